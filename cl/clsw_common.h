@@ -1,0 +1,12 @@
+/* Shared definitions for every clsw kernel family (prepended to each .cl source).
+ *
+ * Vendor macros: CLSW_NV is 1 on NVIDIA's OpenCL platform (inline PTX allowed),
+ * 0 elsewhere. Every kernel must keep a portable path for CLSW_NV == 0.
+ */
+#ifndef CLSW_NV
+#define CLSW_NV 0
+#endif
+
+/* Minus infinity for E and F at 32 bits, far from INT_MIN so that subtracting gap
+ * penalties cannot wrap (the same value as NEG_INF in src/reference). */
+#define CLSW_NEG_INF (-536870912)

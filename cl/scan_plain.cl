@@ -1,0 +1,85 @@
+/* scan_plain: the readable inter-task Smith-Waterman score kernel.
+ *
+ * One work-item per subject; 32-bit scores; no tiling or packing. It is the
+ * device-side twin of src/reference (and the kernel of the per-device self-test):
+ * faster variants sit beside it and are tested against the same reference.
+ *
+ * Rows are query residues q[1..m], columns subject residues s[1..n]:
+ *
+ *   E(i,j) = max(E(i,j-1), H(i,j-1) - open) - extend      gap in the query
+ *   F(i,j) = max(F(i-1,j), H(i-1,j) - open) - extend      gap in the subject
+ *   H(i,j) = max(0, H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j))
+ *
+ * The work-item walks its subject column by column (j outer) and the query row by
+ * row (i inner), keeping column j-1's H and E for every query row in global scratch
+ * (interleaved, scratch[i * stride + item], so neighbouring work-items read
+ * neighbouring words). F runs down the column in a register. Updating the best cell
+ * only on a strictly higher score, in this (j, i) order, reports the end with the
+ * smallest subject position, then the smallest query position: the reference's rule.
+ */
+
+__kernel void scan_plain(
+    __global const uchar *query,      /* m codes */
+    const int m,
+    __global const uchar *residues,   /* all subjects, concatenated */
+    __global const uint *offsets,     /* subject k starts at residues[offsets[k]] */
+    __global const uint *lengths,     /* and has lengths[k] residues */
+    const int first,                  /* this launch handles subjects first.. */
+    const int count,                  /* ..first+count-1 */
+    __global const int *matrix,       /* alpha x alpha, row-major over codes */
+    const int alpha,
+    const int gap_open,
+    const int gap_extend,
+    __local int *local_matrix,        /* alpha x alpha ints */
+    __global int *scratch_h,          /* m x stride */
+    __global int *scratch_e,          /* m x stride */
+    const int stride,                 /* global work size of this launch */
+    __global int *out_score,          /* per subject: score, query end, subject end */
+    __global int *out_query_end,
+    __global int *out_subject_end)
+{
+    for (int k = get_local_id(0); k < alpha * alpha; k += get_local_size(0))
+        local_matrix[k] = matrix[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    const int item = get_global_id(0);
+    if (item >= count)
+        return;
+    const int subject = first + item;
+    __global const uchar *s = residues + offsets[subject];
+    const int n = (int)lengths[subject];
+    const int open_ext = gap_open + gap_extend;
+
+    for (int i = 0; i < m; i++) {
+        scratch_h[i * stride + item] = 0;
+        scratch_e[i * stride + item] = CLSW_NEG_INF;
+    }
+
+    int best = 0, best_i = -1, best_j = -1;
+    for (int j = 0; j < n; j++) {
+        __local const int *row = local_matrix + s[j];  /* S(., s_j) = row[q * alpha] */
+        int diag = 0;            /* H(i-1, j-1) */
+        int up = 0;              /* H(i-1, j) */
+        int f = CLSW_NEG_INF;    /* F(i-1, j) */
+        for (int i = 0; i < m; i++) {
+            const int idx = i * stride + item;
+            const int left = scratch_h[idx];                              /* H(i, j-1) */
+            const int e = max(scratch_e[idx] - gap_extend, left - open_ext);
+            f = max(f - gap_extend, up - open_ext);
+            int h = diag + row[query[i] * alpha];
+            h = max(max(h, e), max(f, 0));
+            if (h > best) {
+                best = h;
+                best_i = i;
+                best_j = j;
+            }
+            scratch_e[idx] = e;
+            scratch_h[idx] = h;
+            diag = left;
+            up = h;
+        }
+    }
+    out_score[subject] = best;
+    out_query_end[subject] = best_i;
+    out_subject_end[subject] = best_j;
+}

@@ -1,0 +1,217 @@
+//! Which device(s) to compute on: the `--device` option and `CLSW_DEVICE`.
+
+use super::{DeviceInfo, DeviceKind, list_devices};
+use crate::error::{Error, Result};
+use std::fmt;
+use std::str::FromStr;
+
+/// A request for devices, as users write it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum DeviceChoice {
+    /// The fastest GPU; else a CPU OpenCL device; else the native reference path.
+    #[default]
+    Auto,
+    /// The fastest GPU (an error if there is none).
+    Gpu,
+    /// The fastest CPU OpenCL device, e.g. PoCL (an error if there is none).
+    Cpu,
+    /// The native scalar path, no OpenCL.
+    Reference,
+    /// A device by its index in `clsw devices`.
+    Index(usize),
+    /// The first device whose name or platform contains this text (any case).
+    Name(String),
+    /// Every GPU (or, without GPUs, every OpenCL device), splitting the work.
+    All,
+}
+
+impl FromStr for DeviceChoice {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let t = s.trim();
+        Ok(match t.to_ascii_lowercase().as_str() {
+            "" => return Err(Error::InvalidArgument("empty device choice".into())),
+            "auto" => DeviceChoice::Auto,
+            "gpu" => DeviceChoice::Gpu,
+            "cpu" => DeviceChoice::Cpu,
+            "reference" | "native" | "none" => DeviceChoice::Reference,
+            "all" => DeviceChoice::All,
+            lower => match lower.parse::<usize>() {
+                Ok(i) => DeviceChoice::Index(i),
+                Err(_) => DeviceChoice::Name(t.to_string()),
+            },
+        })
+    }
+}
+
+impl fmt::Display for DeviceChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeviceChoice::Auto => write!(f, "auto"),
+            DeviceChoice::Gpu => write!(f, "gpu"),
+            DeviceChoice::Cpu => write!(f, "cpu"),
+            DeviceChoice::Reference => write!(f, "reference"),
+            DeviceChoice::Index(i) => write!(f, "{i}"),
+            DeviceChoice::Name(n) => write!(f, "{n}"),
+            DeviceChoice::All => write!(f, "all"),
+        }
+    }
+}
+
+impl DeviceChoice {
+    /// `explicit` when given, else `CLSW_DEVICE` when set, else `auto`.
+    pub fn resolve(explicit: Option<&str>) -> Result<DeviceChoice> {
+        match explicit {
+            Some(s) => s.parse(),
+            None => match std::env::var("CLSW_DEVICE") {
+                Ok(s) if !s.trim().is_empty() => {
+                    s.parse().map_err(|e| Error::InvalidArgument(format!("CLSW_DEVICE: {e}")))
+                }
+                _ => Ok(DeviceChoice::Auto),
+            },
+        }
+    }
+}
+
+/// Where work runs.
+#[derive(Debug, Clone)]
+pub enum Backend {
+    OpenCl(DeviceInfo),
+    /// The native scalar path (src/reference), parallel over CPU threads.
+    Reference,
+}
+
+impl Backend {
+    pub fn label(&self) -> String {
+        match self {
+            Backend::OpenCl(d) => d.label(),
+            Backend::Reference => "native reference (CPU, no OpenCL)".to_string(),
+        }
+    }
+}
+
+fn best_of(devices: &[DeviceInfo], kind: DeviceKind) -> Option<&DeviceInfo> {
+    devices.iter().filter(|d| d.kind == kind).max_by_key(|d| (d.rank(), std::cmp::Reverse(d.index)))
+}
+
+/// Resolves a choice against the devices present.
+pub fn select(choice: &DeviceChoice) -> Result<Vec<Backend>> {
+    let devices = if *choice == DeviceChoice::Reference { Vec::new() } else { list_devices()? };
+    select_from(choice, &devices)
+}
+
+pub(crate) fn select_from(choice: &DeviceChoice, devices: &[DeviceInfo]) -> Result<Vec<Backend>> {
+    let none = |what: &str| {
+        let have = if devices.is_empty() {
+            "no OpenCL devices were found".to_string()
+        } else {
+            format!("devices: {}", devices.iter().map(DeviceInfo::label).collect::<Vec<_>>().join(", "))
+        };
+        Error::Device(format!("no {what} ({have}); `clsw devices` lists what is available"))
+    };
+    let one = |d: &DeviceInfo| Ok(vec![Backend::OpenCl(d.clone())]);
+    match choice {
+        DeviceChoice::Reference => Ok(vec![Backend::Reference]),
+        DeviceChoice::Auto => match best_of(devices, DeviceKind::Gpu)
+            .or_else(|| best_of(devices, DeviceKind::Cpu))
+            .or_else(|| best_of(devices, DeviceKind::Other))
+        {
+            Some(d) => one(d),
+            None => Ok(vec![Backend::Reference]),
+        },
+        DeviceChoice::Gpu => best_of(devices, DeviceKind::Gpu).map(one).unwrap_or_else(|| Err(none("GPU"))),
+        DeviceChoice::Cpu => {
+            best_of(devices, DeviceKind::Cpu).map(one).unwrap_or_else(|| Err(none("CPU OpenCL device")))
+        }
+        DeviceChoice::Index(i) => {
+            devices.get(*i).map(one).unwrap_or_else(|| Err(none(&format!("device with index {i}"))))
+        }
+        DeviceChoice::Name(n) => {
+            let needle = n.to_ascii_lowercase();
+            devices
+                .iter()
+                .find(|d| {
+                    d.name.to_ascii_lowercase().contains(&needle) || d.platform.to_ascii_lowercase().contains(&needle)
+                })
+                .map(one)
+                .unwrap_or_else(|| Err(none(&format!("device matching '{n}'"))))
+        }
+        DeviceChoice::All => {
+            let gpus: Vec<Backend> =
+                devices.iter().filter(|d| d.kind == DeviceKind::Gpu).cloned().map(Backend::OpenCl).collect();
+            if !gpus.is_empty() {
+                Ok(gpus)
+            } else if !devices.is_empty() {
+                Ok(devices.iter().cloned().map(Backend::OpenCl).collect())
+            } else {
+                Ok(vec![Backend::Reference])
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dev(index: usize, name: &str, kind: DeviceKind, cu: u32) -> DeviceInfo {
+        DeviceInfo {
+            index,
+            platform: if kind == DeviceKind::Gpu { "NVIDIA CUDA".into() } else { "Portable Computing Language".into() },
+            platform_vendor: String::new(),
+            name: name.into(),
+            kind,
+            global_mem_bytes: 0,
+            max_alloc_bytes: 0,
+            local_mem_bytes: 0,
+            compute_units: cu,
+            clock_mhz: 1000,
+            max_work_group_size: 256,
+            opencl_c_version: String::new(),
+            driver_version: String::new(),
+            id: std::ptr::null_mut(),
+        }
+    }
+
+    fn names(b: &[Backend]) -> Vec<String> {
+        b.iter()
+            .map(|b| match b {
+                Backend::OpenCl(d) => d.name.clone(),
+                Backend::Reference => "ref".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn parse_choices() {
+        assert_eq!("AUTO".parse::<DeviceChoice>().unwrap(), DeviceChoice::Auto);
+        assert_eq!("1".parse::<DeviceChoice>().unwrap(), DeviceChoice::Index(1));
+        assert_eq!("H100".parse::<DeviceChoice>().unwrap(), DeviceChoice::Name("H100".into()));
+        assert!("".parse::<DeviceChoice>().is_err());
+    }
+
+    #[test]
+    fn auto_prefers_the_biggest_gpu_then_cpu_then_reference() {
+        let devs = vec![
+            dev(0, "pocl", DeviceKind::Cpu, 16),
+            dev(1, "small", DeviceKind::Gpu, 10),
+            dev(2, "H200", DeviceKind::Gpu, 132),
+        ];
+        assert_eq!(names(&select_from(&DeviceChoice::Auto, &devs).unwrap()), ["H200"]);
+        assert_eq!(names(&select_from(&DeviceChoice::Cpu, &devs).unwrap()), ["pocl"]);
+        assert_eq!(names(&select_from(&DeviceChoice::All, &devs).unwrap()), ["small", "H200"]);
+        assert_eq!(names(&select_from(&DeviceChoice::Name("h20".into()), &devs).unwrap()), ["H200"]);
+        assert_eq!(names(&select_from(&DeviceChoice::Auto, &devs[..1]).unwrap()), ["pocl"]);
+        assert_eq!(names(&select_from(&DeviceChoice::Auto, &[]).unwrap()), ["ref"]);
+        assert_eq!(names(&select_from(&DeviceChoice::All, &[]).unwrap()), ["ref"]);
+    }
+
+    #[test]
+    fn impossible_choices_say_what_exists() {
+        let devs = vec![dev(0, "pocl", DeviceKind::Cpu, 2)];
+        let msg = select_from(&DeviceChoice::Gpu, &devs).unwrap_err().to_string();
+        assert!(msg.contains("no GPU") && msg.contains("[0] pocl"), "{msg}");
+        assert!(select_from(&DeviceChoice::Index(3), &devs).is_err());
+        assert!(select_from(&DeviceChoice::Name("nvidia".into()), &devs).is_err());
+    }
+}

@@ -1,0 +1,122 @@
+//! The OpenCL device layer: discovery, choice, program building and caching, and the
+//! mapping of OpenCL errors to [`Error`](crate::Error).
+//!
+//! OpenCL is loaded at run time (opencl3's `dynamic` feature): on a machine without
+//! any OpenCL runtime [`list_devices`] returns an empty list and the `auto` choice
+//! falls back to the native reference path.
+
+mod choice;
+mod opencl;
+
+pub use choice::{Backend, DeviceChoice, select};
+pub use opencl::{ClDevice, KernelArgs, KernelSource, launch};
+
+use crate::error::{Error, Result};
+use opencl3::device::{CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU, Device};
+use opencl3::types::cl_device_id;
+
+/// The symbolic name of an OpenCL error code (`CL_OUT_OF_RESOURCES`, ...); codes
+/// -2000/-2001 mean the OpenCL library (or one of its functions) could not be loaded.
+pub fn cl_error_name(code: i32) -> &'static str {
+    opencl3::error_codes::error_text(code)
+}
+
+/// Wraps an opencl3 result, naming the call that failed.
+pub(crate) fn cl<T>(call: &'static str, r: std::result::Result<T, opencl3::error_codes::ClError>) -> Result<T> {
+    r.map_err(|e| Error::OpenCl { call, code: e.0 })
+}
+
+/// What kind of processor a device is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceKind {
+    Gpu,
+    Cpu,
+    Other,
+}
+
+/// One OpenCL device as the platform describes it.
+#[derive(Debug, Clone)]
+pub struct DeviceInfo {
+    /// Position in [`list_devices`] order (platforms in order, their devices in order).
+    pub index: usize,
+    pub platform: String,
+    pub platform_vendor: String,
+    pub name: String,
+    pub kind: DeviceKind,
+    pub global_mem_bytes: u64,
+    pub max_alloc_bytes: u64,
+    pub local_mem_bytes: u64,
+    pub compute_units: u32,
+    pub clock_mhz: u32,
+    pub max_work_group_size: usize,
+    pub opencl_c_version: String,
+    pub driver_version: String,
+    pub(crate) id: cl_device_id,
+}
+
+// The device id is a handle owned by the OpenCL runtime and valid for the whole
+// process; the runtime allows it to be used from any thread.
+unsafe impl Send for DeviceInfo {}
+unsafe impl Sync for DeviceInfo {}
+
+impl DeviceInfo {
+    /// True for NVIDIA's OpenCL platform, where kernels may use inline PTX.
+    pub fn is_nvidia(&self) -> bool {
+        self.platform_vendor.to_ascii_lowercase().contains("nvidia") || self.platform.contains("NVIDIA")
+    }
+
+    /// A rough throughput rank used by the `auto` choice: compute units x clock.
+    fn rank(&self) -> u64 {
+        self.compute_units as u64 * self.clock_mhz.max(1) as u64
+    }
+
+    /// One line for listings: `[index] name (platform)`.
+    pub fn label(&self) -> String {
+        format!("[{}] {} ({})", self.index, self.name.trim(), self.platform.trim())
+    }
+}
+
+/// Every OpenCL device of every platform. No OpenCL library, or no platform, gives an
+/// empty list; a platform that fails to answer is skipped.
+pub fn list_devices() -> Result<Vec<DeviceInfo>> {
+    let platforms = match opencl3::platform::get_platforms() {
+        Ok(p) => p,
+        // No runtime to load, or no ICD registered: no devices.
+        Err(e) if e.0 == -2000 || e.0 == -2001 || e.0 == -1001 => return Ok(Vec::new()),
+        Err(e) => return Err(Error::OpenCl { call: "clGetPlatformIDs", code: e.0 }),
+    };
+    let mut out = Vec::new();
+    for p in platforms {
+        let Ok(ids) = p.get_devices(CL_DEVICE_TYPE_ALL) else { continue };
+        let platform = p.name().unwrap_or_default();
+        let platform_vendor = p.vendor().unwrap_or_default();
+        for id in ids {
+            let d = Device::new(id);
+            let ty = cl("clGetDeviceInfo", d.dev_type())?;
+            let kind = if ty & CL_DEVICE_TYPE_GPU != 0 {
+                DeviceKind::Gpu
+            } else if ty & CL_DEVICE_TYPE_CPU != 0 {
+                DeviceKind::Cpu
+            } else {
+                DeviceKind::Other
+            };
+            out.push(DeviceInfo {
+                index: out.len(),
+                platform: platform.clone(),
+                platform_vendor: platform_vendor.clone(),
+                name: cl("clGetDeviceInfo", d.name())?,
+                kind,
+                global_mem_bytes: cl("clGetDeviceInfo", d.global_mem_size())?,
+                max_alloc_bytes: cl("clGetDeviceInfo", d.max_mem_alloc_size())?,
+                local_mem_bytes: cl("clGetDeviceInfo", d.local_mem_size())?,
+                compute_units: cl("clGetDeviceInfo", d.max_compute_units())?,
+                clock_mhz: d.max_clock_frequency().unwrap_or(0),
+                max_work_group_size: cl("clGetDeviceInfo", d.max_work_group_size())?,
+                opencl_c_version: d.opencl_c_version().unwrap_or_default(),
+                driver_version: d.driver_version().unwrap_or_default(),
+                id,
+            });
+        }
+    }
+    Ok(out)
+}

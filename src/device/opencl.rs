@@ -1,0 +1,169 @@
+//! One OpenCL device in use: its context, command queue and built programs.
+
+use super::{DeviceInfo, cl};
+use crate::error::{Error, Result};
+use opencl3::command_queue::{CL_QUEUE_PROFILING_ENABLE, CommandQueue};
+use opencl3::context::Context;
+use opencl3::device::Device;
+use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE};
+use opencl3::program::Program;
+use opencl3::types::CL_BLOCKING;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Definitions shared by every kernel family; prepended to each `.cl` source.
+const COMMON_HEADER: &str = include_str!("../../cl/clsw_common.h");
+
+/// A kernel family's source, embedded from `cl/`.
+#[derive(Debug, Clone, Copy)]
+pub struct KernelSource {
+    /// File name under `cl/`, used in build logs and as the cache key.
+    pub name: &'static str,
+    pub text: &'static str,
+}
+
+/// A device with a context, a profiling-enabled queue and a cache of built programs.
+/// Shareable between threads: queue use is serialised by a lock.
+pub struct ClDevice {
+    pub info: DeviceInfo,
+    context: Context,
+    queue: Mutex<CommandQueue>,
+    programs: Mutex<HashMap<(&'static str, String), Arc<Program>>>,
+}
+
+impl ClDevice {
+    pub fn new(info: DeviceInfo) -> Result<ClDevice> {
+        let device = Device::new(info.id);
+        let context = cl("clCreateContext", Context::from_device(&device))?;
+        #[allow(deprecated)] // clCreateCommandQueue: present on OpenCL 1.2 and later alike
+        let queue = cl("clCreateCommandQueue", CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE))?;
+        Ok(ClDevice { info, context, queue: Mutex::new(queue), programs: Mutex::new(HashMap::new()) })
+    }
+
+    /// Builds (or returns the cached) program for `source` with `-D name=value`
+    /// options. On NVIDIA platforms `CLSW_NV=1` is defined, so kernels can guard
+    /// inline PTX with `#if CLSW_NV`.
+    pub fn program(&self, source: &KernelSource, defines: &[(&str, String)]) -> Result<Arc<Program>> {
+        let mut options = String::from("-cl-std=CL1.2");
+        if self.info.is_nvidia() {
+            options.push_str(" -D CLSW_NV=1");
+        }
+        for (name, value) in defines {
+            options.push_str(&format!(" -D {name}={value}"));
+        }
+        let key = (source.name, options.clone());
+        let mut cache = self.programs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = cache.get(&key) {
+            return Ok(p.clone());
+        }
+        let text = format!("{COMMON_HEADER}\n#line 1\n{}", source.text);
+        let mut program = cl("clCreateProgramWithSource", Program::create_from_source(&self.context, &text))?;
+        if program.build(&[self.info.id], &options).is_err() {
+            let log = program.get_build_log(self.info.id).unwrap_or_else(|e| format!("(no build log: {e})"));
+            return Err(Error::Build {
+                device: self.info.label(),
+                log: format!("{} with options '{options}':\n{log}", source.name),
+            });
+        }
+        let program = Arc::new(program);
+        cache.insert(key, program.clone());
+        Ok(program)
+    }
+
+    /// The device's queue, locked for the caller's sequence of commands.
+    pub fn queue(&self) -> MutexGuard<'_, CommandQueue> {
+        self.queue.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// A read-only buffer holding a copy of `data` (at least one element is allocated,
+    /// since OpenCL refuses empty buffers).
+    pub fn buffer_from<T: Copy + Default>(&self, data: &[T]) -> Result<Buffer<T>> {
+        let mut owned;
+        let slice = if data.is_empty() {
+            owned = vec![T::default()];
+            &mut owned[..]
+        } else {
+            owned = data.to_vec();
+            &mut owned[..]
+        };
+        // SAFETY: the host pointer is valid for `slice.len()` elements and
+        // CL_MEM_COPY_HOST_PTR copies it before the call returns.
+        unsafe {
+            cl(
+                "clCreateBuffer",
+                Buffer::create(
+                    &self.context,
+                    CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                    slice.len(),
+                    slice.as_mut_ptr() as *mut std::ffi::c_void,
+                ),
+            )
+        }
+    }
+
+    /// A device buffer of `count` elements (at least one), contents undefined.
+    pub fn buffer<T>(&self, count: usize) -> Result<Buffer<T>> {
+        // SAFETY: no host pointer is passed.
+        unsafe {
+            cl("clCreateBuffer", Buffer::create(&self.context, CL_MEM_READ_WRITE, count.max(1), std::ptr::null_mut()))
+        }
+    }
+
+    /// Copies a device buffer into `out`, waiting for completion.
+    pub fn read<T>(&self, queue: &CommandQueue, buffer: &Buffer<T>, out: &mut [T]) -> Result<()> {
+        if out.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: `out` is a valid host slice and the read is blocking.
+        unsafe { cl("clEnqueueReadBuffer", queue.enqueue_read_buffer(buffer, CL_BLOCKING, 0, out, &[]))? };
+        Ok(())
+    }
+}
+
+/// Sets a kernel's arguments in order, mapping failures to errors that name the
+/// argument's position.
+pub struct KernelArgs<'k> {
+    kernel: &'k opencl3::kernel::Kernel,
+    index: u32,
+}
+
+impl<'k> KernelArgs<'k> {
+    pub fn new(kernel: &'k opencl3::kernel::Kernel) -> Self {
+        KernelArgs { kernel, index: 0 }
+    }
+
+    /// The next argument: a scalar or a `cl_mem` handle (`&buffer.get()`).
+    pub fn arg<T>(&mut self, value: &T) -> Result<&mut Self> {
+        // SAFETY: the kernel copies the value; buffers passed by handle outlive the launch
+        // because callers keep them alive until the queue has finished.
+        unsafe { cl("clSetKernelArg", self.kernel.set_arg(self.index, value))? };
+        self.index += 1;
+        Ok(self)
+    }
+
+    /// The next argument: `bytes` of local memory.
+    pub fn local(&mut self, bytes: usize) -> Result<&mut Self> {
+        // SAFETY: a local-memory argument carries only its size.
+        unsafe { cl("clSetKernelArg", self.kernel.set_arg_local_buffer(self.index, bytes))? };
+        self.index += 1;
+        Ok(self)
+    }
+}
+
+/// Enqueues a 1-D launch of `global` work-items (a multiple of `local`).
+pub fn launch(
+    queue: &CommandQueue,
+    kernel: &opencl3::kernel::Kernel,
+    global: usize,
+    local: usize,
+) -> Result<opencl3::event::Event> {
+    let g = [global];
+    let l = [local];
+    // SAFETY: the arguments were all set through KernelArgs before the launch.
+    unsafe {
+        cl(
+            "clEnqueueNDRangeKernel",
+            queue.enqueue_nd_range_kernel(kernel.get(), 1, std::ptr::null(), g.as_ptr(), l.as_ptr(), &[]),
+        )
+    }
+}

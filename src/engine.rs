@@ -1,0 +1,191 @@
+//! The engine: the devices chosen for a run, each checked by a known-answer self-test,
+//! and the entry points that spread work over them.
+
+use crate::device::{Backend, ClDevice, DeviceChoice, select};
+use crate::error::{Error, Result};
+use crate::reference::{self, LocalScore};
+use crate::scan::{self, PackedSubjects};
+use crate::scoring::{Gaps, Matrix, Scoring};
+use crate::seq::Alphabet;
+use rayon::prelude::*;
+
+/// Where one share of the work runs.
+enum Worker {
+    OpenCl(ClDevice),
+    Reference,
+}
+
+/// A set of compute devices ready for work. Shareable between threads.
+pub struct Engine {
+    workers: Vec<Worker>,
+}
+
+/// The outcome of a device's self-test.
+#[derive(Debug, Clone)]
+pub struct SelfTest {
+    pub pairs: usize,
+    /// `None` when every pair matched the reference; else the first difference.
+    pub failure: Option<String>,
+}
+
+impl SelfTest {
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
+/// A small deterministic generator for self-test sequences (xorshift64*).
+fn pseudo_random_codes(seed: u64, len: usize, alpha: u8) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as u8 % alpha
+        })
+        .collect()
+}
+
+/// Runs the known-answer test on a device: a protein query (affine gaps) and a DNA
+/// query (linear gaps) against subjects of lengths 1 to 200, some sharing a region
+/// with the query; every score and end must equal the reference's.
+pub fn self_test(dev: &ClDevice) -> Result<SelfTest> {
+    let cases = [
+        (Scoring::new(Matrix::builtin("BLOSUM62")?, Gaps::affine(11, 1)?), Alphabet::Protein, 20u8),
+        (Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 2, -3)?, Gaps::linear(2)?), Alphabet::Dna, 4u8),
+    ];
+    let mut pairs = 0;
+    for (case, (scoring, alphabet, letters)) in cases.iter().enumerate() {
+        let query = pseudo_random_codes(7 + case as u64, 60, *letters);
+        let subjects: Vec<Vec<u8>> = (0..48u64)
+            .map(|k| {
+                let mut s = pseudo_random_codes(100 + k, 1 + (k as usize * 37) % 200, *letters);
+                if k % 3 == 0 && s.len() > 30 {
+                    s[5..25].copy_from_slice(&query[20..40]); // a shared region
+                }
+                s
+            })
+            .collect();
+        let got = scan::plain::scores(dev, &query, &PackedSubjects::new(&subjects)?, scoring)?;
+        for (k, s) in subjects.iter().enumerate() {
+            let want = reference::sw_score(&query, s, scoring);
+            pairs += 1;
+            if got[k] != want {
+                return Ok(SelfTest {
+                    pairs,
+                    failure: Some(format!(
+                        "{} subject {k} (length {}): device gave {:?}, reference {:?}",
+                        alphabet.name(),
+                        s.len(),
+                        got[k],
+                        want
+                    )),
+                });
+            }
+        }
+    }
+    Ok(SelfTest { pairs, failure: None })
+}
+
+fn check_codes(seq: &[u8], alpha: usize, what: &str) -> Result<()> {
+    match seq.iter().position(|&c| c as usize >= alpha) {
+        Some(p) => Err(Error::InvalidArgument(format!(
+            "{what}: residue code {} at position {} is outside the matrix's alphabet of {alpha} codes",
+            seq[p],
+            p + 1
+        ))),
+        None => Ok(()),
+    }
+}
+
+impl Engine {
+    /// Opens the chosen devices; every OpenCL device must pass its self-test.
+    pub fn new(choice: &DeviceChoice) -> Result<Engine> {
+        let mut workers = Vec::new();
+        for backend in select(choice)? {
+            workers.push(match backend {
+                Backend::Reference => Worker::Reference,
+                Backend::OpenCl(info) => {
+                    let label = info.label();
+                    let dev = ClDevice::new(info)?;
+                    let test = self_test(&dev)?;
+                    if let Some(f) = test.failure {
+                        return Err(Error::Device(format!("{label} failed its self-test and was refused: {f}")));
+                    }
+                    Worker::OpenCl(dev)
+                }
+            });
+        }
+        Ok(Engine { workers })
+    }
+
+    /// One line per device in use.
+    pub fn describe(&self) -> Vec<String> {
+        self.workers
+            .iter()
+            .map(|w| match w {
+                Worker::OpenCl(d) => d.info.label(),
+                Worker::Reference => Backend::Reference.label(),
+            })
+            .collect()
+    }
+
+    /// True when every device is an OpenCL device.
+    pub fn uses_opencl(&self) -> bool {
+        self.workers.iter().all(|w| matches!(w, Worker::OpenCl(_)))
+    }
+
+    /// Every subject's optimal local score against `query` (alphabet codes), in order.
+    pub fn scores<S: AsRef<[u8]> + Sync>(
+        &self,
+        query: &[u8],
+        subjects: &[S],
+        scoring: &Scoring,
+    ) -> Result<Vec<LocalScore>> {
+        let alpha = scoring.matrix.size();
+        check_codes(query, alpha, "query")?;
+        for (k, s) in subjects.iter().enumerate() {
+            check_codes(s.as_ref(), alpha, &format!("subject {}", k + 1))?;
+        }
+        // Contiguous shares of about equal residue counts, one per worker.
+        let total: usize = subjects.iter().map(|s| s.as_ref().len()).sum();
+        let per = total.div_ceil(self.workers.len()).max(1);
+        let mut bounds = vec![0];
+        let mut acc = 0;
+        for (k, s) in subjects.iter().enumerate() {
+            acc += s.as_ref().len();
+            if acc >= per * bounds.len() && bounds.len() < self.workers.len() {
+                bounds.push(k + 1);
+            }
+        }
+        while bounds.len() <= self.workers.len() {
+            bounds.push(subjects.len());
+        }
+        let results: Vec<Result<Vec<LocalScore>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .workers
+                .iter()
+                .enumerate()
+                .map(|(w, worker)| {
+                    let share = &subjects[bounds[w]..bounds[w + 1]];
+                    scope.spawn(move || match worker {
+                        Worker::OpenCl(dev) => scan::plain::scores(dev, query, &PackedSubjects::new(share)?, scoring),
+                        Worker::Reference => {
+                            Ok(share.par_iter().map(|s| reference::sw_score(query, s.as_ref(), scoring)).collect())
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(Error::Device("worker thread panicked".into()))))
+                .collect()
+        });
+        let mut out = Vec::with_capacity(subjects.len());
+        for r in results {
+            out.extend(r?);
+        }
+        Ok(out)
+    }
+}

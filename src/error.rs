@@ -1,0 +1,73 @@
+//! One error type for the whole library. Every variant carries enough context for a
+//! user to find the problem: which file, record, line and character; which OpenCL
+//! call and code; the build log of a kernel that did not compile.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Everything that can go wrong in clsw.
+#[derive(Debug)]
+pub enum Error {
+    /// A file could not be opened or read.
+    Io { path: PathBuf, source: std::io::Error },
+    /// A FASTA input is malformed: `record` is the 1-based record number (0 before the
+    /// first header), `line` the 1-based line number.
+    Fasta { source_name: String, record: usize, id: String, line: usize, message: String },
+    /// A substitution matrix is unknown or malformed.
+    Matrix(String),
+    /// An argument is outside what the call accepts.
+    InvalidArgument(String),
+    /// An OpenCL call failed: the call's name and the error code with its symbolic name.
+    OpenCl { call: &'static str, code: i32 },
+    /// A kernel did not compile; `log` is the device compiler's build log.
+    Build { device: String, log: String },
+    /// No device satisfies the requested choice, or a device failed its self-test.
+    Device(String),
+}
+
+/// Shorthand used throughout the crate.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// An I/O error on `path` (a file name, or a description such as "standard output").
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), source }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io { path, source } => write!(f, "{}: {}", path.display(), source),
+            Error::Fasta { source_name, record, id, line, message } => {
+                write!(f, "{source_name}: line {line}")?;
+                if *record > 0 {
+                    write!(f, " (record {record}")?;
+                    if !id.is_empty() {
+                        write!(f, ", '{id}'")?;
+                    }
+                    write!(f, ")")?;
+                }
+                write!(f, ": {message}")
+            }
+            Error::Matrix(m) => write!(f, "matrix: {m}"),
+            Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            Error::OpenCl { call, code } => {
+                write!(f, "OpenCL call {call} failed: {} ({code})", crate::device::cl_error_name(*code))
+            }
+            Error::Build { device, log } => {
+                write!(f, "OpenCL program build failed on {device}; build log:\n{log}")
+            }
+            Error::Device(m) => write!(f, "device: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

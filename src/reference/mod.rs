@@ -1,0 +1,156 @@
+//! Plain scalar Smith-Waterman/Gotoh: the ground truth every kernel is tested against.
+//!
+//! Rows are query residues `q[1..=m]`, columns subject residues `s[1..=n]`:
+//!
+//! ```text
+//! E(i,j) = max(E(i,j-1), H(i,j-1) - open) - extend     gap in the query   (CIGAR D)
+//! F(i,j) = max(F(i-1,j), H(i-1,j) - open) - extend     gap in the subject (CIGAR I)
+//! H(i,j) = max(0, H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j))
+//! H(0,j) = H(i,0) = 0,  E(i,0) = F(0,j) = -inf
+//! ```
+//!
+//! so a gap of length L costs `open + L * extend` (see `scoring::gaps`).
+//!
+//! The end of the alignment is the cell with the highest H; among equal cells the
+//! one with the smallest subject position, then the smallest query position. Every
+//! kernel reports the same cell.
+//!
+//! Tracebacks prefer, at each cell, a zero (the alignment starts), then the diagonal,
+//! then E, then F; a gap state is opened rather than extended when both give the
+//! same score. [`align`] traces back in memory proportional to `n·√m` (square-root
+//! checkpointing), so a 35,000 x 5,000 pair needs a few megabytes.
+
+mod traceback;
+
+pub use traceback::{align, align_with_block_rows};
+
+use crate::scoring::Scoring;
+
+/// A local alignment's score and where it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LocalScore {
+    pub score: i32,
+    /// 0-based positions of the last aligned query and subject residues; `None` when
+    /// the score is 0 (no residue pair scores above zero).
+    pub end: Option<(usize, usize)>,
+}
+
+/// Stands for minus infinity in E and F, far enough from `i32::MIN` that subtracting
+/// penalties cannot wrap.
+pub(crate) const NEG_INF: i32 = i32::MIN / 4;
+
+/// Where H(i,j) came from, as stored by a traceback pass.
+pub(crate) mod dir {
+    pub const ZERO: u8 = 0;
+    pub const DIAG: u8 = 1;
+    pub const FROM_E: u8 = 2;
+    pub const FROM_F: u8 = 3;
+    pub const H_MASK: u8 = 3;
+    /// E(i,j) extended E(i,j-1) rather than opening from H(i,j-1).
+    pub const E_EXTENDED: u8 = 4;
+    /// F(i,j) extended F(i-1,j) rather than opening from H(i-1,j).
+    pub const F_EXTENDED: u8 = 8;
+}
+
+/// Advances one row of the recurrence. On entry `h` and `f` hold H(i-1, 0..=n) and
+/// F(i-1, 0..=n); on return they hold row i. With `dirs`, the traceback bits of
+/// row i are written to `dirs[j]` for j in 1..=n.
+pub(crate) fn advance_row(
+    qi: u8,
+    subject: &[u8],
+    sc: &Scoring,
+    h: &mut [i32],
+    f: &mut [i32],
+    mut dirs: Option<&mut [u8]>,
+) {
+    let (open, ext) = (sc.gaps.open, sc.gaps.extend);
+    let mut diag = h[0];
+    h[0] = 0;
+    let mut e = NEG_INF;
+    for j in 1..=subject.len() {
+        let up = h[j];
+        let (e_open, e_ext) = (h[j - 1] - open - ext, e - ext);
+        e = e_open.max(e_ext);
+        let (f_open, f_ext) = (up - open - ext, f[j] - ext);
+        f[j] = f_open.max(f_ext);
+        let d = diag + sc.matrix.score(qi, subject[j - 1]);
+        let best = d.max(e).max(f[j]).max(0);
+        if let Some(dirs) = dirs.as_deref_mut() {
+            let src = if best == 0 {
+                dir::ZERO
+            } else if best == d {
+                dir::DIAG
+            } else if best == e {
+                dir::FROM_E
+            } else {
+                dir::FROM_F
+            };
+            let e_bit = if e_ext > e_open { dir::E_EXTENDED } else { 0 };
+            let f_bit = if f_ext > f_open { dir::F_EXTENDED } else { 0 };
+            dirs[j] = src | e_bit | f_bit;
+        }
+        diag = up;
+        h[j] = best;
+    }
+}
+
+/// True when cell (i, j) with score `h` should replace the best end so far under
+/// the tie rule: higher score, or equal score at a smaller subject, then query, position.
+#[inline]
+pub(crate) fn better_end(h: i32, i: usize, j: usize, best: &LocalScore) -> bool {
+    match best.end {
+        None => h > best.score,
+        Some((bi, bj)) => h > best.score || (h == best.score && (j, i) < (bj, bi)),
+    }
+}
+
+/// The optimal local score of `query` against `subject` (alphabet codes) and its end.
+pub fn sw_score(query: &[u8], subject: &[u8], sc: &Scoring) -> LocalScore {
+    let n = subject.len();
+    let mut h = vec![0i32; n + 1];
+    let mut f = vec![NEG_INF; n + 1];
+    let mut best = LocalScore { score: 0, end: None };
+    for (i, &qi) in query.iter().enumerate() {
+        advance_row(qi, subject, sc, &mut h, &mut f, None);
+        for (j, &v) in h.iter().enumerate().skip(1) {
+            if v > 0 && better_end(v, i, j - 1, &best) {
+                best = LocalScore { score: v, end: Some((i, j - 1)) };
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scoring::{Gaps, Matrix};
+    use crate::seq::Alphabet;
+
+    fn protein(s: &str) -> Vec<u8> {
+        Alphabet::Protein.encode_all(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn hand_computed_scores() {
+        // BLOSUM62: W/W 11, so "W" vs "W" scores 11 ending at (0,0).
+        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+        assert_eq!(sw_score(&protein("W"), &protein("W"), &sc), LocalScore { score: 11, end: Some((0, 0)) });
+        // Nothing positive: score 0, no end.
+        assert_eq!(sw_score(&protein("W"), &protein("P"), &sc), LocalScore { score: 0, end: None });
+        // WWWW vs WW-WW with a 1-gap: 4*11 - 12 = 32 beats 2*11 = 22.
+        let r = sw_score(&protein("WWWWW"), &protein("WWAWWW"), &sc);
+        // Best is WWWWW vs WW-WWW? query WWWWW (5) vs subject WWAWWW: align WW / WW, gap for A, WWW/WWW: 55-12=43.
+        assert_eq!(r.score, 43);
+        assert_eq!(r.end, Some((4, 5)));
+    }
+
+    #[test]
+    fn ties_pick_smallest_subject_then_query_position() {
+        let sc = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 1, -3).unwrap(), Gaps::affine(5, 2).unwrap());
+        let d = |s: &str| Alphabet::Dna.encode_all(s.as_bytes()).unwrap();
+        // "A" matches at subject 1 and 3 and query 0 and 2: smallest subject, then query.
+        let r = sw_score(&d("ACA"), &d("GAGA"), &sc);
+        assert_eq!(r, LocalScore { score: 1, end: Some((0, 1)) });
+    }
+}

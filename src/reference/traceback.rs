@@ -1,0 +1,148 @@
+//! Traceback in memory proportional to `n·√m`.
+//!
+//! First the score pass finds the end cell (ie, je). Then a forward pass over rows
+//! 1..=ie (columns 1..=je only) keeps a checkpoint of H and F every `k` rows. The
+//! traceback walks blocks of `k` rows from the last to the first: each block is
+//! recomputed from its checkpoint with the traceback bits stored (k·je bytes), and the
+//! walk continues in it, carrying the current state (H, E or F) across block
+//! boundaries. With k >= ie this is the textbook full-matrix traceback; the tests
+//! check that every k gives the same alignment.
+
+use super::{NEG_INF, advance_row, dir, sw_score};
+use crate::align::{Alignment, Op};
+use crate::scoring::Scoring;
+
+/// Pairs with more cells than this are traced back with checkpoints; smaller ones
+/// keep the whole traceback matrix (at most this many bytes).
+const FULL_MATRIX_CELLS: usize = 1 << 24;
+
+/// The optimal local alignment of `query` and `subject` (alphabet codes), or `None`
+/// when the best score is 0.
+pub fn align(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<Alignment> {
+    let end = sw_score(query, subject, sc).end?;
+    let rows = end.0 + 1;
+    let cols = end.1 + 1;
+    let block_rows = if rows * cols <= FULL_MATRIX_CELLS { rows } else { (rows as f64).sqrt().ceil() as usize };
+    align_with_block_rows(query, subject, sc, block_rows)
+}
+
+/// [`align`] with an explicit checkpoint interval (rows per block); exposed so tests
+/// can check that the result does not depend on it.
+pub fn align_with_block_rows(query: &[u8], subject: &[u8], sc: &Scoring, block_rows: usize) -> Option<Alignment> {
+    let best = sw_score(query, subject, sc);
+    let (ie, je) = best.end?;
+    let k = block_rows.max(1);
+    let subject_part = &subject[..=je];
+    let width = je + 2; // columns 0..=je+1 in DP terms (j = 0 is the boundary)
+
+    // Forward pass: checkpoints of (H, F) at rows 0, k, 2k, ... below ie+1.
+    let mut h = vec![0i32; width];
+    let mut f = vec![NEG_INF; width];
+    let mut checkpoints: Vec<(Vec<i32>, Vec<i32>)> = Vec::new();
+    for i in 0..=ie {
+        if i % k == 0 {
+            checkpoints.push((h.clone(), f.clone()));
+        }
+        advance_row(query[i], subject_part, sc, &mut h, &mut f, None);
+    }
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        H,
+        E,
+        F,
+    }
+    // Walk back from (ie+1, je+1) in DP coordinates (1-based rows and columns).
+    let (mut i, mut j) = (ie + 1, je + 1);
+    let mut state = State::H;
+    let mut columns: Vec<Op> = Vec::new();
+    let mut dirs = vec![0u8; k * width];
+    'blocks: for b in (0..checkpoints.len()).rev() {
+        let first_row = b * k + 1; // DP row of the block's first row
+        let last_row = (first_row + k - 1).min(ie + 1);
+        if i < first_row {
+            continue;
+        }
+        let (mut h, mut f) = checkpoints[b].clone();
+        for r in first_row..=last_row {
+            let row = &mut dirs[(r - first_row) * width..(r - first_row + 1) * width];
+            advance_row(query[r - 1], subject_part, sc, &mut h, &mut f, Some(row));
+        }
+        while i >= first_row {
+            if j == 0 {
+                break 'blocks;
+            }
+            let d = dirs[(i - first_row) * width + j];
+            match state {
+                State::H => match d & dir::H_MASK {
+                    dir::ZERO => break 'blocks,
+                    dir::DIAG => {
+                        columns.push(if query[i - 1] == subject[j - 1] { Op::Match } else { Op::Mismatch });
+                        i -= 1;
+                        j -= 1;
+                    }
+                    dir::FROM_E => state = State::E,
+                    _ => state = State::F,
+                },
+                State::E => {
+                    columns.push(Op::Deletion);
+                    if d & dir::E_EXTENDED == 0 {
+                        state = State::H;
+                    }
+                    j -= 1;
+                }
+                State::F => {
+                    columns.push(Op::Insertion);
+                    if d & dir::F_EXTENDED == 0 {
+                        state = State::H;
+                    }
+                    i -= 1;
+                }
+            }
+        }
+    }
+    columns.reverse();
+    // (i, j) is now the DP cell before the first aligned pair: 0-based starts are i, j.
+    Some(Alignment::from_columns(best.score, i, j, &columns, query, subject, sc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scoring::{Gaps, Matrix};
+    use crate::seq::Alphabet;
+
+    fn protein(s: &str) -> Vec<u8> {
+        Alphabet::Protein.encode_all(s.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn hand_made_alignment_with_a_deletion() {
+        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+        let q = protein("WWWWW");
+        let s = protein("PWWAWWWP");
+        let a = align(&q, &s, &sc).unwrap();
+        assert_eq!(a.score, 43);
+        assert_eq!((a.query_start, a.query_end, a.subject_start, a.subject_end), (0, 4, 1, 6));
+        assert_eq!(a.cigar(true), "2=1D3=");
+        assert_eq!(a.cigar(false), "2M1D3M");
+        assert_eq!((a.identities, a.mismatches, a.gap_opens, a.gap_columns, a.length()), (5, 0, 1, 1, 6));
+        assert_eq!(a.rescore(&q, &s, &sc), 43);
+    }
+
+    #[test]
+    fn insertion_and_mismatch() {
+        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(5, 1).unwrap());
+        let q = protein("HEAGAWGHEE");
+        let s = protein("PAWHEAE");
+        let a = align(&q, &s, &sc).unwrap();
+        assert_eq!(a.rescore(&q, &s, &sc), a.score as i64);
+        assert_eq!(a.score, sw_score(&q, &s, &sc).score);
+    }
+
+    #[test]
+    fn zero_score_has_no_alignment() {
+        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+        assert!(align(&protein("W"), &protein("P"), &sc).is_none());
+    }
+}

@@ -1,0 +1,79 @@
+//! Host side of `cl/scan_plain.cl`: the readable inter-task score kernel.
+
+use super::PackedSubjects;
+use crate::device::{ClDevice, KernelArgs, KernelSource, cl, launch};
+use crate::error::Result;
+use crate::reference::LocalScore;
+use crate::scoring::Scoring;
+use opencl3::kernel::Kernel;
+use opencl3::memory::ClMem;
+
+pub const SOURCE: KernelSource = KernelSource { name: "scan_plain.cl", text: include_str!("../../cl/scan_plain.cl") };
+
+/// Work-items per work-group.
+const GROUP: usize = 64;
+/// Upper bound on each of the two scratch buffers (H and E columns).
+const SCRATCH_BYTES: u64 = 256 << 20;
+
+/// Scores `query` against every subject on `dev`, in subject order.
+pub fn scores(dev: &ClDevice, query: &[u8], subjects: &PackedSubjects, scoring: &Scoring) -> Result<Vec<LocalScore>> {
+    let count = subjects.len();
+    if count == 0 || query.is_empty() {
+        return Ok(vec![LocalScore { score: 0, end: None }; count]);
+    }
+    let program = dev.program(&SOURCE, &[])?;
+    let kernel = cl("clCreateKernel", Kernel::create(&program, "scan_plain"))?;
+    let m = query.len();
+    let alpha = scoring.matrix.size();
+
+    // Launch width: as many subjects as the scratch budget allows, in whole groups.
+    let budget = SCRATCH_BYTES.min(dev.info.max_alloc_bytes.max(1 << 20)) as usize;
+    let per_item = m * std::mem::size_of::<i32>();
+    let stride_cap = ((budget / per_item) / GROUP).max(1) * GROUP;
+    let stride = stride_cap.min(count.div_ceil(GROUP) * GROUP);
+
+    let d_query = dev.buffer_from(query)?;
+    let d_residues = dev.buffer_from(&subjects.residues)?;
+    let d_offsets = dev.buffer_from(&subjects.offsets)?;
+    let d_lengths = dev.buffer_from(&subjects.lengths)?;
+    let d_matrix = dev.buffer_from(scoring.matrix.scores())?;
+    let d_h = dev.buffer::<i32>(m * stride)?;
+    let d_e = dev.buffer::<i32>(m * stride)?;
+    let d_score = dev.buffer::<i32>(count)?;
+    let d_qend = dev.buffer::<i32>(count)?;
+    let d_send = dev.buffer::<i32>(count)?;
+
+    let queue = dev.queue();
+    for first in (0..count).step_by(stride) {
+        let n = stride.min(count - first);
+        KernelArgs::new(&kernel)
+            .arg(&d_query.get())?
+            .arg(&(m as i32))?
+            .arg(&d_residues.get())?
+            .arg(&d_offsets.get())?
+            .arg(&d_lengths.get())?
+            .arg(&(first as i32))?
+            .arg(&(n as i32))?
+            .arg(&d_matrix.get())?
+            .arg(&(alpha as i32))?
+            .arg(&scoring.gaps.open)?
+            .arg(&scoring.gaps.extend)?
+            .local(alpha * alpha * std::mem::size_of::<i32>())?
+            .arg(&d_h.get())?
+            .arg(&d_e.get())?
+            .arg(&(stride as i32))?
+            .arg(&d_score.get())?
+            .arg(&d_qend.get())?
+            .arg(&d_send.get())?;
+        launch(&queue, &kernel, n.div_ceil(GROUP) * GROUP, GROUP)?;
+    }
+    let mut score = vec![0i32; count];
+    let mut qend = vec![0i32; count];
+    let mut send = vec![0i32; count];
+    dev.read(&queue, &d_score, &mut score)?;
+    dev.read(&queue, &d_qend, &mut qend)?;
+    dev.read(&queue, &d_send, &mut send)?;
+    Ok((0..count)
+        .map(|k| LocalScore { score: score[k], end: (score[k] > 0).then(|| (qend[k] as usize, send[k] as usize)) })
+        .collect())
+}
