@@ -1,0 +1,82 @@
+//! The `clsw` command on good and bad input: bad input must give a clear message and
+//! exit code 1, never a panic (exit code 101).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn clsw(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_clsw"))
+        .args(args)
+        .env("CLSW_DEVICE", "reference")
+        .output()
+        .expect("running clsw");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("clsw-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn align_prints_view_and_tabular_line() {
+    let a = scratch("a.fa", b">q1 query\nHEAGAWGHEE\n");
+    let b = scratch("b.fa", b">s1\nPAWHEAE\n>s2\nMKVLAAGHEAGAWGPP\n");
+    let (code, out, err) = clsw(&["align", s(&a), s(&b)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("q1 vs s2") && out.contains("Query        1  HEAGAWG"), "{out}");
+    let (code, out, _) = clsw(&["align", s(&a), s(&b), "--outfmt", "tabular"]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(lines.len(), 2);
+    let cols: Vec<&str> = lines[1].split('\t').collect();
+    // q1 HEAGAWG (1-7) against s2 positions 8-14: 7 identical columns.
+    assert_eq!(cols[..10], ["q1", "s2", "100.00", "7", "0", "0", "1", "7", "8", "14"]);
+    assert_eq!(cols[11], "7=");
+}
+
+#[test]
+fn bad_inputs_give_clear_errors() {
+    let good = scratch("good.fa", b">g\nMKV\n");
+    let cases: Vec<(PathBuf, &str)> = vec![
+        (scratch("garbage.fa", &[0x7f, b'E', b'L', b'F', 0, 1, 2, 0xff, 0xfe]), "expected a '>' header"),
+        (scratch("digit.fa", b">ok\nMKV\n>bad one\nMK\nAC3D\n"), "line 5 (record 2, 'bad'): '3' at column 3"),
+        (scratch("empty.fa", b""), "contains no FASTA records"),
+        (scratch("emptyrec.fa", b">x\n>y\nMK\n"), "'x'): record has no residues"),
+        (PathBuf::from("/nonexistent/clsw/missing.fa"), "missing.fa"),
+    ];
+    for (path, expected) in &cases {
+        let (code, _, err) = clsw(&["align", s(path), s(&good), "--alphabet", "protein"]);
+        assert_eq!(code, 1, "{}: {err}", path.display());
+        assert!(err.contains(expected), "{}: expected '{expected}' in: {err}", path.display());
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let (code, _, err) = clsw(&["align", s(&good), s(&good), "--matrix", "BLOSUM63"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("unknown matrix 'BLOSUM63'"), "{err}");
+    let (code, _, err) = clsw(&["align", s(&good), s(&good), "--gap-open=-3"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("gap penalties"), "{err}");
+}
+
+#[test]
+fn devices_lists_and_self_tests() {
+    let out = Command::new(env!("CARGO_BIN_EXE_clsw")).arg("devices").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    if common::test_devices().is_empty() {
+        assert!(text.contains("No OpenCL devices found"));
+    } else {
+        assert!(text.contains("self-test:     passed"), "{text}");
+        assert!(!text.contains("FAILED"), "{text}");
+    }
+}

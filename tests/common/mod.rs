@@ -1,0 +1,79 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use clsw::device::{list_devices, ClDevice, DeviceKind};
+use clsw::seq::{fasta, Alphabet, EmptyRecords, Sequence};
+use std::path::PathBuf;
+
+/// The test data folder: `CLSW_TEST_DATA` when set, else `tests/data` under the current
+/// directory (test executables copied to another machine run from the repository
+/// root), else the one in the source tree.
+pub fn data_dir() -> PathBuf {
+    if let Ok(d) = std::env::var("CLSW_TEST_DATA") {
+        return PathBuf::from(d);
+    }
+    let local = PathBuf::from("tests/data");
+    if local.is_dir() { local } else { PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data") }
+}
+
+pub fn read_fasta(name: &str, alphabet: Alphabet) -> Vec<Sequence> {
+    fasta::read_file(&data_dir().join(name), alphabet, EmptyRecords::Error).unwrap().0
+}
+
+/// Deterministic pseudo-random numbers (xorshift64*), so failures reproduce.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() >> 11) as usize % n
+    }
+    /// `len` codes drawn uniformly from `0..letters`.
+    pub fn codes(&mut self, len: usize, letters: usize) -> Vec<u8> {
+        (0..len).map(|_| self.below(letters) as u8).collect()
+    }
+    /// A copy of `s` with point mutations, insertions and deletions at about `rate`.
+    pub fn mutate(&mut self, s: &[u8], rate: f64, letters: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(s.len());
+        let threshold = (rate * 1000.0) as usize;
+        for &c in s {
+            match self.below(1000) {
+                x if x < threshold / 3 => {}                                  // deletion
+                x if x < 2 * threshold / 3 => out.push(self.below(letters) as u8), // substitution
+                x if x < threshold => {
+                    out.push(c);
+                    out.push(self.below(letters) as u8); // insertion
+                }
+                _ => out.push(c),
+            }
+        }
+        out
+    }
+}
+
+/// The OpenCL devices to test on. With none present the test is skipped loudly,
+/// unless `CLSW_REQUIRE_DEVICE=1` (set by CI), where a missing device fails it.
+/// `CLSW_TEST_DEVICE=gpu|cpu` narrows the set (the GPU machine tests both).
+pub fn test_devices() -> Vec<ClDevice> {
+    let mut devices = list_devices().expect("listing OpenCL devices");
+    match std::env::var("CLSW_TEST_DEVICE").as_deref() {
+        Ok("gpu") => devices.retain(|d| d.kind == DeviceKind::Gpu),
+        Ok("cpu") => devices.retain(|d| d.kind == DeviceKind::Cpu),
+        _ => {}
+    }
+    if devices.is_empty() {
+        if std::env::var("CLSW_REQUIRE_DEVICE").as_deref() == Ok("1") {
+            panic!("CLSW_REQUIRE_DEVICE=1 but no OpenCL device was found (install pocl-opencl-icd)");
+        }
+        eprintln!("SKIPPED: no OpenCL device found; set CLSW_REQUIRE_DEVICE=1 to make this a failure");
+    }
+    devices.into_iter().map(|d| ClDevice::new(d).expect("opening an OpenCL device")).collect()
+}

@@ -1,0 +1,92 @@
+//! The plain inter-task kernel (cl/scan_plain.cl) against the reference, on every
+//! OpenCL device present (PoCL in CI): random and real sequences, every built-in
+//! matrix, several gap settings, edge lengths and scores past 16-bit range.
+
+mod common;
+
+use clsw::reference::{sw_score, LocalScore};
+use clsw::scan::{plain, PackedSubjects};
+use clsw::scoring::{Gaps, Matrix, Scoring};
+use clsw::seq::Alphabet;
+use common::{read_fasta, test_devices, Rng};
+
+fn check(query: &[u8], subjects: &[Vec<u8>], sc: &Scoring, what: &str) {
+    let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(query, s, sc)).collect();
+    let packed = PackedSubjects::new(subjects).unwrap();
+    for dev in test_devices() {
+        let got = plain::scores(&dev, query, &packed, sc).unwrap();
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "{what} on {}: subject {k} (length {})", dev.info.label(), subjects[k].len());
+        }
+    }
+}
+
+#[test]
+fn every_builtin_matrix_and_gap_setting_on_random_sequences() {
+    let mut rng = Rng::new(3);
+    for name in Matrix::builtin_names() {
+        let matrix = Matrix::builtin(name).unwrap();
+        let letters = matrix.size();
+        for (open, extend) in [(11, 1), (10, 2), (0, 2), (5, 3)] {
+            let sc = Scoring::new(matrix.clone(), Gaps::affine(open, extend).unwrap());
+            let qlen = 1 + rng.below(120);
+            let query = rng.codes(qlen, letters);
+            let subjects: Vec<Vec<u8>> = (0..40)
+                .map(|k| {
+                    if k % 4 == 0 {
+                        let mut s = rng.mutate(&query, 0.2, letters);
+                        s.push(0);
+                        s
+                    } else {
+                        let n = 1 + rng.below(160);
+                        rng.codes(n, letters)
+                    }
+                })
+                .collect();
+            check(&query, &subjects, &sc, &format!("{name} {open}/{extend}"));
+        }
+    }
+}
+
+#[test]
+fn edge_lengths_around_work_group_sizes() {
+    let mut rng = Rng::new(4);
+    let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+    for qlen in [1, 2, 3, 31, 32, 33, 63, 64, 65] {
+        let query = rng.codes(qlen, 20);
+        let subjects: Vec<Vec<u8>> =
+            [1, 2, 3, 4, 15, 16, 17, 63, 64, 65, 127, 128, 129].iter().map(|&n| rng.codes(n, 20)).collect();
+        check(&query, &subjects, &sc, &format!("query length {qlen}"));
+    }
+    // More subjects than one work-group, and an empty query.
+    let subjects: Vec<Vec<u8>> = (0..131).map(|k| rng.codes(1 + k % 50, 20)).collect();
+    check(&rng.codes(40, 20), &subjects, &sc, "131 subjects");
+    for dev in test_devices() {
+        let got = plain::scores(&dev, &[], &PackedSubjects::new(&subjects).unwrap(), &sc).unwrap();
+        assert!(got.iter().all(|r| *r == LocalScore { score: 0, end: None }));
+    }
+}
+
+#[test]
+fn scores_beyond_8_and_16_bits() {
+    // Identical W-rich sequences: PAM250 scores W/W 17, so 2,100 residues pass 32,767.
+    let mut rng = Rng::new(5);
+    let sc = Scoring::new(Matrix::builtin("PAM250").unwrap(), Gaps::affine(10, 2).unwrap());
+    let w = Alphabet::Protein.encode_all(b"W").unwrap()[0];
+    let query: Vec<u8> = (0..2_100).map(|k| if k % 10 == 0 { rng.below(20) as u8 } else { w }).collect();
+    let subjects = vec![query.clone(), query[..20].to_vec(), query[..200].to_vec(), rng.mutate(&query, 0.05, 20)];
+    let best = sw_score(&query, &query, &sc).score;
+    assert!(best > 32_767, "test needs a score past 16 bits, got {best}");
+    check(&query, &subjects, &sc, "long W-rich pairs");
+}
+
+#[test]
+fn real_proteins_from_uniprot() {
+    let seqs = read_fasta("uniprot300.fasta", Alphabet::Protein);
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein);
+    let subjects: Vec<Vec<u8>> = seqs.iter().filter(|s| s.len() <= 1_500).take(120).map(|s| s.residues.clone()).collect();
+    for (q, (name, open, extend)) in queries.iter().take(3).zip([("BLOSUM62", 11, 1), ("BLOSUM50", 10, 2), ("PAM250", 0, 4)]) {
+        let sc = Scoring::new(Matrix::builtin(name).unwrap(), Gaps::affine(open, extend).unwrap());
+        check(&q.residues, &subjects, &sc, &format!("{} with {name}", q.id));
+    }
+}
