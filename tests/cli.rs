@@ -12,7 +12,11 @@ fn clsw(args: &[&str]) -> (i32, String, String) {
         .env("CLSW_DEVICE", "reference")
         .output()
         .expect("running clsw");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn scratch(name: &str, bytes: &[u8]) -> PathBuf {

@@ -13,9 +13,11 @@ use std::collections::HashMap;
 #[test]
 fn reference_equals_ssearch36_and_parasail() {
     let mut by_id: HashMap<(Alphabet, String), Sequence> = HashMap::new();
-    for (file, alphabet) in
-        [("queries10.fasta", Alphabet::Protein), ("golden_subjects.fasta", Alphabet::Protein), ("dna_pairs.fasta", Alphabet::Dna)]
-    {
+    for (file, alphabet) in [
+        ("queries10.fasta", Alphabet::Protein),
+        ("golden_subjects.fasta", Alphabet::Protein),
+        ("dna_pairs.fasta", Alphabet::Dna),
+    ] {
         for s in read_fasta(file, alphabet) {
             by_id.insert((alphabet, s.id.clone()), s);
         }
@@ -27,10 +29,13 @@ fn reference_equals_ssearch36_and_parasail() {
     for (line_no, line) in table.lines().enumerate().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();
         let (q, s, name) = (f[0], f[1], f[2]);
-        let (open, extend, want): (i32, i32, i32) = (f[3].parse().unwrap(), f[4].parse().unwrap(), f[5].parse().unwrap());
+        let (open, extend, want): (i32, i32, i32) =
+            (f[3].parse().unwrap(), f[4].parse().unwrap(), f[5].parse().unwrap());
         let matrix = matrices.entry(name.to_string()).or_insert_with(|| Matrix::builtin(name).unwrap()).clone();
         let alphabet = matrix.alphabet();
-        let get = |id: &str| by_id.get(&(alphabet, id.to_string())).unwrap_or_else(|| panic!("line {}: no sequence {id}", line_no + 1));
+        let get = |id: &str| {
+            by_id.get(&(alphabet, id.to_string())).unwrap_or_else(|| panic!("line {}: no sequence {id}", line_no + 1))
+        };
         let sc = Scoring::new(matrix, Gaps::affine(open, extend).unwrap());
         let got = sw_score(&get(q).residues, &get(s).residues, &sc).score;
         assert_eq!(got, want, "line {}: {q} vs {s} with {name} {open}/{extend}", line_no + 1);

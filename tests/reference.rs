@@ -3,7 +3,7 @@
 
 mod common;
 
-use clsw::reference::{align, align_with_block_rows, sw_score, LocalScore};
+use clsw::reference::{LocalScore, align, align_with_block_rows, sw_score};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
 use common::Rng;
@@ -55,7 +55,9 @@ fn reference_equals_textbook_on_random_pairs() {
         for round in 0..120 {
             let m = 1 + rng.below(if round < 40 { 4 } else { 90 });
             let q = rng.codes(m, letters);
-            let s = if round % 2 == 0 { rng.mutate(&q, 0.3, letters) } else {
+            let s = if round % 2 == 0 {
+                rng.mutate(&q, 0.3, letters)
+            } else {
                 let n = 1 + rng.below(90);
                 rng.codes(n, letters)
             };
@@ -84,7 +86,8 @@ fn traceback_rescores_to_its_score_and_ignores_checkpoint_interval() {
             assert_eq!(a.score, best.score);
             assert_eq!(Some((a.query_end, a.subject_end)), best.end);
             assert_eq!(a.rescore(&q, &s, &sc), a.score as i64, "{} cigar {}", sc.matrix.name(), a.cigar(true));
-            let consumed_q: u32 = a.ops.iter().filter(|(o, _)| !matches!(o, clsw::align::Op::Deletion)).map(|(_, n)| n).sum();
+            let consumed_q: u32 =
+                a.ops.iter().filter(|(o, _)| !matches!(o, clsw::align::Op::Deletion)).map(|(_, n)| n).sum();
             assert_eq!(a.query_end + 1 - a.query_start, consumed_q as usize);
             for k in [1, 2, 3, 7, 31] {
                 assert_eq!(align_with_block_rows(&q, &s, &sc, k).as_ref(), Some(&a), "block rows {k}");

@@ -9,7 +9,7 @@ mod choice;
 mod opencl;
 
 pub use choice::{Backend, DeviceChoice, select};
-pub use opencl::{ClDevice, KernelArgs, KernelSource, launch};
+pub use opencl::{ClDevice, KernelArgs, KernelSource, event_seconds, launch};
 
 use crate::error::{Error, Result};
 use opencl3::device::{CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU, Device};
@@ -78,7 +78,25 @@ impl DeviceInfo {
 
 /// Every OpenCL device of every platform. No OpenCL library, or no platform, gives an
 /// empty list; a platform that fails to answer is skipped.
+///
+/// Discovery runs once per process and is remembered: some runtimes (PoCL 3 among
+/// them) crash when two threads initialise the platform at the same time, and a
+/// library must not let its host program's threads race there.
 pub fn list_devices() -> Result<Vec<DeviceInfo>> {
+    static DEVICES: std::sync::OnceLock<std::result::Result<Vec<DeviceInfo>, (&'static str, i32)>> =
+        std::sync::OnceLock::new();
+    match DEVICES.get_or_init(|| {
+        discover().map_err(|e| match e {
+            Error::OpenCl { call, code } => (call, code),
+            _ => ("clGetDeviceInfo", -30),
+        })
+    }) {
+        Ok(d) => Ok(d.clone()),
+        Err((call, code)) => Err(Error::OpenCl { call, code: *code }),
+    }
+}
+
+fn discover() -> Result<Vec<DeviceInfo>> {
     let platforms = match opencl3::platform::get_platforms() {
         Ok(p) => p,
         // No runtime to load, or no ICD registered: no devices.

@@ -167,3 +167,11 @@ pub fn launch(
         )
     }
 }
+
+/// Seconds a finished command spent on the device, from its profiling event.
+pub fn event_seconds(event: &opencl3::event::Event) -> Result<f64> {
+    cl("clWaitForEvents", event.wait())?;
+    let start = cl("clGetEventProfilingInfo", event.profiling_command_start())?;
+    let end = cl("clGetEventProfilingInfo", event.profiling_command_end())?;
+    Ok(end.saturating_sub(start) as f64 * 1e-9)
+}

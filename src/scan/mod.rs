@@ -2,7 +2,115 @@
 //! local score. Each kernel variant has a host module here and a source in `cl/`
 //! of the same name (`plain` ↔ `cl/scan_plain.cl`).
 
+pub mod inter;
+pub mod layout;
 pub mod plain;
+
+use crate::device::ClDevice;
+use crate::error::{Error, Result};
+use crate::reference::LocalScore;
+use crate::scoring::Scoring;
+use std::fmt;
+use std::str::FromStr;
+
+/// The kernel variants, kept side by side so they can be compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// One work-item per subject, 32-bit, no tiling: the readable kernel.
+    Plain,
+    /// One work-item per subject, query bands in registers (Ligowski & Rudnicki).
+    Inter,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 2] = [Variant::Plain, Variant::Inter];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Plain => "plain",
+            Variant::Inter => "inter",
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Variant {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name().eq_ignore_ascii_case(s.trim())).ok_or_else(|| {
+            let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+            Error::InvalidArgument(format!("unknown kernel variant '{s}'; variants are {}", names.join(", ")))
+        })
+    }
+}
+
+/// Scores `query` against every subject on `dev` with one variant (no residency:
+/// the subjects are uploaded for this call).
+pub fn scan_once<S: AsRef<[u8]>>(
+    dev: &ClDevice,
+    variant: Variant,
+    query: &[u8],
+    subjects: &[S],
+    scoring: &Scoring,
+) -> Result<ScanOutput> {
+    match variant {
+        Variant::Plain => Ok(ScanOutput {
+            scores: plain::scores(dev, query, &PackedSubjects::new(subjects)?, scoring)?,
+            recomputed: 0,
+            kernel_seconds: 0.0,
+        }),
+        Variant::Inter => inter::InterScanner::new(dev, subjects, scoring.matrix.size() as u8)?.scan(query, scoring),
+    }
+}
+
+/// What a scan of one query returns.
+#[derive(Debug, Clone)]
+pub struct ScanOutput {
+    /// Every subject's score and end, in the order the subjects were given.
+    pub scores: Vec<LocalScore>,
+    /// Subjects whose narrow (16-bit) score saturated and were recomputed at 32 bits.
+    pub recomputed: usize,
+    /// Kernel time on the device, from profiling events.
+    pub kernel_seconds: f64,
+}
+
+impl ScanOutput {
+    fn empty(subjects: usize) -> ScanOutput {
+        ScanOutput { scores: vec![LocalScore { score: 0, end: None }; subjects], recomputed: 0, kernel_seconds: 0.0 }
+    }
+}
+
+/// Profile score of padding rows and of the padding letter: low enough that padded
+/// cells never reach the best score, high enough that adding it to any 16-bit score
+/// cannot wrap.
+pub(crate) const PAD_SCORE: i16 = -16384;
+
+/// True when the narrow kernels can hold every E and F of this scoring in 16 bits
+/// (they never fall below -(open + 2 extend)).
+pub(crate) fn fits_16_bits(scoring: &Scoring) -> bool {
+    let worst = scoring.gaps.open as i64 + 2 * scoring.gaps.extend as i64;
+    worst < 8192 && scoring.matrix.max_score() < 8192 && scoring.matrix.min_score() > -8192
+}
+
+/// The query profile of the banded kernels: `profile[c * m_pad + i] = S(q_i, c)` for
+/// every letter `c` plus one padding letter (code = alphabet size), with the query
+/// padded to whole bands. Returns (profile, m_pad, letters).
+pub(crate) fn query_profile(query: &[u8], scoring: &Scoring, band: usize) -> (Vec<i16>, usize, usize) {
+    let m_pad = query.len().div_ceil(band) * band;
+    let letters = scoring.matrix.size() + 1;
+    let mut profile = vec![PAD_SCORE; letters * m_pad];
+    for c in 0..letters - 1 {
+        for (i, &q) in query.iter().enumerate() {
+            profile[c * m_pad + i] = scoring.matrix.score(q, c as u8) as i16;
+        }
+    }
+    (profile, m_pad, letters)
+}
 
 /// Subjects packed for the device: residues back to back, with each subject's offset
 /// and length.

@@ -1,9 +1,11 @@
 //! Sequences: alphabets, the compact encoding, and FASTA reading.
 
 pub mod alphabet;
+pub mod db;
 pub mod fasta;
 
 pub use alphabet::Alphabet;
+pub use db::Database;
 pub use fasta::{EmptyRecords, FastaReader, ReadReport};
 
 /// One sequence record: id (first word of the header), the rest of the header, and

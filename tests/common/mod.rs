@@ -1,8 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use clsw::device::{list_devices, ClDevice, DeviceKind};
-use clsw::seq::{fasta, Alphabet, EmptyRecords, Sequence};
+use clsw::device::{ClDevice, DeviceKind, list_devices};
+use clsw::seq::{Alphabet, EmptyRecords, Sequence, fasta};
 use std::path::PathBuf;
 
 /// The test data folder: `CLSW_TEST_DATA` when set, else `tests/data` under the current
@@ -46,7 +46,7 @@ impl Rng {
         let threshold = (rate * 1000.0) as usize;
         for &c in s {
             match self.below(1000) {
-                x if x < threshold / 3 => {}                                  // deletion
+                x if x < threshold / 3 => {}                                       // deletion
                 x if x < 2 * threshold / 3 => out.push(self.below(letters) as u8), // substitution
                 x if x < threshold => {
                     out.push(c);

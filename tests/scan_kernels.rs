@@ -1,24 +1,36 @@
-//! The plain inter-task kernel (cl/scan_plain.cl) against the reference, on every
-//! OpenCL device present (PoCL in CI): random and real sequences, every built-in
-//! matrix, several gap settings, edge lengths and scores past 16-bit range.
+//! Every scan kernel variant against the reference, on every OpenCL device present
+//! (PoCL in CI): random and real sequences, every built-in matrix, several gap
+//! settings, edge lengths and scores past 16-bit range. Scores and end cells must be
+//! equal; saturated subjects must be counted as recomputed.
 
 mod common;
 
-use clsw::reference::{sw_score, LocalScore};
-use clsw::scan::{plain, PackedSubjects};
+use clsw::reference::{LocalScore, sw_score};
+use clsw::scan::{Variant, scan_once};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
-use common::{read_fasta, test_devices, Rng};
+use common::{Rng, read_fasta, test_devices};
 
-fn check(query: &[u8], subjects: &[Vec<u8>], sc: &Scoring, what: &str) {
+/// Checks every variant; returns the number of subjects each recomputed at 32 bits.
+fn check(query: &[u8], subjects: &[Vec<u8>], sc: &Scoring, what: &str) -> Vec<usize> {
     let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(query, s, sc)).collect();
-    let packed = PackedSubjects::new(subjects).unwrap();
+    let mut recomputed = Vec::new();
     for dev in test_devices() {
-        let got = plain::scores(&dev, query, &packed, sc).unwrap();
-        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert_eq!(g, w, "{what} on {}: subject {k} (length {})", dev.info.label(), subjects[k].len());
+        for variant in Variant::ALL {
+            let got = scan_once(&dev, variant, query, subjects, sc).unwrap();
+            for (k, (g, w)) in got.scores.iter().zip(&want).enumerate() {
+                assert_eq!(
+                    g,
+                    w,
+                    "{variant}, {what} on {}: subject {k} (length {})",
+                    dev.info.label(),
+                    subjects[k].len()
+                );
+            }
+            recomputed.push(got.recomputed);
         }
     }
+    recomputed
 }
 
 #[test]
@@ -62,8 +74,12 @@ fn edge_lengths_around_work_group_sizes() {
     let subjects: Vec<Vec<u8>> = (0..131).map(|k| rng.codes(1 + k % 50, 20)).collect();
     check(&rng.codes(40, 20), &subjects, &sc, "131 subjects");
     for dev in test_devices() {
-        let got = plain::scores(&dev, &[], &PackedSubjects::new(&subjects).unwrap(), &sc).unwrap();
-        assert!(got.iter().all(|r| *r == LocalScore { score: 0, end: None }));
+        for variant in Variant::ALL {
+            let got = scan_once(&dev, variant, &[], &subjects, &sc).unwrap();
+            assert!(got.scores.iter().all(|r| *r == LocalScore { score: 0, end: None }), "{variant}");
+            let none = scan_once(&dev, variant, &subjects[0], &Vec::<Vec<u8>>::new(), &sc).unwrap();
+            assert!(none.scores.is_empty());
+        }
     }
 }
 
@@ -77,15 +93,26 @@ fn scores_beyond_8_and_16_bits() {
     let subjects = vec![query.clone(), query[..20].to_vec(), query[..200].to_vec(), rng.mutate(&query, 0.05, 20)];
     let best = sw_score(&query, &query, &sc).score;
     assert!(best > 32_767, "test needs a score past 16 bits, got {best}");
-    check(&query, &subjects, &sc, "long W-rich pairs");
+    let past_16_bits = subjects.iter().filter(|s| sw_score(&query, s, &sc).score > 32_767).count();
+    assert!(past_16_bits >= 1);
+    let recomputed = check(&query, &subjects, &sc, "long W-rich pairs");
+    // The plain kernel is 32-bit throughout; the narrow ones must recompute at least
+    // the subjects past 32,767 (and may recompute those close below it).
+    for (variant, n) in Variant::ALL.iter().cycle().zip(recomputed) {
+        let expected = if *variant == Variant::Plain { 0 } else { past_16_bits };
+        assert_eq!(n, expected, "{variant} recomputed {n} subjects");
+    }
 }
 
 #[test]
 fn real_proteins_from_uniprot() {
     let seqs = read_fasta("uniprot300.fasta", Alphabet::Protein);
     let queries = read_fasta("queries10.fasta", Alphabet::Protein);
-    let subjects: Vec<Vec<u8>> = seqs.iter().filter(|s| s.len() <= 1_500).take(120).map(|s| s.residues.clone()).collect();
-    for (q, (name, open, extend)) in queries.iter().take(3).zip([("BLOSUM62", 11, 1), ("BLOSUM50", 10, 2), ("PAM250", 0, 4)]) {
+    let subjects: Vec<Vec<u8>> =
+        seqs.iter().filter(|s| s.len() <= 1_500).take(120).map(|s| s.residues.clone()).collect();
+    for (q, (name, open, extend)) in
+        queries.iter().take(3).zip([("BLOSUM62", 11, 1), ("BLOSUM50", 10, 2), ("PAM250", 0, 4)])
+    {
         let sc = Scoring::new(Matrix::builtin(name).unwrap(), Gaps::affine(open, extend).unwrap());
         check(&q.residues, &subjects, &sc, &format!("{} with {name}", q.id));
     }

@@ -1,0 +1,135 @@
+/* scan_inter: inter-task Smith-Waterman after Ligowski & Rudnicki.
+ *
+ * One work-item per subject; a work-group is a "group" of length-sorted subjects, so
+ * neighbours finish together. The query is processed in bands of BAND rows: for each
+ * band the work-group copies that band's query profile into local memory, then every
+ * work-item sweeps its subject column by column, holding the band's H and E in
+ * registers. Between bands the last row's H and F of every column live in a global
+ * "boundary row" (interleaved by work-item, so reads coalesce), stored as two 16-bit
+ * values in one word, or as int2 when WIDE=1.
+ *
+ *   E(i,j) = max(E(i,j-1), H(i,j-1) - open) - extend      gap in the query
+ *   F(i,j) = max(F(i-1,j), H(i-1,j) - open) - extend      gap in the subject
+ *   H(i,j) = max(0, H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j))
+ *
+ * E and F start at -(open + extend) rather than minus infinity: since H(., 0) =
+ * H(0, .) = 0 this gives the same values, and it keeps every E and F at or above
+ * -(open + extend), inside 16 bits.
+ *
+ * Narrow first: the arithmetic is 32-bit, only the boundary row is 16-bit. Every H is
+ * folded into `best` before it is stored, so when best <= 32767 every stored value
+ * was exact; otherwise the subject is reported as saturated (score -1) and the host
+ * recomputes it with WIDE=1.
+ *
+ * End cell: sweeping bands (i) outer and columns (j) inner, a cell replaces the best
+ * when it scores higher, or the same at a smaller column: the reference's rule
+ * (smallest subject position, then smallest query position).
+ *
+ * Rows past the query's end (padding to a whole band) score PAD_SCORE for every
+ * letter, so their cells stay strictly below the best and never tie with it.
+ */
+
+#ifndef BAND
+#define BAND 16
+#endif
+#ifndef WIDE
+#define WIDE 0
+#endif
+
+#if WIDE
+typedef int2 boundary_t;
+#define PACK(h, f) ((int2)((h), (f)))
+#define BOUND_H(b) ((b).x)
+#define BOUND_F(b) ((b).y)
+#else
+typedef uint boundary_t;
+#define PACK(h, f) (((uint)(h) & 0xffffu) | ((uint)(f) << 16))
+#define BOUND_H(b) ((int)(short)((b) & 0xffffu))
+#define BOUND_F(b) ((int)(short)((b) >> 16))
+#endif
+
+__kernel void scan_inter(
+    __global const short *profile,     /* [letter][m_pad]: S(q_i, letter); one extra letter for padding */
+    const int m_pad,                   /* query rows rounded up to whole bands */
+    const int letters,                 /* alphabet size + 1 (the padding code) */
+    __global const uint *residues,     /* per group: 4 codes per word, word w of slot t at [base + w*G + t] */
+    __global const uint *group_word,   /* per group: base word */
+    __global const uint *lengths,      /* per slot: subject length (0 for empty slots) */
+    __global boundary_t *boundary,     /* per group: column j of slot t at [base + j*G + t] */
+    __global const ulong *group_cell,  /* per group: base boundary element */
+    const ulong cell_origin,           /* group_cell of this launch's first group */
+    const int first_group,
+    const int gap_open,
+    const int gap_extend,
+    __local short *band_profile,       /* [letter][BAND] */
+    __global int *out_score,           /* per slot; -1 = saturated, recompute wide */
+    __global int *out_query_end,
+    __global int *out_subject_end)
+{
+    const int G = get_local_size(0);
+    const int t = get_local_id(0);
+    const int g = first_group + get_group_id(0);
+    const int slot = g * G + t;
+    const int n = (int)lengths[slot];
+    __global const uint *res = residues + group_word[g] + t;
+    __global boundary_t *bnd = boundary + (group_cell[g] - cell_origin) + t;
+    const int oe = gap_open + gap_extend;
+
+    int best = 0, best_i = -1, best_j = -1;
+    for (int i0 = 0; i0 < m_pad; i0 += BAND) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = t; k < letters * BAND; k += G)
+            band_profile[k] = profile[(k / BAND) * m_pad + i0 + k % BAND];
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        int h[BAND], e[BAND];  /* H(i, j-1) and E(i, j-1) for the band's rows */
+#pragma unroll
+        for (int r = 0; r < BAND; r++) {
+            h[r] = 0;
+            e[r] = -oe;
+        }
+        int diag_top = 0;  /* H(i0-1, j-1) */
+        uint word = 0;
+        for (int j = 0; j < n; j++) {
+            if ((j & 3) == 0)
+                word = res[(j >> 2) * G];
+            const int c = (word >> ((j & 3) * 8)) & 0xff;
+            __local const short *prof = band_profile + c * BAND;
+            int up, f;  /* H(i-1, j) and F(i-1, j) entering the band */
+            if (i0 == 0) {
+                up = 0;
+                f = -oe;
+            } else {
+                const boundary_t b = bnd[(size_t)j * G];
+                up = BOUND_H(b);
+                f = BOUND_F(b);
+            }
+            int diag = diag_top;
+            diag_top = up;
+#pragma unroll
+            for (int r = 0; r < BAND; r++) {
+                e[r] = max(e[r] - gap_extend, h[r] - oe);
+                f = max(f - gap_extend, up - oe);
+                const int hn = max(max(diag + prof[r], e[r]), max(f, 0));
+                diag = h[r];
+                h[r] = hn;
+                up = hn;
+                if (hn > best || (hn == best && j < best_j)) {
+                    best = hn;
+                    best_i = i0 + r;
+                    best_j = j;
+                }
+            }
+            bnd[(size_t)j * G] = PACK(up, f);
+        }
+    }
+    if (n == 0)
+        return;
+#if !WIDE
+    if (best > 32767)
+        best = -1;
+#endif
+    out_score[slot] = best;
+    out_query_end[slot] = best_i;
+    out_subject_end[slot] = best_j;
+}

@@ -1,0 +1,163 @@
+//! The device layout shared by the inter-task kernels: length-sorted subjects cut into
+//! groups (one work-group each), residues interleaved so that neighbouring work-items
+//! read neighbouring words.
+//!
+//! A slot is one work-item; it holds `lanes` subjects (1 for `inter`, 2 for `fast`,
+//! whose two 16-bit lanes carry two subjects). Word `w` of slot `t` in group `g` sits
+//! at `group_word[g] + w * G + t` and holds 4 codes: 4 columns of one subject when
+//! `lanes == 1`, or 2 columns of both lanes (column-major, lane-minor) when `lanes ==
+//! 2`. Columns past a subject's end hold `pad_code`.
+
+use crate::error::{Error, Result};
+
+/// Subjects arranged for an inter-task kernel.
+#[derive(Debug, Clone)]
+pub struct GroupLayout {
+    pub group_size: usize,
+    pub lanes: usize,
+    /// Per slot and lane (`slot * lanes + lane`): the subject's index in the caller's
+    /// list, or `u32::MAX` for an empty lane.
+    pub subject_of: Vec<u32>,
+    /// Per slot and lane: the subject's length (0 for an empty lane).
+    pub lengths: Vec<u32>,
+    /// Per group: the longest subject, i.e. the columns every slot walks.
+    pub group_len: Vec<u32>,
+    /// Per group: first word in `words`.
+    pub group_word: Vec<u32>,
+    /// Per group: first element of the group's boundary row (`group_len * G` each).
+    pub group_cell: Vec<u64>,
+    pub words: Vec<u32>,
+}
+
+impl GroupLayout {
+    /// Lays out `subjects` (alphabet codes) in ascending length order.
+    pub fn new<S: AsRef<[u8]>>(subjects: &[S], group_size: usize, lanes: usize, pad_code: u8) -> Result<GroupLayout> {
+        assert!(lanes == 1 || lanes == 2, "lanes is 1 or 2");
+        let mut order: Vec<u32> = (0..subjects.len() as u32).collect();
+        order.sort_by_key(|&k| (subjects[k as usize].as_ref().len(), k));
+        let per_group = group_size * lanes;
+        let groups = order.len().div_ceil(per_group);
+        let cols_per_word = 4 / lanes;
+        let mut l = GroupLayout {
+            group_size,
+            lanes,
+            subject_of: vec![u32::MAX; groups * per_group],
+            lengths: vec![0; groups * per_group],
+            group_len: Vec::with_capacity(groups),
+            group_word: Vec::with_capacity(groups),
+            group_cell: Vec::with_capacity(groups),
+            words: Vec::new(),
+        };
+        let mut cells = 0u64;
+        for g in 0..groups {
+            let members = &order[g * per_group..((g + 1) * per_group).min(order.len())];
+            let len = members.iter().map(|&k| subjects[k as usize].as_ref().len()).max().unwrap_or(0);
+            let len32 =
+                u32::try_from(len).map_err(|_| Error::InvalidArgument("subject longer than 4 G residues".into()))?;
+            let base = u32::try_from(l.words.len())
+                .map_err(|_| Error::InvalidArgument("database batch over 16 G residues; split it".into()))?;
+            l.group_len.push(len32);
+            l.group_word.push(base);
+            l.group_cell.push(cells);
+            cells += len as u64 * group_size as u64;
+            let n_words = len.div_ceil(cols_per_word);
+            l.words.resize(l.words.len() + n_words * group_size, 0);
+            for (p, &k) in members.iter().enumerate() {
+                let (t, lane) = (p / lanes, p % lanes);
+                let s = subjects[k as usize].as_ref();
+                l.subject_of[g * per_group + p] = k;
+                l.lengths[g * per_group + p] = s.len() as u32;
+                for w in 0..n_words {
+                    let word = &mut l.words[base as usize + w * group_size + t];
+                    for c in 0..cols_per_word {
+                        let code = s.get(w * cols_per_word + c).copied().unwrap_or(pad_code) as u32;
+                        *word |= code << (8 * (c * lanes + lane));
+                    }
+                }
+            }
+            // Empty lanes of a partly filled group hold the padding code too.
+            for p in members.len()..per_group {
+                let (t, lane) = (p / lanes, p % lanes);
+                for w in 0..n_words {
+                    for c in 0..cols_per_word {
+                        l.words[base as usize + w * group_size + t] |= (pad_code as u32) << (8 * (c * lanes + lane));
+                    }
+                }
+            }
+        }
+        l.group_cell.push(cells);
+        Ok(l)
+    }
+
+    pub fn groups(&self) -> usize {
+        self.group_len.len()
+    }
+
+    /// Boundary-row elements of groups `a..b`.
+    pub fn cells(&self, a: usize, b: usize) -> u64 {
+        self.group_cell[b] - self.group_cell[a]
+    }
+
+    /// Consecutive runs of groups whose boundary rows fit in `budget` elements (a
+    /// group larger than the budget runs alone).
+    pub fn launches(&self, budget: u64) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut a = 0;
+        while a < self.groups() {
+            let mut b = a + 1;
+            while b < self.groups() && self.cells(a, b + 1) <= budget {
+                b += 1;
+            }
+            out.push((a, b));
+            a = b;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_lane_words_and_order() {
+        let subjects = [vec![1u8, 2, 3, 4, 5], vec![7u8], vec![9u8, 9]];
+        let l = GroupLayout::new(&subjects, 2, 1, 24).unwrap();
+        // Sorted by length: subject 1 (len 1), 2 (len 2) in group 0; subject 0 in group 1.
+        assert_eq!(l.subject_of, vec![1, 2, 0, u32::MAX]);
+        assert_eq!(l.group_len, vec![2, 5]);
+        assert_eq!(l.words[0], 7 | 24 << 8 | 24 << 16 | 24 << 24);
+        assert_eq!(l.words[1], 9 | 9 << 8 | 24 << 16 | 24 << 24);
+        // Group 1, slot 0: words 0 and 1 at base + 0 and base + 2.
+        let base = l.group_word[1] as usize;
+        assert_eq!(l.words[base], 1 | 2 << 8 | 3 << 16 | 4 << 24);
+        assert_eq!(l.words[base + 2], 5 | 24 << 8 | 24 << 16 | 24 << 24);
+        assert_eq!(l.words[base + 1], 24 * 0x0101_0101);
+        assert_eq!(l.group_cell, vec![0, 4, 14]);
+    }
+
+    #[test]
+    fn two_lanes_interleave_columns() {
+        let subjects = [vec![1u8, 2, 3], vec![4u8, 5]];
+        let l = GroupLayout::new(&subjects, 1, 2, 24).unwrap();
+        assert_eq!(l.subject_of, vec![1, 0]);
+        // Column 0: lanes (4, 1); column 1: (5, 2); column 2: (pad, 3).
+        assert_eq!(l.words[0], 4 | 1 << 8 | 5 << 16 | 2 << 24);
+        assert_eq!(l.words[1], 24 | 3 << 8 | 24 << 16 | 24 << 24);
+    }
+
+    #[test]
+    fn launches_respect_the_budget() {
+        let subjects: Vec<Vec<u8>> = (1..=10).map(|n| vec![0u8; n * 10]).collect();
+        let l = GroupLayout::new(&subjects, 2, 1, 24).unwrap();
+        let runs = l.launches(100);
+        assert_eq!(runs.first().unwrap().0, 0);
+        assert_eq!(runs.last().unwrap().1, l.groups());
+        for w in runs.windows(2) {
+            assert_eq!(w[0].1, w[1].0);
+        }
+        for &(a, b) in &runs {
+            assert!(b - a == 1 || l.cells(a, b) <= 100);
+        }
+    }
+}
