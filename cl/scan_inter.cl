@@ -17,9 +17,9 @@
  * -(open + extend), inside 16 bits.
  *
  * Narrow first: the arithmetic is 32-bit, only the boundary row is 16-bit. Every H is
- * folded into `best` before it is stored, so when best <= 32767 every stored value
- * was exact; otherwise the subject is reported as saturated (score -1) and the host
- * recomputes it with WIDE=1.
+ * folded into `best` before it is stored, so when best <= 32767 (the host's
+ * SAT_LIMIT) every stored value was exact; otherwise the subject is reported as
+ * saturated (score -1) and the host recomputes it with WIDE=1.
  *
  * End cell: sweeping bands (i) outer and columns (j) inner, a cell replaces the best
  * when it scores higher, or the same at a smaller column: the reference's rule
@@ -61,6 +61,7 @@ __kernel void scan_inter(
     const int first_group,
     const int gap_open,
     const int gap_extend,
+    const int sat_limit,               /* a best above this did not fit the boundary row */
     __local short *band_profile,       /* [letter][BAND] */
     __global int *out_score,           /* per slot; -1 = saturated, recompute wide */
     __global int *out_query_end,
@@ -125,11 +126,7 @@ __kernel void scan_inter(
     }
     if (n == 0)
         return;
-#if !WIDE
-    if (best > 32767)
-        best = -1;
-#endif
-    out_score[slot] = best;
+    out_score[slot] = best > sat_limit ? -1 : best;
     out_query_end[slot] = best_i;
     out_subject_end[slot] = best_j;
 }

@@ -13,6 +13,7 @@ pub mod reference;
 pub mod scan;
 pub mod scoring;
 pub mod seq;
+pub mod stats;
 
 pub use engine::Engine;
 pub use error::{Error, Result};

@@ -2,11 +2,12 @@
 //! local score. Each kernel variant has a host module here and a source in `cl/`
 //! of the same name (`plain` ↔ `cl/scan_plain.cl`).
 
-pub mod inter;
+pub mod banded;
 pub mod layout;
 pub mod plain;
 
 use crate::device::ClDevice;
+use banded::{Banded, BandedScanner, Tuning};
 use crate::error::{Error, Result};
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
@@ -20,15 +21,18 @@ pub enum Variant {
     Plain,
     /// One work-item per subject, query bands in registers (Ligowski & Rudnicki).
     Inter,
+    /// Two subjects per work-item in packed 16-bit lanes; DPX instructions on NVIDIA.
+    Fast,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 2] = [Variant::Plain, Variant::Inter];
+    pub const ALL: [Variant; 3] = [Variant::Plain, Variant::Inter, Variant::Fast];
 
     pub fn name(self) -> &'static str {
         match self {
             Variant::Plain => "plain",
             Variant::Inter => "inter",
+            Variant::Fast => "fast",
         }
     }
 }
@@ -64,7 +68,10 @@ pub fn scan_once<S: AsRef<[u8]>>(
             recomputed: 0,
             kernel_seconds: 0.0,
         }),
-        Variant::Inter => inter::InterScanner::new(dev, subjects, scoring.matrix.size() as u8)?.scan(query, scoring),
+        Variant::Inter | Variant::Fast => {
+            let kind = if variant == Variant::Inter { Banded::Inter } else { Banded::Fast };
+            BandedScanner::new(dev, kind, Tuning::default(), subjects, scoring.matrix.size() as u8)?.scan(query, scoring)
+        }
     }
 }
 
@@ -95,21 +102,6 @@ pub(crate) const PAD_SCORE: i16 = -16384;
 pub(crate) fn fits_16_bits(scoring: &Scoring) -> bool {
     let worst = scoring.gaps.open as i64 + 2 * scoring.gaps.extend as i64;
     worst < 8192 && scoring.matrix.max_score() < 8192 && scoring.matrix.min_score() > -8192
-}
-
-/// The query profile of the banded kernels: `profile[c * m_pad + i] = S(q_i, c)` for
-/// every letter `c` plus one padding letter (code = alphabet size), with the query
-/// padded to whole bands. Returns (profile, m_pad, letters).
-pub(crate) fn query_profile(query: &[u8], scoring: &Scoring, band: usize) -> (Vec<i16>, usize, usize) {
-    let m_pad = query.len().div_ceil(band) * band;
-    let letters = scoring.matrix.size() + 1;
-    let mut profile = vec![PAD_SCORE; letters * m_pad];
-    for c in 0..letters - 1 {
-        for (i, &q) in query.iter().enumerate() {
-            profile[c * m_pad + i] = scoring.matrix.score(q, c as u8) as i16;
-        }
-    }
-    (profile, m_pad, letters)
 }
 
 /// Subjects packed for the device: residues back to back, with each subject's offset

@@ -465,8 +465,9 @@ impl Database {
             let at = residues.iter().position(|&c| c == bad_code).unwrap_or(0);
             let k = offsets.partition_point(|&o| o <= at as u64).saturating_sub(1);
             return Err(invalid(format!(
-                "sequence {} holds residue code {bad_code}, not a {} code",
+                "sequence {} ('{}') holds residue code {bad_code}, not a {} code",
                 k + 1,
+                &names[name_offsets[2 * k]..name_offsets[2 * k + 1]],
                 alphabet.name()
             )));
         }
@@ -617,6 +618,10 @@ fn check_header(name: &str, bytes: &[u8]) -> Result<Header> {
         ));
     }
     let version = read_u32(bytes, 8);
+    if version == 0 || version > 0xffff {
+        // No clsw writes such a version: this is damage, not an old or new file.
+        return Err(bad(name, format!("is damaged (its format version field holds {version}); {REBUILD}")));
+    }
     if version != FORMAT_VERSION {
         let who = if version > FORMAT_VERSION { "a newer" } else { "an older" };
         return Err(bad(

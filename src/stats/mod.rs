@@ -1,0 +1,24 @@
+//! Search statistics: the Gumbel distribution and its maximum-likelihood fits
+//! ([`gumbel`]), and Karlin-Altschul E-values for database searches ([`evalue`]), with
+//! `(lambda, K)` fitted to a search's own scores, length-corrected as ssearch36 does, or
+//! taken from NCBI BLAST's published tables.
+//!
+//! Typical use after scoring one query against a database:
+//!
+//! ```
+//! use clsw::stats::{KarlinAltschul, fit_length_corrected, published};
+//! # let (scores, lengths, query_len) = (vec![0i32; 10], vec![100usize; 10], 300);
+//! let ka = fit_length_corrected(&scores, &lengths, query_len)
+//!     .ok()
+//!     .or_else(|| published("BLOSUM62", 11, 1))
+//!     .expect("no statistics for this scoring system");
+//! let e = ka.evalue(120.0, query_len, 250, scores.len());
+//! # assert!(e < 1e-3);
+//! ```
+
+mod blast_table;
+pub mod evalue;
+pub mod gumbel;
+
+pub use evalue::{KarlinAltschul, MIN_FIT_SCORES, fit_length_corrected, published};
+pub use gumbel::{Gumbel, fit_censored, fit_complete};
