@@ -67,7 +67,7 @@ pub fn self_test(dev: &ClDevice) -> Result<SelfTest> {
                 s
             })
             .collect();
-        let got = scan::plain::scores(dev, &query, &PackedSubjects::new(&subjects)?, scoring)?;
+        let (got, _) = scan::plain::scores(dev, &query, &PackedSubjects::new(&subjects)?, scoring)?;
         for (k, s) in subjects.iter().enumerate() {
             let want = reference::sw_score(&query, s, scoring);
             pairs += 1;
@@ -170,7 +170,9 @@ impl Engine {
                 .map(|(w, worker)| {
                     let share = &subjects[bounds[w]..bounds[w + 1]];
                     scope.spawn(move || match worker {
-                        Worker::OpenCl(dev) => scan::plain::scores(dev, query, &PackedSubjects::new(share)?, scoring),
+                        Worker::OpenCl(dev) => {
+                            Ok(scan::plain::scores(dev, query, &PackedSubjects::new(share)?, scoring)?.0)
+                        }
                         Worker::Reference => {
                             Ok(share.par_iter().map(|s| reference::sw_score(query, s.as_ref(), scoring)).collect())
                         }

@@ -6,8 +6,8 @@
 //! 32 bits (`WIDE=1`).
 
 use super::layout::GroupLayout;
-use super::{ScanOutput, PAD_SCORE};
-use crate::device::{cl, event_seconds, launch, ClDevice, KernelArgs, KernelSource};
+use super::{PAD_SCORE, ScanOutput};
+use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::Result;
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
@@ -16,7 +16,8 @@ use opencl3::memory::{Buffer, ClMem};
 
 pub const INTER_SOURCE: KernelSource =
     KernelSource { name: "scan_inter.cl", text: include_str!("../../cl/scan_inter.cl") };
-pub const FAST_SOURCE: KernelSource = KernelSource { name: "scan_fast.cl", text: include_str!("../../cl/scan_fast.cl") };
+pub const FAST_SOURCE: KernelSource =
+    KernelSource { name: "scan_fast.cl", text: include_str!("../../cl/scan_fast.cl") };
 
 /// Which banded kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,10 +7,10 @@ pub mod layout;
 pub mod plain;
 
 use crate::device::ClDevice;
-use banded::{Banded, BandedScanner, Tuning};
 use crate::error::{Error, Result};
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
+use banded::{Banded, BandedScanner, Tuning};
 use std::fmt;
 use std::str::FromStr;
 
@@ -63,14 +63,14 @@ pub fn scan_once<S: AsRef<[u8]>>(
     scoring: &Scoring,
 ) -> Result<ScanOutput> {
     match variant {
-        Variant::Plain => Ok(ScanOutput {
-            scores: plain::scores(dev, query, &PackedSubjects::new(subjects)?, scoring)?,
-            recomputed: 0,
-            kernel_seconds: 0.0,
-        }),
+        Variant::Plain => {
+            let (scores, kernel_seconds) = plain::scores(dev, query, &PackedSubjects::new(subjects)?, scoring)?;
+            Ok(ScanOutput { scores, recomputed: 0, kernel_seconds })
+        }
         Variant::Inter | Variant::Fast => {
             let kind = if variant == Variant::Inter { Banded::Inter } else { Banded::Fast };
-            BandedScanner::new(dev, kind, Tuning::default(), subjects, scoring.matrix.size() as u8)?.scan(query, scoring)
+            BandedScanner::new(dev, kind, Tuning::default(), subjects, scoring.matrix.size() as u8)?
+                .scan(query, scoring)
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Host side of `cl/scan_plain.cl`: the readable inter-task score kernel.
 
 use super::PackedSubjects;
-use crate::device::{ClDevice, KernelArgs, KernelSource, cl, launch};
+use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::Result;
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
@@ -15,11 +15,17 @@ const GROUP: usize = 64;
 /// Upper bound on each of the two scratch buffers (H and E columns).
 const SCRATCH_BYTES: u64 = 256 << 20;
 
-/// Scores `query` against every subject on `dev`, in subject order.
-pub fn scores(dev: &ClDevice, query: &[u8], subjects: &PackedSubjects, scoring: &Scoring) -> Result<Vec<LocalScore>> {
+/// Scores `query` against every subject on `dev`, in subject order; also returns the
+/// kernel seconds.
+pub fn scores(
+    dev: &ClDevice,
+    query: &[u8],
+    subjects: &PackedSubjects,
+    scoring: &Scoring,
+) -> Result<(Vec<LocalScore>, f64)> {
     let count = subjects.len();
     if count == 0 || query.is_empty() {
-        return Ok(vec![LocalScore { score: 0, end: None }; count]);
+        return Ok((vec![LocalScore { score: 0, end: None }; count], 0.0));
     }
     let program = dev.program(&SOURCE, &[])?;
     let kernel = cl("clCreateKernel", Kernel::create(&program, "scan_plain"))?;
@@ -44,6 +50,7 @@ pub fn scores(dev: &ClDevice, query: &[u8], subjects: &PackedSubjects, scoring: 
     let d_send = dev.buffer::<i32>(count)?;
 
     let queue = dev.queue();
+    let mut events = Vec::new();
     for first in (0..count).step_by(stride) {
         let n = stride.min(count - first);
         KernelArgs::new(&kernel)
@@ -65,7 +72,7 @@ pub fn scores(dev: &ClDevice, query: &[u8], subjects: &PackedSubjects, scoring: 
             .arg(&d_score.get())?
             .arg(&d_qend.get())?
             .arg(&d_send.get())?;
-        launch(&queue, &kernel, n.div_ceil(GROUP) * GROUP, GROUP)?;
+        events.push(launch(&queue, &kernel, n.div_ceil(GROUP) * GROUP, GROUP)?);
     }
     let mut score = vec![0i32; count];
     let mut qend = vec![0i32; count];
@@ -73,7 +80,12 @@ pub fn scores(dev: &ClDevice, query: &[u8], subjects: &PackedSubjects, scoring: 
     dev.read(&queue, &d_score, &mut score)?;
     dev.read(&queue, &d_qend, &mut qend)?;
     dev.read(&queue, &d_send, &mut send)?;
-    Ok((0..count)
+    let mut seconds = 0.0;
+    for e in &events {
+        seconds += event_seconds(e)?;
+    }
+    let scores = (0..count)
         .map(|k| LocalScore { score: score[k], end: (score[k] > 0).then(|| (qend[k] as usize, send[k] as usize)) })
-        .collect())
+        .collect();
+    Ok((scores, seconds))
 }

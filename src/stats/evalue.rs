@@ -127,20 +127,25 @@ pub fn fit_length_corrected(scores: &[i32], subject_lengths: &[usize], query_len
 }
 
 #[doc(hidden)]
-pub fn experiment(scores: &[i32], subject_lengths: &[usize], query_len: usize, trim: f64) -> Result<(KarlinAltschul, usize)> {
+pub fn experiment(
+    scores: &[i32],
+    subject_lengths: &[usize],
+    query_len: usize,
+    trim: f64,
+) -> Result<(KarlinAltschul, usize, f64)> {
     let (s, n): (Vec<f64>, Vec<usize>) =
         scores.iter().zip(subject_lengths).filter(|(s, _)| **s > 0).map(|(&s, &n)| (s as f64, n)).unzip();
     let ln_n: Vec<f64> = n.iter().map(|&n| (n as f64).ln()).collect();
     let f = fit_trimmed(&s, &n, &ln_n, query_len, trim)?;
-    let excl = (0..s.len()).filter(|&i| f.evalue(s[i], query_len, n[i], s.len()) < HOMOLOG_EVALUE).count();
-    Ok((f, excl))
+    let keep: Vec<bool> = (0..s.len()).map(|i| f.evalue(s[i], query_len, n[i], s.len()) >= HOMOLOG_EVALUE).collect();
+    let excl = keep.iter().filter(|k| !**k).count();
+    Ok((f, excl, ks_distance(&f, &s, &n, &keep, query_len)))
 }
 
 fn fit_trimmed(s: &[f64], n: &[usize], ln_n: &[f64], query_len: usize, trim: f64) -> Result<KarlinAltschul> {
     let total = s.len();
-    let evalues = |fit: &KarlinAltschul| -> Vec<f64> {
-        (0..total).map(|i| fit.evalue(s[i], query_len, n[i], total)).collect()
-    };
+    let evalues =
+        |fit: &KarlinAltschul| -> Vec<f64> { (0..total).map(|i| fit.evalue(s[i], query_len, n[i], total)).collect() };
     // Round 0: fit everything, then set aside the most extreme fraction `trim` by E-value.
     let mut keep = vec![true; total];
     let mut fit = fit_subset(s, ln_n, &keep, query_len)?;
@@ -165,6 +170,22 @@ fn fit_trimmed(s: &[f64], n: &[usize], ln_n: &[f64], query_len: usize, trim: f64
         fit = fit_subset(s, ln_n, &keep, query_len)?;
     }
     Ok(fit)
+}
+
+fn ks_distance(fit: &KarlinAltschul, s: &[f64], n: &[usize], keep: &[bool], query_len: usize) -> f64 {
+    let mut u: Vec<f64> = (0..s.len())
+        .filter(|&i| keep[i])
+        .map(|i| {
+            let g = fit.gumbel(query_len, n[i]);
+            0.5 * (g.cdf(s[i] - 0.5) + g.cdf(s[i] + 0.5))
+        })
+        .collect();
+    u.sort_by(f64::total_cmp);
+    let len = u.len() as f64;
+    u.iter()
+        .enumerate()
+        .map(|(i, &v)| (v - i as f64 / len).abs().max((v - (i + 1) as f64 / len).abs()))
+        .fold(0.0, f64::max)
 }
 
 /// One maximum-likelihood fit to the kept scores: `lambda` from the weighted Lawless

@@ -131,10 +131,9 @@ pub(crate) fn check_samples(samples: &[f64]) -> Result<()> {
         )));
     }
     match samples {
-        [] | [_] => Err(Error::InvalidArgument(format!(
-            "Gumbel fit needs at least 2 distinct scores, got {}",
-            samples.len()
-        ))),
+        [] | [_] => {
+            Err(Error::InvalidArgument(format!("Gumbel fit needs at least 2 distinct scores, got {}", samples.len())))
+        }
         [first, rest @ ..] if rest.iter().all(|x| x == first) => Err(Error::InvalidArgument(format!(
             "Gumbel fit needs at least 2 distinct scores, got {} scores all equal to {first}",
             samples.len()

@@ -1,5 +1,7 @@
 //! The `clsw` command: every entry point of the library from a terminal.
 
+mod bench;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use clsw::align::display::{TABULAR_COLUMNS, pairwise_view, tabular_line};
 use clsw::device::{ClDevice, DeviceChoice, DeviceKind, list_devices};
@@ -25,6 +27,15 @@ enum Command {
     Devices,
     /// Align every sequence of A with every sequence of B (local, with traceback).
     Align(AlignArgs),
+    /// Benchmarks that print tables (GCUPS per variant, device and size).
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// Database search: GCUPS per kernel variant, device and query length.
+    Scan(bench::BenchScanArgs),
 }
 
 /// Options shared by everything that scores alignments.
@@ -212,6 +223,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Devices => run_devices(),
         Command::Align(args) => run_align(args),
+        Command::Bench(BenchCommand::Scan(args)) => bench::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,196 @@
+//! `clsw bench scan`: GCUPS per kernel variant, device and query length, as a table on
+//! standard output and optionally CSV. Kernel time comes from OpenCL profiling
+//! events, end-to-end time from the host clock around each scan call (profile
+//! upload, kernels, recompute of saturated subjects, read-back).
+
+use clap::Args;
+use clsw::device::{Backend, ClDevice, DeviceChoice, select};
+use clsw::engine::self_test;
+use clsw::scan::banded::{Banded, BandedScanner, Tuning};
+use clsw::scan::{Variant, scan_once};
+use clsw::scoring::{Gaps, Matrix, Scoring};
+use clsw::seq::{EmptyRecords, fasta};
+use clsw::{Error, Result};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The 20 query lengths of the classic SWIPE / CUDASW++ benchmark (P02232 ... Q9UKN1).
+const CLASSIC_LENGTHS: [usize; 20] =
+    [144, 189, 222, 375, 464, 567, 657, 729, 850, 1000, 1500, 2005, 2504, 3005, 3564, 4061, 4548, 4743, 5147, 5478];
+
+#[derive(Args)]
+pub struct BenchScanArgs {
+    /// Database FASTA (plain or gzip).
+    #[arg(long)]
+    db: PathBuf,
+    /// Use the database this many times over (20 x uniprot20k = 181 M residues).
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
+    /// FASTA of real queries; for each length the nearest longer one is cut to it (or
+    /// several are joined when none is long enough).
+    #[arg(long)]
+    queries: PathBuf,
+    /// Query lengths [default: the 20 classic lengths, 144 to 5,478].
+    #[arg(long, value_delimiter = ',')]
+    lengths: Vec<usize>,
+    /// Kernel variants to run.
+    #[arg(long, value_delimiter = ',', default_value = "inter,fast")]
+    variants: Vec<String>,
+    /// Devices (as for --device elsewhere) [default: CLSW_DEVICE, else auto].
+    #[arg(long)]
+    device: Option<String>,
+    #[arg(long, default_value = "BLOSUM62")]
+    matrix: String,
+    #[arg(long, default_value_t = 11)]
+    gap_open: i32,
+    #[arg(long, default_value_t = 1)]
+    gap_extend: i32,
+    /// Timed runs per row (the median is reported), after one warm-up run.
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// Query rows per band for the banded kernels.
+    #[arg(long)]
+    band: Option<usize>,
+    /// Work-items per work-group for the banded kernels.
+    #[arg(long)]
+    group: Option<usize>,
+    /// Also write the table as CSV here.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// A query of exactly `len` residues cut from real ones.
+fn query_of_length(queries: &[Vec<u8>], len: usize) -> Vec<u8> {
+    if let Some(q) = queries.iter().filter(|q| q.len() >= len).min_by_key(|q| q.len()) {
+        return q[..len].to_vec();
+    }
+    let mut joined = Vec::new();
+    for q in queries.iter().cycle() {
+        joined.extend_from_slice(q);
+        if joined.len() >= len {
+            break;
+        }
+    }
+    joined.truncate(len);
+    joined
+}
+
+pub fn run(args: &BenchScanArgs) -> Result<()> {
+    let scoring = Scoring::new(Matrix::builtin_or_file(&args.matrix)?, Gaps::affine(args.gap_open, args.gap_extend)?);
+    let alphabet = scoring.matrix.alphabet();
+    let (db, _) = fasta::read_file(&args.db, alphabet, EmptyRecords::Skip)?;
+    let (queries, _) = fasta::read_file(&args.queries, alphabet, EmptyRecords::Skip)?;
+    let queries: Vec<Vec<u8>> = queries.into_iter().map(|s| s.residues).collect();
+    let mut subjects: Vec<&[u8]> = Vec::with_capacity(db.len() * args.repeat.max(1));
+    for _ in 0..args.repeat.max(1) {
+        subjects.extend(db.iter().map(|s| s.residues.as_slice()));
+    }
+    let residues: u64 = subjects.iter().map(|s| s.len() as u64).sum();
+    let lengths = if args.lengths.is_empty() { CLASSIC_LENGTHS.to_vec() } else { args.lengths.clone() };
+    let variants: Vec<Variant> = args.variants.iter().map(|v| v.parse()).collect::<Result<_>>()?;
+    let defaults = Tuning::default();
+    let tuning = Tuning { band: args.band.unwrap_or(defaults.band), group: args.group.unwrap_or(defaults.group) };
+    if tuning.band % 2 != 0 || tuning.band == 0 || tuning.group == 0 {
+        return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
+    }
+    println!(
+        "# clsw bench scan: {} subjects, {} residues ({} x {}), {} {}/{}, band {}, group {}, median of {} runs",
+        subjects.len(),
+        residues,
+        args.repeat,
+        args.db.display(),
+        scoring.matrix.name(),
+        scoring.gaps.open,
+        scoring.gaps.extend,
+        tuning.band,
+        tuning.group,
+        args.runs
+    );
+    let header = "variant,device,query_len,cells,kernel_s,end_to_end_s,kernel_gcups,end_to_end_gcups,recomputed";
+    let mut rows = vec![header.to_string()];
+    println!(
+        "{:<6} {:<28} {:>6} {:>14} {:>10} {:>10} {:>10} {:>10} {:>6}",
+        "var", "device", "qlen", "cells", "kernel_s", "e2e_s", "GCUPS", "e2e_GCUPS", "recomp"
+    );
+    let choice = DeviceChoice::resolve(args.device.as_deref())?;
+    for backend in select(&choice)? {
+        let Backend::OpenCl(info) = backend else {
+            return Err(Error::Device("clsw bench scan needs an OpenCL device".into()));
+        };
+        let dev = ClDevice::new(info)?;
+        let test = self_test(&dev)?;
+        if let Some(f) = test.failure {
+            return Err(Error::Device(format!("{} failed its self-test: {f}", dev.info.label())));
+        }
+        let name: String = dev.info.name.trim().chars().take(28).collect();
+        for &variant in &variants {
+            let kind = match variant {
+                Variant::Inter => Some(Banded::Inter),
+                Variant::Fast => Some(Banded::Fast),
+                Variant::Plain => None,
+            };
+            let t0 = Instant::now();
+            let scanner =
+                kind.map(|k| BandedScanner::new(&dev, k, tuning, &subjects, alphabet.size() as u8)).transpose()?;
+            if scanner.is_some() {
+                eprintln!("{variant} on {name}: database laid out and uploaded in {:.2} s", t0.elapsed().as_secs_f64());
+            }
+            for &len in &lengths {
+                let query = query_of_length(&queries, len);
+                let scan = || match &scanner {
+                    Some(s) => s.scan(&query, &scoring),
+                    None => scan_once(&dev, variant, &query, &subjects, &scoring),
+                };
+                scan()?; // warm-up: program build, first-touch
+                let (mut kernel, mut e2e, mut recomputed) = (Vec::new(), Vec::new(), 0);
+                for _ in 0..args.runs.max(1) {
+                    let t = Instant::now();
+                    let out = scan()?;
+                    e2e.push(t.elapsed().as_secs_f64());
+                    kernel.push(out.kernel_seconds);
+                    recomputed = out.recomputed;
+                }
+                let (k, e) = (median(kernel), median(e2e));
+                let cells = residues as f64 * len as f64;
+                let kg = if k > 0.0 { cells / k / 1e9 } else { f64::NAN };
+                println!(
+                    "{:<6} {:<28} {:>6} {:>14.4e} {:>10.4} {:>10.4} {:>10.1} {:>10.1} {:>6}",
+                    variant.name(),
+                    name,
+                    len,
+                    cells,
+                    k,
+                    e,
+                    kg,
+                    cells / e / 1e9,
+                    recomputed
+                );
+                rows.push(format!(
+                    "{},{},{},{},{:.6},{:.6},{:.2},{:.2},{}",
+                    variant,
+                    name,
+                    len,
+                    cells,
+                    k,
+                    e,
+                    kg,
+                    cells / e / 1e9,
+                    recomputed
+                ));
+            }
+        }
+    }
+    if let Some(path) = &args.csv {
+        let mut f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
+        for r in &rows {
+            writeln!(f, "{r}").map_err(|e| Error::io(path, e))?;
+        }
+    }
+    Ok(())
+}
