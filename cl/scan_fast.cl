@@ -110,23 +110,25 @@ __kernel void scan_fast(
             e[r] = minus_oe;
         }
         uint diag_top = 0;  /* H(i0-1, j-1) */
-        uint word = 0;
+        /* The next column's boundary and residues are loaded one column ahead, so the
+         * global loads overlap the arithmetic instead of stalling it. */
+        uint2 next_b = (uint2)(0, minus_oe);
+        if (i0 > 0 && n > 0)
+            next_b = bnd[0];
+        uint word = n > 0 ? res[0] : 0, next_word = 0;
         for (int j = 0; j < n; j++) {
-            if ((j & 1) == 0)
-                word = res[(j >> 1) * G];
+            const uint2 b = next_b;
+            if (i0 > 0 && j + 1 < n)
+                next_b = bnd[(size_t)(j + 1) * G];
+            if ((j & 1) == 0 && j + 2 < n)
+                next_word = res[((j >> 1) + 1) * G];
             const uint ca = (word >> ((j & 1) * 16)) & 0xffu;
             const uint cb = (word >> ((j & 1) * 16 + 8)) & 0xffu;
+            if (j & 1)
+                word = next_word;
             __local const uint *pa = band_profile + ca * HALF;
             __local const uint *pb = band_profile + cb * HALF;
-            uint up_h, f;
-            if (i0 == 0) {
-                up_h = 0;
-                f = minus_oe;
-            } else {
-                const uint2 b = bnd[(size_t)j * G];
-                up_h = b.x;
-                f = b.y;
-            }
+            uint up_h = b.x, f = b.y;
             uint up_ho = vadd2(up_h, minus_oe);
             uint diag = diag_top;
             diag_top = up_h;

@@ -51,6 +51,10 @@ impl ClDevice {
         for (name, value) in defines {
             options.push_str(&format!(" -D {name}={value}"));
         }
+        if let Ok(extra) = std::env::var("CLSW_CL_OPTIONS") {
+            options.push(' ');
+            options.push_str(&extra);
+        }
         let key = (source.name, options.clone());
         let mut cache = self.programs.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = cache.get(&key) {
@@ -64,6 +68,9 @@ impl ClDevice {
                 device: self.info.label(),
                 log: format!("{} with options '{options}':\n{log}", source.name),
             });
+        }
+        if let Ok(dir) = std::env::var("CLSW_DUMP_DIR") {
+            dump_program(&program, self.info.id, source.name, &options, std::path::Path::new(&dir));
         }
         let program = Arc::new(program);
         cache.insert(key, program.clone());
@@ -117,6 +124,30 @@ impl ClDevice {
         // SAFETY: `out` is a valid host slice and the read is blocking.
         unsafe { cl("clEnqueueReadBuffer", queue.enqueue_read_buffer(buffer, CL_BLOCKING, 0, out, &[]))? };
         Ok(())
+    }
+}
+
+/// Writes a built program's binary (PTX text on NVIDIA) and build log to `dir`, for
+/// kernel work: `CLSW_DUMP_DIR=dir` turns it on, `CLSW_CL_OPTIONS=-cl-nv-verbose` makes
+/// NVIDIA's log report registers and spills. Failures to write are reported, not fatal.
+fn dump_program(
+    program: &Program,
+    device: opencl3::types::cl_device_id,
+    name: &str,
+    options: &str,
+    dir: &std::path::Path,
+) {
+    let stem: String = format!("{name}{options}")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' })
+        .collect();
+    let log = program.get_build_log(device).unwrap_or_default();
+    let binary = program.get_binaries().ok().and_then(|b| b.into_iter().next()).unwrap_or_default();
+    let result = std::fs::create_dir_all(dir)
+        .and_then(|_| std::fs::write(dir.join(format!("{stem}.log")), format!("options: {options}\n{log}")))
+        .and_then(|_| std::fs::write(dir.join(format!("{stem}.bin")), binary));
+    if let Err(e) = result {
+        eprintln!("clsw: CLSW_DUMP_DIR: could not write to {}: {e}", dir.display());
     }
 }
 
