@@ -33,6 +33,9 @@
 #define BAND 16
 #endif
 #define HALF (BAND / 2)
+/* Words per letter in the local profile: an odd stride puts different letters in
+ * different banks, so a warp's lookups (one letter per subject) do not conflict. */
+#define STRIDE (HALF + 1)
 
 #if CLSW_NV
 inline uint vadd2(uint a, uint b) { uint d; asm("add.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
@@ -78,7 +81,7 @@ __kernel void scan_fast(
     const int gap_open,
     const int gap_extend,
     const int sat_limit,               /* a best above this may have wrapped */
-    __local uint *band_profile,        /* [letter][HALF] */
+    __local uint *band_profile,        /* [letter][STRIDE] */
     __global int *out_score,           /* per slot and lane; -1 = saturated, recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end)
@@ -99,7 +102,7 @@ __kernel void scan_fast(
     for (int i0 = 0; i0 < m_pad; i0 += BAND) {
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int k = t; k < letters * HALF; k += G)
-            band_profile[k] = profile[(k / HALF) * (m_pad / 2) + i0 / 2 + k % HALF];
+            band_profile[(k / HALF) * STRIDE + k % HALF] = profile[(k / HALF) * (m_pad / 2) + i0 / 2 + k % HALF];
         barrier(CLK_LOCAL_MEM_FENCE);
 
         uint h[BAND], ho[BAND], e[BAND];  /* H, H - oe and E at (i, j-1) */
@@ -126,8 +129,8 @@ __kernel void scan_fast(
             const uint cb = (word >> ((j & 1) * 16 + 8)) & 0xffu;
             if (j & 1)
                 word = next_word;
-            __local const uint *pa = band_profile + ca * HALF;
-            __local const uint *pb = band_profile + cb * HALF;
+            __local const uint *pa = band_profile + ca * STRIDE;
+            __local const uint *pb = band_profile + cb * STRIDE;
             uint up_h = b.x, f = b.y;
             uint up_ho = vadd2(up_h, minus_oe);
             uint diag = diag_top;

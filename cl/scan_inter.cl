@@ -35,6 +35,9 @@
 #ifndef WIDE
 #define WIDE 0
 #endif
+/* Shorts per letter in the local profile: two more than a band, so the stride in
+ * words is odd and different letters fall in different banks. */
+#define STRIDE (BAND + 2)
 
 #if WIDE
 typedef int2 boundary_t;
@@ -62,7 +65,7 @@ __kernel void scan_inter(
     const int gap_open,
     const int gap_extend,
     const int sat_limit,               /* a best above this did not fit the boundary row */
-    __local short *band_profile,       /* [letter][BAND] */
+    __local short *band_profile,       /* [letter][STRIDE] */
     __global int *out_score,           /* per slot; -1 = saturated, recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end)
@@ -80,7 +83,7 @@ __kernel void scan_inter(
     for (int i0 = 0; i0 < m_pad; i0 += BAND) {
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int k = t; k < letters * BAND; k += G)
-            band_profile[k] = profile[(k / BAND) * m_pad + i0 + k % BAND];
+            band_profile[(k / BAND) * STRIDE + k % BAND] = profile[(k / BAND) * m_pad + i0 + k % BAND];
         barrier(CLK_LOCAL_MEM_FENCE);
 
         int h[BAND], e[BAND];  /* H(i, j-1) and E(i, j-1) for the band's rows */
@@ -95,7 +98,7 @@ __kernel void scan_inter(
             if ((j & 3) == 0)
                 word = res[(j >> 2) * G];
             const int c = (word >> ((j & 3) * 8)) & 0xff;
-            __local const short *prof = band_profile + c * BAND;
+            __local const short *prof = band_profile + c * STRIDE;
             int up, f;  /* H(i-1, j) and F(i-1, j) entering the band */
             if (i0 == 0) {
                 up = 0;

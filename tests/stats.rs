@@ -1,5 +1,5 @@
-//! Statistics: Gumbel fits recover known parameters from simulated samples (Easel's
-//! test), degenerate input is refused, and the length-corrected Karlin-Altschul fit
+//! Statistics: Gumbel fits recover known parameters from simulated samples (as Easel
+//! tests its own), degenerate input is refused, and the length-corrected Karlin-Altschul fit
 //! recovers (lambda, K) from a simulated database search with planted homologs.
 //!
 //! Run with `--nocapture` to see the measured errors.

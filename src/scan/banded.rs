@@ -180,7 +180,7 @@ impl<'d> BandedScanner<'d> {
                 .arg(&scoring.gaps.open)?
                 .arg(&scoring.gaps.extend)?
                 .arg(&self.sat_limit(scoring))?
-                .local(letters * band * 2)?
+                .local(letters * (band + 2) * 2)?
                 .arg(&d_score.get())?
                 .arg(&d_qend.get())?
                 .arg(&d_send.get())?;

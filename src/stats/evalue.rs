@@ -13,8 +13,9 @@
 //!   E(x) = D * P(S >= x | m, n)                            D = number of subjects searched
 //! ```
 //!
-//! This is the E-value ssearch36 reports: the per-pair P-value of the subject's own
-//! length times the number of library sequences. Lengths are used as given, with no
+//! This is FASTA/ssearch36's convention: the P-value for the subject's own length times
+//! the number of library sequences (BLAST instead uses one search space, the query
+//! length times the total database length). Lengths are used as given, with no
 //! BLAST-style edge-effect correction; with BLAST's published `(lambda, K)` that makes
 //! the E-values somewhat larger (more conservative) than BLAST's for short sequences.
 //! Scores are treated as continuous values of the Gumbel: `P(S >= x)` is the Gumbel

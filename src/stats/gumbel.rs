@@ -1,6 +1,7 @@
 //! The Gumbel (type-I extreme value) distribution for maxima and its maximum-likelihood
-//! fits, complete and Type I censored, after Lawless (1982), *Statistical Models and
-//! Methods for Lifetime Data*, §4.1.
+//! fits, complete and Type I censored, after J. F. Lawless (1982), *Statistical Models
+//! and Methods for Lifetime Data* (the extreme-value chapter), as Easel's `esl_gumbel`
+//! also does.
 //!
 //! ```text
 //!     P(S <= x) = exp(-exp(-lambda (x - mu)))          lambda > 0
@@ -38,17 +39,19 @@
 //!
 //! `B/W` is the mean of the data under weights `w_i ∝ e^{a_i - lambda x_i}` and the
 //! bracket in `f'` is their weighted variance, so `f' < 0`: `f` falls strictly from
-//! `+inf` (lambda -> 0) to `min(x) - xbar < 0` (lambda -> inf, the smallest value takes
-//! all the weight) whenever the values are not all equal. The root is unique; we find it
+//! `+inf` (lambda -> 0) towards `min(x, c) - xbar < 0` (lambda -> inf, the smallest value
+//! takes all the weight) whenever the observed values are not all equal. The root is unique; we find it
 //! by Newton-Raphson, bisecting whenever a Newton step leaves the current sign bracket.
 //!
-//! * complete data (Lawless eq. 4.1.6): `a_i = 0`, `z = 0`;
-//! * Type I censored data (Lawless eq. 4.1.9, Easel's `esl_gumbel_FitCensored`): `a_i = 0`;
+//! * complete data: `a_i = 0`, `z = 0`;
+//! * Type I censored data (as Easel's `esl_gumbel_FitCensored`): `a_i = 0`;
 //! * the length-corrected Karlin-Altschul fit: `a_i = ln(m n_i)`, `z = 0` (see `evalue`).
 //!
 //! Numerics: `f` depends on the data only through differences, so the values are
-//! centred on `xbar` first, and the weights are computed as `e^{t_i - max t}` (a
-//! log-sum-exp), so nothing overflows whatever the scale or offset of the scores.
+//! centred on `xbar` first, and the weights are computed as `e^{t_i - max t}` with
+//! `t_i = a_i - lambda (x_i - xbar)` (a log-sum-exp), so nothing overflows whatever the
+//! scale or offset of the scores. Newton stops when a step changes `lambda` by less than
+//! 1e-12 relative.
 
 use crate::{Error, Result};
 
@@ -312,6 +315,25 @@ mod tests {
         // Censoring values below the minimum pulls mu down (more mass below).
         let c = fit_censored(&x, 20, 2.0).unwrap();
         assert!(c.mu < a.mu, "{c:?} vs {a:?}");
+    }
+
+    #[test]
+    fn extreme_values_give_a_finite_fit_or_an_error() {
+        let cases: [&[f64]; 6] = [
+            &[1e300, -1e300],
+            &[f64::MAX, 0.0, 1.0],
+            &[1e-300, 2e-300, 5e-300],
+            &[0.0, 1e-320],
+            &[1e15, 1e15 + 1.0, 1e15 + 4.0],
+            &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1e6],
+        ];
+        for x in cases {
+            let min = x.iter().copied().fold(f64::INFINITY, f64::min);
+            // Errors are allowed here (e.g. a spread that overflows); NaN or inf fits are not.
+            for g in [fit_complete(x), fit_censored(x, 5, min)].into_iter().flatten() {
+                assert!(g.mu.is_finite() && g.lambda.is_finite() && g.lambda > 0.0, "{x:?}: {g:?}");
+            }
+        }
     }
 
     #[test]

@@ -55,6 +55,9 @@ pub struct BenchScanArgs {
     /// Work-items per work-group for the banded kernels.
     #[arg(long)]
     group: Option<usize>,
+    /// Leave out subjects longer than this (to study length partitions).
+    #[arg(long)]
+    max_subject_len: Option<usize>,
     /// Also write the table as CSV here.
     #[arg(long)]
     csv: Option<PathBuf>,
@@ -89,7 +92,8 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
     let queries: Vec<Vec<u8>> = queries.into_iter().map(|s| s.residues).collect();
     let mut subjects: Vec<&[u8]> = Vec::with_capacity(db.len() * args.repeat.max(1));
     for _ in 0..args.repeat.max(1) {
-        subjects.extend(db.iter().map(|s| s.residues.as_slice()));
+        let limit = args.max_subject_len.unwrap_or(usize::MAX);
+        subjects.extend(db.iter().filter(|s| s.len() <= limit).map(|s| s.residues.as_slice()));
     }
     let residues: u64 = subjects.iter().map(|s| s.len() as u64).sum();
     let lengths = if args.lengths.is_empty() { CLASSIC_LENGTHS.to_vec() } else { args.lengths.clone() };
