@@ -122,3 +122,43 @@ fn real_proteins_from_uniprot() {
         check(&q.residues, &subjects, &sc, &format!("{} with {name}", q.id));
     }
 }
+
+#[test]
+fn fast_long_subject_wavefront_in_every_shape() {
+    // Send (nearly) every subject to scan_fast_long, with work-group and tile sizes that
+    // leave partial rounds (fewer bands than work-items, bands not a multiple of them)
+    // and partial tiles, and compare with the reference.
+    use clsw::scan::banded::{Banded, BandedScanner, Tuning};
+    let mut rng = Rng::new(6);
+    let sc = Scoring::new(Matrix::builtin("BLOSUM50").unwrap(), Gaps::affine(10, 2).unwrap());
+    for dev in test_devices() {
+        for (qlen, long_group, tile, band) in
+            [(5, 4, 3, 2), (70, 3, 5, 8), (130, 4, 32, 16), (33, 1, 7, 32), (200, 16, 32, 32)]
+        {
+            let query = rng.codes(qlen, 20);
+            let subjects: Vec<Vec<u8>> = (0..9)
+                .map(|k| {
+                    if k % 3 == 0 {
+                        let mut s = rng.mutate(&query, 0.15, 20);
+                        s.extend(rng.codes(k * 7, 20));
+                        s
+                    } else {
+                        let n = 1 + rng.below(300);
+                        rng.codes(n, 20)
+                    }
+                })
+                .collect();
+            let tuning = Tuning { band, long_threshold: 10, long_group, tile, ..Tuning::default() };
+            let scanner = BandedScanner::new(&dev, Banded::Fast, tuning, &subjects, sc.matrix.size() as u8).unwrap();
+            let got = scanner.scan(&query, &sc).unwrap();
+            for (k, s) in subjects.iter().enumerate() {
+                assert_eq!(
+                    got.scores[k],
+                    sw_score(&query, s, &sc),
+                    "qlen {qlen} group {long_group} tile {tile} band {band}: subject {k} (length {})",
+                    s.len()
+                );
+            }
+        }
+    }
+}

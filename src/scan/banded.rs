@@ -36,33 +36,52 @@ impl Banded {
     }
 }
 
-/// Tuning of one banded kernel: query rows per band and work-items per group.
+/// Tuning of the banded kernels.
 #[derive(Debug, Clone, Copy)]
 pub struct Tuning {
+    /// Query rows per band (even).
     pub band: usize,
+    /// Work-items per work-group in `scan_inter` / `scan_fast`.
     pub group: usize,
+    /// `fast` only: subjects longer than this go to `scan_fast_long`.
+    pub long_threshold: usize,
+    /// `fast` only: work-items (bands in flight) per pair of long subjects.
+    pub long_group: usize,
+    /// `fast` only: columns per wavefront step of `scan_fast_long`.
+    pub tile: usize,
 }
 
 impl Default for Tuning {
     fn default() -> Tuning {
-        Tuning { band: 16, group: 64 }
+        Tuning { band: 32, group: 64, long_threshold: 1536, long_group: 16, tile: 32 }
     }
 }
 
 /// Upper bound on the boundary-row buffer of one launch.
 const BOUNDARY_BYTES: u64 = 1 << 30;
 
+/// Subjects of one kernel's launches: their layout on the device and where they came from.
+struct Part {
+    /// `scan_inter`, `scan_fast` or `scan_fast_long`.
+    kernel: &'static str,
+    /// Work-items per work-group.
+    work_group: usize,
+    layout: GroupLayout,
+    /// The part's subject k is the caller's subject `members[k]`.
+    members: Vec<u32>,
+    d_words: Buffer<u32>,
+    d_group_word: Buffer<u32>,
+    d_lengths: Buffer<u32>,
+    d_group_cell: Buffer<u64>,
+}
+
 /// A set of subjects laid out and resident on one device for a banded kernel.
 pub struct BandedScanner<'d> {
     dev: &'d ClDevice,
     kind: Banded,
     tuning: Tuning,
-    layout: GroupLayout,
+    parts: Vec<Part>,
     subjects: usize,
-    d_words: Buffer<u32>,
-    d_group_word: Buffer<u32>,
-    d_lengths: Buffer<u32>,
-    d_group_cell: Buffer<u64>,
     /// Kept for recomputing saturated subjects at 32 bits.
     host_subjects: Vec<Vec<u8>>,
 }
@@ -77,34 +96,56 @@ impl<'d> BandedScanner<'d> {
         subjects: &[S],
         pad_code: u8,
     ) -> Result<BandedScanner<'d>> {
-        let layout = GroupLayout::new(subjects, tuning.group, kind.lanes(), pad_code)?;
+        let mut split: Vec<(&'static str, usize, usize, Vec<u32>)> = match kind {
+            Banded::Inter | Banded::InterWide => {
+                vec![("scan_inter", tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
+            }
+            Banded::Fast => {
+                let (long, short): (Vec<u32>, Vec<u32>) = (0..subjects.len() as u32)
+                    .partition(|&k| subjects[k as usize].as_ref().len() > tuning.long_threshold);
+                // A long pair is one "slot" of a one-slot group, walked by long_group work-items.
+                vec![("scan_fast", tuning.group, tuning.group, short), ("scan_fast_long", 1, tuning.long_group, long)]
+            }
+        };
+        split.retain(|(_, _, _, members)| !members.is_empty());
+        let mut parts = Vec::new();
+        for (kernel, slots_per_group, work_group, members) in split {
+            let chosen: Vec<&[u8]> = members.iter().map(|&k| subjects[k as usize].as_ref()).collect();
+            let layout = GroupLayout::new(&chosen, slots_per_group, kind.lanes(), pad_code)?;
+            parts.push(Part {
+                kernel,
+                work_group,
+                d_words: dev.buffer_from(&layout.words)?,
+                d_group_word: dev.buffer_from(&layout.group_word)?,
+                d_lengths: dev.buffer_from(&layout.lengths)?,
+                d_group_cell: dev.buffer_from(&layout.group_cell)?,
+                layout,
+                members,
+            });
+        }
         Ok(BandedScanner {
             dev,
             kind,
             tuning,
-            d_words: dev.buffer_from(&layout.words)?,
-            d_group_word: dev.buffer_from(&layout.group_word)?,
-            d_lengths: dev.buffer_from(&layout.lengths)?,
-            d_group_cell: dev.buffer_from(&layout.group_cell)?,
+            parts,
             subjects: subjects.len(),
-            layout,
             host_subjects: subjects.iter().map(|s| s.as_ref().to_vec()).collect(),
         })
     }
 
     /// Every subject's score and end; saturated subjects are recomputed at 32 bits.
     pub fn scan(&self, query: &[u8], scoring: &Scoring) -> Result<ScanOutput> {
+        let pad = scoring.matrix.size() as u8;
         if !super::fits_16_bits(scoring) && self.kind != Banded::InterWide {
             let all: Vec<&[u8]> = self.host_subjects.iter().map(Vec::as_slice).collect();
-            let wide = BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &all, self.pad_code(scoring))?;
-            return wide.scan(query, scoring);
+            return BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &all, pad)?.scan(query, scoring);
         }
         let mut out = self.run(query, scoring)?;
         let saturated: Vec<usize> = (0..self.subjects).filter(|&k| out.scores[k].score < 0).collect();
         if !saturated.is_empty() {
             let subset: Vec<&[u8]> = saturated.iter().map(|&k| self.host_subjects[k].as_slice()).collect();
-            let wide = BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &subset, self.pad_code(scoring))?
-                .run(query, scoring)?;
+            let wide =
+                BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &subset, pad)?.run(query, scoring)?;
             for (&k, r) in saturated.iter().zip(wide.scores) {
                 out.scores[k] = r;
             }
@@ -112,10 +153,6 @@ impl<'d> BandedScanner<'d> {
             out.recomputed = saturated.len();
         }
         Ok(out)
-    }
-
-    fn pad_code(&self, scoring: &Scoring) -> u8 {
-        scoring.matrix.size() as u8
     }
 
     /// The value above which a narrow score may be wrong.
@@ -135,7 +172,7 @@ impl<'d> BandedScanner<'d> {
             return Ok(out);
         }
         let dev = self.dev;
-        let Tuning { band, group } = self.tuning;
+        let Tuning { band, tile, .. } = self.tuning;
         let m_pad = query.len().div_ceil(band) * band;
         let letters = scoring.matrix.size() + 1;
         // profile[c * m_pad + i] = S(q_i, c); the padding letter and rows score PAD_SCORE.
@@ -145,60 +182,76 @@ impl<'d> BandedScanner<'d> {
                 profile[c * m_pad + i] = scoring.matrix.score(q, c as u8) as i16;
             }
         }
-        let (source, name, wide) = match self.kind {
-            Banded::Inter => (&INTER_SOURCE, "scan_inter", 0),
-            Banded::InterWide => (&INTER_SOURCE, "scan_inter", 1),
-            Banded::Fast => (&FAST_SOURCE, "scan_fast", 0),
+        let (source, wide) = match self.kind {
+            Banded::Inter => (&INTER_SOURCE, 0),
+            Banded::InterWide => (&INTER_SOURCE, 1),
+            Banded::Fast => (&FAST_SOURCE, 0),
         };
-        let program = dev.program(source, &[("BAND", band.to_string()), ("WIDE", wide.to_string())])?;
-        let kernel = cl("clCreateKernel", Kernel::create(&program, name))?;
+        let defines = [("BAND", band.to_string()), ("WIDE", wide.to_string()), ("TILE", tile.to_string())];
+        let program = dev.program(source, &defines)?;
         let d_profile = dev.buffer_from(&profile)?;
-        let outputs = self.layout.subject_of.len();
-        let d_score = dev.buffer::<i32>(outputs)?;
-        let d_qend = dev.buffer::<i32>(outputs)?;
-        let d_send = dev.buffer::<i32>(outputs)?;
         let elem = if self.kind == Banded::Inter { 4 } else { 8 };
-        let budget = BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem;
-        let launches = self.layout.launches(budget);
-        let largest = launches.iter().map(|&(a, b)| self.layout.cells(a, b)).max().unwrap_or(1);
-        let d_boundary = dev.buffer::<u8>((largest * elem) as usize)?;
-
+        // Local profile: letters x (band + 2) shorts per band in flight.
+        let profile_bytes = letters * (band + 2) * 2;
         let queue = dev.queue();
-        let mut events = Vec::new();
-        for &(a, b) in &launches {
-            KernelArgs::new(&kernel)
-                .arg(&d_profile.get())?
-                .arg(&(m_pad as i32))?
-                .arg(&(letters as i32))?
-                .arg(&self.d_words.get())?
-                .arg(&self.d_group_word.get())?
-                .arg(&self.d_lengths.get())?
-                .arg(&d_boundary.get())?
-                .arg(&self.d_group_cell.get())?
-                .arg(&self.layout.group_cell[a])?
-                .arg(&(a as i32))?
-                .arg(&scoring.gaps.open)?
-                .arg(&scoring.gaps.extend)?
-                .arg(&self.sat_limit(scoring))?
-                .local(letters * (band + 2) * 2)?
-                .arg(&d_score.get())?
-                .arg(&d_qend.get())?
-                .arg(&d_send.get())?;
-            events.push(launch(&queue, &kernel, (b - a) * group, group)?);
+        let mut pending = Vec::new();
+        for part in &self.parts {
+            let kernel = cl("clCreateKernel", Kernel::create(&program, part.kernel))?;
+            let outputs = part.layout.subject_of.len();
+            let d_score = dev.buffer::<i32>(outputs)?;
+            let d_qend = dev.buffer::<i32>(outputs)?;
+            let d_send = dev.buffer::<i32>(outputs)?;
+            let budget = BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem;
+            let launches = part.layout.launches(budget);
+            let largest = launches.iter().map(|&(a, b)| part.layout.cells(a, b)).max().unwrap_or(1);
+            let d_boundary = dev.buffer::<u8>((largest * elem) as usize)?;
+            let long = part.kernel == "scan_fast_long";
+            let mut events = Vec::new();
+            for &(a, b) in &launches {
+                let mut args = KernelArgs::new(&kernel);
+                args.arg(&d_profile.get())?
+                    .arg(&(m_pad as i32))?
+                    .arg(&(letters as i32))?
+                    .arg(&part.d_words.get())?
+                    .arg(&part.d_group_word.get())?
+                    .arg(&part.d_lengths.get())?
+                    .arg(&d_boundary.get())?
+                    .arg(&part.d_group_cell.get())?
+                    .arg(&part.layout.group_cell[a])?
+                    .arg(&(a as i32))?
+                    .arg(&scoring.gaps.open)?
+                    .arg(&scoring.gaps.extend)?
+                    .arg(&self.sat_limit(scoring))?
+                    .local(profile_bytes * if long { part.work_group } else { 1 })?
+                    .arg(&d_score.get())?
+                    .arg(&d_qend.get())?
+                    .arg(&d_send.get())?;
+                if long {
+                    args.local(2 * part.work_group * tile * 8)?.local(part.work_group * 6 * 4)?;
+                }
+                events.push(launch(&queue, &kernel, (b - a) * part.work_group, part.work_group)?);
+            }
+            // Keep the buffers alive until the queue has finished with them.
+            pending.push((part, events, d_score, d_qend, d_send, d_boundary));
         }
-        let mut score = vec![0i32; outputs];
-        let mut qend = vec![0i32; outputs];
-        let mut send = vec![0i32; outputs];
-        dev.read(&queue, &d_score, &mut score)?;
-        dev.read(&queue, &d_qend, &mut qend)?;
-        dev.read(&queue, &d_send, &mut send)?;
-        for e in &events {
-            out.kernel_seconds += event_seconds(e)?;
-        }
-        for (p, &k) in self.layout.subject_of.iter().enumerate() {
-            if k != u32::MAX && self.layout.lengths[p] > 0 {
-                out.scores[k as usize] =
-                    LocalScore { score: score[p], end: (score[p] > 0).then(|| (qend[p] as usize, send[p] as usize)) };
+        for (part, events, d_score, d_qend, d_send, _boundary) in pending {
+            let outputs = part.layout.subject_of.len();
+            let mut score = vec![0i32; outputs];
+            let mut qend = vec![0i32; outputs];
+            let mut send = vec![0i32; outputs];
+            dev.read(&queue, &d_score, &mut score)?;
+            dev.read(&queue, &d_qend, &mut qend)?;
+            dev.read(&queue, &d_send, &mut send)?;
+            for e in &events {
+                out.kernel_seconds += event_seconds(e)?;
+            }
+            for (p, &k) in part.layout.subject_of.iter().enumerate() {
+                if k != u32::MAX && part.layout.lengths[p] > 0 {
+                    out.scores[part.members[k as usize] as usize] = LocalScore {
+                        score: score[p],
+                        end: (score[p] > 0).then(|| (qend[p] as usize, send[p] as usize)),
+                    };
+                }
             }
         }
         Ok(out)

@@ -55,6 +55,15 @@ pub struct BenchScanArgs {
     /// Work-items per work-group for the banded kernels.
     #[arg(long)]
     group: Option<usize>,
+    /// `fast`: subjects longer than this go to the long-subject kernel.
+    #[arg(long)]
+    long_threshold: Option<usize>,
+    /// `fast`: work-items per pair of long subjects.
+    #[arg(long)]
+    long_group: Option<usize>,
+    /// `fast`: columns per wavefront step of the long-subject kernel.
+    #[arg(long)]
+    tile: Option<usize>,
     /// Leave out subjects longer than this (to study length partitions).
     #[arg(long)]
     max_subject_len: Option<usize>,
@@ -99,12 +108,18 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
     let lengths = if args.lengths.is_empty() { CLASSIC_LENGTHS.to_vec() } else { args.lengths.clone() };
     let variants: Vec<Variant> = args.variants.iter().map(|v| v.parse()).collect::<Result<_>>()?;
     let defaults = Tuning::default();
-    let tuning = Tuning { band: args.band.unwrap_or(defaults.band), group: args.group.unwrap_or(defaults.group) };
+    let tuning = Tuning {
+        band: args.band.unwrap_or(defaults.band),
+        group: args.group.unwrap_or(defaults.group),
+        long_threshold: args.long_threshold.unwrap_or(defaults.long_threshold),
+        long_group: args.long_group.unwrap_or(defaults.long_group),
+        tile: args.tile.unwrap_or(defaults.tile),
+    };
     if tuning.band % 2 != 0 || tuning.band == 0 || tuning.group == 0 {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
     }
     println!(
-        "# clsw bench scan: {} subjects, {} residues ({} x {}), {} {}/{}, band {}, group {}, median of {} runs",
+        "# clsw bench scan: {} subjects, {} residues ({} x {}), {} {}/{}, {:?}, median of {} runs",
         subjects.len(),
         residues,
         args.repeat,
@@ -112,8 +127,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         scoring.matrix.name(),
         scoring.gaps.open,
         scoring.gaps.extend,
-        tuning.band,
-        tuning.group,
+        tuning,
         args.runs
     );
     let header = "variant,device,query_len,cells,kernel_s,end_to_end_s,kernel_gcups,end_to_end_gcups,recomputed";
