@@ -15,6 +15,47 @@ enum Worker {
     Reference,
 }
 
+/// One of an engine's compute units, as entry points that spread work see it.
+#[derive(Clone, Copy)]
+pub enum WorkerRef<'a> {
+    /// An OpenCL device that passed its self-test.
+    OpenCl(&'a ClDevice),
+    /// The native scalar path (parallel over CPU threads).
+    Reference,
+}
+
+impl WorkerRef<'_> {
+    /// The line [`Engine::describe`] prints for this worker.
+    pub fn label(&self) -> String {
+        match self {
+            WorkerRef::OpenCl(d) => d.info.label(),
+            WorkerRef::Reference => Backend::Reference.label(),
+        }
+    }
+}
+
+/// Cuts items (given by their sizes, e.g. subject lengths) into `parts` contiguous
+/// shares of about equal total size. Returns `parts + 1` boundaries: share `p` is
+/// `bounds[p]..bounds[p + 1]`; trailing shares may be empty.
+pub fn split_by_size(sizes: impl IntoIterator<Item = usize>, parts: usize) -> Vec<usize> {
+    let sizes: Vec<usize> = sizes.into_iter().collect();
+    let parts = parts.max(1);
+    let total: usize = sizes.iter().sum();
+    let per = total.div_ceil(parts).max(1);
+    let mut bounds = vec![0];
+    let mut acc = 0;
+    for (k, s) in sizes.iter().enumerate() {
+        acc += s;
+        if acc >= per * bounds.len() && bounds.len() < parts {
+            bounds.push(k + 1);
+        }
+    }
+    while bounds.len() <= parts {
+        bounds.push(sizes.len());
+    }
+    bounds
+}
+
 /// A set of compute devices ready for work. Shareable between threads.
 pub struct Engine {
     workers: Vec<Worker>,
@@ -131,6 +172,28 @@ impl Engine {
             .collect()
     }
 
+    /// The workers in use, in the order [`describe`](Engine::describe) lists them.
+    pub fn workers(&self) -> Vec<WorkerRef<'_>> {
+        self.workers
+            .iter()
+            .map(|w| match w {
+                Worker::OpenCl(d) => WorkerRef::OpenCl(d),
+                Worker::Reference => WorkerRef::Reference,
+            })
+            .collect()
+    }
+
+    /// The OpenCL devices in use (none for the native reference path).
+    pub fn opencl_devices(&self) -> Vec<&ClDevice> {
+        self.workers
+            .iter()
+            .filter_map(|w| match w {
+                Worker::OpenCl(d) => Some(d),
+                Worker::Reference => None,
+            })
+            .collect()
+    }
+
     /// True when every device is an OpenCL device.
     pub fn uses_opencl(&self) -> bool {
         self.workers.iter().all(|w| matches!(w, Worker::OpenCl(_)))
@@ -149,19 +212,7 @@ impl Engine {
             check_codes(s.as_ref(), alpha, &format!("subject {}", k + 1))?;
         }
         // Contiguous shares of about equal residue counts, one per worker.
-        let total: usize = subjects.iter().map(|s| s.as_ref().len()).sum();
-        let per = total.div_ceil(self.workers.len()).max(1);
-        let mut bounds = vec![0];
-        let mut acc = 0;
-        for (k, s) in subjects.iter().enumerate() {
-            acc += s.as_ref().len();
-            if acc >= per * bounds.len() && bounds.len() < self.workers.len() {
-                bounds.push(k + 1);
-            }
-        }
-        while bounds.len() <= self.workers.len() {
-            bounds.push(subjects.len());
-        }
+        let bounds = split_by_size(subjects.iter().map(|s| s.as_ref().len()), self.workers.len());
         let results: Vec<Result<Vec<LocalScore>>> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
                 .workers

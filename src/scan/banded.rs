@@ -34,6 +34,12 @@ impl Banded {
     fn lanes(self) -> usize {
         if self == Banded::Fast { 2 } else { 1 }
     }
+
+    /// Bytes of one boundary-row element: (H, F) as 16-bit halves, or as two 32-bit
+    /// values (`InterWide`), or as two packed pairs (`Fast`).
+    fn boundary_bytes(self) -> u64 {
+        if self == Banded::Inter { 4 } else { 8 }
+    }
 }
 
 /// Tuning of the banded kernels.
@@ -53,7 +59,7 @@ pub struct Tuning {
 
 impl Default for Tuning {
     fn default() -> Tuning {
-        Tuning { band: 32, group: 64, long_threshold: 1536, long_group: 16, tile: 32 }
+        Tuning { band: 32, group: 64, long_threshold: 1536, long_group: 16, tile: 16 }
     }
 }
 
@@ -69,10 +75,17 @@ struct Part {
     layout: GroupLayout,
     /// The part's subject k is the caller's subject `members[k]`.
     members: Vec<u32>,
+    /// Launches as runs of groups whose boundary rows fit one buffer.
+    launches: Vec<(usize, usize)>,
     d_words: Buffer<u32>,
     d_group_word: Buffer<u32>,
     d_lengths: Buffer<u32>,
     d_group_cell: Buffer<u64>,
+    /// Work buffers reused by every query: the boundary row and the three outputs.
+    d_boundary: Buffer<u8>,
+    d_score: Buffer<i32>,
+    d_qend: Buffer<i32>,
+    d_send: Buffer<i32>,
 }
 
 /// A set of subjects laid out and resident on one device for a banded kernel.
@@ -109,12 +122,21 @@ impl<'d> BandedScanner<'d> {
         };
         split.retain(|(_, _, _, members)| !members.is_empty());
         let mut parts = Vec::new();
+        let elem = kind.boundary_bytes();
         for (kernel, slots_per_group, work_group, members) in split {
             let chosen: Vec<&[u8]> = members.iter().map(|&k| subjects[k as usize].as_ref()).collect();
             let layout = GroupLayout::new(&chosen, slots_per_group, kind.lanes(), pad_code)?;
+            let launches = layout.launches(BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem);
+            let largest = launches.iter().map(|&(a, b)| layout.cells(a, b)).max().unwrap_or(1);
+            let outputs = layout.subject_of.len();
             parts.push(Part {
                 kernel,
                 work_group,
+                launches,
+                d_boundary: dev.buffer::<u8>((largest * elem) as usize)?,
+                d_score: dev.buffer::<i32>(outputs)?,
+                d_qend: dev.buffer::<i32>(outputs)?,
+                d_send: dev.buffer::<i32>(outputs)?,
                 d_words: dev.buffer_from(&layout.words)?,
                 d_group_word: dev.buffer_from(&layout.group_word)?,
                 d_lengths: dev.buffer_from(&layout.lengths)?,
@@ -190,24 +212,15 @@ impl<'d> BandedScanner<'d> {
         let defines = [("BAND", band.to_string()), ("WIDE", wide.to_string()), ("TILE", tile.to_string())];
         let program = dev.program(source, &defines)?;
         let d_profile = dev.buffer_from(&profile)?;
-        let elem = if self.kind == Banded::Inter { 4 } else { 8 };
         // Local profile: letters x (band + 2) shorts per band in flight.
         let profile_bytes = letters * (band + 2) * 2;
         let queue = dev.queue();
         let mut pending = Vec::new();
         for part in &self.parts {
             let kernel = cl("clCreateKernel", Kernel::create(&program, part.kernel))?;
-            let outputs = part.layout.subject_of.len();
-            let d_score = dev.buffer::<i32>(outputs)?;
-            let d_qend = dev.buffer::<i32>(outputs)?;
-            let d_send = dev.buffer::<i32>(outputs)?;
-            let budget = BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem;
-            let launches = part.layout.launches(budget);
-            let largest = launches.iter().map(|&(a, b)| part.layout.cells(a, b)).max().unwrap_or(1);
-            let d_boundary = dev.buffer::<u8>((largest * elem) as usize)?;
             let long = part.kernel == "scan_fast_long";
             let mut events = Vec::new();
-            for &(a, b) in &launches {
+            for &(a, b) in &part.launches {
                 let mut args = KernelArgs::new(&kernel);
                 args.arg(&d_profile.get())?
                     .arg(&(m_pad as i32))?
@@ -215,7 +228,7 @@ impl<'d> BandedScanner<'d> {
                     .arg(&part.d_words.get())?
                     .arg(&part.d_group_word.get())?
                     .arg(&part.d_lengths.get())?
-                    .arg(&d_boundary.get())?
+                    .arg(&part.d_boundary.get())?
                     .arg(&part.d_group_cell.get())?
                     .arg(&part.layout.group_cell[a])?
                     .arg(&(a as i32))?
@@ -223,25 +236,24 @@ impl<'d> BandedScanner<'d> {
                     .arg(&scoring.gaps.extend)?
                     .arg(&self.sat_limit(scoring))?
                     .local(profile_bytes * if long { part.work_group } else { 1 })?
-                    .arg(&d_score.get())?
-                    .arg(&d_qend.get())?
-                    .arg(&d_send.get())?;
+                    .arg(&part.d_score.get())?
+                    .arg(&part.d_qend.get())?
+                    .arg(&part.d_send.get())?;
                 if long {
                     args.local(2 * part.work_group * tile * 8)?.local(part.work_group * 6 * 4)?;
                 }
                 events.push(launch(&queue, &kernel, (b - a) * part.work_group, part.work_group)?);
             }
-            // Keep the buffers alive until the queue has finished with them.
-            pending.push((part, events, d_score, d_qend, d_send, d_boundary));
+            pending.push((part, events));
         }
-        for (part, events, d_score, d_qend, d_send, _boundary) in pending {
+        for (part, events) in pending {
             let outputs = part.layout.subject_of.len();
             let mut score = vec![0i32; outputs];
             let mut qend = vec![0i32; outputs];
             let mut send = vec![0i32; outputs];
-            dev.read(&queue, &d_score, &mut score)?;
-            dev.read(&queue, &d_qend, &mut qend)?;
-            dev.read(&queue, &d_send, &mut send)?;
+            dev.read(&queue, &part.d_score, &mut score)?;
+            dev.read(&queue, &part.d_qend, &mut qend)?;
+            dev.read(&queue, &part.d_send, &mut send)?;
             for e in &events {
                 out.kernel_seconds += event_seconds(e)?;
             }

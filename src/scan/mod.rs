@@ -3,6 +3,7 @@
 //! of the same name (`plain` ↔ `cl/scan_plain.cl`).
 
 pub mod banded;
+pub mod intra;
 pub mod layout;
 pub mod plain;
 
@@ -23,16 +24,20 @@ pub enum Variant {
     Inter,
     /// Two subjects per work-item in packed 16-bit lanes; DPX instructions on NVIDIA.
     Fast,
+    /// One work-group per subject, work-items along the anti-diagonal, 4 x 4 tiles
+    /// (Munekawa et al.): the path for very long subjects.
+    Intra,
 }
 
 impl Variant {
-    pub const ALL: [Variant; 3] = [Variant::Plain, Variant::Inter, Variant::Fast];
+    pub const ALL: [Variant; 4] = [Variant::Plain, Variant::Inter, Variant::Fast, Variant::Intra];
 
     pub fn name(self) -> &'static str {
         match self {
             Variant::Plain => "plain",
             Variant::Inter => "inter",
             Variant::Fast => "fast",
+            Variant::Intra => "intra",
         }
     }
 }
@@ -72,6 +77,7 @@ pub fn scan_once<S: AsRef<[u8]>>(
             BandedScanner::new(dev, kind, Tuning::default(), subjects, scoring.matrix.size() as u8)?
                 .scan(query, scoring)
         }
+        Variant::Intra => intra::scores(dev, query, subjects, scoring),
     }
 }
 

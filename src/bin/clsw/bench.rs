@@ -67,6 +67,10 @@ pub struct BenchScanArgs {
     /// Leave out subjects longer than this (to study length partitions).
     #[arg(long)]
     max_subject_len: Option<usize>,
+    /// Write the benchmark queries (cut to their lengths) to this FASTA file, so peers
+    /// such as ssearch36 can be run on exactly the same queries.
+    #[arg(long)]
+    write_queries: Option<PathBuf>,
     /// Also write the table as CSV here.
     #[arg(long)]
     csv: Option<PathBuf>,
@@ -106,6 +110,18 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
     }
     let residues: u64 = subjects.iter().map(|s| s.len() as u64).sum();
     let lengths = if args.lengths.is_empty() { CLASSIC_LENGTHS.to_vec() } else { args.lengths.clone() };
+    if let Some(path) = &args.write_queries {
+        let mut text = String::new();
+        for &len in &lengths {
+            let letters = alphabet.decode_all(&query_of_length(&queries, len));
+            text.push_str(&format!(
+                ">bench_{len} cut from {}\n{}\n",
+                args.queries.display(),
+                String::from_utf8_lossy(&letters)
+            ));
+        }
+        std::fs::write(path, text).map_err(|e| Error::io(path, e))?;
+    }
     let variants: Vec<Variant> = args.variants.iter().map(|v| v.parse()).collect::<Result<_>>()?;
     let defaults = Tuning::default();
     let tuning = Tuning {
