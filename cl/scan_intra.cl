@@ -37,22 +37,31 @@
  * Long queries: a group covers 4P rows at a time. A longer query is processed in
  * chunks of 4P rows; the last work-item writes the chunk's bottom row (H and F of
  * every column) to the subject's boundary row in global memory, and work-item 0 of
- * the next chunk reads it as its top row. Long subjects need nothing special: the
- * local memory holds one anti-diagonal of tiles, whatever the subject's length.
+ * the next chunk reads it as its top row. The row is updated in place: work-item 0
+ * reads column block b at step b, the last work-item overwrites it at step b + P - 1.
+ * Long subjects need nothing special: the local memory holds one anti-diagonal of
+ * tiles, whatever the subject's length.
  *
  * Narrow first: the arithmetic is 32-bit; only the local exchange and the global
- * boundary row are 16-bit. Every H of a real cell is folded into `best` before it
- * is stored, so when best <= 32767 (sat_limit) every stored value was exact (F lies
- * between -(open + extend) and H). Otherwise some cell past 32767 was computed from
- * exact values and is itself past 32767, so best is too: the subject is reported
- * as saturated (score -1) and the host recomputes it with WIDE=1.
+ * boundary row are 16-bit. Every H is folded into `best` before it is stored, so
+ * when best <= 32767 (sat_limit) every stored value was exact (F lies between
+ * -(open + extend) and H). Otherwise the first cell past 32767 (in dependency
+ * order) was computed from exact values, so best is past 32767 too: the subject is
+ * reported as saturated (score -1) and the host recomputes it with WIDE=1.
  *
  * End cell: the reference's rule is the highest H, then the smallest subject
  * position j, then the smallest query position i. A work-item visits its cells by
  * chunk, then j, then i within a column; it keeps a cell that is higher, or equal at
  * a smaller j (later chunks have larger i). The group then reduces its (score, j, i)
- * in local memory comparing score descending, j ascending, i ascending. Cells of
- * padding rows (past the query) and columns (past the subject) never take part.
+ * in local memory comparing score descending, j ascending, i ascending.
+ *
+ * Padding: rows past the query's end (to whole strips and chunks) and columns past
+ * the subject's end (to whole words) score PAD_SCORE. They lie below or to the right
+ * of every real cell, so they never feed one; and each of their values is 0 or a
+ * neighbour's value minus a positive amount (extend >= 1, PAD_SCORE < 0), hence below
+ * some real cell's value: when the best is positive they stay strictly below it. A
+ * work-item may hold one as its own best for a while, but it never wins the
+ * reduction nor ties with the winner.
  */
 
 #ifndef WIDE
@@ -87,7 +96,6 @@ __kernel void scan_intra(
     __global const prof_t *profile,    /* [letter][quads]: S(q_4k..q_4k+3, letter) */
     const int quads,                   /* row strips in the padded query: chunks * P */
     const int letters,                 /* alphabet size + 1 (the padding code) */
-    const int m,                       /* query length */
     __global const uint *residues,     /* per subject: 4 codes per word, padded */
     __global const uint *word_offset,  /* per subject of this launch: first word */
     __global const uint *lengths,      /* per subject of this launch */
@@ -116,7 +124,6 @@ __kernel void scan_intra(
     int best = 0, best_i = -1, best_j = -1;
     for (int chunk = 0; chunk < chunks; chunk++) {
         const int row0 = (chunk * P + p) * TILE;  /* this strip's first query row */
-        const int rows = m - row0;                /* its real rows (<= 0: all padding) */
 
         /* The previous chunk is done with the profile and has written its boundary row. */
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
@@ -164,7 +171,7 @@ __kernel void scan_intra(
                         diag = h[r];
                         h[r] = hn;
                         up = hn;
-                        if (r < rows && j < n && (hn > best || (hn == best && j < best_j))) {
+                        if (hn > best || (hn == best && j < best_j)) {
                             best = hn;
                             best_i = row0 + r;
                             best_j = j;

@@ -105,6 +105,9 @@ fn scores_beyond_8_and_16_bits() {
             Variant::Inter => assert_eq!(n, past_16_bits, "inter recomputed {n}"),
             // fast's lanes are 16-bit: those past 32,767 - max(S) too.
             Variant::Fast => assert!(n >= past_16_bits && n <= subjects.len(), "fast recomputed {n}"),
+            // scan_intra's arithmetic is 32-bit, its exchange and boundary rows 16-bit:
+            // exactly the subjects past 32,767.
+            Variant::Intra => assert_eq!(n, past_16_bits, "intra recomputed {n}"),
         }
     }
 }
@@ -161,4 +164,89 @@ fn fast_long_subject_wavefront_in_every_shape() {
             }
         }
     }
+}
+
+#[test]
+fn long_subject_with_a_planted_match() {
+    // The longest real protein is about 35,000 residues: one random subject of that
+    // length with a mutated copy of a 300-residue query planted inside, next to short
+    // subjects, for every variant (all finish within seconds on PoCL).
+    let mut rng = Rng::new(7);
+    let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+    let query = rng.codes(300, 20);
+    let mut long = rng.codes(35_000, 20);
+    let planted = rng.mutate(&query, 0.1, 20);
+    long.splice(21_000..21_000 + planted.len(), planted);
+    let subjects = vec![long, rng.codes(10, 20), rng.mutate(&query, 0.3, 20), rng.codes(5_000, 20)];
+    let want = sw_score(&query, &subjects[0], &sc);
+    let (_, j) = want.end.unwrap();
+    assert!(want.score > 500 && (21_000..21_400).contains(&j), "the planted copy should be the best: {want:?}");
+    check(&query, &subjects, &sc, "35,000-residue subject");
+}
+
+#[test]
+fn intra_chunks_of_the_query_and_partial_tiles() {
+    // Queries longer than one work-group's rows (128 work-items x 4 rows) go through
+    // the global boundary row in chunks; lengths around tile and chunk edges, and a
+    // score tie planted twice in one subject (the smaller subject position must win).
+    let mut rng = Rng::new(8);
+    let sc = Scoring::new(Matrix::builtin("BLOSUM50").unwrap(), Gaps::affine(10, 2).unwrap());
+    for dev in test_devices() {
+        for qlen in [4, 5, 511, 512, 513, 1_030] {
+            let query = rng.codes(qlen, 20);
+            let mut subjects: Vec<Vec<u8>> = [1, 3, 4, 5, 8, 9, 700].iter().map(|&n| rng.codes(n, 20)).collect();
+            let copy = rng.mutate(&query, 0.2, 20);
+            let mut twice = rng.codes(50, 20);
+            twice.extend(&copy);
+            twice.extend(rng.codes(30, 20));
+            twice.extend(&copy);
+            subjects.push(twice);
+            let got = scan_once(&dev, Variant::Intra, &query, &subjects, &sc).unwrap();
+            for (k, s) in subjects.iter().enumerate() {
+                assert_eq!(got.scores[k], sw_score(&query, s, &sc), "qlen {qlen}: subject {k} (length {})", s.len());
+            }
+        }
+    }
+}
+
+#[test]
+fn intra_tie_across_query_chunks() {
+    // A 1,024-residue query is two chunks of 512 rows; rows 99 and 611 belong to the
+    // same work-item. Segment U sits at query rows 0..100, its reverse V at 512..612;
+    // the subject holds V first, then U. Both score 500 (5 per match; the flanks can
+    // never match), so the reference's end is V's, in the second chunk at the smaller
+    // subject position: a work-item must let a later chunk's equal cell win on j.
+    let sc = Scoring::new(Matrix::match_mismatch(Alphabet::Protein, 5, -4).unwrap(), Gaps::affine(10, 2).unwrap());
+    let mut rng = Rng::new(9);
+    let u: Vec<u8> = (0..100).map(|_| 2 + rng.below(18) as u8).collect();
+    let v: Vec<u8> = u.iter().rev().copied().collect();
+    let mut query = vec![0u8; 1_024];
+    query[..100].copy_from_slice(&u);
+    query[512..612].copy_from_slice(&v);
+    let mut subject = vec![1u8; 400];
+    subject[50..150].copy_from_slice(&v);
+    subject[250..350].copy_from_slice(&u);
+    let want = sw_score(&query, &subject, &sc);
+    assert_eq!(want, LocalScore { score: 500, end: Some((611, 149)) });
+    check(&query, &[subject], &sc, "a tie across query chunks");
+}
+
+#[test]
+fn gap_penalties_past_16_bits_run_at_32_bits() {
+    // open + 2 extend >= 8192 does not fit the narrow kernels' 16-bit E and F: every
+    // variant must fall back to 32 bits for all subjects (and count none as recomputed).
+    let mut rng = Rng::new(10);
+    let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(9_000, 1).unwrap());
+    let query = rng.codes(530, 20);
+    let subjects: Vec<Vec<u8>> = (0..12)
+        .map(|k| {
+            if k % 3 == 0 {
+                rng.mutate(&query, 0.2, 20)
+            } else {
+                let n = 1 + rng.below(900);
+                rng.codes(n, 20)
+            }
+        })
+        .collect();
+    check(&query, &subjects, &sc, "open 9,000");
 }

@@ -13,6 +13,7 @@ use crate::reference::LocalScore;
 use crate::scoring::Scoring;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
+use rayon::prelude::*;
 
 pub const INTER_SOURCE: KernelSource =
     KernelSource { name: "scan_inter.cl", text: include_str!("../../cl/scan_inter.cl") };
@@ -51,7 +52,8 @@ pub struct Tuning {
     pub group: usize,
     /// `fast` only: subjects longer than this go to `scan_fast_long`.
     pub long_threshold: usize,
-    /// `fast` only: work-items (bands in flight) per pair of long subjects.
+    /// `fast` only: at most this many work-items (bands in flight) per pair of long
+    /// subjects; each query uses the fewest rounds this allows, spread evenly.
     pub long_group: usize,
     /// `fast` only: columns per wavefront step of `scan_fast_long`.
     pub tile: usize,
@@ -95,6 +97,8 @@ pub struct BandedScanner<'d> {
     tuning: Tuning,
     parts: Vec<Part>,
     subjects: usize,
+    /// Where each caller subject's result lands: (part, output index).
+    position: Vec<(u32, u32)>,
     /// Kept for recomputing saturated subjects at 32 bits.
     host_subjects: Vec<Vec<u8>>,
 }
@@ -145,11 +149,20 @@ impl<'d> BandedScanner<'d> {
                 members,
             });
         }
+        let mut position = vec![(0, 0); subjects.len()];
+        for (q, part) in parts.iter().enumerate() {
+            for (p, &k) in part.layout.subject_of.iter().enumerate() {
+                if k != u32::MAX {
+                    position[part.members[k as usize] as usize] = (q as u32, p as u32);
+                }
+            }
+        }
         Ok(BandedScanner {
             dev,
             kind,
             tuning,
             parts,
+            position,
             subjects: subjects.len(),
             host_subjects: subjects.iter().map(|s| s.as_ref().to_vec()).collect(),
         })
@@ -189,10 +202,10 @@ impl<'d> BandedScanner<'d> {
     }
 
     fn run(&self, query: &[u8], scoring: &Scoring) -> Result<ScanOutput> {
-        let mut out = ScanOutput::empty(self.subjects);
         if query.is_empty() || self.subjects == 0 {
-            return Ok(out);
+            return Ok(ScanOutput::empty(self.subjects));
         }
+        let mut out = ScanOutput { scores: Vec::new(), recomputed: 0, kernel_seconds: 0.0 };
         let dev = self.dev;
         let Tuning { band, tile, .. } = self.tuning;
         let m_pad = query.len().div_ceil(band) * band;
@@ -219,6 +232,15 @@ impl<'d> BandedScanner<'d> {
         for part in &self.parts {
             let kernel = cl("clCreateKernel", Kernel::create(&program, part.kernel))?;
             let long = part.kernel == "scan_fast_long";
+            // scan_fast_long: every round costs a full pipeline fill, so the bands are
+            // spread evenly over as few rounds as long_group allows (18 bands with
+            // long_group 16: two rounds of 9, not 16 + 2).
+            let work_group = if long {
+                let bands = m_pad / band;
+                bands.div_ceil(bands.div_ceil(part.work_group))
+            } else {
+                part.work_group
+            };
             let mut events = Vec::new();
             for &(a, b) in &part.launches {
                 let mut args = KernelArgs::new(&kernel);
@@ -235,37 +257,44 @@ impl<'d> BandedScanner<'d> {
                     .arg(&scoring.gaps.open)?
                     .arg(&scoring.gaps.extend)?
                     .arg(&self.sat_limit(scoring))?
-                    .local(profile_bytes * if long { part.work_group } else { 1 })?
+                    .local(profile_bytes * if long { work_group } else { 1 })?
                     .arg(&part.d_score.get())?
                     .arg(&part.d_qend.get())?
                     .arg(&part.d_send.get())?;
                 if long {
-                    args.local(2 * part.work_group * tile * 8)?.local(part.work_group * 6 * 4)?;
+                    args.local(2 * work_group * tile * 8)?.local(work_group * 6 * 4)?;
                 }
-                events.push(launch(&queue, &kernel, (b - a) * part.work_group, part.work_group)?);
+                events.push(launch(&queue, &kernel, (b - a) * work_group, work_group)?);
             }
             pending.push((part, events));
         }
+        let mut results = Vec::with_capacity(self.parts.len());
         for (part, events) in pending {
             let outputs = part.layout.subject_of.len();
-            let mut score = vec![0i32; outputs];
-            let mut qend = vec![0i32; outputs];
-            let mut send = vec![0i32; outputs];
+            let (mut score, mut qend, mut send) = (vec![0i32; outputs], vec![0i32; outputs], vec![0i32; outputs]);
             dev.read(&queue, &part.d_score, &mut score)?;
             dev.read(&queue, &part.d_qend, &mut qend)?;
             dev.read(&queue, &part.d_send, &mut send)?;
             for e in &events {
                 out.kernel_seconds += event_seconds(e)?;
             }
-            for (p, &k) in part.layout.subject_of.iter().enumerate() {
-                if k != u32::MAX && part.layout.lengths[p] > 0 {
-                    out.scores[part.members[k as usize] as usize] = LocalScore {
-                        score: score[p],
-                        end: (score[p] > 0).then(|| (qend[p] as usize, send[p] as usize)),
-                    };
-                }
-            }
+            results.push((score, qend, send));
         }
+        drop(queue);
+        // Back to the caller's order: a gather (random reads, sequential writes) over all cores.
+        out.scores = self
+            .position
+            .par_iter()
+            .map(|&(q, p)| {
+                let (q, p) = (q as usize, p as usize);
+                let (score, qend, send) = &results[q];
+                if self.parts[q].layout.lengths[p] == 0 {
+                    LocalScore { score: 0, end: None }
+                } else {
+                    LocalScore { score: score[p], end: (score[p] > 0).then(|| (qend[p] as usize, send[p] as usize)) }
+                }
+            })
+            .collect();
         Ok(out)
     }
 }

@@ -20,9 +20,10 @@ const TILE: usize = 4;
 const GROUP: usize = 128;
 /// Local memory the kernel may use, whatever the device offers (NVIDIA's limit).
 const LOCAL_BYTES: u64 = 48 << 10;
-/// Upper bound on the boundary-row buffer, and on residues per launch (which also
-/// keeps single launches short).
+/// Upper bound on the boundary-row buffer (one element per padded subject column).
 const BOUNDARY_BYTES: u64 = 1 << 30;
+/// Upper bound on the residues of one launch, which also keeps single launches short
+/// (a longer subject goes alone).
 const LAUNCH_RESIDUES: usize = 1 << 26;
 
 /// Scores `query` against every subject on `dev`, in the caller's order; subjects
@@ -143,7 +144,6 @@ fn run(dev: &ClDevice, query: &[u8], subjects: &[&[u8]], scoring: &Scoring, wide
             .arg(&d_profile)?
             .arg(&(quads as i32))?
             .arg(&(letters as i32))?
-            .arg(&(query.len() as i32))?
             .arg(&d_residues.get())?
             .arg(&d_offsets.get())?
             .arg(&d_lengths.get())?

@@ -167,7 +167,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
             let kind = match variant {
                 Variant::Inter => Some(Banded::Inter),
                 Variant::Fast => Some(Banded::Fast),
-                Variant::Plain => None,
+                Variant::Plain | Variant::Intra => None,
             };
             let t0 = Instant::now();
             let scanner =
