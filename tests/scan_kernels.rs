@@ -250,3 +250,18 @@ fn gap_penalties_past_16_bits_run_at_32_bits() {
         .collect();
     check(&query, &subjects, &sc, "open 9,000");
 }
+
+#[test]
+fn query_longer_than_65535() {
+    // Positions and lengths are 32-bit everywhere; only scores are narrow. A 70,000-residue
+    // query with a planted copy of each subject near its end.
+    let mut rng = Rng::new(7);
+    let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+    let mut query = rng.codes(70_000, 20);
+    let subjects: Vec<Vec<u8>> = (0..6).map(|k| rng.codes(40 + 30 * k, 20)).collect();
+    for (k, s) in subjects.iter().enumerate() {
+        let at = 66_000 + 600 * k;
+        query[at..at + s.len()].copy_from_slice(s);
+    }
+    check(&query, &subjects, &sc, "70,000-residue query");
+}
