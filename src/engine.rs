@@ -7,7 +7,6 @@ use crate::reference::{self, LocalScore};
 use crate::scan::{self, PackedSubjects};
 use crate::scoring::{Gaps, Matrix, Scoring};
 use crate::seq::Alphabet;
-use rayon::prelude::*;
 
 /// Where one share of the work runs.
 enum Worker {
@@ -143,8 +142,19 @@ fn check_codes(seq: &[u8], alpha: usize, what: &str) -> Result<()> {
 impl Engine {
     /// Opens the chosen devices; every OpenCL device must pass its self-test.
     pub fn new(choice: &DeviceChoice) -> Result<Engine> {
+        Engine::from_choices(std::slice::from_ref(choice))
+    }
+
+    /// Opens the devices of several choices together, in order, each one a worker of
+    /// its own (a device named twice is opened twice, with a context of its own), so
+    /// work is split over all of them; e.g. `[Index(0), Index(2)]`, or an OpenCL
+    /// device beside the native path.
+    pub fn from_choices(choices: &[DeviceChoice]) -> Result<Engine> {
+        if choices.is_empty() {
+            return Err(Error::InvalidArgument("no device choice given".into()));
+        }
         let mut workers = Vec::new();
-        for backend in select(choice)? {
+        for backend in choices.iter().map(select).collect::<Result<Vec<_>>>()?.into_iter().flatten() {
             workers.push(match backend {
                 Backend::Reference => Worker::Reference,
                 Backend::OpenCl(info) => {
@@ -183,7 +193,7 @@ impl Engine {
             .collect()
     }
 
-    /// The OpenCL devices in use (none for the native reference path).
+    /// The OpenCL devices in use (none for the native CPU path).
     pub fn opencl_devices(&self) -> Vec<&ClDevice> {
         self.workers
             .iter()
@@ -224,9 +234,7 @@ impl Engine {
                         Worker::OpenCl(dev) => {
                             Ok(scan::plain::scores(dev, query, &PackedSubjects::new(share)?, scoring)?.0)
                         }
-                        Worker::Reference => {
-                            Ok(share.par_iter().map(|s| reference::sw_score(query, s.as_ref(), scoring)).collect())
-                        }
+                        Worker::Reference => Ok(scan::native::scores(query, share, scoring).scores),
                     })
                 })
                 .collect();
@@ -240,5 +248,22 @@ impl Engine {
             out.extend(r?);
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_by_size;
+
+    #[test]
+    fn shares_are_contiguous_and_balanced() {
+        assert_eq!(split_by_size([10, 10, 10, 10], 2), vec![0, 2, 4]);
+        assert_eq!(split_by_size([10, 10, 10, 10], 1), vec![0, 4]);
+        // One huge item: the other share is empty, never out of range.
+        assert_eq!(split_by_size([100, 1], 3), vec![0, 1, 2, 2]);
+        assert_eq!(split_by_size(Vec::<usize>::new(), 2), vec![0, 0, 0]);
+        let b = split_by_size((1..=100).collect::<Vec<_>>(), 4);
+        assert_eq!((b[0], b[4], b.len()), (0, 100, 5));
+        assert!(b.windows(2).all(|w| w[0] <= w[1]));
     }
 }

@@ -8,7 +8,9 @@ use std::str::FromStr;
 /// A request for devices, as users write it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum DeviceChoice {
-    /// The fastest GPU; else a CPU OpenCL device; else the native reference path.
+    /// The fastest GPU (or other accelerator); else the native CPU path. A CPU OpenCL
+    /// device (PoCL) is only used when asked for: on the CPU the native SIMD path is
+    /// several times faster than our kernels under PoCL (BENCHMARKS.md).
     #[default]
     Auto,
     /// The fastest GPU (an error if there is none).
@@ -21,7 +23,7 @@ pub enum DeviceChoice {
     Index(usize),
     /// The first device whose name or platform contains this text (any case).
     Name(String),
-    /// Every GPU (or, without GPUs, every OpenCL device), splitting the work.
+    /// Every GPU, splitting the work (without GPUs, the native CPU path).
     All,
 }
 
@@ -77,7 +79,8 @@ impl DeviceChoice {
 #[derive(Debug, Clone)]
 pub enum Backend {
     OpenCl(DeviceInfo),
-    /// The native scalar path (src/reference), parallel over CPU threads.
+    /// The native CPU path (`scan::native`, SIMD over all cores; `src/reference` for
+    /// alignments), no OpenCL.
     Reference,
 }
 
@@ -85,7 +88,7 @@ impl Backend {
     pub fn label(&self) -> String {
         match self {
             Backend::OpenCl(d) => d.label(),
-            Backend::Reference => "native reference (CPU, no OpenCL)".to_string(),
+            Backend::Reference => "native CPU path (SIMD, no OpenCL)".to_string(),
         }
     }
 }
@@ -112,10 +115,7 @@ pub(crate) fn select_from(choice: &DeviceChoice, devices: &[DeviceInfo]) -> Resu
     let one = |d: &DeviceInfo| Ok(vec![Backend::OpenCl(d.clone())]);
     match choice {
         DeviceChoice::Reference => Ok(vec![Backend::Reference]),
-        DeviceChoice::Auto => match best_of(devices, DeviceKind::Gpu)
-            .or_else(|| best_of(devices, DeviceKind::Cpu))
-            .or_else(|| best_of(devices, DeviceKind::Other))
-        {
+        DeviceChoice::Auto => match best_of(devices, DeviceKind::Gpu).or_else(|| best_of(devices, DeviceKind::Other)) {
             Some(d) => one(d),
             None => Ok(vec![Backend::Reference]),
         },
@@ -139,13 +139,7 @@ pub(crate) fn select_from(choice: &DeviceChoice, devices: &[DeviceInfo]) -> Resu
         DeviceChoice::All => {
             let gpus: Vec<Backend> =
                 devices.iter().filter(|d| d.kind == DeviceKind::Gpu).cloned().map(Backend::OpenCl).collect();
-            if !gpus.is_empty() {
-                Ok(gpus)
-            } else if !devices.is_empty() {
-                Ok(devices.iter().cloned().map(Backend::OpenCl).collect())
-            } else {
-                Ok(vec![Backend::Reference])
-            }
+            Ok(if gpus.is_empty() { vec![Backend::Reference] } else { gpus })
         }
     }
 }
@@ -191,7 +185,7 @@ mod tests {
     }
 
     #[test]
-    fn auto_prefers_the_biggest_gpu_then_cpu_then_reference() {
+    fn auto_prefers_the_biggest_gpu_then_the_native_path() {
         let devs = vec![
             dev(0, "pocl", DeviceKind::Cpu, 16),
             dev(1, "small", DeviceKind::Gpu, 10),
@@ -201,7 +195,7 @@ mod tests {
         assert_eq!(names(&select_from(&DeviceChoice::Cpu, &devs).unwrap()), ["pocl"]);
         assert_eq!(names(&select_from(&DeviceChoice::All, &devs).unwrap()), ["small", "H200"]);
         assert_eq!(names(&select_from(&DeviceChoice::Name("h20".into()), &devs).unwrap()), ["H200"]);
-        assert_eq!(names(&select_from(&DeviceChoice::Auto, &devs[..1]).unwrap()), ["pocl"]);
+        assert_eq!(names(&select_from(&DeviceChoice::Auto, &devs[..1]).unwrap()), ["ref"]);
         assert_eq!(names(&select_from(&DeviceChoice::Auto, &[]).unwrap()), ["ref"]);
         assert_eq!(names(&select_from(&DeviceChoice::All, &[]).unwrap()), ["ref"]);
     }

@@ -3,7 +3,7 @@
 //!
 //! OpenCL is loaded at run time (opencl3's `dynamic` feature): on a machine without
 //! any OpenCL runtime [`list_devices`] returns an empty list and the `auto` choice
-//! falls back to the native reference path.
+//! falls back to the native CPU path.
 
 mod choice;
 mod opencl;

@@ -5,7 +5,9 @@
 pub mod banded;
 pub mod intra;
 pub mod layout;
+pub mod native;
 pub mod plain;
+pub mod search;
 
 use crate::device::ClDevice;
 use crate::error::{Error, Result};

@@ -13,3 +13,4 @@ python3 $D/make_dna_pairs.py --out $D/dna_pairs.fasta
 python3 $D/gap_convention.py --outdir $D
 python3 $D/check_matrices.py --matrix-dir $D/matrices > $D/matrix_check.txt
 python3 $D/make_golden.py --datadir $D --matrix-dir $D/matrices
+python3 $D/make_ssearch_top50.py --datadir $D

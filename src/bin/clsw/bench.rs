@@ -122,7 +122,10 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         }
         std::fs::write(path, text).map_err(|e| Error::io(path, e))?;
     }
-    let variants: Vec<Variant> = args.variants.iter().map(|v| v.parse()).collect::<Result<_>>()?;
+    // "native" is the CPU path (no OpenCL); every other name is a kernel variant.
+    let native = args.variants.iter().any(|v| v.eq_ignore_ascii_case("native"));
+    let variants: Vec<Variant> =
+        args.variants.iter().filter(|v| !v.eq_ignore_ascii_case("native")).map(|v| v.parse()).collect::<Result<_>>()?;
     let defaults = Tuning::default();
     let tuning = Tuning {
         band: args.band.unwrap_or(defaults.band),
@@ -152,8 +155,33 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         "{:<6} {:<28} {:>6} {:>14} {:>10} {:>10} {:>10} {:>10} {:>6}",
         "var", "device", "qlen", "cells", "kernel_s", "e2e_s", "GCUPS", "e2e_GCUPS", "recomp"
     );
+    let mut row = |variant: &str, device: &str, len: usize, kernel: f64, e2e: f64, recomputed: usize| {
+        let cells = residues as f64 * len as f64;
+        let kg = if kernel > 0.0 { cells / kernel / 1e9 } else { f64::NAN };
+        let eg = cells / e2e / 1e9;
+        println!(
+            "{variant:<6} {device:<28} {len:>6} {cells:>14.4e} {kernel:>10.4} {e2e:>10.4} {kg:>10.1} {eg:>10.1} {recomputed:>6}"
+        );
+        rows.push(format!("{variant},{device},{len},{cells},{kernel:.6},{e2e:.6},{kg:.2},{eg:.2},{recomputed}"));
+    };
+    if native {
+        let device = format!("native CPU, {} threads", rayon::current_num_threads());
+        for &len in &lengths {
+            let query = query_of_length(&queries, len);
+            clsw::scan::native::scores(&query, &subjects, &scoring); // warm-up
+            let (mut e2e, mut recomputed) = (Vec::new(), 0);
+            for _ in 0..args.runs.max(1) {
+                let t = Instant::now();
+                recomputed = clsw::scan::native::scores(&query, &subjects, &scoring).recomputed;
+                e2e.push(t.elapsed().as_secs_f64());
+            }
+            let e = median(e2e);
+            row("native", &device, len, e, e, recomputed);
+        }
+    }
     let choice = DeviceChoice::resolve(args.device.as_deref())?;
-    for backend in select(&choice)? {
+    let backends = if variants.is_empty() { Vec::new() } else { select(&choice)? };
+    for backend in backends {
         let Backend::OpenCl(info) = backend else {
             return Err(Error::Device("clsw bench scan needs an OpenCL device".into()));
         };
@@ -190,36 +218,11 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
                     kernel.push(out.kernel_seconds);
                     recomputed = out.recomputed;
                 }
-                let (k, e) = (median(kernel), median(e2e));
-                let cells = residues as f64 * len as f64;
-                let kg = if k > 0.0 { cells / k / 1e9 } else { f64::NAN };
-                println!(
-                    "{:<6} {:<28} {:>6} {:>14.4e} {:>10.4} {:>10.4} {:>10.1} {:>10.1} {:>6}",
-                    variant.name(),
-                    name,
-                    len,
-                    cells,
-                    k,
-                    e,
-                    kg,
-                    cells / e / 1e9,
-                    recomputed
-                );
-                rows.push(format!(
-                    "{},{},{},{},{:.6},{:.6},{:.2},{:.2},{}",
-                    variant,
-                    name,
-                    len,
-                    cells,
-                    k,
-                    e,
-                    kg,
-                    cells / e / 1e9,
-                    recomputed
-                ));
+                row(variant.name(), &name, len, median(kernel), median(e2e), recomputed);
             }
         }
     }
+    drop(row);
     if let Some(path) = &args.csv {
         let mut f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
         for r in &rows {

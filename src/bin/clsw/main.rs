@@ -1,6 +1,7 @@
 //! The `clsw` command: every entry point of the library from a terminal.
 
 mod bench;
+mod scan;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use clsw::align::display::{TABULAR_COLUMNS, pairwise_view, tabular_line};
@@ -27,6 +28,11 @@ enum Command {
     Devices,
     /// Align every sequence of A with every sequence of B (local, with traceback).
     Align(AlignArgs),
+    /// Search a database with queries: every subject's exact Smith-Waterman score, the
+    /// best hits with E-values and alignments.
+    Scan(scan::ScanArgs),
+    /// Prepare a database for fast repeated searches (a memory-mapped file).
+    Makedb(scan::MakedbArgs),
     /// Benchmarks that print tables (GCUPS per variant, device and size).
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -171,7 +177,7 @@ fn gib(bytes: u64) -> String {
 fn run_devices() -> Result<()> {
     let devices = list_devices()?;
     if devices.is_empty() {
-        println!("No OpenCL devices found: clsw computes on the CPU with its native reference path.");
+        println!("No OpenCL devices found: clsw computes on the CPU with its native SIMD path.");
         println!("For GPUs install the vendor's OpenCL driver; for CPUs, PoCL (pocl-opencl-icd).");
         return Ok(());
     }
@@ -223,6 +229,8 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Devices => run_devices(),
         Command::Align(args) => run_align(args),
+        Command::Scan(args) => scan::run_scan(args),
+        Command::Makedb(args) => scan::run_makedb(args),
         Command::Bench(BenchCommand::Scan(args)) => bench::run(args),
     };
     match result {

@@ -1,0 +1,569 @@
+//! Output formats of database search results: BLAST tabular, an extended tabular,
+//! SAM, JSON and a readable pairwise view. [`ResultWriter`] writes a stream of
+//! [`SearchResult`]s in one of them; the per-line functions are public for callers
+//! that build their own output.
+//!
+//! # Conventions
+//!
+//! * Coordinates are 1-based and inclusive, as in BLAST and SAM.
+//! * **Minus strand (DNA).** clsw aligns the reverse complement of the query with the
+//!   subject. BLAST tabular reports such a hit as BLAST does for a Plus/Minus HSP: the
+//!   query on its forward strand, `qstart < qend`, and the subject reversed,
+//!   `sstart > send`. For an alignment of the reverse-complemented query positions
+//!   `a..=b` (0-based) with subject positions `c..=d`: `qstart = m - b`, `qend = m - a`,
+//!   `sstart = d + 1`, `send = c + 1` (`m` the query length). The CIGAR of the extended
+//!   tabular and of SAM is that of the alignment as computed, reading the subject
+//!   forward (SAM's own convention for reverse-strand reads: FLAG 16, SEQ is the
+//!   reverse-complemented query). The pairwise view shows the reverse-complemented
+//!   query with its own coordinates and says so.
+//! * **E-values and bit scores.** Printed like BLAST (see [`format_evalue`] and
+//!   [`format_bit_score`]). When the search has no statistics
+//!   ([`EvalueSource::None`](crate::scan::search::EvalueSource)) both are `NA` in the
+//!   tabular formats (read as missing by R and pandas), `null` in JSON, and absent from
+//!   SAM records; the pairwise view says "E-values unavailable".
+//! * **Tabular** (`-outfmt 6`): `qseqid sseqid pident length mismatch gapopen qstart
+//!   qend sstart send evalue bitscore`, tab-separated, no header line, one line per hit
+//!   in hit order; `pident` with two decimals; ids are the first word of the FASTA
+//!   headers. **Extended tabular** adds the raw score and the CIGAR (`=`/`X`/`I`/`D`)
+//!   and starts with one `#` line naming the columns.
+//! * **SAM**: the query is the read, the subject the reference. Header: `@HD VN:1.6
+//!   SO:unsorted`, one `@SQ` line per subject that appears in a record (order of first
+//!   appearance), `@PG`. Every hit is a record; the best hit of a query is primary, the
+//!   others secondary (FLAG 256); a query without hits is an unmapped record (FLAG 4).
+//!   CIGAR uses `M` (or `=`/`X` with [`FormatOptions::sam_eqx`]) and soft-clips the
+//!   unaligned query ends, so it consumes the whole query. MAPQ is 255 (unavailable),
+//!   QUAL `*`. Tags: `AS:i` raw score, `NM:i` edit distance (mismatches + gap
+//!   columns), and when available `ZE:f` E-value and `ZB:f` bit score. The header is
+//!   known only at the end, so records are held in memory until [`ResultWriter::finish`].
+//! * **JSON**: one array, one object per query (see [`query_json`]); E-values and bit
+//!   scores without statistics are `null`.
+
+use super::display::pairwise_view;
+use super::{Alignment, Op};
+use crate::error::{Error, Result};
+use crate::scan::search::{Hit, SearchResult, Strand, reverse_complement};
+use crate::scoring::Scoring;
+use crate::seq::{Database, Sequence};
+use serde_json::{Value, json};
+use std::fmt;
+use std::io::Write;
+use std::str::FromStr;
+
+/// The output formats of `clsw scan`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OutputFormat {
+    /// BLAST `-outfmt 6`.
+    Tabular,
+    /// BLAST `-outfmt 6` columns, then raw score and CIGAR.
+    TabularExt,
+    Sam,
+    Json,
+    /// A readable report: hit list, then each alignment.
+    Pairwise,
+}
+
+impl OutputFormat {
+    pub const ALL: [OutputFormat; 5] = [
+        OutputFormat::Tabular,
+        OutputFormat::TabularExt,
+        OutputFormat::Sam,
+        OutputFormat::Json,
+        OutputFormat::Pairwise,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Tabular => "tabular",
+            OutputFormat::TabularExt => "tabular-ext",
+            OutputFormat::Sam => "sam",
+            OutputFormat::Json => "json",
+            OutputFormat::Pairwise => "pairwise",
+        }
+    }
+}
+
+impl fmt::Display for OutputFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for OutputFormat {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<OutputFormat> {
+        let t = s.trim().to_ascii_lowercase();
+        let t = match t.as_str() {
+            "6" | "blast" => "tabular",
+            other => other,
+        };
+        OutputFormat::ALL.into_iter().find(|f| f.name() == t).ok_or_else(|| {
+            let names: Vec<&str> = OutputFormat::ALL.iter().map(|f| f.name()).collect();
+            Error::InvalidArgument(format!("unknown output format '{s}'; formats are {}", names.join(", ")))
+        })
+    }
+}
+
+/// Column names of the extended tabular format.
+pub const TABULAR_EXT_COLUMNS: &str =
+    "qseqid\tsseqid\tpident\tlength\tmismatch\tgapopen\tqstart\tqend\tsstart\tsend\tevalue\tbitscore\tscore\tcigar";
+
+/// C's `%.{precision}e`: mantissa, `e`, sign, at least two exponent digits.
+fn c_exp(x: f64, precision: usize) -> String {
+    let s = format!("{x:.precision$e}");
+    match s.split_once('e') {
+        Some((mantissa, exp)) => {
+            let e: i32 = exp.parse().unwrap_or(0);
+            format!("{mantissa}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+        }
+        None => s,
+    }
+}
+
+/// An E-value as BLAST prints it (`CAlignFormatUtil::GetScoreString`, spaces trimmed):
+/// `0.0` below 1e-180, `%.0e` below 0.0009 (`3e-45`, `1e-120`), `%.3f` below 0.1,
+/// `%.2f` below 1, `%.1f` below 10, `%.0f` above; `NA` when unavailable (NaN).
+pub fn format_evalue(e: f64) -> String {
+    if e.is_nan() {
+        "NA".to_string()
+    } else if e < 1.0e-180 {
+        "0.0".to_string()
+    } else if e < 0.0009 {
+        c_exp(e, 0)
+    } else if e < 0.1 {
+        format!("{e:.3}")
+    } else if e < 1.0 {
+        format!("{e:.2}")
+    } else if e < 10.0 {
+        format!("{e:.1}")
+    } else {
+        format!("{e:.0}")
+    }
+}
+
+/// A bit score as BLAST prints it: `%.3e` above 9999, the integer part above 99.9
+/// (truncated, as BLAST's `(long)` cast does), else `%.1f`; `NA` when unavailable.
+pub fn format_bit_score(b: f64) -> String {
+    if b.is_nan() {
+        "NA".to_string()
+    } else if b > 9999.0 {
+        c_exp(b, 3)
+    } else if b > 99.9 {
+        format!("{}", b as i64)
+    } else {
+        format!("{b:.1}")
+    }
+}
+
+/// BLAST's `(qstart, qend, sstart, send)`, 1-based, for an alignment on `strand` of a
+/// query of `query_len` residues (see the module documentation for the minus strand).
+pub fn blast_coordinates(a: &Alignment, strand: Strand, query_len: usize) -> (usize, usize, usize, usize) {
+    match strand {
+        Strand::Plus => (a.query_start + 1, a.query_end + 1, a.subject_start + 1, a.subject_end + 1),
+        Strand::Minus => (query_len - a.query_end, query_len - a.query_start, a.subject_end + 1, a.subject_start + 1),
+    }
+}
+
+/// One BLAST tabular line (no newline) for a hit with an alignment; `extended` appends
+/// the raw score and the `=`/`X` CIGAR. `None` when the hit has no alignment.
+pub fn tabular_line(result: &SearchResult, hit: &Hit, db: &Database, extended: bool) -> Option<String> {
+    let a = hit.alignment.as_ref()?;
+    let (qs, qe, ss, se) = blast_coordinates(a, hit.strand, result.query_len);
+    let mut line = format!(
+        "{}\t{}\t{:.2}\t{}\t{}\t{}\t{qs}\t{qe}\t{ss}\t{se}\t{}\t{}",
+        result.query_id,
+        db.id(hit.subject),
+        a.percent_identity(),
+        a.length(),
+        a.mismatches,
+        a.gap_opens,
+        format_evalue(hit.evalue),
+        format_bit_score(hit.bit_score)
+    );
+    if extended {
+        line.push_str(&format!("\t{}\t{}", hit.score, a.cigar(true)));
+    }
+    Some(line)
+}
+
+/// The SAM CIGAR of an alignment of a query of `query_len` residues: soft clips for the
+/// unaligned ends, `M` or (with `eqx`) `=`/`X` for aligned pairs.
+pub fn sam_cigar(a: &Alignment, query_len: usize, eqx: bool) -> String {
+    let mut out = String::new();
+    if a.query_start > 0 {
+        out.push_str(&format!("{}S", a.query_start));
+    }
+    out.push_str(&a.cigar(eqx));
+    let tail = query_len.saturating_sub(a.query_end + 1);
+    if tail > 0 {
+        out.push_str(&format!("{tail}S"));
+    }
+    out
+}
+
+/// Edit distance of an alignment: mismatched and gapped columns.
+fn edit_distance(a: &Alignment) -> usize {
+    a.ops.iter().filter(|(op, _)| *op != Op::Match).map(|&(_, n)| n as usize).sum()
+}
+
+/// A SAM record (no newline) for one hit; `primary` for the query's first hit.
+/// `query_seq` holds the letters of the query as aligned on this strand.
+fn sam_record(result: &SearchResult, hit: &Hit, db: &Database, query_seq: &str, primary: bool, eqx: bool) -> String {
+    let Some(a) = hit.alignment.as_ref() else { return String::new() };
+    let mut flag = 0;
+    if hit.strand == Strand::Minus {
+        flag |= 16;
+    }
+    if !primary {
+        flag |= 256;
+    }
+    let mut line = format!(
+        "{}\t{flag}\t{}\t{}\t255\t{}\t*\t0\t0\t{query_seq}\t*\tAS:i:{}\tNM:i:{}",
+        result.query_id,
+        db.id(hit.subject),
+        a.subject_start + 1,
+        sam_cigar(a, result.query_len, eqx),
+        hit.score,
+        edit_distance(a)
+    );
+    if !hit.evalue.is_nan() {
+        line.push_str(&format!("\tZE:f:{}", c_exp(hit.evalue, 3)));
+        line.push_str(&format!("\tZB:f:{:.1}", hit.bit_score));
+    }
+    line
+}
+
+/// Letters of the query on a strand.
+fn query_letters(query: &Sequence, strand: Strand, scoring: &Scoring) -> String {
+    let alphabet = scoring.matrix.alphabet();
+    let codes = match strand {
+        Strand::Plus => alphabet.decode_all(&query.residues),
+        Strand::Minus => alphabet.decode_all(&reverse_complement(&query.residues)),
+    };
+    String::from_utf8_lossy(&codes).into_owned()
+}
+
+fn number(x: f64) -> Value {
+    // serde_json turns non-finite numbers into null.
+    json!(x)
+}
+
+/// The JSON object of one query's result:
+///
+/// ```text
+/// { "query": id, "query_description": ..., "query_length": m, "strands": ["plus", ...],
+///   "database_sequences": D, "database_residues": R,
+///   "evalue_source": "fitted" | "published" | "none", "lambda": .. | null, "k": .. | null,
+///   "statistics_note": text | null, "recomputed": n, "kernel_seconds": .., "wall_seconds": ..,
+///   "hits": [ { "rank": 1, "subject": id, "subject_index": k (0-based, database order),
+///               "subject_description": ..., "subject_length": n, "strand": "plus",
+///               "score": raw, "bit_score": .. | null, "evalue": .. | null,
+///               "alignment": { "pident": .., "length": .., "identities": .., "positives": ..,
+///                              "mismatches": .., "gap_opens": .., "gaps": ..,
+///                              "qstart": .., "qend": .., "sstart": .., "send": ..,
+///                              "cigar": "=/X/I/D CIGAR" } | null } ] }
+/// ```
+///
+/// Coordinates in `alignment` follow the BLAST tabular convention (1-based; minus
+/// strand: `sstart > send`).
+pub fn query_json(result: &SearchResult, db: &Database) -> Value {
+    let hits: Vec<Value> = result
+        .hits
+        .iter()
+        .enumerate()
+        .map(|(rank, h)| {
+            let alignment = h.alignment.as_ref().map(|a| {
+                let (qs, qe, ss, se) = blast_coordinates(a, h.strand, result.query_len);
+                json!({
+                    "pident": a.percent_identity(),
+                    "length": a.length(),
+                    "identities": a.identities,
+                    "positives": a.similarities,
+                    "mismatches": a.mismatches,
+                    "gap_opens": a.gap_opens,
+                    "gaps": a.gap_columns,
+                    "qstart": qs, "qend": qe, "sstart": ss, "send": se,
+                    "cigar": a.cigar(true),
+                })
+            });
+            json!({
+                "rank": rank + 1,
+                "subject": db.id(h.subject),
+                "subject_index": h.subject,
+                "subject_description": db.description(h.subject),
+                "subject_length": db.seq_len(h.subject),
+                "strand": h.strand.name(),
+                "score": h.score,
+                "bit_score": number(h.bit_score),
+                "evalue": number(h.evalue),
+                "alignment": alignment,
+            })
+        })
+        .collect();
+    let st = &result.statistics;
+    json!({
+        "query": result.query_id,
+        "query_description": result.query_description,
+        "query_length": result.query_len,
+        "strands": result.strands_searched.iter().map(|s| s.name()).collect::<Vec<_>>(),
+        "database_sequences": db.len(),
+        "database_residues": db.total_residues(),
+        "evalue_source": st.source.name(),
+        "lambda": st.params.map(|p| p.lambda),
+        "k": st.params.map(|p| p.k),
+        "statistics_note": st.note,
+        "recomputed": result.recomputed,
+        "kernel_seconds": result.kernel_seconds,
+        "wall_seconds": result.wall_seconds,
+        "hits": hits,
+    })
+}
+
+/// The readable report of one query: a hit list, then each hit's alignment.
+pub fn pairwise_report(
+    result: &SearchResult,
+    query: &Sequence,
+    db: &Database,
+    scoring: &Scoring,
+    width: usize,
+) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let st = &result.statistics;
+    let _ = writeln!(out, "Query= {} {}", result.query_id, result.query_description);
+    let strands: Vec<&str> = result.strands_searched.iter().map(|s| s.name()).collect();
+    let _ = writeln!(out, "Length={}  Strands searched: {}", result.query_len, strands.join(", "));
+    let _ = writeln!(
+        out,
+        "Database: {} sequences, {} residues; {} {}/{}",
+        db.len(),
+        db.total_residues(),
+        scoring.matrix.name(),
+        scoring.gaps.open,
+        scoring.gaps.extend
+    );
+    match (st.source, st.params) {
+        (_, Some(p)) => {
+            let _ = writeln!(out, "E-values: {} (lambda {:.4}, K {:.4})", st.source, p.lambda, p.k);
+        }
+        (_, None) => {
+            let _ = writeln!(out, "E-values unavailable: {}", st.note.as_deref().unwrap_or("no statistics"));
+        }
+    }
+    let _ = writeln!(out);
+    if result.hits.is_empty() {
+        let _ = writeln!(out, "***** No hits found *****\n");
+        return out;
+    }
+    let _ =
+        writeln!(out, "{:<64} {:>7} {:>7} {:>8}", "Sequences producing significant alignments:", "Score", "Bits", "E");
+    for h in &result.hits {
+        let mut name = format!("{} {}", db.id(h.subject), db.description(h.subject));
+        if name.chars().count() > 64 {
+            name = name.chars().take(61).collect::<String>() + "...";
+        }
+        let _ = writeln!(
+            out,
+            "{name:<64} {:>7} {:>7} {:>8}",
+            h.score,
+            format_bit_score(h.bit_score),
+            format_evalue(h.evalue)
+        );
+    }
+    let minus =
+        if result.strands_searched.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { Vec::new() };
+    for h in &result.hits {
+        let Some(a) = &h.alignment else { continue };
+        let _ = writeln!(out, "\n>{} {}", db.id(h.subject), db.description(h.subject));
+        let _ = writeln!(out, "Length={}", db.seq_len(h.subject));
+        if h.bit_score.is_nan() {
+            let _ = writeln!(out, " Score = {} (raw), bits and Expect unavailable", h.score);
+        } else {
+            let _ = writeln!(
+                out,
+                " Score = {} bits ({}), Expect = {}",
+                format_bit_score(h.bit_score),
+                h.score,
+                format_evalue(h.evalue)
+            );
+        }
+        let q = if h.strand == Strand::Minus {
+            let _ = writeln!(
+                out,
+                " Strand = Minus/Plus: the query is shown reverse-complemented, numbered along the reverse \
+                 complement (position p is {} - p on the query)",
+                result.query_len + 1
+            );
+            &minus
+        } else {
+            &query.residues
+        };
+        let _ = writeln!(out);
+        out.push_str(&pairwise_view(&result.query_id, db.id(h.subject), q, db.residues(h.subject), a, scoring, width));
+    }
+    let _ = writeln!(out);
+    out
+}
+
+/// Options of [`ResultWriter`].
+#[derive(Debug, Clone)]
+pub struct FormatOptions {
+    /// SAM CIGAR with `=`/`X` instead of `M`.
+    pub sam_eqx: bool,
+    /// Columns per line of the pairwise view.
+    pub width: usize,
+    /// Written to SAM's `@PG CL:` when given.
+    pub command_line: Option<String>,
+}
+
+impl Default for FormatOptions {
+    fn default() -> FormatOptions {
+        FormatOptions { sam_eqx: false, width: 60, command_line: None }
+    }
+}
+
+/// Writes search results in one format, query after query.
+pub struct ResultWriter<'a, W: Write> {
+    format: OutputFormat,
+    out: W,
+    db: &'a Database,
+    scoring: &'a Scoring,
+    options: FormatOptions,
+    written: usize,
+    /// SAM: records, and the subjects they name (order of first appearance).
+    sam_records: Vec<u8>,
+    sam_subjects: Vec<usize>,
+    sam_seen: std::collections::HashSet<usize>,
+}
+
+impl<'a, W: Write> ResultWriter<'a, W> {
+    pub fn new(
+        format: OutputFormat,
+        out: W,
+        db: &'a Database,
+        scoring: &'a Scoring,
+        options: FormatOptions,
+    ) -> ResultWriter<'a, W> {
+        ResultWriter {
+            format,
+            out,
+            db,
+            scoring,
+            options,
+            written: 0,
+            sam_records: Vec::new(),
+            sam_subjects: Vec::new(),
+            sam_seen: Default::default(),
+        }
+    }
+
+    /// Writes one query's result (`query` is the record that was searched).
+    pub fn write(&mut self, result: &SearchResult, query: &Sequence) -> std::io::Result<()> {
+        let first = self.written == 0;
+        self.written += 1;
+        match self.format {
+            OutputFormat::Tabular | OutputFormat::TabularExt => {
+                let ext = self.format == OutputFormat::TabularExt;
+                if ext && first {
+                    writeln!(self.out, "# {TABULAR_EXT_COLUMNS}")?;
+                }
+                for h in &result.hits {
+                    if let Some(line) = tabular_line(result, h, self.db, ext) {
+                        writeln!(self.out, "{line}")?;
+                    }
+                }
+            }
+            OutputFormat::Sam => {
+                if result.hits.iter().all(|h| h.alignment.is_none()) {
+                    let seq = query_letters(query, Strand::Plus, self.scoring);
+                    writeln!(self.sam_records, "{}\t4\t*\t0\t0\t*\t*\t0\t0\t{seq}\t*", result.query_id)?;
+                }
+                let mut letters: [Option<String>; 2] = [None, None];
+                let mut primary = true;
+                for h in &result.hits {
+                    if h.alignment.is_none() {
+                        continue;
+                    }
+                    let slot = if h.strand == Strand::Plus { 0 } else { 1 };
+                    let seq = letters[slot].get_or_insert_with(|| query_letters(query, h.strand, self.scoring));
+                    let line = sam_record(result, h, self.db, seq, primary, self.options.sam_eqx);
+                    writeln!(self.sam_records, "{line}")?;
+                    primary = false;
+                    if self.sam_seen.insert(h.subject) {
+                        self.sam_subjects.push(h.subject);
+                    }
+                }
+            }
+            OutputFormat::Json => {
+                let text = serde_json::to_string(&query_json(result, self.db)).map_err(std::io::Error::other)?;
+                let sep = if first { "[\n" } else { ",\n" };
+                write!(self.out, "{sep}{text}")?;
+            }
+            OutputFormat::Pairwise => {
+                let text = pairwise_report(result, query, self.db, self.scoring, self.options.width);
+                self.out.write_all(text.as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the output (SAM: header and records; JSON: the closing bracket) and returns
+    /// the writer, flushed.
+    pub fn finish(mut self) -> std::io::Result<W> {
+        match self.format {
+            OutputFormat::TabularExt if self.written == 0 => writeln!(self.out, "# {TABULAR_EXT_COLUMNS}")?,
+            OutputFormat::Json => write!(self.out, "{}", if self.written == 0 { "[]\n" } else { "\n]\n" })?,
+            OutputFormat::Sam => {
+                writeln!(self.out, "@HD\tVN:1.6\tSO:unsorted")?;
+                for &k in &self.sam_subjects {
+                    writeln!(self.out, "@SQ\tSN:{}\tLN:{}", self.db.id(k), self.db.seq_len(k))?;
+                }
+                write!(self.out, "@PG\tID:clsw\tPN:clsw\tVN:{}", crate::VERSION)?;
+                if let Some(cl) = &self.options.command_line {
+                    write!(self.out, "\tCL:{}", cl.replace(['\t', '\n'], " "))?;
+                }
+                writeln!(self.out)?;
+                self.out.write_all(&self.sam_records)?;
+            }
+            _ => {}
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evalues_like_blast() {
+        assert_eq!(format_evalue(0.0), "0.0");
+        assert_eq!(format_evalue(1e-200), "0.0");
+        assert_eq!(format_evalue(1.4e-120), "1e-120");
+        assert_eq!(format_evalue(3.2e-45), "3e-45");
+        assert_eq!(format_evalue(0.00051), "5e-04");
+        assert_eq!(format_evalue(0.0123), "0.012");
+        assert_eq!(format_evalue(0.456), "0.46");
+        assert_eq!(format_evalue(3.125), "3.1");
+        assert_eq!(format_evalue(123.4), "123");
+        assert_eq!(format_evalue(f64::NAN), "NA");
+    }
+
+    #[test]
+    fn bit_scores_like_blast() {
+        assert_eq!(format_bit_score(45.678), "45.7");
+        assert_eq!(format_bit_score(99.9), "99.9");
+        assert_eq!(format_bit_score(123.9), "123");
+        assert_eq!(format_bit_score(12345.6), "1.235e+04");
+        assert_eq!(format_bit_score(f64::NAN), "NA");
+    }
+
+    #[test]
+    fn output_format_names() {
+        for f in OutputFormat::ALL {
+            assert_eq!(f.name().parse::<OutputFormat>().unwrap(), f);
+        }
+        assert_eq!("6".parse::<OutputFormat>().unwrap(), OutputFormat::Tabular);
+        assert!("xml".parse::<OutputFormat>().is_err());
+    }
+}

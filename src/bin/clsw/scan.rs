@@ -1,0 +1,327 @@
+//! `clsw scan` (database search) and `clsw makedb` (prepared databases).
+
+use super::{AlphabetArg, ScoringArgs};
+use clap::Args;
+use clsw::align::format::{FormatOptions, OutputFormat, ResultWriter};
+use clsw::device::DeviceChoice;
+use clsw::scan::Variant;
+use clsw::scan::search::{EvalueSource, SearchOptions, Searcher, Strands};
+use clsw::seq::db::is_prepared;
+use clsw::seq::{Alphabet, Database, EmptyRecords, fasta};
+use clsw::{Engine, Error, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct ScanArgs {
+    /// FASTA file of queries (plain or gzip), one search per record.
+    #[arg(long, short = 'q')]
+    query: PathBuf,
+    /// Database: FASTA (plain or gzip) or a prepared database from `clsw makedb`.
+    #[arg(long, short = 'd')]
+    db: PathBuf,
+    #[command(flatten)]
+    scoring: ScoringArgs,
+    /// Report at most this many hits per query (ssearch36 -b, BLAST -max_target_seqs).
+    #[arg(long, default_value_t = 50)]
+    max_hits: usize,
+    /// Report hits with an E-value at most this (ssearch36 -E, BLAST -evalue); not
+    /// applied when no E-values are available.
+    #[arg(long, default_value_t = 10.0)]
+    evalue: f64,
+    /// Output format: tabular (BLAST -outfmt 6), tabular-ext (plus raw score and CIGAR),
+    /// sam, json, pairwise.
+    #[arg(long, default_value = "tabular")]
+    outfmt: String,
+    /// Devices: auto, gpu, cpu, reference, all, an index or a name, or a comma-separated list of
+    /// these (each a share of the database) [default: CLSW_DEVICE, else auto].
+    #[arg(long)]
+    device: Option<String>,
+    /// Kernel variant on OpenCL devices: fast, inter, intra, plain.
+    #[arg(long, default_value = "fast")]
+    variant: String,
+    /// DNA strands of the query to search: both, plus, minus.
+    #[arg(long)]
+    strand: Option<String>,
+    /// Write the results here instead of standard output.
+    #[arg(long, short = 'o')]
+    out: Option<PathBuf>,
+    /// Report progress: the bar on a terminal (shown anyway there), one line per query
+    /// on standard error otherwise.
+    #[arg(long)]
+    progress: bool,
+    /// No progress bar and no summary line.
+    #[arg(long)]
+    quiet: bool,
+    /// Most residues uploaded to one device at a time; larger databases are scanned in
+    /// batches [default: from the device's memory].
+    #[arg(long)]
+    batch_residues: Option<u64>,
+    /// SAM: write CIGAR with =/X instead of M.
+    #[arg(long)]
+    sam_eqx: bool,
+    /// Columns per line in the pairwise view.
+    #[arg(long, default_value_t = 60)]
+    width: usize,
+}
+
+#[derive(Args)]
+pub struct MakedbArgs {
+    /// FASTA file (plain or gzip).
+    input: PathBuf,
+    /// The prepared database to write (conventionally *.clswdb).
+    #[arg(long, short = 'o')]
+    out: PathBuf,
+    /// Sequence alphabet [default: guessed from the residues].
+    #[arg(long, value_enum, default_value_t = AlphabetArg::Auto)]
+    alphabet: AlphabetArg,
+}
+
+/// `1234567` -> `1,234,567`.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn explicit_alphabet(a: AlphabetArg) -> Option<Alphabet> {
+    match a {
+        AlphabetArg::Auto => None,
+        AlphabetArg::Protein => Some(Alphabet::Protein),
+        AlphabetArg::Dna => Some(Alphabet::Dna),
+    }
+}
+
+pub fn run_makedb(args: &MakedbArgs) -> Result<()> {
+    let alphabet = match explicit_alphabet(args.alphabet) {
+        Some(a) => a,
+        None => fasta::guess_alphabet(&args.input)?,
+    };
+    if is_prepared(&args.input)? {
+        return Err(Error::InvalidArgument(format!(
+            "{} is already a prepared database; makedb reads FASTA",
+            args.input.display()
+        )));
+    }
+    let (db, report) = Database::from_fasta(&args.input, alphabet, EmptyRecords::Skip)?;
+    if let Some(notes) = report.notes(alphabet) {
+        eprintln!("clsw: {}: {notes}", args.input.display());
+    }
+    db.write_prepared(&args.out)?;
+    println!(
+        "wrote {}: {} {} sequences, {} residues, longest {}",
+        args.out.display(),
+        thousands(db.len() as u64),
+        alphabet.name(),
+        thousands(db.total_residues()),
+        thousands(db.max_len() as u64)
+    );
+    let substituted: u64 = report.substituted.iter().map(|(_, n)| n).sum();
+    if substituted > 0 || !report.empty_records.is_empty() {
+        println!(
+            "  {} letters stored as {}; {} empty records skipped",
+            thousands(substituted),
+            alphabet.decode(alphabet.wildcard()) as char,
+            report.empty_records.len()
+        );
+    }
+    Ok(())
+}
+
+/// Opens the database once. Its alphabet: a prepared file's own (an `--alphabet` that
+/// differs is an error), else `--alphabet`, else the matrix's, else guessed from the
+/// FASTA residues. Empty FASTA records are skipped and reported.
+fn open_database(args: &ScanArgs) -> Result<Database> {
+    let path = &args.db;
+    let hint = match explicit_alphabet(args.scoring.alphabet) {
+        Some(a) => Some(a),
+        None if is_prepared(path)? => None,
+        None => Some(match &args.scoring.matrix {
+            Some(m) => clsw::scoring::Matrix::builtin_or_file(m)?.alphabet(),
+            None => fasta::guess_alphabet(path)?,
+        }),
+    };
+    if hint == Some(Alphabet::Protein)
+        && explicit_alphabet(args.scoring.alphabet).is_none()
+        && fasta::guess_alphabet(path)? == Alphabet::Dna
+    {
+        eprintln!(
+            "clsw: warning: {} looks like DNA but is read as protein, as the matrix is a protein matrix",
+            path.display()
+        );
+    }
+    let (db, report) = Database::open(path, hint, EmptyRecords::Skip)?;
+    if let Some(notes) = report.as_ref().and_then(|r| r.notes(db.alphabet())) {
+        eprintln!("clsw: {}: {notes}", path.display());
+    }
+    if db.is_empty() {
+        return Err(Error::InvalidArgument(format!("{}: the database holds no sequences", path.display())));
+    }
+    Ok(db)
+}
+
+/// The engine for `--device` (or `CLSW_DEVICE`); a comma-separated list of choices
+/// (`0,2`, `gpu,reference`) splits the database over all of them.
+fn open_engine(device: Option<&str>) -> Result<Engine> {
+    let text = match device {
+        Some(d) => Some(d.to_string()),
+        None => std::env::var("CLSW_DEVICE").ok().filter(|s| !s.trim().is_empty()),
+    };
+    match text {
+        Some(list) if list.contains(',') => {
+            let choices: Vec<DeviceChoice> = list.split(',').map(str::parse).collect::<Result<_>>()?;
+            Engine::from_choices(&choices)
+        }
+        _ => Engine::new(&DeviceChoice::resolve(device)?),
+    }
+}
+
+pub fn run_scan(args: &ScanArgs) -> Result<()> {
+    let format: OutputFormat = args.outfmt.parse()?;
+    let variant: Variant = args.variant.parse()?;
+    let strands: Strands = match &args.strand {
+        Some(s) => s.parse()?,
+        None => Strands::Both,
+    };
+    let db = open_database(args)?;
+    let alphabet = db.alphabet();
+    let scoring = args.scoring.scoring(alphabet)?;
+    let (queries, report) = fasta::read_file(&args.query, alphabet, EmptyRecords::Error)?;
+    if let Some(notes) = report.notes(alphabet) {
+        eprintln!("clsw: {}: {notes}", args.query.display());
+    }
+    if alphabet == Alphabet::Protein && args.strand.is_some() && strands != Strands::Both {
+        return Err(Error::InvalidArgument("--strand applies to DNA searches; this is a protein search".into()));
+    }
+    if alphabet == Alphabet::Protein {
+        let letters: Vec<u8> =
+            queries.iter().flat_map(|q| Alphabet::Protein.decode_all(&q.residues)).take(10_000).collect();
+        if Alphabet::guess(&letters) == Alphabet::Dna {
+            eprintln!(
+                "clsw: warning: {} looks like DNA but is searched as protein (give --alphabet dna for a DNA search)",
+                args.query.display()
+            );
+        }
+    }
+    let engine = open_engine(args.device.as_deref())?;
+    let options = SearchOptions {
+        variant,
+        max_hits: args.max_hits,
+        evalue: args.evalue,
+        strands,
+        batch_residues: args.batch_residues,
+        ..SearchOptions::default()
+    };
+    let start = Instant::now();
+    let searcher = Searcher::new(&engine, &db, scoring.clone(), options)?;
+    let setup_seconds = start.elapsed().as_secs_f64();
+
+    let sink: Box<dyn Write> = match &args.out {
+        Some(p) => Box::new(std::fs::File::create(p).map_err(|e| Error::io(p, e))?),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let out_name = args.out.as_ref().map_or_else(|| PathBuf::from("standard output"), |p| p.clone());
+    let io = |e| Error::io(&out_name, e);
+    let command_line = std::env::args().collect::<Vec<_>>().join(" ");
+    let mut writer = ResultWriter::new(
+        format,
+        std::io::BufWriter::with_capacity(1 << 16, sink),
+        &db,
+        &scoring,
+        FormatOptions { sam_eqx: args.sam_eqx, width: args.width, command_line: Some(command_line) },
+    );
+
+    let query_residues: u64 = queries.iter().map(|q| q.len() as u64).sum();
+    let strands_n = searcher.strands().len() as u64;
+    let total_cells = query_residues * db.total_residues() * strands_n;
+    let terminal = std::io::stderr().is_terminal();
+    let bar = if args.quiet || !terminal {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::with_draw_target(Some(total_cells), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {percent:>3}% {msg} ETA {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_message(format!("0/{} queries", queries.len()));
+        bar.enable_steady_tick(std::time::Duration::from_millis(250));
+        bar
+    };
+    let line_progress = args.progress && !terminal && !args.quiet;
+
+    let (mut done, mut kernel, mut recomputed, mut hits) = (0usize, 0.0f64, 0usize, 0usize);
+    let mut sources = [0usize; 3];
+    searcher.search_all(&queries, |result| {
+        writer.write(&result, &queries[result.query_index]).map_err(io)?;
+        done += 1;
+        kernel += result.kernel_seconds;
+        recomputed += result.recomputed;
+        hits += result.hits.len();
+        sources[match result.statistics.source {
+            EvalueSource::Fitted => 0,
+            EvalueSource::Published => 1,
+            EvalueSource::None => 2,
+        }] += 1;
+        bar.inc(result.cells);
+        bar.set_message(format!("{done}/{} queries", queries.len()));
+        if line_progress {
+            eprintln!(
+                "clsw: query {done}/{} {} ({} residues): {} hits, {:.2} s",
+                queries.len(),
+                result.query_id,
+                result.query_len,
+                result.hits.len(),
+                result.wall_seconds
+            );
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    writer.finish().map_err(io)?;
+    let seconds = start.elapsed().as_secs_f64();
+
+    if !args.quiet {
+        let devices = searcher.devices().join(", ");
+        let batches: usize = searcher.plan().iter().map(|(_, _, b)| b).sum();
+        let variant_note = if engine.uses_opencl() { format!("variant {variant}") } else { "native path".to_string() };
+        let gcups = |s: f64| if s > 0.0 { format!("{:.2}", total_cells as f64 / s / 1e9) } else { "-".into() };
+        let mut evalues = Vec::new();
+        for (n, name) in sources.iter().zip(["fitted", "published", "unavailable"]) {
+            if *n > 0 {
+                evalues.push(format!("{name} for {n}"));
+            }
+        }
+        eprintln!(
+            "clsw: {} queries ({} residues) x {} subjects ({} residues){}; {} on {devices}{}: {:.3e} cells in {:.2} s \
+             = {} GCUPS end to end (setup {:.2} s{}); {} subjects recomputed at 32 bits; {} hits; E-values {}",
+            thousands(queries.len() as u64),
+            thousands(query_residues),
+            thousands(db.len() as u64),
+            thousands(db.total_residues()),
+            if strands_n > 1 { ", both strands" } else { "" },
+            variant_note,
+            if batches > searcher.plan().len() { format!(" in {batches} batches") } else { String::new() },
+            total_cells as f64,
+            seconds,
+            gcups(seconds),
+            setup_seconds,
+            match engine.opencl_devices().len() {
+                0 => String::new(),
+                1 => format!("; kernels {kernel:.2} s = {} GCUPS", gcups(kernel)),
+                n => format!("; kernels {kernel:.2} s summed over {n} devices = {} GCUPS per device", gcups(kernel)),
+            },
+            thousands(recomputed as u64),
+            thousands(hits as u64),
+            evalues.join(", ")
+        );
+    }
+    Ok(())
+}

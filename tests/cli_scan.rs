@@ -1,0 +1,286 @@
+//! `clsw scan` and `clsw makedb` end to end, on the native path and on the default
+//! device, and on bad input: a clear message and exit code 1, never a panic.
+
+mod common;
+
+use common::{data_dir, test_devices};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Runs clsw with `device` as CLSW_DEVICE (None: the default choice).
+fn clsw_on(device: Option<&str>, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clsw"));
+    cmd.args(args);
+    match device {
+        Some(d) => cmd.env("CLSW_DEVICE", d),
+        None => cmd.env_remove("CLSW_DEVICE"),
+    };
+    let out = cmd.output().expect("running clsw");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn clsw(args: &[&str]) -> (i32, String, String) {
+    clsw_on(Some("reference"), args)
+}
+
+fn scratch_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("clsw-cli-scan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
+    let p = scratch_dir().join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn data(name: &str) -> String {
+    data_dir().join(name).to_str().unwrap().to_string()
+}
+
+/// The first three queries of queries10 (49, 80 and 120 aa).
+fn three_queries() -> PathBuf {
+    let text = std::fs::read_to_string(data_dir().join("queries10.fasta")).unwrap();
+    let mut out = String::new();
+    let mut n = 0;
+    for piece in text.split('>').skip(1) {
+        if n == 3 {
+            break;
+        }
+        out.push('>');
+        out.push_str(piece);
+        n += 1;
+    }
+    assert_eq!(n, 3);
+    scratch("three.fa", out.as_bytes())
+}
+
+#[test]
+fn scan_on_the_native_path_and_the_default_device_agree() {
+    let q = three_queries();
+    let db = data("uniprot300.fasta");
+    let (code, reference, err) = clsw(&["scan", "--query", s(&q), "--db", &db]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("clsw: 3 queries (249 residues) x 299 subjects (169,296 residues)"), "{err}");
+    assert!(err.contains("native path") && err.contains("E-values fitted for 3"), "{err}");
+    let lines: Vec<&str> = reference.lines().collect();
+    assert!(lines.len() > 10);
+    // The first query's best hits: two identical 49-residue proteins (score 268, as
+    // ssearch36 reports), whole-length, 100% identity.
+    let c: Vec<&str> = lines[0].split('\t').collect();
+    assert_eq!(c.len(), 12);
+    assert_eq!(c[0], "tr|V5R462|V5R462_9CAUD");
+    assert_eq!(c[2..10], ["100.00", "49", "0", "0", "1", "49", "1", "49"]);
+    for line in &lines {
+        let e: f64 = line.split('\t').nth(10).unwrap().parse().unwrap();
+        assert!(e <= 10.0, "{line}");
+    }
+    if !test_devices().is_empty() {
+        // `auto` takes the native path where there is no GPU: ask for the OpenCL CPU device.
+        let (code, device, err) = clsw_on(Some("cpu"), &["scan", "--query", s(&q), "--db", &db]);
+        assert_eq!(code, 0, "{err}");
+        assert!(err.contains("variant fast on ["), "{err}");
+        assert_eq!(device, reference);
+        // Other variants, and the database forced through small batches.
+        let (code, inter, err) = clsw_on(Some("cpu"), &["scan", "-q", s(&q), "-d", &db, "--variant", "inter"]);
+        assert_eq!((code, &inter), (0, &reference), "{err}");
+        let (code, batched, err) =
+            clsw_on(Some("cpu"), &["scan", "-q", s(&q), "-d", &db, "--batch-residues", "30000", "--quiet"]);
+        assert_eq!((code, &batched), (0, &reference), "{err}");
+        assert!(err.is_empty(), "--quiet prints nothing: {err}");
+        // A device beside the native path, each with half the database.
+        let (code, split, err) = clsw_on(None, &["scan", "-q", s(&q), "-d", &db, "--device", "cpu,reference"]);
+        assert_eq!((code, &split), (0, &reference), "{err}");
+        assert!(err.contains("native CPU path"), "{err}");
+    }
+}
+
+#[test]
+fn makedb_then_scan_the_prepared_database() {
+    let dir = scratch_dir();
+    let out = dir.join("u300.clswdb");
+    let (code, text, err) = clsw(&["makedb", &data("uniprot300.fasta"), "-o", s(&out)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("299 protein sequences, 169,296 residues, longest 8,081"), "{text}");
+    let q = three_queries();
+    let (_, from_fasta, _) = clsw(&["scan", "-q", s(&q), "-d", &data("uniprot300.fasta"), "--outfmt", "tabular-ext"]);
+    let (code, prepared, err) = clsw(&["scan", "-q", s(&q), "-d", s(&out), "--outfmt", "tabular-ext"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(prepared, from_fasta);
+    assert!(prepared.starts_with("# qseqid\t"));
+    // Substituted letters and empty records are reported, not fatal.
+    let odd = scratch("odd.fa", b">a\nMKUVLA\n>empty\n>b\nWWOJ\n");
+    let (code, text, err) = clsw(&["makedb", s(&odd), "-o", s(&dir.join("odd.clswdb")), "--alphabet", "protein"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("letters read as X: J x1, O x1, U x1"), "{err}");
+    assert!(err.contains("'empty' (line 3)"), "{err}");
+    assert!(
+        text.contains("2 protein sequences") && text.contains("3 letters stored as X; 1 empty records skipped"),
+        "{text}"
+    );
+}
+
+#[test]
+fn every_output_format_writes_and_parses() {
+    let q = three_queries();
+    let db = data("uniprot300.fasta");
+    let out = scratch_dir().join("out.sam");
+    let (code, stdout, err) =
+        clsw(&["scan", "-q", s(&q), "-d", &db, "--outfmt", "sam", "--out", s(&out), "--max-hits", "5"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.is_empty());
+    let sam = std::fs::read_to_string(&out).unwrap();
+    assert!(sam.starts_with("@HD\tVN:1.6\tSO:unsorted\n@SQ\tSN:"), "{sam}");
+    assert!(sam.contains("@PG\tID:clsw\tPN:clsw"));
+    let records: Vec<&str> = sam.lines().filter(|l| !l.starts_with('@')).collect();
+    assert!(records.len() > 3 && records.len() <= 15);
+    for r in &records {
+        assert!(r.split('\t').count() >= 11 && r.contains("\tAS:i:"), "{r}");
+    }
+    let (code, json, err) = clsw(&["scan", "-q", s(&q), "-d", &db, "--outfmt", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 3);
+    assert_eq!(v[0]["evalue_source"], "fitted");
+    assert_eq!(v[0]["hits"][0]["score"], 268);
+    let (code, pairwise, err) = clsw(&["scan", "-q", s(&q), "-d", &db, "--outfmt", "pairwise", "--width", "50"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(pairwise.matches("Query= ").count(), 3);
+    assert!(pairwise.contains("Sequences producing significant alignments:"));
+    // --progress off a terminal: one line per query on standard error.
+    let (code, _, err) = clsw(&["scan", "-q", s(&q), "-d", &db, "--progress", "--max-hits", "1"]);
+    assert_eq!(code, 0);
+    assert_eq!(err.matches("clsw: query ").count(), 3, "{err}");
+}
+
+#[test]
+fn dna_search_reports_minus_strand_hits_blast_style() {
+    let pairs = std::fs::read_to_string(data_dir().join("dna_pairs.fasta")).unwrap();
+    let mut a = String::new();
+    let mut b = String::new();
+    for rec in pairs.split('>').skip(1) {
+        let target = if rec.split_whitespace().next().unwrap().ends_with("_a") { &mut a } else { &mut b };
+        target.push('>');
+        target.push_str(rec);
+    }
+    let qa = scratch("dna_a.fa", a.as_bytes());
+    let db = scratch("dna_b.fa", b.as_bytes());
+    let (code, out, err) = clsw(&["scan", "-q", s(&qa), "-d", s(&db)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("both strands") && err.contains("E-values unavailable for 8"), "{err}");
+    let line = out.lines().find(|l| l.starts_with("dna7_a\tdna7_b\t")).expect("dna7 pair found");
+    let c: Vec<&str> = line.split('\t').collect();
+    let n: Vec<usize> = c[6..10].iter().map(|x| x.parse().unwrap()).collect();
+    assert!(n[0] < n[1] && n[2] > n[3], "minus strand: sstart > send: {line}");
+    assert_eq!((c[10], c[11]), ("NA", "NA"));
+    let (code, plus, _) = clsw(&["scan", "-q", s(&qa), "-d", s(&db), "--strand", "plus", "--max-hits", "1"]);
+    assert_eq!(code, 0);
+    assert!(!plus.contains("dna7_a\tdna7_b"), "{plus}");
+    assert!(plus.contains("dna1_a\tdna1_b"), "{plus}");
+}
+
+#[test]
+fn long_query_on_the_default_device() {
+    // 70,000 residues: more than 16-bit coordinates can hold.
+    let text = std::fs::read_to_string(data_dir().join("uniprot300.fasta")).unwrap();
+    let seqs: Vec<&str> = text.lines().filter(|l| !l.starts_with('>')).collect();
+    let mut long = String::new();
+    for s in seqs.iter().cycle() {
+        long.push_str(s);
+        if long.len() >= 70_000 {
+            break;
+        }
+    }
+    long.truncate(70_000);
+    let q = scratch("long.fa", format!(">long\n{long}\n").as_bytes());
+    let db = scratch("small_db.fa", format!(">s1\n{}\n>s2\n{}\n", &seqs[5], &seqs[7]).as_bytes());
+    let (code, out, err) = clsw_on(Some("cpu"), &["scan", "-q", s(&q), "-d", s(&db)]);
+    assert_eq!(code, 0, "{err}");
+    // Both subjects occur verbatim in the query: full-length identical hits.
+    for (name, subject) in [("s1", seqs[5]), ("s2", seqs[7])] {
+        let line = out.lines().find(|l| l.split('\t').nth(1) == Some(name)).unwrap_or_else(|| panic!("{out}"));
+        let c: Vec<&str> = line.split('\t').collect();
+        assert_eq!(c[2], "100.00");
+        assert_eq!(c[3], subject.len().to_string());
+    }
+    let (_, reference, _) = clsw(&["scan", "-q", s(&q), "-d", s(&db)]);
+    assert_eq!(out, reference);
+}
+
+#[test]
+fn bad_inputs_give_clear_errors() {
+    let dir = scratch_dir();
+    let q = three_queries();
+    let db = data("uniprot300.fasta");
+    let prepared = dir.join("bad.clswdb");
+    assert_eq!(clsw(&["makedb", &db, "-o", s(&prepared)]).0, 0);
+    let mut bytes = std::fs::read(&prepared).unwrap();
+    let at = bytes.len() - 100;
+    bytes[at] ^= 0x40;
+    let corrupt = dir.join("corrupt.clswdb");
+    std::fs::write(&corrupt, &bytes).unwrap();
+    let letters = scratch("letters.fa", b">ok\nMKV\n>bad query\nMKVLA\nAC#D\n");
+    let empty = scratch("empty.fa", b"");
+    let only_empty = scratch("only_empty.fa", b">x\n>y\n");
+    let dna_db = scratch("dna_db.fa", b">d1\nACGTACGTAAGT\n");
+    let dna_prepared = dir.join("dna.clswdb");
+    assert_eq!(clsw(&["makedb", s(&dna_db), "-o", s(&dna_prepared)]).0, 0);
+    let again = dir.join("again.clswdb");
+    let empty_out = dir.join("e.clswdb");
+
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["scan", "-q", "/nonexistent/q.fa", "-d", &db], "/nonexistent/q.fa"),
+        (vec!["scan", "-q", s(&q), "-d", "/nonexistent/db.fa"], "/nonexistent/db.fa"),
+        (
+            vec!["scan", "-q", s(&letters), "-d", &db],
+            "line 5 (record 2, 'bad'): '#' at column 3 is not a protein residue letter",
+        ),
+        (vec!["scan", "-q", s(&q), "-d", s(&corrupt)], "is damaged"),
+        (vec!["scan", "-q", s(&q), "-d", s(&empty), "--alphabet", "protein"], "contains no FASTA records"),
+        (vec!["scan", "-q", s(&q), "-d", s(&only_empty), "--alphabet", "protein"], "contains only empty FASTA records"),
+        (
+            vec!["scan", "-q", s(&q), "-d", &db, "--matrix", "EDNAFULL", "--alphabet", "protein"],
+            "matrix EDNAFULL is for dna",
+        ),
+        (vec!["scan", "-q", s(&q), "-d", s(&prepared), "--alphabet", "dna"], "is a prepared protein database"),
+        (
+            vec!["scan", "-q", s(&q), "-d", s(&dna_prepared), "--matrix", "BLOSUM62"],
+            "matrix BLOSUM62 is for protein sequences, but the input is dna",
+        ),
+        (
+            vec!["scan", "-q", s(&q), "-d", s(&dna_prepared)],
+            "line 2 (record 1, 'tr|V5R462|V5R462_9CAUD'): 'P' at column 8 is not a dna residue letter",
+        ),
+        (vec!["scan", "-q", s(&q), "-d", &db, "--outfmt", "xml"], "unknown output format 'xml'"),
+        (vec!["scan", "-q", s(&q), "-d", &db, "--variant", "warp"], "unknown kernel variant 'warp'"),
+        (vec!["scan", "-q", s(&q), "-d", &db, "--strand", "minus"], "--strand applies to DNA"),
+        (vec!["scan", "-q", s(&q), "-d", &db, "--evalue=-1"], "E-value threshold"),
+        (vec!["scan", "-q", s(&q), "-d", &db, "--device", "nosuchdevice"], "no device matching 'nosuchdevice'"),
+        (vec!["makedb", s(&prepared), "-o", s(&again)], "already a prepared database"),
+        (vec!["makedb", s(&empty), "-o", s(&empty_out), "--alphabet", "protein"], "contains no FASTA records"),
+    ];
+    for (args, expected) in &cases {
+        let (code, _, err) = clsw(args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: expected '{expected}' in: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    // A DNA-looking query against a protein database is searched, with a warning.
+    let dnaq = scratch("dnaq.fa", b">n\nACGTACGTACGGTACCA\n");
+    let (code, _, err) = clsw(&["scan", "-q", s(&dnaq), "-d", &db]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("looks like DNA"), "{err}");
+    // So is a DNA-looking FASTA database read as protein because of a protein matrix.
+    let (code, _, err) = clsw(&["scan", "-q", s(&q), "-d", s(&dna_db), "--matrix", "BLOSUM62"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("dna_db.fa looks like DNA but is read as protein"), "{err}");
+}

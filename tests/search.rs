@@ -1,0 +1,662 @@
+//! The search pipeline (`clsw::scan::search`) and its output formats: scores equal to
+//! the reference for every subject, hit order and filters, E-value sources, batching,
+//! several workers, the multi-query pipeline, DNA strands, long queries, and the
+//! ssearch36 comparison on committed data.
+
+mod common;
+
+use clsw::Engine;
+use clsw::align::format::{
+    FormatOptions, OutputFormat, ResultWriter, blast_coordinates, format_bit_score, format_evalue, tabular_line,
+};
+use clsw::align::{Alignment, Op};
+use clsw::device::DeviceChoice;
+use clsw::reference::{LocalScore, sw_score};
+use clsw::scan::Variant;
+use clsw::scan::search::{EvalueSource, SearchOptions, SearchResult, Searcher, Strand, Strands, reverse_complement};
+use clsw::scoring::{Gaps, Matrix, Scoring};
+use clsw::seq::{Alphabet, Database, EmptyRecords, Sequence};
+use common::{Rng, data_dir, read_fasta, test_devices};
+use rayon::prelude::*;
+
+fn blosum62() -> Scoring {
+    Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap())
+}
+
+fn uniprot300() -> Database {
+    Database::from_fasta(&data_dir().join("uniprot300.fasta"), Alphabet::Protein, EmptyRecords::Error).unwrap().0
+}
+
+/// One engine per OpenCL device under test (skipped loudly, or failing under
+/// CLSW_REQUIRE_DEVICE=1, when there is none).
+fn device_engines() -> Vec<Engine> {
+    test_devices().iter().map(|d| Engine::new(&DeviceChoice::Index(d.info.index)).unwrap()).collect()
+}
+
+fn reference_engine() -> Engine {
+    Engine::new(&DeviceChoice::Reference).unwrap()
+}
+
+fn reference_scores(query: &[u8], db: &Database, sc: &Scoring) -> Vec<LocalScore> {
+    (0..db.len()).into_par_iter().map(|k| sw_score(query, db.residues(k), sc)).collect()
+}
+
+fn all_results(searcher: &Searcher, queries: &[Sequence]) -> Vec<SearchResult> {
+    let mut out = Vec::new();
+    searcher
+        .search_all(queries, |r| {
+            out.push(r);
+            Ok(())
+        })
+        .unwrap();
+    out
+}
+
+fn hit_summary(r: &SearchResult) -> Vec<(usize, i32, Strand, String, Option<Alignment>)> {
+    r.hits.iter().map(|h| (h.subject, h.score, h.strand, format_evalue(h.evalue), h.alignment.clone())).collect()
+}
+
+#[test]
+fn every_subject_score_equals_the_reference_on_uniprot300() {
+    let db = uniprot300();
+    let sc = blosum62();
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein);
+    let queries = &queries[..4];
+    let want: Vec<Vec<LocalScore>> = queries.iter().map(|q| reference_scores(&q.residues, &db, &sc)).collect();
+    let mut engines = vec![(reference_engine(), Variant::Fast)];
+    for e in device_engines() {
+        engines.push((e, Variant::Fast));
+    }
+    for e in device_engines() {
+        engines.push((e, Variant::Plain));
+    }
+    for (engine, variant) in &engines {
+        let opts = SearchOptions { variant: *variant, ..SearchOptions::default() };
+        let searcher = Searcher::new(engine, &db, sc.clone(), opts).unwrap();
+        let results = all_results(&searcher, queries);
+        assert_eq!(results.len(), queries.len());
+        for (i, r) in results.iter().enumerate() {
+            assert_eq!(r.query_index, i);
+            assert_eq!(r.scores.len(), db.len());
+            for (k, (got, w)) in r.scores.iter().zip(&want[i]).enumerate() {
+                assert_eq!(got, w, "{variant} on {:?}: query {i}, subject {k} ({})", engine.describe(), db.id(k));
+            }
+            assert!(r.strands.iter().all(|&s| s == Strand::Plus));
+            assert_eq!(r.cells, r.query_len as u64 * db.total_residues());
+        }
+    }
+}
+
+#[test]
+fn hits_are_ordered_filtered_and_aligned() {
+    let db = uniprot300();
+    let sc = blosum62();
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein);
+    let engine = reference_engine();
+    let all = SearchOptions { max_hits: usize::MAX, evalue: f64::INFINITY, ..SearchOptions::default() };
+    let searcher = Searcher::new(&engine, &db, sc.clone(), all).unwrap();
+    let q = &queries[4];
+    let r = searcher.search(q).unwrap();
+    // Without limits every subject with a positive score is a hit, best first, ties in
+    // database order.
+    let positive = r.scores.iter().filter(|s| s.score > 0).count();
+    assert_eq!(r.hits.len(), positive);
+    for w in r.hits.windows(2) {
+        assert!(
+            w[0].score > w[1].score || (w[0].score == w[1].score && w[0].subject < w[1].subject),
+            "{} {} / {} {}",
+            w[0].score,
+            w[0].subject,
+            w[1].score,
+            w[1].subject
+        );
+    }
+    for h in &r.hits {
+        let a = h.alignment.as_ref().expect("alignment of every hit");
+        assert_eq!(a.score, h.score);
+        assert_eq!(a.rescore(&q.residues, db.residues(h.subject), &sc), h.score as i64);
+        assert_eq!(Some((a.query_end, a.subject_end)), r.scores[h.subject].end);
+        // The hit's alignment, computed before its end cell only, is the reference's.
+        assert_eq!(Some(a), clsw::reference::align(&q.residues, db.residues(h.subject), &sc).as_ref());
+    }
+    // -b and -E: the first hits of the unlimited list, cut by count and E-value.
+    let limited = Searcher::new(
+        &engine,
+        &db,
+        sc.clone(),
+        SearchOptions { max_hits: 5, evalue: 1e-3, ..SearchOptions::default() },
+    )
+    .unwrap()
+    .search(q)
+    .unwrap();
+    let want: Vec<usize> = r.hits.iter().filter(|h| h.evalue <= 1e-3).take(5).map(|h| h.subject).collect();
+    assert!(!want.is_empty());
+    assert_eq!(limited.hits.iter().map(|h| h.subject).collect::<Vec<_>>(), want);
+    // Alignments can be left out.
+    let bare = Searcher::new(&engine, &db, sc, SearchOptions { alignments: false, ..SearchOptions::default() })
+        .unwrap()
+        .search(q)
+        .unwrap();
+    assert!(!bare.hits.is_empty() && bare.hits.iter().all(|h| h.alignment.is_none()));
+}
+
+#[test]
+fn evalues_fall_with_score_and_name_their_source() {
+    let db = uniprot300();
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein);
+    let engine = reference_engine();
+    let q = &queries[6];
+
+    // The whole database: enough scores for the ssearch36-style fit.
+    let r = Searcher::new(&engine, &db, blosum62(), SearchOptions::default()).unwrap().search(q).unwrap();
+    let st = &r.statistics;
+    assert_eq!(st.source, EvalueSource::Fitted);
+    let ka = st.params.unwrap();
+    assert!(ka.lambda > 0.15 && ka.lambda < 0.5, "{ka:?}");
+    for n in [50, 400, 3000] {
+        for s in 1..300 {
+            let (e0, e1) = (st.evalue(s, q.len(), n), st.evalue(s + 1, q.len(), n));
+            // Strictly falling once below the number of subjects (where it saturates).
+            assert!(e1 <= e0 && (e0 > 0.9 * 299.0 || e1 < e0), "{s}: {e0} {e1}");
+            assert!(st.bit_score(s + 1) > st.bit_score(s));
+        }
+    }
+    // Among hits: a higher score on a subject no longer gives a smaller E-value.
+    for a in &r.hits {
+        for b in &r.hits {
+            if a.score > b.score && db.seq_len(a.subject) <= db.seq_len(b.subject) {
+                assert!(a.evalue < b.evalue);
+            }
+        }
+        assert!(a.evalue <= 10.0);
+    }
+    // The best hit (a near-identical homolog) is highly significant.
+    assert!(r.hits[0].evalue < 1e-50, "{}", r.hits[0].evalue);
+
+    // 40 subjects: too few to fit; BLOSUM62 11/1 has BLAST's published parameters.
+    let small = Database::from_sequences(Alphabet::Protein, (0..40).map(|k| db.sequence(k * 7)).collect());
+    let r = Searcher::new(&engine, &small, blosum62(), SearchOptions::default()).unwrap().search(q).unwrap();
+    assert_eq!(r.statistics.source, EvalueSource::Published);
+    assert_eq!(r.statistics.params.unwrap().lambda, 0.267);
+    assert!(r.statistics.note.as_deref().unwrap().contains("at least 200"));
+    let h = &r.hits[0];
+    assert!(
+        (h.evalue - 40.0 * r.statistics.params.unwrap().pvalue(h.score as f64, q.len(), small.seq_len(h.subject)))
+            .abs()
+            < 1e-9 * h.evalue.max(1e-300)
+    );
+
+    // BLOSUM50 10/2 is not in BLAST's tables: no E-values, no threshold applied.
+    let b50 = Scoring::new(Matrix::builtin("BLOSUM50").unwrap(), Gaps::affine(10, 2).unwrap());
+    let opts = SearchOptions { evalue: 1e-30, max_hits: 1000, ..SearchOptions::default() };
+    let r = Searcher::new(&engine, &small, b50, opts).unwrap().search(q).unwrap();
+    assert_eq!(r.statistics.source, EvalueSource::None);
+    assert!(r.statistics.params.is_none());
+    assert_eq!(r.hits.len(), r.scores.iter().filter(|s| s.score > 0).count());
+    assert!(r.hits.iter().all(|h| h.evalue.is_nan() && h.bit_score.is_nan()));
+}
+
+fn write_all(
+    format: OutputFormat,
+    results: &[SearchResult],
+    queries: &[Sequence],
+    db: &Database,
+    sc: &Scoring,
+) -> String {
+    let mut w = ResultWriter::new(format, Vec::new(), db, sc, FormatOptions::default());
+    for r in results {
+        w.write(r, &queries[r.query_index]).unwrap();
+    }
+    String::from_utf8(w.finish().unwrap()).unwrap()
+}
+
+#[test]
+fn blast_tabular_columns_match_the_alignments() {
+    let db = uniprot300();
+    let sc = blosum62();
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein)[..5].to_vec();
+    let engine = reference_engine();
+    let searcher = Searcher::new(&engine, &db, sc.clone(), SearchOptions::default()).unwrap();
+    let results = all_results(&searcher, &queries);
+    let text = write_all(OutputFormat::Tabular, &results, &queries, &db, &sc);
+    let lines: Vec<&str> = text.lines().collect();
+    let hits: Vec<(&SearchResult, &clsw::scan::search::Hit)> =
+        results.iter().flat_map(|r| r.hits.iter().map(move |h| (r, h))).collect();
+    assert_eq!(lines.len(), hits.len());
+    assert!(hits.len() > 20);
+    for (line, (r, h)) in lines.iter().zip(&hits) {
+        let c: Vec<&str> = line.split('\t').collect();
+        assert_eq!(c.len(), 12, "{line}");
+        let a = h.alignment.as_ref().unwrap();
+        assert_eq!(c[0], r.query_id);
+        assert_eq!(c[1], db.id(h.subject));
+        // pident: identical columns over all columns, two decimals.
+        let len: usize = c[3].parse().unwrap();
+        let pident: f64 = c[2].parse().unwrap();
+        assert_eq!(len, a.length());
+        assert!((pident - 100.0 * a.identities as f64 / len as f64).abs() <= 0.005 + 1e-9, "{line}");
+        let mismatch: usize = c[4].parse().unwrap();
+        let gapopen: usize = c[5].parse().unwrap();
+        assert_eq!(mismatch, a.mismatches);
+        assert_eq!(gapopen, a.gap_opens);
+        assert_eq!(a.identities + mismatch + a.gap_columns, len);
+        let n: Vec<usize> = c[6..10].iter().map(|x| x.parse().unwrap()).collect();
+        // 1-based inclusive spans: query residues are M + I columns, subject M + D.
+        let count =
+            |ops: &[Op]| -> usize { a.ops.iter().filter(|(o, _)| ops.contains(o)).map(|&(_, k)| k as usize).sum() };
+        assert_eq!(n[1] - n[0] + 1, count(&[Op::Match, Op::Mismatch, Op::Insertion]), "{line}");
+        assert_eq!(n[3] - n[2] + 1, count(&[Op::Match, Op::Mismatch, Op::Deletion]), "{line}");
+        assert!(n[0] >= 1 && n[1] <= r.query_len && n[3] <= db.seq_len(h.subject));
+        assert_eq!((n[0], n[1], n[2], n[3]), blast_coordinates(a, h.strand, r.query_len));
+        assert_eq!(c[10], format_evalue(h.evalue));
+        assert_eq!(c[11], format_bit_score(h.bit_score));
+        let e: f64 = c[10].parse().unwrap();
+        assert!(e <= 10.0);
+        assert!((c[11].parse::<f64>().unwrap() - h.bit_score).abs() <= 1.0);
+        assert_eq!(tabular_line(r, h, &db, false).unwrap(), *line);
+        let ext = tabular_line(r, h, &db, true).unwrap();
+        assert_eq!(ext, format!("{line}\t{}\t{}", h.score, a.cigar(true)));
+    }
+    // The extended form starts with its column names.
+    let ext = write_all(OutputFormat::TabularExt, &results, &queries, &db, &sc);
+    assert!(ext.starts_with("# qseqid\tsseqid\tpident"));
+    assert_eq!(ext.lines().count(), hits.len() + 1);
+}
+
+/// Query letters consumed by a CIGAR (M, I, S, =, X) and reference letters (M, D, =, X).
+fn cigar_lengths(cigar: &str) -> (usize, usize) {
+    let (mut q, mut r, mut num) = (0, 0, 0);
+    for ch in cigar.chars() {
+        if let Some(d) = ch.to_digit(10) {
+            num = num * 10 + d as usize;
+            continue;
+        }
+        match ch {
+            'M' | '=' | 'X' => {
+                q += num;
+                r += num
+            }
+            'I' | 'S' => q += num,
+            'D' | 'N' => r += num,
+            other => panic!("unexpected CIGAR op {other} in {cigar}"),
+        }
+        num = 0;
+    }
+    (q, r)
+}
+
+fn check_sam(text: &str, db: &Database, expect_records: usize) {
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("@HD\tVN:1.6\tSO:unsorted"));
+    let mut refs = std::collections::HashMap::new();
+    let mut records = 0;
+    for line in lines {
+        if let Some(sq) = line.strip_prefix("@SQ\t") {
+            let f: Vec<&str> = sq.split('\t').collect();
+            let name = f[0].strip_prefix("SN:").unwrap();
+            let len: usize = f[1].strip_prefix("LN:").unwrap().parse().unwrap();
+            assert!(refs.insert(name.to_string(), len).is_none(), "duplicate @SQ {name}");
+            continue;
+        }
+        if line.starts_with('@') {
+            assert!(line.starts_with("@PG\tID:clsw"), "{line}");
+            continue;
+        }
+        records += 1;
+        let f: Vec<&str> = line.split('\t').collect();
+        assert!(f.len() >= 11, "{line}");
+        let flag: u32 = f[1].parse().unwrap();
+        let pos: usize = f[3].parse().unwrap();
+        if flag & 4 != 0 {
+            assert_eq!((f[2], pos, f[5]), ("*", 0, "*"));
+            continue;
+        }
+        let (q, r) = cigar_lengths(f[5]);
+        assert_eq!(q, f[9].len(), "CIGAR must consume the whole query: {line}");
+        let reflen = refs[f[2]];
+        assert!(pos >= 1 && pos + r - 1 <= reflen, "{line}");
+        let k = (0..db.len()).find(|&k| db.id(k) == f[2]).unwrap();
+        assert_eq!(db.seq_len(k), reflen);
+        let score: i32 = f.iter().find_map(|t| t.strip_prefix("AS:i:")).unwrap().parse().unwrap();
+        assert!(score > 0);
+    }
+    assert_eq!(records, expect_records);
+}
+
+#[test]
+fn sam_records_parse_and_consume_the_query() {
+    let db = uniprot300();
+    let sc = blosum62();
+    let mut queries = read_fasta("queries10.fasta", Alphabet::Protein)[..3].to_vec();
+    // A query with no hit at all gives an unmapped record.
+    queries.push(Sequence::from_letters("nohit", b"G", Alphabet::Protein).unwrap());
+    let engine = reference_engine();
+    let opts = SearchOptions { max_hits: 10, ..SearchOptions::default() };
+    let searcher = Searcher::new(&engine, &db, sc.clone(), opts).unwrap();
+    let results = all_results(&searcher, &queries);
+    assert!(results[3].hits.is_empty());
+    let records = results.iter().map(|r| r.hits.len().max(1)).sum();
+    let text = write_all(OutputFormat::Sam, &results, &queries, &db, &sc);
+    check_sam(&text, &db, records);
+    // One primary record per query with hits; soft clips where the query overhangs.
+    let primaries = text.lines().filter(|l| !l.starts_with('@')).filter(|l| l.split('\t').nth(1) == Some("0")).count();
+    assert_eq!(primaries, 3);
+    assert!(text.contains("nohit\t4\t*\t0\t0\t*"));
+    assert!(text.lines().any(|l| l.split('\t').nth(5).is_some_and(|c| c.contains('S'))));
+    // =/X CIGARs on request.
+    let mut w = ResultWriter::new(
+        OutputFormat::Sam,
+        Vec::new(),
+        &db,
+        &sc,
+        FormatOptions { sam_eqx: true, ..FormatOptions::default() },
+    );
+    w.write(&results[0], &queries[0]).unwrap();
+    let eqx = String::from_utf8(w.finish().unwrap()).unwrap();
+    check_sam(&eqx, &db, results[0].hits.len());
+    assert!(eqx.lines().filter(|l| !l.starts_with('@')).all(|l| !l.split('\t').nth(5).unwrap().contains('M')));
+}
+
+#[test]
+fn json_parses_with_sources_and_nulls() {
+    let db = uniprot300();
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein)[..2].to_vec();
+    let engine = reference_engine();
+    let sc = blosum62();
+    let results = all_results(&Searcher::new(&engine, &db, sc.clone(), SearchOptions::default()).unwrap(), &queries);
+    let text = write_all(OutputFormat::Json, &results, &queries, &db, &sc);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let arr = v.as_array().unwrap();
+    assert_eq!(arr.len(), 2);
+    for (o, r) in arr.iter().zip(&results) {
+        assert_eq!(o["query"], r.query_id.as_str());
+        assert_eq!(o["evalue_source"], "fitted");
+        assert_eq!(o["recomputed"], r.recomputed);
+        assert_eq!(o["database_sequences"], 299);
+        let hits = o["hits"].as_array().unwrap();
+        assert_eq!(hits.len(), r.hits.len());
+        for (j, (hj, h)) in hits.iter().zip(&r.hits).enumerate() {
+            assert_eq!(hj["rank"], j + 1);
+            assert_eq!(hj["score"], h.score);
+            assert_eq!(hj["subject_index"], h.subject);
+            assert!((hj["evalue"].as_f64().unwrap() - h.evalue).abs() <= 1e-12 * h.evalue.max(1e-300));
+            assert_eq!(hj["alignment"]["cigar"], h.alignment.as_ref().unwrap().cigar(true).as_str());
+        }
+    }
+    // No statistics: E-values and bit scores are null.
+    let small = Database::from_sequences(Alphabet::Protein, (0..20).map(|k| db.sequence(k)).collect());
+    let b50 = Scoring::new(Matrix::builtin("BLOSUM50").unwrap(), Gaps::affine(10, 2).unwrap());
+    let results =
+        all_results(&Searcher::new(&engine, &small, b50.clone(), SearchOptions::default()).unwrap(), &queries);
+    let v: serde_json::Value =
+        serde_json::from_str(&write_all(OutputFormat::Json, &results, &queries, &small, &b50)).unwrap();
+    assert_eq!(v[0]["evalue_source"], "none");
+    assert!(v[0]["lambda"].is_null());
+    let h = &v[0]["hits"][0];
+    assert!(h["evalue"].is_null() && h["bit_score"].is_null() && h["score"].as_i64().unwrap() > 0);
+    // An empty run is an empty array.
+    let empty: serde_json::Value =
+        serde_json::from_str(&write_all(OutputFormat::Json, &[], &queries, &db, &sc)).unwrap();
+    assert_eq!(empty, serde_json::json!([]));
+}
+
+#[test]
+fn pairwise_report_lists_and_shows_hits() {
+    let db = uniprot300();
+    let sc = blosum62();
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein)[1..2].to_vec();
+    let engine = reference_engine();
+    let results = all_results(&Searcher::new(&engine, &db, sc.clone(), SearchOptions::default()).unwrap(), &queries);
+    let text = write_all(OutputFormat::Pairwise, &results, &queries, &db, &sc);
+    assert!(text.starts_with(&format!("Query= {}", queries[0].id)));
+    assert!(text.contains("E-values: fitted (lambda"));
+    assert!(text.contains("Sequences producing significant alignments:"));
+    assert!(text.matches("\nQuery  ").count() >= results[0].hits.len());
+    assert_eq!(text.matches("\n>").count(), results[0].hits.len());
+}
+
+#[test]
+fn forced_batches_give_identical_results() {
+    let db = uniprot300();
+    let sc = blosum62();
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein)[..3].to_vec();
+    let mut engines = device_engines();
+    engines.push(reference_engine());
+    for engine in &engines {
+        let whole = Searcher::new(engine, &db, sc.clone(), SearchOptions::default()).unwrap();
+        let batched = Searcher::new(
+            engine,
+            &db,
+            sc.clone(),
+            SearchOptions { batch_residues: Some(20_000), ..SearchOptions::default() },
+        )
+        .unwrap();
+        if engine.uses_opencl() {
+            assert_eq!(whole.plan()[0].2, 1);
+            // 169,296 residues in batches of at most 20,000 (longer subjects alone).
+            assert!(batched.plan()[0].2 >= 9, "{:?}", batched.plan());
+        }
+        let a = all_results(&whole, &queries);
+        let b = all_results(&batched, &queries);
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.scores, y.scores, "{:?}", engine.describe());
+            assert_eq!(hit_summary(x), hit_summary(y));
+            assert_eq!(x.recomputed, y.recomputed);
+        }
+    }
+}
+
+#[test]
+fn multi_query_pipeline_equals_one_by_one_and_workers_split_the_database() {
+    let db = uniprot300();
+    let sc = blosum62();
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein)[..5].to_vec();
+    let mut engines = device_engines();
+    engines.push(reference_engine());
+    // Two workers: an OpenCL device beside the native path, each with half the residues.
+    if !device_engines().is_empty() {
+        engines.push(Engine::from_choices(&[DeviceChoice::Cpu, DeviceChoice::Reference]).unwrap());
+    }
+    let want: Vec<SearchResult> = {
+        let s = Searcher::new(&engines[engines.len() - 1], &db, sc.clone(), SearchOptions::default()).unwrap();
+        queries.iter().map(|q| s.search(q).unwrap()).collect()
+    };
+    for engine in &engines {
+        let s = Searcher::new(engine, &db, sc.clone(), SearchOptions::default()).unwrap();
+        let plan = s.plan();
+        assert_eq!(plan.len(), engine.describe().len());
+        assert_eq!(plan.first().unwrap().1.start, 0);
+        assert_eq!(plan.last().unwrap().1.end, db.len());
+        for w in plan.windows(2) {
+            assert_eq!(w[0].1.end, w[1].1.start);
+            assert!(!w[0].1.is_empty());
+        }
+        let piped = all_results(&s, &queries);
+        let single: Vec<SearchResult> = queries.iter().map(|q| s.search(q).unwrap()).collect();
+        assert_eq!(piped.len(), queries.len());
+        for ((p, o), w) in piped.iter().zip(&single).zip(&want) {
+            assert_eq!(p.scores, o.scores);
+            assert_eq!(p.scores, w.scores, "{:?}", engine.describe());
+            assert_eq!(hit_summary(p), hit_summary(o));
+            assert_eq!(hit_summary(p), hit_summary(w));
+            assert_eq!(p.statistics.params, w.statistics.params);
+        }
+    }
+}
+
+#[test]
+fn dna_both_strands_find_the_reverse_complemented_pair() {
+    let pairs = read_fasta("dna_pairs.fasta", Alphabet::Dna);
+    let a: Vec<Sequence> = pairs.iter().filter(|s| s.id.ends_with("_a")).cloned().collect();
+    let b: Vec<Sequence> = pairs.iter().filter(|s| s.id.ends_with("_b")).cloned().collect();
+    let db = Database::from_sequences(Alphabet::Dna, b.clone());
+    let sc = Scoring::new(Matrix::builtin("EDNAFULL").unwrap(), Gaps::affine(12, 4).unwrap());
+    let query = a.iter().find(|s| s.id == "dna7_a").unwrap();
+    let k7 = (0..db.len()).find(|&k| db.id(k) == "dna7_b").unwrap();
+    let mut engines = device_engines();
+    engines.push(reference_engine());
+    for engine in &engines {
+        let search = |strands| {
+            Searcher::new(engine, &db, sc.clone(), SearchOptions { strands, ..SearchOptions::default() })
+                .unwrap()
+                .search(query)
+                .unwrap()
+        };
+        let plus = search(Strands::Plus);
+        let minus = search(Strands::Minus);
+        let both = search(Strands::Both);
+        let rc = reverse_complement(&query.residues);
+        for k in 0..db.len() {
+            assert_eq!(plus.scores[k], sw_score(&query.residues, db.residues(k), &sc));
+            assert_eq!(minus.scores[k], sw_score(&rc, db.residues(k), &sc));
+            let best = if minus.scores[k].score > plus.scores[k].score { &minus } else { &plus };
+            assert_eq!(both.scores[k], best.scores[k]);
+        }
+        assert_eq!(both.strands_searched, vec![Strand::Plus, Strand::Minus]);
+        assert_eq!(minus.strands_searched, vec![Strand::Minus]);
+        // Forward only, the planted region is invisible (the README: 50); the reverse
+        // complement finds it.
+        assert!(plus.scores[k7].score <= 60, "{}", plus.scores[k7].score);
+        assert!(both.scores[k7].score > 500, "{}", both.scores[k7].score);
+        assert_eq!(both.strands[k7], Strand::Minus);
+        // No published statistics for DNA and too few subjects to fit.
+        assert_eq!(both.statistics.source, EvalueSource::None);
+        let top = &both.hits[0];
+        assert_eq!((top.subject, top.strand), (k7, Strand::Minus));
+        let al = top.alignment.as_ref().unwrap();
+        assert_eq!(al.rescore(&rc, db.residues(k7), &sc), top.score as i64);
+        assert_eq!(Some(al), clsw::reference::align(&rc, db.residues(k7), &sc).as_ref());
+        // BLAST convention: query forward (qstart < qend), subject reversed (sstart > send),
+        // covering the planted regions (a: 89-388, b: 129-416).
+        let (qs, qe, ss, se) = blast_coordinates(al, Strand::Minus, query.len());
+        assert!(qs < qe && ss > se, "{qs} {qe} {ss} {se}");
+        assert!(qs <= 110 && qe >= 370, "{qs}-{qe}");
+        assert!(se <= 150 && ss >= 400, "{ss}-{se}");
+        // The minus-strand alignment, mapped back to the forward query and reversed
+        // subject, is the same alignment: its span equals the forward residues' span.
+        assert_eq!(qe - qs, al.query_end - al.query_start);
+        let line = tabular_line(&both, top, &db, false).unwrap();
+        let c: Vec<&str> = line.split('\t').collect();
+        assert_eq!(c[6..10], [qs.to_string(), qe.to_string(), ss.to_string(), se.to_string()]);
+        assert_eq!(c[10], "NA");
+        // Pairs 1-6 are found on the plus strand.
+        let other = a.iter().find(|s| s.id == "dna3_a").unwrap();
+        let r = Searcher::new(engine, &db, sc.clone(), SearchOptions::default()).unwrap().search(other).unwrap();
+        assert_eq!(db.id(r.hits[0].subject), "dna3_b");
+        assert_eq!(r.hits[0].strand, Strand::Plus);
+    }
+    // SAM: minus-strand records have FLAG 16 and the reverse-complemented query.
+    let engine = reference_engine();
+    let r = Searcher::new(&engine, &db, sc.clone(), SearchOptions::default()).unwrap().search(query).unwrap();
+    let text = write_all(OutputFormat::Sam, std::slice::from_ref(&r), std::slice::from_ref(query), &db, &sc);
+    check_sam(&text, &db, r.hits.len());
+    let rec = text.lines().find(|l| l.contains("\tdna7_b\t")).unwrap();
+    let f: Vec<&str> = rec.split('\t').collect();
+    assert_eq!(f[1], "16");
+    assert_eq!(f[9].as_bytes(), Alphabet::Dna.decode_all(&reverse_complement(&query.residues)));
+}
+
+#[test]
+fn query_longer_than_65535() {
+    let mut rng = Rng::new(65536);
+    let db = uniprot300();
+    // Six subjects, one of them planted in the middle of a 70,000-residue query.
+    let subjects: Vec<Sequence> = [3usize, 50, 120, 200, 250, 298].iter().map(|&k| db.sequence(k)).collect();
+    let small = Database::from_sequences(Alphabet::Protein, subjects);
+    let mut q = rng.codes(70_000, 20);
+    let planted = small.residues(2).to_vec();
+    q[40_000..40_000 + planted.len()].copy_from_slice(&planted);
+    let query = Sequence { id: "long".into(), description: String::new(), residues: q };
+    let sc = blosum62();
+    let want: Vec<LocalScore> = reference_scores(&query.residues, &small, &sc);
+    let mut engines = device_engines();
+    engines.push(reference_engine());
+    for engine in &engines {
+        let r = Searcher::new(engine, &small, sc.clone(), SearchOptions::default()).unwrap().search(&query).unwrap();
+        assert_eq!(r.scores, want, "{:?}", engine.describe());
+        let top = &r.hits[0];
+        assert_eq!(top.subject, 2);
+        let a = top.alignment.as_ref().unwrap();
+        assert!(a.query_start <= 40_000 && a.query_end >= 40_000 + planted.len() - 2, "{a:?}");
+    }
+}
+
+#[test]
+fn saturated_scores_are_recomputed_and_counted() {
+    // The longest uniprot300 protein (8,081 aa) against itself scores far past 32,767.
+    let db = uniprot300();
+    let longest = (0..db.len()).max_by_key(|&k| db.seq_len(k)).unwrap();
+    let small =
+        Database::from_sequences(Alphabet::Protein, [longest, 0, 1, 2].iter().map(|&k| db.sequence(k)).collect());
+    let query = db.sequence(longest);
+    let sc = blosum62();
+    let want = reference_scores(&query.residues, &small, &sc);
+    assert!(want[0].score > 32_767, "{}", want[0].score);
+    for engine in device_engines() {
+        let r = Searcher::new(&engine, &small, sc.clone(), SearchOptions::default()).unwrap().search(&query).unwrap();
+        assert_eq!(r.scores, want);
+        assert!(r.recomputed >= 1, "{}", r.recomputed);
+        assert_eq!(r.hits[0].score, want[0].score);
+        assert_eq!(r.hits[0].alignment.as_ref().unwrap().length(), query.len());
+    }
+}
+
+#[test]
+fn empty_database_and_bad_arguments() {
+    let engine = reference_engine();
+    let empty = Database::from_sequences(Alphabet::Protein, Vec::new());
+    let q = Sequence::from_letters("q", b"MKVLAAGW", Alphabet::Protein).unwrap();
+    let r = Searcher::new(&engine, &empty, blosum62(), SearchOptions::default()).unwrap().search(&q).unwrap();
+    assert!(r.scores.is_empty() && r.hits.is_empty());
+    assert_eq!(r.statistics.source, EvalueSource::Published);
+    // The matrix must fit the database's alphabet.
+    let dna =
+        Database::from_sequences(Alphabet::Dna, vec![Sequence::from_letters("d", b"ACGT", Alphabet::Dna).unwrap()]);
+    let err = Searcher::new(&engine, &dna, blosum62(), SearchOptions::default()).err().unwrap().to_string();
+    assert!(err.contains("matrix BLOSUM62 is for protein sequences, but the database is dna"), "{err}");
+    let db = Database::from_sequences(Alphabet::Protein, vec![q.clone()]);
+    let bad = SearchOptions { strands: Strands::Minus, ..SearchOptions::default() };
+    assert!(Searcher::new(&engine, &db, blosum62(), bad).err().unwrap().to_string().contains("only for DNA"));
+    let bad = SearchOptions { evalue: f64::NAN, ..SearchOptions::default() };
+    assert!(Searcher::new(&engine, &db, blosum62(), bad).is_err());
+    // A query encoded for another alphabet is refused, not scanned.
+    let s = Searcher::new(&engine, &db, blosum62(), SearchOptions::default()).unwrap();
+    let alien = Sequence { id: "alien".into(), description: String::new(), residues: vec![1, 2, 40] };
+    assert!(s.search(&alien).err().unwrap().to_string().contains("position 3"));
+}
+
+#[test]
+fn top50_hits_equal_ssearch36() {
+    // tests/data/ssearch36_top50.tsv: ssearch36's 50 best subjects by raw score for
+    // three queries and two scoring settings (tests/data/make_ssearch_top50.py).
+    let text = std::fs::read_to_string(data_dir().join("ssearch36_top50.tsv")).unwrap();
+    let db = uniprot300();
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein);
+    type Setting = (String, String, i32, i32); // query, matrix, open, extend
+    type Row = (String, usize, i32); // subject, length, raw score
+    let mut groups: Vec<(Setting, Vec<Row>)> = Vec::new();
+    for line in text.lines().skip(1) {
+        let c: Vec<&str> = line.split('\t').collect();
+        let key = (c[0].to_string(), c[1].to_string(), c[2].parse().unwrap(), c[3].parse().unwrap());
+        let row = (c[5].to_string(), c[6].parse().unwrap(), c[7].parse().unwrap());
+        match groups.last_mut() {
+            Some((k, rows)) if *k == key => rows.push(row),
+            _ => groups.push((key, vec![row])),
+        }
+    }
+    assert_eq!(groups.len(), 6);
+    let mut engines = device_engines();
+    engines.push(reference_engine());
+    for engine in &engines {
+        for ((qid, matrix, open, extend), want) in &groups {
+            assert_eq!(want.len(), 50);
+            let sc = Scoring::new(Matrix::builtin(matrix).unwrap(), Gaps::affine(*open, *extend).unwrap());
+            let opts = SearchOptions { max_hits: 50, evalue: f64::INFINITY, ..SearchOptions::default() };
+            let q = queries.iter().find(|q| &q.id == qid).unwrap();
+            let r = Searcher::new(engine, &db, sc, opts).unwrap().search(q).unwrap();
+            let got: Vec<Row> =
+                r.hits.iter().map(|h| (db.id(h.subject).to_string(), db.seq_len(h.subject), h.score)).collect();
+            assert_eq!(&got, want, "{qid} {matrix} {open}/{extend} on {:?}", engine.describe());
+        }
+    }
+}
