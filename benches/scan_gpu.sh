@@ -27,3 +27,7 @@ for len in 144 464 1000 2005 5478; do
   e=$(date +%s%N); ms=$(( (e - s) / 1000000 ))
   echo "ssearch36 -T $(nproc) query $len: $ms ms, $(( residues * len / ms / 1000000 )) GCUPS" | tee -a "$out/ssearch.txt"
 done
+
+# The native CPU path on all host cores, same database, for the CPU-to-CPU comparison.
+.device/clsw bench scan --db $db --repeat 20 --queries $queries --lengths 464,1000 --variants native --runs 1 \
+  --csv "$out/scan_native.csv" | tee "$out/scan_native.txt"
