@@ -34,6 +34,11 @@ pub struct BenchScanArgs {
     /// Query lengths [default: the 20 classic lengths, 144 to 5,478].
     #[arg(long, value_delimiter = ',')]
     lengths: Vec<usize>,
+    /// Instead of cut lengths, scan with every query of --queries as it is, once each,
+    /// and print one row per variant and device with the totals (qlen is then the
+    /// total query residues).
+    #[arg(long, conflicts_with = "lengths")]
+    all_queries: bool,
     /// Kernel variants to run.
     #[arg(long, value_delimiter = ',', default_value = "inter,fast")]
     variants: Vec<String>,
@@ -202,6 +207,24 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
                 kind.map(|k| BandedScanner::new(&dev, k, tuning, &subjects, alphabet.size() as u8)).transpose()?;
             if scanner.is_some() {
                 eprintln!("{variant} on {name}: database laid out and uploaded in {:.2} s", t0.elapsed().as_secs_f64());
+            }
+            if args.all_queries {
+                let scan = |q: &[u8]| match &scanner {
+                    Some(s) => s.scan(q, &scoring),
+                    None => scan_once(&dev, variant, q, &subjects, &scoring),
+                };
+                scan(&queries[0])?; // warm-up: program build, first-touch
+                let (mut kernel, mut e2e, mut recomputed, mut total) = (0.0, 0.0, 0, 0);
+                for q in &queries {
+                    let t = Instant::now();
+                    let out = scan(q)?;
+                    e2e += t.elapsed().as_secs_f64();
+                    kernel += out.kernel_seconds;
+                    recomputed += out.recomputed;
+                    total += q.len();
+                }
+                row(variant.name(), &name, total, kernel, e2e, recomputed);
+                continue;
             }
             for &len in &lengths {
                 let query = query_of_length(&queries, len);
