@@ -7,6 +7,7 @@
 
 pub mod align;
 pub mod device;
+pub mod distance;
 pub mod engine;
 pub mod error;
 pub mod reference;

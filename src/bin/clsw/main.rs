@@ -1,6 +1,7 @@
 //! The `clsw` command: every entry point of the library from a terminal.
 
 mod bench;
+mod dist;
 mod scan;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -33,6 +34,9 @@ enum Command {
     Scan(scan::ScanArgs),
     /// Prepare a database for fast repeated searches (a memory-mapped file).
     Makedb(scan::MakedbArgs),
+    /// All-pairs distance matrix of a FASTA alignment (SNP distances) or of genotypes
+    /// (PLINK .bed, 0/1/2 table).
+    Dist(dist::DistArgs),
     /// Benchmarks that print tables (GCUPS per variant, device and size).
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -42,6 +46,8 @@ enum Command {
 enum BenchCommand {
     /// Database search: GCUPS per kernel variant, device and query length.
     Scan(bench::BenchScanArgs),
+    /// Distance matrices: generated SNP alignments, time and comparisons per second.
+    Dist(dist::BenchDistArgs),
 }
 
 /// Options shared by everything that scores alignments.
@@ -231,7 +237,9 @@ fn main() -> ExitCode {
         Command::Align(args) => run_align(args),
         Command::Scan(args) => scan::run_scan(args),
         Command::Makedb(args) => scan::run_makedb(args),
+        Command::Dist(args) => dist::run_dist(args),
         Command::Bench(BenchCommand::Scan(args)) => bench::run(args),
+        Command::Bench(BenchCommand::Dist(args)) => dist::run_bench(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,433 @@
+//! Reading distance inputs, streamed straight into bit planes (at most the packed form
+//! and a small batch of raw records are held in memory):
+//!
+//! - a FASTA multiple alignment (plain or gzip), letters kept as they are (gaps and
+//!   IUPAC codes included), all sequences the same length;
+//! - a PLINK 1 binary fileset `.bed` + `.bim` + `.fam` (variant-major, 2 bits per call);
+//! - a plain genotype table: one sample per line, 0/1/2 per site, -1, NA or `.` for a
+//!   missing call.
+
+use super::packed::{Coding, Packed};
+use crate::error::{Error, Result};
+use crate::seq::alphabet::describe_byte;
+use flate2::read::MultiGzDecoder;
+use rayon::prelude::*;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// A sample's name: PLINK's family and individual ids (for FASTA and tables both are
+/// the record's id).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SampleName {
+    pub family: String,
+    pub id: String,
+}
+
+impl SampleName {
+    pub fn same(id: &str) -> SampleName {
+        SampleName { family: id.to_string(), id: id.to_string() }
+    }
+}
+
+/// Named samples, packed.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    pub names: Vec<SampleName>,
+    pub packed: Packed,
+}
+
+fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let magic = reader.fill_buf().map_err(|e| Error::io(path, e))?;
+    Ok(if magic.starts_with(&[0x1f, 0x8b]) {
+        Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(reader)))
+    } else {
+        Box::new(reader)
+    })
+}
+
+/// Reads aligned FASTA records with their letters untouched (whitespace inside
+/// sequence lines is skipped). Letters are checked to be alignment letters: ASCII
+/// letters, `-`, `.`, `?` and `*`.
+pub struct AlignmentReader<R> {
+    input: R,
+    source: String,
+    line_no: usize,
+    record_no: usize,
+    pending: Option<(usize, String)>,
+    buf: Vec<u8>,
+    done: bool,
+}
+
+/// One record of an alignment.
+#[derive(Debug, Clone)]
+pub struct AlignedRecord {
+    pub id: String,
+    /// 1-based record number and line of its header, for messages.
+    pub record: usize,
+    pub line: usize,
+    pub letters: Vec<u8>,
+}
+
+impl<R: BufRead> AlignmentReader<R> {
+    pub fn new(input: R, source: impl Into<String>) -> Self {
+        AlignmentReader {
+            input,
+            source: source.into(),
+            line_no: 0,
+            record_no: 0,
+            pending: None,
+            buf: Vec::new(),
+            done: false,
+        }
+    }
+
+    fn error(&self, record: usize, id: &str, line: usize, message: String) -> Error {
+        Error::Fasta { source_name: self.source.clone(), record, id: id.to_string(), line, message }
+    }
+
+    fn read_line(&mut self) -> Result<bool> {
+        self.buf.clear();
+        let n = self.input.read_until(b'\n', &mut self.buf).map_err(|e| Error::Fasta {
+            source_name: self.source.clone(),
+            record: self.record_no,
+            id: String::new(),
+            line: self.line_no + 1,
+            message: format!("read failed: {e}"),
+        })?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.line_no += 1;
+        while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
+            self.buf.pop();
+        }
+        Ok(true)
+    }
+
+    /// The next record, `None` at the end.
+    pub fn next_record(&mut self) -> Result<Option<AlignedRecord>> {
+        if self.done {
+            return Ok(None);
+        }
+        let (line, header) = match self.pending.take() {
+            Some(h) => h,
+            None => loop {
+                if !self.read_line()? {
+                    self.done = true;
+                    return Ok(None);
+                }
+                let t = self.buf.trim_ascii();
+                if t.is_empty() || t.starts_with(b";") {
+                    continue;
+                }
+                if let Some(rest) = self.buf.strip_prefix(b">") {
+                    break (self.line_no, String::from_utf8_lossy(rest).into_owned());
+                }
+                return Err(self.error(
+                    0,
+                    "",
+                    self.line_no,
+                    format!("expected a '>' header, found {} (is this a FASTA file?)", describe_byte(t[0])),
+                ));
+            },
+        };
+        self.record_no += 1;
+        let id = header.split_whitespace().next().unwrap_or("").to_string();
+        let mut letters = Vec::new();
+        while self.read_line()? {
+            if self.buf.starts_with(b">") {
+                self.pending = Some((self.line_no, String::from_utf8_lossy(&self.buf[1..]).into_owned()));
+                break;
+            }
+            for (col, &b) in self.buf.iter().enumerate() {
+                if b.is_ascii_alphabetic() || matches!(b, b'-' | b'.' | b'?' | b'*') {
+                    letters.push(b);
+                } else if !b.is_ascii_whitespace() {
+                    return Err(self.error(
+                        self.record_no,
+                        &id,
+                        self.line_no,
+                        format!("{} at column {} is not an alignment letter", describe_byte(b), col + 1),
+                    ));
+                }
+            }
+        }
+        if self.pending.is_none() {
+            self.done = true;
+        }
+        Ok(Some(AlignedRecord { id, record: self.record_no, line, letters }))
+    }
+}
+
+/// Most raw bytes of records held at once before they are packed (in parallel).
+const BATCH_BYTES: usize = 256 << 20;
+
+/// Reads a FASTA multiple alignment (plain or gzip) into bit planes for `coding`.
+/// Every sequence must have the first one's length; an empty input, or sequences with
+/// no sites, are errors.
+pub fn read_alignment(path: &Path, coding: Coding) -> Result<Dataset> {
+    let reader = AlignmentReader::new(open_maybe_gz(path)?, path.display().to_string());
+    read_alignment_from(reader, coding)
+}
+
+/// As [`read_alignment`], from any reader.
+pub fn read_alignment_from<R: BufRead>(mut reader: AlignmentReader<R>, coding: Coding) -> Result<Dataset> {
+    if coding.is_genotype() {
+        return Err(Error::InvalidArgument("an alignment needs a nucleotide coding".into()));
+    }
+    let lut = Packed::letter_lut(coding);
+    let mut names = Vec::new();
+    let mut packed: Option<Packed> = None;
+    let mut first: Option<(String, usize)> = None;
+    let mut batch: Vec<AlignedRecord> = Vec::new();
+    let mut batch_bytes = 0;
+    let mut rows = Vec::new();
+    let flush = |batch: &mut Vec<AlignedRecord>, packed: &Packed, rows: &mut Vec<Vec<u64>>| {
+        // The reader has checked every letter already.
+        rows.par_extend(batch.par_iter().map(|r| packed.pack_letters(&r.letters, &lut).expect("checked letters")));
+        batch.clear();
+    };
+    loop {
+        let rec = reader.next_record()?;
+        let Some(rec) = rec else { break };
+        match &first {
+            None => {
+                if rec.letters.is_empty() {
+                    return Err(reader.error(
+                        rec.record,
+                        &rec.id,
+                        rec.line,
+                        "the first sequence is empty: an alignment needs at least one site".into(),
+                    ));
+                }
+                first = Some((rec.id.clone(), rec.letters.len()));
+                packed = Some(Packed::new(coding, rec.letters.len()));
+            }
+            Some((first_id, len)) if rec.letters.len() != *len => {
+                return Err(reader.error(
+                    rec.record,
+                    &rec.id,
+                    rec.line,
+                    format!(
+                        "sequence '{}' has {} sites, but the first sequence '{first_id}' has {len}: all sequences of \
+                         an alignment must have the same length",
+                        rec.id,
+                        rec.letters.len()
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        names.push(SampleName::same(&rec.id));
+        batch_bytes += rec.letters.len();
+        batch.push(rec);
+        if batch_bytes >= BATCH_BYTES {
+            flush(&mut batch, packed.as_ref().unwrap(), &mut rows);
+            batch_bytes = 0;
+        }
+    }
+    let Some(packed) = packed else {
+        return Err(reader.error(0, "", reader.line_no.max(1), "contains no sequences".into()));
+    };
+    flush(&mut batch, &packed, &mut rows);
+    let sites = packed.sites();
+    Ok(Dataset { names, packed: Packed::from_rows(coding, sites, rows) })
+}
+
+/// The three files of a PLINK 1 binary fileset.
+pub fn bfile_paths(prefix: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let with = |ext: &str| {
+        let mut s = prefix.as_os_str().to_owned();
+        s.push(ext);
+        PathBuf::from(s)
+    };
+    (with(".bed"), with(".bim"), with(".fam"))
+}
+
+fn read_lines(path: &Path) -> Result<Vec<String>> {
+    let mut text = String::new();
+    File::open(path).and_then(|mut f| f.read_to_string(&mut text)).map_err(|e| Error::io(path, e))?;
+    Ok(text.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect())
+}
+
+/// Reads a PLINK 1 binary fileset (`prefix.bed`, `.bim`, `.fam`). Calls are coded by
+/// PLINK's 2-bit values: 00 homozygous for the first allele (genotype 0), 10
+/// heterozygous (1), 11 homozygous for the second allele (2), 01 missing. The `.bed`
+/// must be variant-major and exactly `3 + variants x ceil(samples / 4)` bytes.
+pub fn read_bed(prefix: &Path) -> Result<Dataset> {
+    let (bed, bim, fam) = bfile_paths(prefix);
+    let fam_lines = read_lines(&fam)?;
+    let mut names = Vec::with_capacity(fam_lines.len());
+    for (k, l) in fam_lines.iter().enumerate() {
+        let mut f = l.split_whitespace();
+        match (f.next(), f.next()) {
+            (Some(fid), Some(iid)) => names.push(SampleName { family: fid.to_string(), id: iid.to_string() }),
+            _ => {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: line {} has fewer than two fields (family and individual id)",
+                    fam.display(),
+                    k + 1
+                )));
+            }
+        }
+    }
+    let variants = {
+        let file = File::open(&bim).map_err(|e| Error::io(&bim, e))?;
+        let mut count = 0usize;
+        for line in BufReader::new(file).lines() {
+            if !line.map_err(|e| Error::io(&bim, e))?.trim().is_empty() {
+                count += 1;
+            }
+        }
+        count
+    };
+    let n = names.len();
+    if n == 0 {
+        return Err(Error::InvalidArgument(format!("{}: no samples", fam.display())));
+    }
+    if variants == 0 {
+        return Err(Error::InvalidArgument(format!("{}: no variants", bim.display())));
+    }
+    let row_bytes = n.div_ceil(4);
+    let want = 3 + variants as u64 * row_bytes as u64;
+    let file = File::open(&bed).map_err(|e| Error::io(&bed, e))?;
+    let size = file.metadata().map_err(|e| Error::io(&bed, e))?.len();
+    let mut input = BufReader::with_capacity(1 << 20, file);
+    let mut magic = [0u8; 3];
+    if size < 3 || input.read_exact(&mut magic).is_err() || magic[..2] != [0x6c, 0x1b] {
+        return Err(Error::InvalidArgument(format!(
+            "{}: not a PLINK 1 .bed file (it does not start with the bytes 6c 1b)",
+            bed.display()
+        )));
+    }
+    if magic[2] != 0x01 {
+        return Err(Error::InvalidArgument(format!(
+            "{}: sample-major .bed files (PLINK 1.0 mode byte {:02x}) are not supported; rewrite it with \
+             `plink --bfile ... --make-bed`",
+            bed.display(),
+            magic[2]
+        )));
+    }
+    if size != want {
+        return Err(Error::InvalidArgument(format!(
+            "{}: {size} bytes, but {} lists {variants} variants and {} lists {n} samples, which need 3 + {variants} x \
+             {row_bytes} = {want} bytes",
+            bed.display(),
+            bim.display(),
+            fam.display()
+        )));
+    }
+    let packed = Packed::new(Coding::Genotype, variants);
+    let words = packed.words();
+    let mut rows: Vec<Vec<u64>> = (0..n).map(|_| vec![0u64; 3 * words]).collect();
+    // 64 variants at a time: every sample gets one word per plane.
+    let mut block = vec![0u8; 64 * row_bytes];
+    for w in 0..variants.div_ceil(64) {
+        let count = (variants - w * 64).min(64);
+        input.read_exact(&mut block[..count * row_bytes]).map_err(|e| Error::io(&bed, e))?;
+        let block = &block[..count * row_bytes];
+        rows.par_iter_mut().enumerate().with_min_len(64).for_each(|(s, row)| {
+            let (byte, shift) = (s / 4, (s % 4) * 2);
+            let (mut x, mut y, mut v) = (0u64, 0u64, 0u64);
+            for k in 0..count {
+                let call = (block[k * row_bytes + byte] >> shift) & 3;
+                // 00 -> 0 (x=0,y=0), 10 -> 1 (x=1), 11 -> 2 (x=1,y=1), 01 missing.
+                let (cx, cy, cv) = match call {
+                    0b00 => (0, 0, 1),
+                    0b10 => (1, 0, 1),
+                    0b11 => (1, 1, 1),
+                    _ => (0, 0, 0),
+                };
+                x |= cx << k;
+                y |= cy << k;
+                v |= cv << k;
+            }
+            row[w] = x;
+            row[words + w] = y;
+            row[2 * words + w] = v;
+        });
+    }
+    Ok(Dataset { names, packed: Packed::from_rows(Coding::Genotype, variants, rows) })
+}
+
+fn genotype_token(t: &str) -> Option<i8> {
+    match t {
+        "0" => Some(0),
+        "1" => Some(1),
+        "2" => Some(2),
+        "-1" | "NA" | "na" | "." | "N" => Some(-1),
+        _ => None,
+    }
+}
+
+/// Reads a genotype table: one sample per line, fields separated by tabs or spaces,
+/// values 0, 1, 2, and -1, NA or `.` for missing. Lines starting with `#` are comments.
+/// The first line is a header (skipped) when a field other than its first is not a
+/// value. The first column holds sample names when the first data line's first field
+/// is not a value; otherwise samples are named `S1`, `S2`, ...
+pub fn read_genotype_table(path: &Path) -> Result<Dataset> {
+    let input = open_maybe_gz(path)?;
+    let name = path.display().to_string();
+    let bad = |line: usize, m: String| Error::InvalidArgument(format!("{name}: line {line}: {m}"));
+    let mut names = Vec::new();
+    let mut rows = Vec::new();
+    let mut packed: Option<Packed> = None;
+    let mut has_ids: Option<bool> = None;
+    let mut values = Vec::new();
+    let mut first_line = true;
+    for (k, line) in input.lines().enumerate() {
+        let line = line.map_err(|e| Error::io(path, e))?;
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = t.split_ascii_whitespace().collect();
+        if std::mem::take(&mut first_line) && fields.iter().skip(1).any(|f| genotype_token(f).is_none()) {
+            continue; // a header
+        }
+        let ids = *has_ids.get_or_insert_with(|| genotype_token(fields[0]).is_none());
+        let (id, calls) =
+            if ids { (fields[0].to_string(), &fields[1..]) } else { (format!("S{}", names.len() + 1), &fields[..]) };
+        values.clear();
+        for (f, tok) in calls.iter().enumerate() {
+            match genotype_token(tok) {
+                Some(g) => values.push(g),
+                None => {
+                    return Err(bad(
+                        k + 1,
+                        format!(
+                            "field {} ('{tok}') is not a genotype (0, 1, 2, or -1/NA/. for missing)",
+                            f + 1 + ids as usize
+                        ),
+                    ));
+                }
+            }
+        }
+        let p = match &packed {
+            Some(p) => {
+                if values.len() != p.sites() {
+                    return Err(bad(
+                        k + 1,
+                        format!("sample '{id}' has {} sites, but the first sample has {}", values.len(), p.sites()),
+                    ));
+                }
+                p
+            }
+            None => {
+                if values.is_empty() {
+                    return Err(bad(k + 1, "no genotypes on the first line".into()));
+                }
+                packed.insert(Packed::new(Coding::Genotype, values.len()))
+            }
+        };
+        rows.push(p.pack_genotypes(&values));
+        names.push(SampleName::same(&id));
+    }
+    let Some(p) = packed else {
+        return Err(Error::InvalidArgument(format!("{name}: no samples (the table is empty)")));
+    };
+    Ok(Dataset { names, packed: Packed::from_rows(Coding::Genotype, p.sites(), rows) })
+}
