@@ -10,7 +10,7 @@ use crate::seq::Alphabet;
 
 /// Where one share of the work runs.
 enum Worker {
-    OpenCl(ClDevice),
+    OpenCl(Box<ClDevice>),
     Reference,
 }
 
@@ -164,7 +164,7 @@ impl Engine {
                     if let Some(f) = test.failure {
                         return Err(Error::Device(format!("{label} failed its self-test and was refused: {f}")));
                     }
-                    Worker::OpenCl(dev)
+                    Worker::OpenCl(Box::new(dev))
                 }
             });
         }
@@ -187,7 +187,7 @@ impl Engine {
         self.workers
             .iter()
             .map(|w| match w {
-                Worker::OpenCl(d) => WorkerRef::OpenCl(d),
+                Worker::OpenCl(d) => WorkerRef::OpenCl(d.as_ref()),
                 Worker::Reference => WorkerRef::Reference,
             })
             .collect()
@@ -198,7 +198,7 @@ impl Engine {
         self.workers
             .iter()
             .filter_map(|w| match w {
-                Worker::OpenCl(d) => Some(d),
+                Worker::OpenCl(d) => Some(d.as_ref()),
                 Worker::Reference => None,
             })
             .collect()

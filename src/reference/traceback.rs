@@ -39,11 +39,11 @@ pub fn align_with_block_rows(query: &[u8], subject: &[u8], sc: &Scoring, block_r
     let mut h = vec![0i32; width];
     let mut f = vec![NEG_INF; width];
     let mut checkpoints: Vec<(Vec<i32>, Vec<i32>)> = Vec::new();
-    for i in 0..=ie {
+    for (i, &qi) in query[..=ie].iter().enumerate() {
         if i % k == 0 {
             checkpoints.push((h.clone(), f.clone()));
         }
-        advance_row(query[i], subject_part, sc, &mut h, &mut f, None);
+        advance_row(qi, subject_part, sc, &mut h, &mut f, None);
     }
 
     #[derive(Clone, Copy, PartialEq)]

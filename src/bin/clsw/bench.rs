@@ -139,7 +139,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         long_group: args.long_group.unwrap_or(defaults.long_group),
         tile: args.tile.unwrap_or(defaults.tile),
     };
-    if tuning.band % 2 != 0 || tuning.band == 0 || tuning.group == 0 {
+    if !tuning.band.is_multiple_of(2) || tuning.band == 0 || tuning.group == 0 {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
     }
     println!(
@@ -245,7 +245,6 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
             }
         }
     }
-    drop(row);
     if let Some(path) = &args.csv {
         let mut f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
         for r in &rows {
