@@ -6,6 +6,7 @@
 //! views, [`device`] the OpenCL layer, and [`scan`] the database-search kernels.
 
 pub mod align;
+pub mod capi;
 pub mod device;
 pub mod distance;
 pub mod engine;

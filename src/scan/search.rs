@@ -451,17 +451,7 @@ impl<'a> Searcher<'a> {
     where
         F: FnMut(SearchResult) -> Result<()>,
     {
-        let alpha = self.scoring.matrix.size();
-        for q in queries {
-            if let Some(p) = q.residues.iter().position(|&c| c as usize >= alpha) {
-                return Err(Error::InvalidArgument(format!(
-                    "query '{}': residue code {} at position {} is outside the matrix's alphabet of {alpha} codes",
-                    q.id,
-                    q.residues[p],
-                    p + 1
-                )));
-            }
-        }
+        self.check_codes(queries)?;
         if queries.is_empty() {
             return Ok(());
         }
@@ -492,6 +482,32 @@ impl<'a> Searcher<'a> {
             }
             scanner.join().map_err(|_| Error::Device("the device scan thread panicked".into()))
         })
+    }
+
+    /// Every subject's best score (over the strands searched) and the strand it came
+    /// from, database order: the device scan alone, without statistics, hits or
+    /// alignments (what the C API's `clsw_searcher_scores` returns).
+    pub fn scores(&self, query: &Sequence) -> Result<(Vec<LocalScore>, Vec<Strand>)> {
+        self.check_codes(std::slice::from_ref(query))?;
+        let scanned = self.scan_chunk(0, std::slice::from_ref(query))?.pop();
+        let scanned = scanned.ok_or_else(|| Error::Device("scan returned no result".into()))?;
+        Ok((scanned.scores, scanned.strands))
+    }
+
+    /// Every query's codes must be below the matrix's alphabet size.
+    fn check_codes(&self, queries: &[Sequence]) -> Result<()> {
+        let alpha = self.scoring.matrix.size();
+        for q in queries {
+            if let Some(p) = q.residues.iter().position(|&c| c as usize >= alpha) {
+                return Err(Error::InvalidArgument(format!(
+                    "query '{}': residue code {} at position {} is outside the matrix's alphabet of {alpha} codes",
+                    q.id,
+                    q.residues[p],
+                    p + 1
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Queries scanned together: one when every share is resident (so results flow

@@ -1,0 +1,796 @@
+"""clsw for Python: GPU sequence comparison through clsw's C ABI (ctypes, no compiler).
+
+    import clsw
+    engine = clsw.Engine()                                  # CLSW_DEVICE, else "auto"
+    scoring = clsw.Scoring.builtin("BLOSUM62", 11, 1)
+    db = clsw.Database.fasta("db.fasta")
+    searcher = clsw.Searcher(engine, scoring, db, max_hits=10)   # the database goes to the devices once
+    result = searcher.search("MKTAYIAKQRQISFVKSHFSRQ", query_id="q1")
+    for hit in result.hits:
+        print(hit.tabular)
+    scores = searcher.scores("MKTAYIAKQRQISFVKSHFSRQ")    # numpy int32, one per subject
+    aln = clsw.align(scoring, "HEAGAWGHEE", "PAWHEAE")
+
+The shared library is found through the ``CLSW_LIB`` environment variable (a path to
+libclsw.so), else next to this package (``clsw/libclsw.so``), else where the system
+loader finds ``libclsw`` (``ctypes.util.find_library``; e.g. after
+``scripts/install.sh /usr/local``).
+
+Every failure raises :class:`ClswError` with the C status and clsw's message. Engines,
+scorings, databases and searchers may be shared between threads (the C calls release
+the GIL). Coordinates are 1-based and inclusive, as BLAST prints them.
+"""
+
+import ctypes
+import ctypes.util
+import os
+from dataclasses import dataclass
+from typing import List, Optional, Sequence, Union
+
+import numpy as np
+
+__all__ = [
+    "ClswError",
+    "Engine",
+    "Scoring",
+    "Database",
+    "Searcher",
+    "Hit",
+    "SearchResult",
+    "Alignment",
+    "DeviceInfo",
+    "align",
+    "align_score",
+    "devices",
+    "version",
+    "library_path",
+]
+
+# clsw_status values (include/clsw.h)
+OK = 0
+STATUS_NAMES = {
+    0: "CLSW_OK",
+    1: "CLSW_ERR_NULL",
+    2: "CLSW_ERR_INVALID_ARGUMENT",
+    3: "CLSW_ERR_IO",
+    4: "CLSW_ERR_PARSE",
+    5: "CLSW_ERR_OPENCL",
+    6: "CLSW_ERR_BUILD",
+    7: "CLSW_ERR_DEVICE",
+    8: "CLSW_ERR_BUFFER_TOO_SMALL",
+    9: "CLSW_ERR_INTERNAL",
+}
+ERR_BUFFER_TOO_SMALL = 8
+
+ALPHABETS = {"protein": 0, "dna": 1, "auto": 2}
+ALPHABET_NAMES = {0: "protein", 1: "dna"}
+VARIANTS = {"fast": 0, "inter": 1, "intra": 2, "plain": 3}
+STRANDS = {"both": 0, "plus": 1, "minus": 2}
+CIGARS = {None: 0, "extended": 1, "M": 2}
+EVALUE_SOURCES = {0: "fitted", 1: "published", 2: "none"}
+DEVICE_KINDS = {0: "gpu", 1: "cpu", 2: "other"}
+GAPS_DEFAULT = -1
+
+
+class ClswError(Exception):
+    """A failed clsw call: ``status`` (the C code), ``status_name`` and ``message``."""
+
+    def __init__(self, status: int, message: str):
+        self.status = status
+        self.status_name = STATUS_NAMES.get(status, "unknown clsw_status")
+        self.message = message
+        super().__init__(f"{self.status_name}: {message}")
+
+
+# --- the library ------------------------------------------------------------------------
+
+
+def _find_library() -> str:
+    env = os.environ.get("CLSW_LIB")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in ("libclsw.so", "libclsw.so.0", "libclsw.dylib", "clsw.dll"):
+        path = os.path.join(here, name)
+        if os.path.exists(path):
+            return path
+    found = ctypes.util.find_library("clsw")
+    if found:
+        return found
+    raise OSError(
+        "libclsw not found: set CLSW_LIB to the path of libclsw.so, copy the library next to "
+        "this package, or install it where the system loader finds it (scripts/install.sh)"
+    )
+
+
+_path = _find_library()
+_lib = ctypes.CDLL(_path)
+
+
+def library_path() -> str:
+    """The path of the shared library in use."""
+    return _path
+
+
+class _Opaque(ctypes.Structure):
+    pass
+
+
+_P = ctypes.POINTER(_Opaque)
+_PP = ctypes.POINTER(_P)
+
+
+class _H:
+    """Argument type of a handle parameter: a wrapper object (its pointer; NULL once
+    closed), a raw handle pointer, or None (NULL)."""
+
+    @classmethod
+    def from_param(cls, obj):
+        if obj is None or isinstance(obj, _P):
+            return obj
+        if isinstance(obj, _Handle):
+            return obj._ptr
+        raise TypeError(f"expected a clsw handle, got {type(obj).__name__}")
+
+_size = ctypes.c_size_t
+_u8p = ctypes.POINTER(ctypes.c_uint8)
+
+
+class _DeviceInfo(ctypes.Structure):
+    _fields_ = [
+        ("size", _size),
+        ("index", _size),
+        ("kind", ctypes.c_uint32),
+        ("compute_units", ctypes.c_uint32),
+        ("clock_mhz", ctypes.c_uint32),
+        ("global_mem_bytes", ctypes.c_uint64),
+        ("max_alloc_bytes", ctypes.c_uint64),
+        ("local_mem_bytes", ctypes.c_uint64),
+        ("max_work_group_size", _size),
+        ("name", ctypes.c_char * 256),
+        ("platform", ctypes.c_char * 128),
+        ("opencl_c_version", ctypes.c_char * 64),
+        ("driver_version", ctypes.c_char * 64),
+    ]
+
+
+class _SearchOptions(ctypes.Structure):
+    _fields_ = [
+        ("size", _size),
+        ("max_hits", _size),
+        ("evalue", ctypes.c_double),
+        ("batch_residues", ctypes.c_uint64),
+        ("variant", ctypes.c_uint32),
+        ("strands", ctypes.c_uint32),
+        ("alignments", ctypes.c_int32),
+        ("cigar", ctypes.c_uint32),
+    ]
+
+
+class _Hit(ctypes.Structure):
+    _fields_ = [
+        ("size", _size),
+        ("subject", _size),
+        ("subject_id", ctypes.c_char_p),
+        ("subject_length", _size),
+        ("score", ctypes.c_int32),
+        ("strand", ctypes.c_uint32),
+        ("evalue", ctypes.c_double),
+        ("bit_score", ctypes.c_double),
+        ("has_alignment", ctypes.c_int32),
+        ("query_start", _size),
+        ("query_end", _size),
+        ("subject_start", _size),
+        ("subject_end", _size),
+        ("length", _size),
+        ("identities", _size),
+        ("similarities", _size),
+        ("mismatches", _size),
+        ("gap_opens", _size),
+        ("gap_columns", _size),
+        ("percent_identity", ctypes.c_double),
+        ("cigar", ctypes.c_char_p),
+    ]
+
+
+class _SearchInfo(ctypes.Structure):
+    _fields_ = [
+        ("size", _size),
+        ("hits", _size),
+        ("query_length", _size),
+        ("db_sequences", _size),
+        ("strands_searched", _size),
+        ("recomputed", _size),
+        ("cells", ctypes.c_uint64),
+        ("evalue_source", ctypes.c_uint32),
+        ("lambda_", ctypes.c_double),
+        ("k", ctypes.c_double),
+        ("kernel_seconds", ctypes.c_double),
+        ("scan_seconds", ctypes.c_double),
+        ("wall_seconds", ctypes.c_double),
+    ]
+
+
+class _AlignmentInfo(ctypes.Structure):
+    _fields_ = [
+        ("size", _size),
+        ("score", ctypes.c_int32),
+        ("query_start", _size),
+        ("query_end", _size),
+        ("subject_start", _size),
+        ("subject_end", _size),
+        ("length", _size),
+        ("identities", _size),
+        ("similarities", _size),
+        ("mismatches", _size),
+        ("gap_opens", _size),
+        ("gap_columns", _size),
+        ("percent_identity", ctypes.c_double),
+        ("cigar", ctypes.c_char_p),
+        ("cigar_m", ctypes.c_char_p),
+        ("query_row", ctypes.c_char_p),
+        ("midline", ctypes.c_char_p),
+        ("subject_row", ctypes.c_char_p),
+    ]
+
+
+def _declare(name, args, restype=ctypes.c_int):
+    f = getattr(_lib, name)
+    f.argtypes = args
+    f.restype = restype
+    return f
+
+
+_c = ctypes.c_char_p
+_i32 = ctypes.c_int32
+_u32 = ctypes.c_uint32
+_declare("clsw_version", [], _c)
+_declare("clsw_status_str", [ctypes.c_int], _c)
+_declare("clsw_last_error", [], _c)
+_declare("clsw_engine_new", [_c, _PP])
+_declare("clsw_engine_free", [_P], None)
+_declare("clsw_engine_device_count", [_H, ctypes.POINTER(_size)])
+_declare("clsw_engine_describe", [_H, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+_declare("clsw_device_count", [ctypes.POINTER(_size)])
+_declare("clsw_device_get", [_size, ctypes.POINTER(_DeviceInfo)])
+_declare("clsw_scoring_new_builtin", [_c, _i32, _i32, _PP])
+_declare("clsw_scoring_new_file", [_c, _i32, _i32, _PP])
+_declare("clsw_scoring_new_match_mismatch", [_u32, _i32, _i32, _i32, _i32, _PP])
+_declare("clsw_scoring_free", [_P], None)
+_declare("clsw_scoring_alphabet", [_H, ctypes.POINTER(_u32)])
+_declare("clsw_scoring_gaps", [_H, ctypes.POINTER(_i32), ctypes.POINTER(_i32)])
+_declare("clsw_scoring_name", [_H, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+_declare("clsw_db_new_fasta", [_c, _u32, _PP])
+_declare("clsw_db_new_prepared", [_c, _PP])
+_declare(
+    "clsw_db_new_sequences",
+    [_u32, _size, ctypes.POINTER(_u8p), ctypes.POINTER(_size), ctypes.POINTER(ctypes.c_char_p), _PP],
+)
+_declare("clsw_db_write_prepared", [_H, _c])
+_declare("clsw_db_free", [_P], None)
+_declare("clsw_db_count", [_H, ctypes.POINTER(_size)])
+_declare("clsw_db_total_residues", [_H, ctypes.POINTER(ctypes.c_uint64)])
+_declare("clsw_db_alphabet", [_H, ctypes.POINTER(_u32)])
+_declare("clsw_db_length", [_H, _size, ctypes.POINTER(_size)])
+_declare("clsw_db_id", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+_declare("clsw_db_sequence", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+_declare("clsw_search_options_init", [ctypes.POINTER(_SearchOptions), _size])
+_declare("clsw_searcher_new", [_H, _H, _H, ctypes.POINTER(_SearchOptions), _PP])
+_declare("clsw_searcher_free", [_P], None)
+_declare("clsw_searcher_search", [_H, _c, _u8p, _size, _PP])
+_declare(
+    "clsw_searcher_search_many",
+    [_H, _size, ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(_u8p), ctypes.POINTER(_size), _PP],
+)
+_declare("clsw_searcher_scores", [_H, _u8p, _size, ctypes.POINTER(_i32), _size])
+_declare("clsw_hits_free", [_P], None)
+_declare("clsw_hits_count", [_H, ctypes.POINTER(_size)])
+_declare("clsw_hits_get", [_H, _size, ctypes.POINTER(_Hit)])
+_declare("clsw_hits_info", [_H, ctypes.POINTER(_SearchInfo)])
+_declare("clsw_hits_tabular", [_H, _size, _i32, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+_declare("clsw_align", [_H, _u8p, _size, _u8p, _size, _PP])
+_declare("clsw_align_score", [_H, _u8p, _size, _u8p, _size, ctypes.POINTER(_i32)])
+_declare("clsw_alignment_free", [_P], None)
+_declare("clsw_alignment_get", [_H, ctypes.POINTER(_AlignmentInfo)])
+
+
+def _check(status: int) -> None:
+    if status != OK:
+        raise ClswError(status, _lib.clsw_last_error().decode("utf-8", "replace"))
+
+
+def _text(getter) -> str:
+    """Calls a (buf, len, needed) getter, growing the buffer once."""
+    needed = _size(0)
+    buf = ctypes.create_string_buffer(64)
+    status = getter(buf, len(buf), ctypes.byref(needed))
+    if status == ERR_BUFFER_TOO_SMALL:
+        buf = ctypes.create_string_buffer(needed.value)
+        status = getter(buf, len(buf), ctypes.byref(needed))
+    _check(status)
+    return buf.value.decode("utf-8", "replace")
+
+
+def _bytes(seq: Union[str, bytes, bytearray]) -> bytes:
+    """Residue letters as bytes: str is encoded as UTF-8 (clsw names any byte that is not
+    a residue letter, with its position)."""
+    if isinstance(seq, str):
+        return seq.encode("utf-8")
+    return bytes(seq)
+
+
+def _buffer(data: bytes):
+    """A pointer to `data` for a `const uint8_t *` argument (kept alive by the caller)."""
+    return ctypes.cast(ctypes.c_char_p(data), _u8p)
+
+
+def _path(path) -> bytes:
+    return os.fsencode(path)
+
+
+def _alphabet(name: str) -> int:
+    try:
+        return ALPHABETS[name]
+    except KeyError:
+        raise ValueError(f"unknown alphabet {name!r}; use one of {sorted(ALPHABETS)}") from None
+
+
+class _Handle:
+    """Owns one C handle; `close()` (or garbage collection) frees it. A closed handle
+    passes NULL to the C API, which answers CLSW_ERR_NULL."""
+
+    _free = None
+
+    def __init__(self, ptr):
+        self._ptr = ptr
+
+    def close(self) -> None:
+        ptr, self._ptr = self._ptr, None
+        if ptr and self._free is not None:
+            type(self)._free(ptr)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+
+def version() -> str:
+    """The library's version, "MAJOR.MINOR.PATCH"."""
+    return _lib.clsw_version().decode()
+
+
+@dataclass
+class DeviceInfo:
+    index: int
+    kind: str
+    name: str
+    platform: str
+    opencl_c_version: str
+    driver_version: str
+    global_mem_bytes: int
+    max_alloc_bytes: int
+    local_mem_bytes: int
+    compute_units: int
+    clock_mhz: int
+    max_work_group_size: int
+
+
+def devices() -> List[DeviceInfo]:
+    """Every OpenCL device on this machine (empty without an OpenCL runtime)."""
+    n = _size(0)
+    _check(_lib.clsw_device_count(ctypes.byref(n)))
+    out = []
+    for i in range(n.value):
+        d = _DeviceInfo()
+        d.size = ctypes.sizeof(d)
+        _check(_lib.clsw_device_get(i, ctypes.byref(d)))
+        out.append(
+            DeviceInfo(
+                d.index,
+                DEVICE_KINDS.get(d.kind, "other"),
+                d.name.decode("utf-8", "replace"),
+                d.platform.decode("utf-8", "replace"),
+                d.opencl_c_version.decode("utf-8", "replace"),
+                d.driver_version.decode("utf-8", "replace"),
+                d.global_mem_bytes,
+                d.max_alloc_bytes,
+                d.local_mem_bytes,
+                d.compute_units,
+                d.clock_mhz,
+                d.max_work_group_size,
+            )
+        )
+    return out
+
+
+class Engine(_Handle):
+    """The devices work runs on. ``device``: "auto", "gpu", "cpu", "reference", "all", an
+    index, a name substring or a comma-separated list; None means CLSW_DEVICE, else "auto"."""
+
+    _free = _lib.clsw_engine_free
+
+    def __init__(self, device: Optional[str] = None):
+        p = _P()
+        arg = None if device is None else device.encode("utf-8")
+        _check(_lib.clsw_engine_new(arg, ctypes.byref(p)))
+        super().__init__(p)
+
+    def describe(self) -> str:
+        """One line per device in use."""
+        return _text(lambda b, n, need: _lib.clsw_engine_describe(self, b, n, need))
+
+    @property
+    def device_count(self) -> int:
+        n = _size(0)
+        _check(_lib.clsw_engine_device_count(self, ctypes.byref(n)))
+        return n.value
+
+
+class Scoring(_Handle):
+    """A substitution matrix and gap penalties (BLAST's convention: a gap of length L costs
+    gap_open + L * gap_extend; None for both gives the matrix's customary values)."""
+
+    _free = _lib.clsw_scoring_free
+
+    @staticmethod
+    def _gaps(gap_open, gap_extend):
+        if (gap_open is None) != (gap_extend is None):
+            raise ValueError("give both gap_open and gap_extend, or neither")
+        if gap_open is None:
+            return GAPS_DEFAULT, GAPS_DEFAULT
+        return int(gap_open), int(gap_extend)
+
+    @classmethod
+    def builtin(cls, matrix: str, gap_open: Optional[int] = None, gap_extend: Optional[int] = None) -> "Scoring":
+        """BLOSUM45/50/62/80/90, PAM30/70/250 or EDNAFULL."""
+        p = _P()
+        _check(_lib.clsw_scoring_new_builtin(matrix.encode("utf-8"), *cls._gaps(gap_open, gap_extend), ctypes.byref(p)))
+        return cls(p)
+
+    @classmethod
+    def file(cls, path, gap_open: Optional[int] = None, gap_extend: Optional[int] = None) -> "Scoring":
+        """An NCBI-format matrix file."""
+        p = _P()
+        _check(_lib.clsw_scoring_new_file(_path(path), *cls._gaps(gap_open, gap_extend), ctypes.byref(p)))
+        return cls(p)
+
+    @classmethod
+    def match_mismatch(
+        cls, alphabet: str, match: int, mismatch: int, gap_open: Optional[int] = None, gap_extend: Optional[int] = None
+    ) -> "Scoring":
+        p = _P()
+        _check(
+            _lib.clsw_scoring_new_match_mismatch(
+                _alphabet(alphabet), match, mismatch, *cls._gaps(gap_open, gap_extend), ctypes.byref(p)
+            )
+        )
+        return cls(p)
+
+    @property
+    def alphabet(self) -> str:
+        a = ctypes.c_uint32()
+        _check(_lib.clsw_scoring_alphabet(self, ctypes.byref(a)))
+        return ALPHABET_NAMES[a.value]
+
+    @property
+    def gaps(self):
+        """(gap_open, gap_extend)."""
+        o, e = ctypes.c_int32(), ctypes.c_int32()
+        _check(_lib.clsw_scoring_gaps(self, ctypes.byref(o), ctypes.byref(e)))
+        return o.value, e.value
+
+    @property
+    def name(self) -> str:
+        return _text(lambda b, n, need: _lib.clsw_scoring_name(self, b, n, need))
+
+
+class Database(_Handle):
+    """Subject sequences in database order (0-based indices)."""
+
+    _free = _lib.clsw_db_free
+
+    @classmethod
+    def fasta(cls, path, alphabet: str = "auto") -> "Database":
+        """A FASTA file, plain or gzip; alphabet "protein", "dna" or "auto"."""
+        p = _P()
+        _check(_lib.clsw_db_new_fasta(_path(path), _alphabet(alphabet), ctypes.byref(p)))
+        return cls(p)
+
+    @classmethod
+    def prepared(cls, path) -> "Database":
+        """A prepared database (``clsw makedb``, or :meth:`write_prepared`)."""
+        p = _P()
+        _check(_lib.clsw_db_new_prepared(_path(path), ctypes.byref(p)))
+        return cls(p)
+
+    @classmethod
+    def from_sequences(
+        cls, sequences: Sequence[Union[str, bytes]], names: Optional[Sequence[str]] = None, alphabet: str = "protein"
+    ) -> "Database":
+        """Sequences (residue letters) in memory, with optional names ("id description")."""
+        data = [_bytes(s) for s in sequences]
+        n = len(data)
+        if names is not None and len(names) != n:
+            raise ValueError(f"{len(names)} names for {n} sequences")
+        ptrs = (_u8p * n)(*[_buffer(d) for d in data])
+        lens = (_size * n)(*[len(d) for d in data])
+        cnames = None
+        if names is not None:
+            encoded = [None if x is None else x.encode("utf-8") for x in names]
+            cnames = (ctypes.c_char_p * n)(*encoded)
+        p = _P()
+        _check(_lib.clsw_db_new_sequences(_alphabet(alphabet), n, ptrs, lens, cnames, ctypes.byref(p)))
+        return cls(p)
+
+    def write_prepared(self, path) -> None:
+        _check(_lib.clsw_db_write_prepared(self, _path(path)))
+
+    def __len__(self) -> int:
+        n = _size(0)
+        _check(_lib.clsw_db_count(self, ctypes.byref(n)))
+        return n.value
+
+    @property
+    def total_residues(self) -> int:
+        n = ctypes.c_uint64(0)
+        _check(_lib.clsw_db_total_residues(self, ctypes.byref(n)))
+        return n.value
+
+    @property
+    def alphabet(self) -> str:
+        a = ctypes.c_uint32()
+        _check(_lib.clsw_db_alphabet(self, ctypes.byref(a)))
+        return ALPHABET_NAMES[a.value]
+
+    def length(self, k: int) -> int:
+        n = _size(0)
+        _check(_lib.clsw_db_length(self, k, ctypes.byref(n)))
+        return n.value
+
+    def id(self, k: int) -> str:
+        return _text(lambda b, n, need: _lib.clsw_db_id(self, k, b, n, need))
+
+    def sequence(self, k: int) -> str:
+        return _text(lambda b, n, need: _lib.clsw_db_sequence(self, k, b, n, need))
+
+
+@dataclass
+class Hit:
+    """One hit: coordinates 1-based inclusive (BLAST's Plus/Minus convention on the minus
+    strand); alignment fields are 0 when the search computed no alignments."""
+
+    subject: int
+    subject_id: str
+    subject_length: int
+    score: int
+    strand: str
+    evalue: float
+    bit_score: float
+    has_alignment: bool
+    query_start: int
+    query_end: int
+    subject_start: int
+    subject_end: int
+    length: int
+    identities: int
+    similarities: int
+    mismatches: int
+    gap_opens: int
+    gap_columns: int
+    percent_identity: float
+    cigar: Optional[str]
+    tabular: Optional[str]
+
+
+@dataclass
+class SearchResult:
+    hits: List[Hit]
+    query_length: int
+    db_sequences: int
+    strands_searched: int
+    recomputed: int
+    cells: int
+    evalue_source: str
+    lambda_: float
+    k: float
+    kernel_seconds: float
+    scan_seconds: float
+    wall_seconds: float
+
+
+def _result(hits_ptr) -> SearchResult:
+    try:
+        info = _SearchInfo()
+        info.size = ctypes.sizeof(info)
+        _check(_lib.clsw_hits_info(hits_ptr, ctypes.byref(info)))
+        hits = []
+        for i in range(info.hits):
+            h = _Hit()
+            h.size = ctypes.sizeof(h)
+            _check(_lib.clsw_hits_get(hits_ptr, i, ctypes.byref(h)))
+            tabular = None
+            if h.has_alignment:
+                tabular = _text(lambda b, n, need, i=i: _lib.clsw_hits_tabular(hits_ptr, i, 0, b, n, need))
+            hits.append(
+                Hit(
+                    h.subject,
+                    h.subject_id.decode("utf-8", "replace"),
+                    h.subject_length,
+                    h.score,
+                    "minus" if h.strand == 1 else "plus",
+                    h.evalue,
+                    h.bit_score,
+                    bool(h.has_alignment),
+                    h.query_start,
+                    h.query_end,
+                    h.subject_start,
+                    h.subject_end,
+                    h.length,
+                    h.identities,
+                    h.similarities,
+                    h.mismatches,
+                    h.gap_opens,
+                    h.gap_columns,
+                    h.percent_identity,
+                    None if not h.cigar else h.cigar.decode(),
+                    tabular,
+                )
+            )
+        return SearchResult(
+            hits,
+            info.query_length,
+            info.db_sequences,
+            info.strands_searched,
+            info.recomputed,
+            info.cells,
+            EVALUE_SOURCES.get(info.evalue_source, "none"),
+            info.lambda_,
+            info.k,
+            info.kernel_seconds,
+            info.scan_seconds,
+            info.wall_seconds,
+        )
+    finally:
+        _lib.clsw_hits_free(hits_ptr)
+
+
+class Searcher(_Handle):
+    """A database laid out on an engine's devices once, for every query. Shareable
+    between threads."""
+
+    _free = _lib.clsw_searcher_free
+
+    def __init__(
+        self,
+        engine: Engine,
+        scoring: Scoring,
+        db: Database,
+        *,
+        max_hits: int = 50,
+        evalue: float = 10.0,
+        variant: str = "fast",
+        strands: str = "both",
+        alignments: bool = True,
+        cigar: Optional[str] = None,
+        batch_residues: int = 0,
+    ):
+        o = _SearchOptions()
+        _check(_lib.clsw_search_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+        o.max_hits = max_hits
+        o.evalue = evalue
+        o.batch_residues = batch_residues
+        try:
+            o.variant = VARIANTS[variant]
+            o.strands = STRANDS[strands]
+            o.cigar = CIGARS[cigar]
+        except KeyError as e:
+            raise ValueError(f"unknown option value {e.args[0]!r}") from None
+        o.alignments = 1 if alignments else 0
+        p = _P()
+        _check(_lib.clsw_searcher_new(engine, scoring, db, ctypes.byref(o), ctypes.byref(p)))
+        super().__init__(p)
+        self._db_len = len(db)
+
+    def search(self, query: Union[str, bytes], query_id: str = "query") -> SearchResult:
+        """Searches one query (residue letters)."""
+        data = _bytes(query)
+        p = _P()
+        _check(_lib.clsw_searcher_search(self, query_id.encode("utf-8"), _buffer(data), len(data), ctypes.byref(p)))
+        return _result(p)
+
+    def search_many(
+        self, queries: Sequence[Union[str, bytes]], query_ids: Optional[Sequence[str]] = None
+    ) -> List[SearchResult]:
+        """Searches several queries in one call (the devices scan the next query while the
+        CPU aligns the hits of the previous one)."""
+        data = [_bytes(q) for q in queries]
+        n = len(data)
+        ids = None
+        if query_ids is not None:
+            ids = (ctypes.c_char_p * n)(*[x.encode("utf-8") for x in query_ids])
+        ptrs = (_u8p * n)(*[_buffer(d) for d in data])
+        lens = (_size * n)(*[len(d) for d in data])
+        outs = (_P * max(n, 1))()
+        _check(_lib.clsw_searcher_search_many(self, n, ids, ptrs, lens, outs))
+        return [_result(outs[i]) for i in range(n)]
+
+    def scores(self, query: Union[str, bytes]) -> np.ndarray:
+        """Every subject's optimal local score, database order, as a numpy int32 array."""
+        data = _bytes(query)
+        out = np.zeros(self._db_len, dtype=np.int32)
+        ptr = out.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
+        _check(_lib.clsw_searcher_scores(self, _buffer(data), len(data), ptr, out.size))
+        return out
+
+
+@dataclass
+class Alignment:
+    """A pairwise local alignment; coordinates 1-based inclusive (all 0, strings empty,
+    when nothing scores above 0)."""
+
+    score: int
+    query_start: int
+    query_end: int
+    subject_start: int
+    subject_end: int
+    length: int
+    identities: int
+    similarities: int
+    mismatches: int
+    gap_opens: int
+    gap_columns: int
+    percent_identity: float
+    cigar: str
+    cigar_m: str
+    query_row: str
+    midline: str
+    subject_row: str
+
+
+def align(scoring: Scoring, query: Union[str, bytes], subject: Union[str, bytes]) -> Alignment:
+    """The optimal local alignment of two sequences, with traceback."""
+    q, s = _bytes(query), _bytes(subject)
+    p = _P()
+    _check(_lib.clsw_align(scoring, _buffer(q), len(q), _buffer(s), len(s), ctypes.byref(p)))
+    try:
+        i = _AlignmentInfo()
+        i.size = ctypes.sizeof(i)
+        _check(_lib.clsw_alignment_get(p, ctypes.byref(i)))
+        return Alignment(
+            i.score,
+            i.query_start,
+            i.query_end,
+            i.subject_start,
+            i.subject_end,
+            i.length,
+            i.identities,
+            i.similarities,
+            i.mismatches,
+            i.gap_opens,
+            i.gap_columns,
+            i.percent_identity,
+            i.cigar.decode(),
+            i.cigar_m.decode(),
+            i.query_row.decode(),
+            i.midline.decode(),
+            i.subject_row.decode(),
+        )
+    finally:
+        _lib.clsw_alignment_free(p)
+
+
+def align_score(scoring: Scoring, query: Union[str, bytes], subject: Union[str, bytes]) -> int:
+    """The optimal local score alone (no traceback)."""
+    q, s = _bytes(query), _bytes(subject)
+    out = ctypes.c_int32()
+    _check(_lib.clsw_align_score(scoring, _buffer(q), len(q), _buffer(s), len(s), ctypes.byref(out)))
+    return out.value
+

@@ -1,0 +1,6 @@
+"""Makes the package importable from the source tree (bindings/python/clsw)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -1,0 +1,277 @@
+"""Tests of the Python bindings, over the same C ABI as C and C++ programs.
+
+Run from the repository (tests/capi_python.rs does, with CLSW_LIB set to the library
+cargo built and CLSW_BIN to the clsw binary):
+
+    CLSW_LIB=target/release/libclsw.so python3 -m pytest bindings/python/tests
+
+Scores are checked against golden scores from ssearch36 and parasail
+(tests/data/golden_scores.tsv), search results against the `clsw scan` command.
+Searches run on the native CPU path and, when a CPU OpenCL device (PoCL) exists, on it.
+"""
+
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import clsw
+
+ROOT = Path(__file__).resolve().parents[3]
+DATA = Path(os.environ.get("CLSW_TEST_DATA", ROOT / "tests" / "data"))
+
+
+def read_fasta(path):
+    records, name, seq = [], None, []
+    for line in Path(path).read_text().splitlines():
+        if line.startswith(">"):
+            if name is not None:
+                records.append((name, "".join(seq)))
+            name, seq = line[1:].split()[0], []
+        elif line.strip():
+            seq.append(line.strip())
+    if name is not None:
+        records.append((name, "".join(seq)))
+    return records
+
+
+def test_devices():
+    cpu = any(d.kind == "cpu" for d in clsw.devices())
+    if os.environ.get("CLSW_REQUIRE_DEVICE") == "1" and not cpu:
+        pytest.fail("CLSW_REQUIRE_DEVICE=1 but no CPU OpenCL device (install pocl-opencl-icd)")
+    for d in clsw.devices():
+        assert d.name and d.platform and d.global_mem_bytes > 0 and d.compute_units > 0
+
+
+def device_choices():
+    choices = ["reference"]
+    if any(d.kind == "cpu" for d in clsw.devices()):
+        choices.append("cpu")
+    return choices
+
+
+@pytest.fixture(scope="module", params=device_choices())
+def engine(request):
+    with clsw.Engine(request.param) as e:
+        yield e
+
+
+@pytest.fixture(scope="module")
+def uniprot():
+    return clsw.Database.fasta(DATA / "uniprot300.fasta", "protein")
+
+
+@pytest.fixture(scope="module")
+def queries():
+    return read_fasta(DATA / "queries10.fasta")
+
+
+@pytest.fixture(scope="module")
+def blosum62():
+    return clsw.Scoring.builtin("BLOSUM62", 11, 1)
+
+
+def test_version_matches_cargo_toml():
+    for line in (ROOT / "Cargo.toml").read_text().splitlines():
+        if line.startswith("version"):
+            assert clsw.version() == line.split('"')[1]
+            break
+    else:
+        pytest.fail("no version in Cargo.toml")
+
+
+def test_engine_describes_its_devices(engine):
+    assert engine.device_count == 1
+    assert engine.describe()
+
+
+@pytest.fixture(scope="module")
+def cli_tabular():
+    """`clsw scan` of queries10 against uniprot300 on the native path: BLAST tabular."""
+    binary = os.environ.get("CLSW_BIN")
+    if not binary:
+        pytest.skip("CLSW_BIN (the clsw binary) is not set")
+    cli = subprocess.run(
+        [binary, "scan", "--query", DATA / "queries10.fasta", "--db", DATA / "uniprot300.fasta", "--quiet"],
+        env={**os.environ, "CLSW_DEVICE": "reference"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return cli.stdout
+
+
+def test_search_matches_the_command_line_tool(engine, uniprot, queries, blosum62, cli_tabular):
+    searcher = clsw.Searcher(engine, blosum62, uniprot)
+    lines = []
+    for qid, seq in queries:
+        result = searcher.search(seq, query_id=qid)
+        assert result.query_length == len(seq) and result.db_sequences == len(uniprot)
+        lines += [h.tabular for h in result.hits]
+    assert len(lines) > 20
+    assert "\n".join(lines) + "\n" == cli_tabular
+
+
+def golden_rows():
+    rows = []
+    for line in (DATA / "golden_scores.tsv").read_text().splitlines()[1:]:
+        q, s, matrix, gap_open, gap_extend, score, _tool = line.split("\t")
+        rows.append((q, s, matrix, int(gap_open), int(gap_extend), int(score)))
+    return rows
+
+
+def test_scores_equal_ssearch36_and_parasail_golden_scores(engine):
+    """Every golden row: protein queries10 x golden_subjects, DNA pairs (plus strand)."""
+    protein = dict(read_fasta(DATA / "queries10.fasta")) | dict(read_fasta(DATA / "golden_subjects.fasta"))
+    dna = dict(read_fasta(DATA / "dna_pairs.fasta"))
+    settings = {}
+    for q, s, matrix, o, e, score in golden_rows():
+        settings.setdefault((matrix, o, e), []).append((q, s, score))
+    checked = 0
+    for (matrix, o, e), rows in settings.items():
+        seqs = dna if matrix == "EDNAFULL" else protein
+        subjects = sorted({s for _, s, _ in rows})
+        alphabet = "dna" if matrix == "EDNAFULL" else "protein"
+        db = clsw.Database.from_sequences([seqs[s] for s in subjects], names=subjects, alphabet=alphabet)
+        scoring = clsw.Scoring.builtin(matrix, o, e)
+        searcher = clsw.Searcher(engine, scoring, db, strands="plus" if alphabet == "dna" else "both")
+        column = {s: k for k, s in enumerate(subjects)}
+        by_query = {}
+        for q, s, score in rows:
+            if q not in by_query:
+                by_query[q] = searcher.scores(seqs[q])
+            assert by_query[q][column[s]] == score, (matrix, o, e, q, s)
+            checked += 1
+    assert checked == len(golden_rows()) > 2000
+
+
+def test_scores_are_a_numpy_int32_vector_in_database_order(engine, uniprot, queries, blosum62):
+    searcher = clsw.Searcher(engine, blosum62, uniprot)
+    qid, seq = queries[1]
+    scores = searcher.scores(seq)
+    assert isinstance(scores, np.ndarray) and scores.dtype == np.int32 and scores.shape == (len(uniprot),)
+    best = searcher.search(seq, query_id=qid).hits[0]
+    assert scores[best.subject] == best.score == scores.max()
+    # One subject against the query alone gives the same score.
+    k = int(np.argsort(scores)[len(scores) // 2])
+    assert clsw.align_score(blosum62, seq, uniprot.sequence(k)) == scores[k]
+
+
+def test_alignment_has_traceback_rows_consistent_with_its_fields(blosum62):
+    a = clsw.align(blosum62, "HEAGAWGHEE", "PAWHEAE")
+    assert a.score == clsw.align_score(blosum62, "HEAGAWGHEE", "PAWHEAE") > 0
+    assert len(a.query_row) == len(a.midline) == len(a.subject_row) == a.length
+    assert a.query_row.replace("-", "") == "HEAGAWGHEE"[a.query_start - 1 : a.query_end]
+    assert a.subject_row.replace("-", "") == "PAWHEAE"[a.subject_start - 1 : a.subject_end]
+    assert a.midline.count("|") == a.identities
+    assert a.cigar.replace("=", "M").replace("X", "M") != "" and a.cigar_m
+    empty = clsw.align(blosum62, "WWWW", "PPPP")
+    assert (empty.score, empty.length, empty.cigar, empty.query_start) == (0, 0, "", 0)
+
+
+def test_search_many_equals_one_by_one(engine, uniprot, queries, blosum62):
+    searcher = clsw.Searcher(engine, blosum62, uniprot, max_hits=5, cigar="extended")
+    ids = [q for q, _ in queries[:4]]
+    many = searcher.search_many([s for _, s in queries[:4]], ids)
+    for (qid, seq), r in zip(queries[:4], many):
+        one = searcher.search(seq, query_id=qid)
+        assert [(h.subject, h.score, h.cigar, h.tabular) for h in r.hits] == [
+            (h.subject, h.score, h.cigar, h.tabular) for h in one.hits
+        ]
+        assert all(h.cigar for h in r.hits)
+
+
+def test_threads_sharing_one_searcher_get_the_single_thread_results(engine, uniprot, queries, blosum62):
+    searcher = clsw.Searcher(engine, blosum62, uniprot, max_hits=10, cigar="extended")
+
+    def run(q):
+        r = searcher.search(q[1], query_id=q[0])
+        return [(h.subject, h.score, h.evalue, h.cigar) for h in r.hits], searcher.scores(q[1]).tolist()
+
+    work = queries[:5] * 4
+    sequential = [run(q) for q in work]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        parallel = list(pool.map(run, work))
+    assert parallel == sequential
+
+
+def test_databases_from_sequences_and_prepared_files(tmp_path, engine, blosum62):
+    seqs = ["MKTAYIAKQRQISFVKSHFSRQ", "mkvlaagivglllagcsshk", "MSDNGPQNQRNAPRITFGGP"]
+    db = clsw.Database.from_sequences(seqs, names=["a first", None, "c"])
+    assert len(db) == 3 and db.alphabet == "protein" and db.total_residues == sum(map(len, seqs))
+    assert [db.id(k) for k in range(3)] == ["a", "2", "c"]
+    assert db.sequence(1) == seqs[1].upper() and db.length(1) == len(seqs[1])
+    path = tmp_path / "small.clswdb"
+    db.write_prepared(path)
+    again = clsw.Database.prepared(path)
+    assert [again.sequence(k) for k in range(3)] == [db.sequence(k) for k in range(3)]
+    s1 = clsw.Searcher(engine, blosum62, db).scores(seqs[0])
+    s2 = clsw.Searcher(engine, blosum62, again).scores(seqs[0])
+    assert s1.tolist() == s2.tolist() and s1[0] == s1.max()
+
+
+def test_matrix_file_scores_like_the_builtin(engine, uniprot, queries, blosum62):
+    from_file = clsw.Scoring.file(DATA / "matrices" / "EBLOSUM62", 11, 1)
+    assert from_file.alphabet == "protein" and from_file.gaps == (11, 1) and from_file.name == "EBLOSUM62"
+    q = queries[0][1]
+    a = clsw.Searcher(engine, blosum62, uniprot).scores(q)
+    b = clsw.Searcher(engine, from_file, uniprot).scores(q)
+    assert a.tolist() == b.tolist()
+    assert clsw.Scoring.builtin("BLOSUM62").gaps == (11, 1)
+    assert clsw.Scoring.match_mismatch("dna", 2, -3, 5, 2).name == "+2/-3"
+
+
+def test_dna_minus_strand_hits(engine):
+    pairs = dict(read_fasta(DATA / "dna_pairs.fasta"))
+    names = sorted(k for k in pairs if k.endswith("_b"))
+    db = clsw.Database.from_sequences([pairs[n] for n in names], names=names, alphabet="dna")
+    scoring = clsw.Scoring.builtin("EDNAFULL", 12, 4)
+    searcher = clsw.Searcher(engine, scoring, db, cigar="extended")
+    query = pairs["dna1_a"]
+    complement = {"A": "T", "C": "G", "G": "C", "T": "A"}
+    reverse = "".join(complement[c] for c in reversed(query))
+    plus = searcher.search(query).hits[0]
+    minus = searcher.search(reverse).hits[0]
+    assert (minus.subject, minus.score) == (plus.subject, plus.score)
+    if plus.strand == "plus":
+        assert minus.strand == "minus"
+        assert minus.subject_start > minus.subject_end  # BLAST's Plus/Minus convention
+
+
+def test_errors_carry_status_and_message(engine, uniprot, blosum62, tmp_path):
+    searcher = clsw.Searcher(engine, blosum62, uniprot)
+    with pytest.raises(clsw.ClswError) as e:
+        searcher.search("MKV1L", query_id="bad")
+    assert e.value.status_name == "CLSW_ERR_INVALID_ARGUMENT"
+    assert "'1' at position 4" in e.value.message
+    with pytest.raises(clsw.ClswError) as e:
+        searcher.search("")
+    assert e.value.status == 2 and "empty" in e.value.message
+    with pytest.raises(clsw.ClswError) as e:
+        clsw.Database.fasta(tmp_path / "missing.fasta")
+    assert e.value.status_name == "CLSW_ERR_IO" and "missing.fasta" in e.value.message
+    bad = tmp_path / "bad.fasta"
+    bad.write_text(">a\nMKV\n>b\nMK#V\n")
+    with pytest.raises(clsw.ClswError) as e:
+        clsw.Database.fasta(bad, "protein")
+    assert e.value.status_name == "CLSW_ERR_PARSE" and "record 2, 'b'" in e.value.message
+    with pytest.raises(clsw.ClswError) as e:
+        clsw.Searcher(engine, blosum62, uniprot, strands="minus")
+    assert e.value.status_name == "CLSW_ERR_INVALID_ARGUMENT" and "minus strand" in e.value.message
+    with pytest.raises(clsw.ClswError) as e:
+        clsw.Scoring.builtin("BLOSUM62", 11, 0)
+    assert e.value.status == 2
+    with pytest.raises(clsw.ClswError) as e:
+        clsw.Engine("no-such-device-anywhere")
+    assert e.value.status_name == "CLSW_ERR_DEVICE"
+    with pytest.raises(ValueError):
+        clsw.Searcher(engine, blosum62, uniprot, variant="sideways")
+    # A closed handle is NULL to the C API.
+    closed = clsw.Scoring.builtin("PAM30")
+    closed.close()
+    with pytest.raises(clsw.ClswError) as e:
+        clsw.align(closed, "MKV", "MKV")
+    assert e.value.status_name == "CLSW_ERR_NULL" and "scoring is NULL" in e.value.message

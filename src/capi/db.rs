@@ -1,0 +1,234 @@
+//! Sequence databases: from FASTA files, from caller arrays, from prepared files.
+
+use super::*;
+use crate::seq::db::is_prepared;
+use crate::seq::{Alphabet, Database, EmptyRecords, Sequence, fasta};
+use std::sync::Arc;
+
+/// A set of subject sequences in database order (index 0 to count - 1). Read-only
+/// after creation: shareable between threads and searchers.
+pub struct clsw_db {
+    pub(crate) db: Arc<Database>,
+}
+
+fn finish(out: &mut *mut clsw_db, db: Database) -> Outcome {
+    if db.is_empty() {
+        return Err(Failure::invalid("the database holds no sequences"));
+    }
+    *out = Box::into_raw(Box::new(clsw_db { db: Arc::new(db) }));
+    Ok(())
+}
+
+/// Reads a FASTA file (plain or gzip, multi-line records) into a database. `path` is
+/// NUL-terminated, any bytes. `alphabet` is `CLSW_ALPHABET_PROTEIN`,
+/// `CLSW_ALPHABET_DNA` or `CLSW_ALPHABET_AUTO` (guessed from the residues). The id
+/// of a record is the first word of its header. Records without residues are
+/// skipped; letters without a code of their own (U, O, J; IUPAC codes) are read as
+/// X or N.
+/// Errors: `CLSW_ERR_IO` (cannot open or read), `CLSW_ERR_PARSE` (the message names
+/// the file, the record number and id, the line and the bad character),
+/// `CLSW_ERR_INVALID_ARGUMENT` (no records, a prepared file, an unknown alphabet),
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_new_fasta(
+    path: *const c_char,
+    alphabet: clsw_alphabet,
+    out: *mut *mut clsw_db,
+) -> clsw_status {
+    run(|| {
+        let out = unsafe { out_handle(out, "out (the database output)") }?;
+        let path = unsafe { c_path(path, "path (the FASTA file)") }?;
+        let alphabet = match alphabet {
+            CLSW_ALPHABET_AUTO => fasta::guess_alphabet(&path)?,
+            a => alphabet_from(a)?,
+        };
+        if is_prepared(&path)? {
+            return Err(Failure::invalid(format!(
+                "{} is a prepared database, not FASTA; open it with clsw_db_new_prepared",
+                path.display()
+            )));
+        }
+        let (db, _report) = Database::from_fasta(&path, alphabet, EmptyRecords::Skip)?;
+        finish(out, db)
+    })
+}
+
+/// Opens a prepared database written by `clsw_db_write_prepared` or `clsw makedb`:
+/// checked (magic, version, checksums, content) and memory-mapped, not parsed. The
+/// file must not be modified while the database is open.
+/// Errors: `CLSW_ERR_IO`, `CLSW_ERR_INVALID_ARGUMENT` (not a prepared database, a
+/// damaged or truncated one, another format version: the message says which),
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_new_prepared(path: *const c_char, out: *mut *mut clsw_db) -> clsw_status {
+    run(|| {
+        let out = unsafe { out_handle(out, "out (the database output)") }?;
+        let path = unsafe { c_path(path, "path (the prepared database)") }?;
+        finish(out, Database::open_prepared(&path)?)
+    })
+}
+
+/// Builds a database from `count` sequences in memory (copied; the caller's arrays
+/// may be freed after the call). Sequence `k` is the `lengths[k]` residue letters at
+/// `sequences[k]` (not NUL-terminated; upper or lower case). `names` may be NULL (the
+/// ids are then "1", "2", ...), and so may any `names[k]`; a name is NUL-terminated
+/// UTF-8 text whose first word is the id and the rest the description, as in a FASTA
+/// header.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`count` is 0, an empty sequence, a letter that
+/// is not a residue of `alphabet` — the message gives the sequence and position —, a
+/// name that is not UTF-8), `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_new_sequences(
+    alphabet: clsw_alphabet,
+    count: usize,
+    sequences: *const *const u8,
+    lengths: *const usize,
+    names: *const *const c_char,
+    out: *mut *mut clsw_db,
+) -> clsw_status {
+    run(|| {
+        let out = unsafe { out_handle(out, "out (the database output)") }?;
+        let alphabet: Alphabet = alphabet_from(alphabet)?;
+        if count == 0 {
+            return Err(Failure::invalid("count is 0: a database needs at least one sequence"));
+        }
+        if count > u32::MAX as usize {
+            return Err(Failure::invalid(format!("{count} sequences: at most {} fit a database", u32::MAX)));
+        }
+        let seqs = unsafe { array(sequences, count, "sequences") }?;
+        let lens = unsafe { array(lengths, count, "lengths") }?;
+        let names = if names.is_null() { None } else { Some(unsafe { array(names, count, "names") }?) };
+        let mut records = Vec::with_capacity(count);
+        for k in 0..count {
+            let (id, description) = match names.map(|n| n[k]).filter(|p| !p.is_null()) {
+                Some(p) => {
+                    let name = unsafe { c_text(p, &format!("names[{k}]")) }?.trim();
+                    match name.split_once(char::is_whitespace) {
+                        Some((id, rest)) => (id.to_string(), rest.trim().to_string()),
+                        None => (name.to_string(), String::new()),
+                    }
+                }
+                None => ((k + 1).to_string(), String::new()),
+            };
+            let what = format!("sequences[{k}] ('{id}')");
+            let letters = unsafe { bytes(seqs[k], lens[k], &what) }?;
+            if letters.len() > u32::MAX as usize {
+                return Err(Failure::invalid(format!("{what}: longer than {} residues", u32::MAX)));
+            }
+            let residues = encode(letters, alphabet, &what)?;
+            records.push(Sequence { id, description, residues });
+        }
+        finish(out, Database::from_sequences(alphabet, records))
+    })
+}
+
+/// Writes the database as a prepared file (checksummed, memory-mapped when opened
+/// with `clsw_db_new_prepared`). The file is written under a temporary name and
+/// renamed into place.
+/// Errors: `CLSW_ERR_IO`, `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_write_prepared(db: *const clsw_db, path: *const c_char) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(db, "db") }?;
+        let path = unsafe { c_path(path, "path (the prepared database)") }?;
+        Ok(d.db.write_prepared(&path)?)
+    })
+}
+
+/// Frees a database; NULL is ignored. Searchers and hits made from it keep what they
+/// need, so they may be used and freed after it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_free(db: *mut clsw_db) {
+    unsafe { free_box(db) }
+}
+
+/// The number of sequences.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_count(db: *const clsw_db, out: *mut usize) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(db, "db") }?;
+        *unsafe { out_ptr(out, "out") }? = d.db.len();
+        Ok(())
+    })
+}
+
+/// The total number of residues.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_total_residues(db: *const clsw_db, out: *mut u64) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(db, "db") }?;
+        *unsafe { out_ptr(out, "out") }? = d.db.total_residues();
+        Ok(())
+    })
+}
+
+/// The database's alphabet.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_alphabet(db: *const clsw_db, out: *mut clsw_alphabet) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(db, "db") }?;
+        *unsafe { out_ptr(out, "out") }? = alphabet_to(d.db.alphabet());
+        Ok(())
+    })
+}
+
+fn index_ok(db: &Database, index: usize) -> Outcome {
+    if index >= db.len() {
+        return Err(Failure::invalid(format!(
+            "index {index} is out of range (the database has {} sequences)",
+            db.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The length of sequence `index` (0-based, database order).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_length(db: *const clsw_db, index: usize, out: *mut usize) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(db, "db") }?;
+        let out = unsafe { out_ptr(out, "out") }?;
+        index_ok(&d.db, index)?;
+        *out = d.db.seq_len(index);
+        Ok(())
+    })
+}
+
+/// The id of sequence `index` (the first word of its FASTA header) into `buf` of
+/// `len` bytes, NUL-terminated; `*needed` (if not NULL) gets the size required. Too
+/// small a buffer: `CLSW_ERR_BUFFER_TOO_SMALL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_id(
+    db: *const clsw_db,
+    index: usize,
+    buf: *mut c_char,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(db, "db") }?;
+        index_ok(&d.db, index)?;
+        unsafe { write_string(d.db.id(index), buf, len, needed, "sequence id") }
+    })
+}
+
+/// The residues of sequence `index` as upper-case letters, NUL-terminated, into `buf`
+/// of `len` bytes (`clsw_db_length() + 1` suffice); `*needed` as for `clsw_db_id`.
+/// Letters read as X or N come back as X or N.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_sequence(
+    db: *const clsw_db,
+    index: usize,
+    buf: *mut c_char,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(db, "db") }?;
+        index_ok(&d.db, index)?;
+        let letters = d.db.alphabet().decode_all(d.db.residues(index));
+        // Letters are ASCII.
+        let text = String::from_utf8(letters).map_err(|_| Failure::new(CLSW_ERR_INTERNAL, "non-ASCII letter"))?;
+        unsafe { write_string(&text, buf, len, needed, "sequence") }
+    })
+}

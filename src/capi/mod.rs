@@ -1,0 +1,488 @@
+//! The C ABI: the `extern "C"` surface of clsw, from which cbindgen generates
+//! `include/clsw.h` (settings in `cbindgen.toml`; `tests/capi_header.rs` fails when the
+//! committed header differs from a fresh one, and `CLSW_BLESS=1` rewrites it).
+//!
+//! One file per entry point, as in the rest of the crate: [`engine`] (devices),
+//! [`scoring`] (matrices and gaps), [`db`] (databases), [`scan`] (database search:
+//! hits and every subject's score), [`align`] (pairwise alignment with traceback).
+//! This file holds what they share: status codes, the thread-local last error, the
+//! version, and the helpers that make every entry point behave the same way:
+//!
+//! * every body runs inside [`run`]: `catch_unwind` turns a panic into
+//!   `CLSW_ERR_INTERNAL` with the panic's message, never an abort across the ABI;
+//! * every pointer is checked for NULL ([`handle`], [`out_ptr`], [`bytes`]); a buffer
+//!   always comes with its length; a length of 0 allows a NULL pointer;
+//! * caller bytes are never taken to be UTF-8: paths go through `OsStr` (unix), text
+//!   that must be UTF-8 (device choices, names) is checked and refused with a message;
+//! * outputs are written only on success, and output handles are set to NULL first.
+//!
+//! The conventions that C users see are written in the header's preamble
+//! (`cbindgen.toml`), so they are stated once, next to the declarations.
+
+#![allow(non_camel_case_types)]
+#![allow(clippy::missing_safety_doc)] // the header documents every pointer argument
+
+// In this order in the header.
+pub mod align;
+pub mod db;
+pub mod engine;
+pub mod scan;
+pub mod scoring;
+
+use crate::error::Error;
+use std::cell::RefCell;
+use std::ffi::{CStr, CString, c_char, c_int};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+
+/// Major version of the library (from Cargo.toml; a compile-time check keeps them equal).
+pub const CLSW_VERSION_MAJOR: u32 = 0;
+/// Minor version of the library.
+pub const CLSW_VERSION_MINOR: u32 = 1;
+/// Patch version of the library.
+pub const CLSW_VERSION_PATCH: u32 = 0;
+
+const fn parse_u32(s: &str) -> u32 {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut v = 0u32;
+    while i < b.len() {
+        assert!(b[i].is_ascii_digit(), "version component is not a number");
+        v = v * 10 + (b[i] - b'0') as u32;
+        i += 1;
+    }
+    v
+}
+
+// The header's version macros must be the crate's version: a release that bumps
+// Cargo.toml without them does not compile.
+const _: () = assert!(parse_u32(env!("CARGO_PKG_VERSION_MAJOR")) == CLSW_VERSION_MAJOR);
+const _: () = assert!(parse_u32(env!("CARGO_PKG_VERSION_MINOR")) == CLSW_VERSION_MINOR);
+const _: () = assert!(parse_u32(env!("CARGO_PKG_VERSION_PATCH")) == CLSW_VERSION_PATCH);
+
+/// What every fallible call returns. `CLSW_OK` is 0, so `if (clsw_xxx(...))` tests
+/// for failure; `clsw_last_error()` then has the details.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum clsw_status {
+    /// Success.
+    CLSW_OK = 0,
+    /// A required pointer (handle, input or output) was NULL.
+    CLSW_ERR_NULL = 1,
+    /// An argument or option is outside what the call accepts (also: a residue letter
+    /// that is not in the alphabet, an empty sequence, an options struct whose `size`
+    /// is too small, an unknown matrix name).
+    CLSW_ERR_INVALID_ARGUMENT = 2,
+    /// A file could not be opened, read or written.
+    CLSW_ERR_IO = 3,
+    /// A file was read but its content is malformed (FASTA, matrix, prepared database).
+    CLSW_ERR_PARSE = 4,
+    /// An OpenCL call failed; the message names the call and the error code.
+    CLSW_ERR_OPENCL = 5,
+    /// A kernel did not compile; the message holds the device compiler's build log.
+    CLSW_ERR_BUILD = 6,
+    /// No device matches the choice, or a device failed its self-test.
+    CLSW_ERR_DEVICE = 7,
+    /// A caller buffer is too small; the call says how large it must be.
+    CLSW_ERR_BUFFER_TOO_SMALL = 8,
+    /// A bug in clsw (a Rust panic was caught at the API boundary); please report the
+    /// message.
+    CLSW_ERR_INTERNAL = 9,
+}
+
+pub use clsw_status::*;
+
+/// Alphabet of sequences, scoring schemes and databases.
+pub type clsw_alphabet = u32;
+/// Protein: codes `ARNDCQEGHILKMFPSTWYVBZX*` (U, O, J read as X; lower case accepted).
+pub const CLSW_ALPHABET_PROTEIN: clsw_alphabet = 0;
+/// DNA: `ACGTN` (U read as T, IUPAC ambiguity codes as N; lower case accepted).
+pub const CLSW_ALPHABET_DNA: clsw_alphabet = 1;
+/// Only for `clsw_db_new_fasta`: guess from the residues (DNA when at least 90% of the
+/// letters are A, C, G, T, U or N).
+pub const CLSW_ALPHABET_AUTO: clsw_alphabet = 2;
+
+pub(crate) fn alphabet_from(a: clsw_alphabet) -> Outcome<crate::seq::Alphabet> {
+    match a {
+        CLSW_ALPHABET_PROTEIN => Ok(crate::seq::Alphabet::Protein),
+        CLSW_ALPHABET_DNA => Ok(crate::seq::Alphabet::Dna),
+        other => Err(Failure::invalid(format!(
+            "unknown alphabet {other}; use CLSW_ALPHABET_PROTEIN (0) or CLSW_ALPHABET_DNA (1)"
+        ))),
+    }
+}
+
+pub(crate) fn alphabet_to(a: crate::seq::Alphabet) -> clsw_alphabet {
+    match a {
+        crate::seq::Alphabet::Protein => CLSW_ALPHABET_PROTEIN,
+        crate::seq::Alphabet::Dna => CLSW_ALPHABET_DNA,
+    }
+}
+
+/// The library's version, `"MAJOR.MINOR.PATCH"`: a static string, never NULL, never
+/// to be freed. Compare with the `CLSW_VERSION_*` macros the program was compiled with.
+#[unsafe(no_mangle)]
+pub extern "C" fn clsw_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr() as *const c_char
+}
+
+/// A short static description of a status code (`"CLSW_ERR_IO: input/output error"`);
+/// never NULL, never to be freed. `status` is a `clsw_status` value; any other number
+/// gives `"unknown clsw_status"`.
+#[unsafe(no_mangle)]
+pub extern "C" fn clsw_status_str(status: c_int) -> *const c_char {
+    let s: &'static str = match status {
+        0 => "CLSW_OK: success\0",
+        1 => "CLSW_ERR_NULL: a required pointer was NULL\0",
+        2 => "CLSW_ERR_INVALID_ARGUMENT: invalid argument\0",
+        3 => "CLSW_ERR_IO: input/output error\0",
+        4 => "CLSW_ERR_PARSE: malformed input\0",
+        5 => "CLSW_ERR_OPENCL: an OpenCL call failed\0",
+        6 => "CLSW_ERR_BUILD: an OpenCL kernel did not compile\0",
+        7 => "CLSW_ERR_DEVICE: no usable device\0",
+        8 => "CLSW_ERR_BUFFER_TOO_SMALL: a caller buffer is too small\0",
+        9 => "CLSW_ERR_INTERNAL: internal error (a bug in clsw)\0",
+        _ => "unknown clsw_status\0",
+    };
+    s.as_ptr() as *const c_char
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_last_error(message: &str) {
+    let c = CString::new(message.replace('\0', " ")).unwrap_or_default();
+    // try_with: during thread teardown the slot may be gone; the status still tells.
+    let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = c);
+}
+
+/// The detailed message of the last call on this thread that returned a
+/// `clsw_status`: empty after a success; after a failure, what went wrong (the file,
+/// record and line of bad input, the OpenCL call and error name, a kernel's build
+/// log, which argument was NULL). Never NULL. The string belongs to clsw and stays
+/// valid until the next clsw call on the same thread: copy it to keep it.
+#[unsafe(no_mangle)]
+pub extern "C" fn clsw_last_error() -> *const c_char {
+    LAST_ERROR.try_with(|slot| slot.borrow().as_ptr()).unwrap_or(c"".as_ptr())
+}
+
+/// A failed call: its status and the message for `clsw_last_error()`.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub status: clsw_status,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn new(status: clsw_status, message: impl Into<String>) -> Failure {
+        Failure { status, message: message.into() }
+    }
+
+    pub fn invalid(message: impl Into<String>) -> Failure {
+        Failure::new(CLSW_ERR_INVALID_ARGUMENT, message)
+    }
+
+    pub fn null(what: &str) -> Failure {
+        Failure::new(CLSW_ERR_NULL, format!("{what} is NULL"))
+    }
+}
+
+/// The status of each library error; the message is the error's own text (which
+/// names files, records, lines, OpenCL calls and error names, and holds build logs).
+pub(crate) fn status_of(e: &Error) -> clsw_status {
+    match e {
+        Error::Io { .. } => CLSW_ERR_IO,
+        Error::Fasta { .. } | Error::Matrix(_) => CLSW_ERR_PARSE,
+        Error::InvalidArgument(_) => CLSW_ERR_INVALID_ARGUMENT,
+        Error::OpenCl { .. } => CLSW_ERR_OPENCL,
+        Error::Build { .. } => CLSW_ERR_BUILD,
+        Error::Device(_) => CLSW_ERR_DEVICE,
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure { status: status_of(&e), message: e.to_string() }
+    }
+}
+
+pub(crate) type Outcome<T = ()> = std::result::Result<T, Failure>;
+
+/// Runs the body of an entry point: a panic becomes `CLSW_ERR_INTERNAL`; the last
+/// error is set (empty on success).
+pub(crate) fn run(body: impl FnOnce() -> Outcome) -> clsw_status {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => {
+            set_last_error("");
+            CLSW_OK
+        }
+        Ok(Err(f)) => {
+            set_last_error(&f.message);
+            f.status
+        }
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            set_last_error(&format!("internal error (a bug in clsw, please report it): {what}"));
+            CLSW_ERR_INTERNAL
+        }
+    }
+}
+
+/// Frees a boxed handle; NULL is a no-op; a panic in a destructor is swallowed (a free
+/// function has no status to report it with).
+pub(crate) unsafe fn free_box<T>(p: *mut T) {
+    if !p.is_null() {
+        // SAFETY: the caller passes a pointer made by Box::into_raw in this module,
+        // not yet freed (the header's contract).
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(p) })));
+    }
+}
+
+/// A read-only handle; NULL is `CLSW_ERR_NULL` naming `what`.
+pub(crate) unsafe fn handle<'a, T>(p: *const T, what: &str) -> Outcome<&'a T> {
+    // SAFETY: non-NULL handles are live objects made by this library (the contract).
+    unsafe { p.as_ref() }.ok_or_else(|| Failure::null(what))
+}
+
+/// An output location; NULL is `CLSW_ERR_NULL` naming `what`.
+pub(crate) unsafe fn out_ptr<'a, T>(p: *mut T, what: &str) -> Outcome<&'a mut T> {
+    // SAFETY: non-NULL outputs point to writable storage for a T (the contract); T is
+    // a plain C type (pointer or number) for which any bit pattern is valid.
+    unsafe { p.as_mut() }.ok_or_else(|| Failure::null(what))
+}
+
+/// An output handle location: checked and set to NULL, so it is NULL on any failure.
+pub(crate) unsafe fn out_handle<'a, T>(p: *mut *mut T, what: &str) -> Outcome<&'a mut *mut T> {
+    if p.is_null() {
+        return Err(Failure::null(what));
+    }
+    // SAFETY: p is non-NULL and points to writable storage for a pointer; `write`
+    // does not read the (possibly uninitialised) old value.
+    unsafe {
+        p.write(std::ptr::null_mut());
+        Ok(&mut *p)
+    }
+}
+
+/// `len` bytes at `p`; a NULL `p` is accepted when `len` is 0.
+pub(crate) unsafe fn bytes<'a>(p: *const u8, len: usize, what: &str) -> Outcome<&'a [u8]> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Failure::null(&format!("{what} (with length {len})")));
+    }
+    if len > isize::MAX as usize {
+        return Err(Failure::invalid(format!("{what}: length {len} is impossible")));
+    }
+    // SAFETY: the caller guarantees `len` readable bytes at `p` (the contract).
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
+/// `len` elements at `p`; a NULL `p` is accepted when `len` is 0.
+pub(crate) unsafe fn array<'a, T>(p: *const T, len: usize, what: &str) -> Outcome<&'a [T]> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(Failure::null(&format!("{what} (with {len} elements)")));
+    }
+    if len.checked_mul(std::mem::size_of::<T>()).is_none_or(|b| b > isize::MAX as usize) {
+        return Err(Failure::invalid(format!("{what}: {len} elements is impossible")));
+    }
+    // SAFETY: the caller guarantees `len` readable elements at `p` (the contract).
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
+/// The bytes of a NUL-terminated string (no encoding assumed).
+pub(crate) unsafe fn c_bytes<'a>(p: *const c_char, what: &str) -> Outcome<&'a [u8]> {
+    if p.is_null() {
+        return Err(Failure::null(what));
+    }
+    // SAFETY: the caller passes a NUL-terminated string (the contract).
+    Ok(unsafe { CStr::from_ptr(p) }.to_bytes())
+}
+
+/// A NUL-terminated string that must be UTF-8 text (device choices, matrix names, ids).
+pub(crate) unsafe fn c_text<'a>(p: *const c_char, what: &str) -> Outcome<&'a str> {
+    let b = unsafe { c_bytes(p, what) }?;
+    std::str::from_utf8(b).map_err(|e| {
+        Failure::invalid(format!(
+            "{what} is not UTF-8 text (invalid byte \\x{:02X} at offset {})",
+            b[e.valid_up_to()],
+            e.valid_up_to()
+        ))
+    })
+}
+
+/// A NUL-terminated path: any bytes on unix (through `OsStr`), UTF-8 elsewhere.
+pub(crate) unsafe fn c_path(p: *const c_char, what: &str) -> Outcome<PathBuf> {
+    let b = unsafe { c_bytes(p, what) }?;
+    if b.is_empty() {
+        return Err(Failure::invalid(format!("{what} is an empty string")));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Ok(PathBuf::from(std::ffi::OsStr::from_bytes(b)))
+    }
+    #[cfg(not(unix))]
+    {
+        std::str::from_utf8(b)
+            .map(PathBuf::from)
+            .map_err(|_| Failure::invalid(format!("{what}: paths must be UTF-8 on this platform")))
+    }
+}
+
+/// Copies `s` and a terminating NUL into `buf` of `len` bytes. `*needed` (when not
+/// NULL) gets `strlen(s) + 1`. A buffer that is too small gets as much as fits (still
+/// NUL-terminated when `len > 0`) and the call fails with `CLSW_ERR_BUFFER_TOO_SMALL`;
+/// `buf` may be NULL when `len` is 0 (a size query).
+pub(crate) unsafe fn write_string(s: &str, buf: *mut c_char, len: usize, needed: *mut usize, what: &str) -> Outcome {
+    let want = s.len() + 1;
+    if !needed.is_null() {
+        // SAFETY: non-NULL `needed` points to a writable size_t (the contract).
+        unsafe { needed.write(want) };
+    }
+    if len > 0 && buf.is_null() {
+        return Err(Failure::null(&format!("{what} buffer (with length {len})")));
+    }
+    if len > 0 {
+        let n = s.len().min(len - 1);
+        // SAFETY: `buf` has `len` writable bytes (the contract) and n + 1 <= len.
+        unsafe {
+            std::ptr::copy_nonoverlapping(s.as_ptr(), buf as *mut u8, n);
+            buf.add(n).write(0);
+        }
+    }
+    if len < want {
+        return Err(Failure::new(
+            CLSW_ERR_BUFFER_TOO_SMALL,
+            format!("{what}: the buffer holds {len} bytes, {want} are needed (text and NUL)"),
+        ));
+    }
+    Ok(())
+}
+
+/// A string kept inside a handle for C to read: interior NULs (impossible in clsw's
+/// own text, but names come from files) become spaces.
+pub(crate) fn c_string(s: &str) -> CString {
+    CString::new(s.replace('\0', " ")).unwrap_or_default()
+}
+
+/// A `#[repr(C)]` struct whose first field is its own size in bytes (`size_t size`),
+/// so that later versions can append fields. `FIRST_SIZE` is its size in the first
+/// release that had it: smaller `size` values are refused.
+pub(crate) trait Versioned: Copy {
+    const NAME: &'static str;
+    const FIRST_SIZE: usize;
+}
+
+unsafe fn caller_size<T: Versioned>(p: *const T) -> Outcome<usize> {
+    // SAFETY: p is non-NULL and points to a T, whose first field is a size_t.
+    let size = unsafe { (p as *const usize).read() };
+    if size < T::FIRST_SIZE {
+        return Err(Failure::invalid(format!(
+            "{}.size is {size}; set it to sizeof({}) ({} in this version of clsw.h)",
+            T::NAME,
+            T::NAME,
+            std::mem::size_of::<T>()
+        )));
+    }
+    Ok(size)
+}
+
+/// Reads an options struct: NULL gives `default`; fields past the caller's `size`
+/// (a caller compiled against an older header) keep their defaults; a larger `size`
+/// (a newer header) is accepted and its extra fields ignored.
+pub(crate) unsafe fn read_versioned<T: Versioned>(p: *const T, default: T) -> Outcome<T> {
+    if p.is_null() {
+        return Ok(default);
+    }
+    let size = unsafe { caller_size(p) }?;
+    let mut value = default;
+    let n = size.min(std::mem::size_of::<T>());
+    // SAFETY: the caller's struct has `size` readable bytes; `value` has size_of::<T>()
+    // bytes; every field of a Versioned struct is an integer, float or pointer, valid
+    // for any bit pattern.
+    unsafe { std::ptr::copy_nonoverlapping(p as *const u8, &mut value as *mut T as *mut u8, n) };
+    Ok(value)
+}
+
+/// Writes an output struct into the caller's, up to the caller's `size` (which stays
+/// as the caller set it).
+pub(crate) unsafe fn write_versioned<T: Versioned>(p: *mut T, value: T, what: &str) -> Outcome {
+    if p.is_null() {
+        return Err(Failure::null(what));
+    }
+    let size = unsafe { caller_size(p) }?;
+    let n = size.min(std::mem::size_of::<T>());
+    let skip = std::mem::size_of::<usize>();
+    // SAFETY: the caller's struct has `size` writable bytes; the size field is kept.
+    unsafe {
+        std::ptr::copy_nonoverlapping((&value as *const T as *const u8).add(skip), (p as *mut u8).add(skip), n - skip)
+    };
+    Ok(())
+}
+
+/// Encodes caller letters for `alphabet`, naming the first bad byte and its 1-based
+/// position.
+pub(crate) fn encode(letters: &[u8], alphabet: crate::seq::Alphabet, what: &str) -> Outcome<Vec<u8>> {
+    if letters.is_empty() {
+        return Err(Failure::invalid(format!("{what} is empty (length 0)")));
+    }
+    alphabet.encode_all(letters).map_err(|i| {
+        Failure::invalid(format!(
+            "{what}: {} at position {} is not a {} residue letter",
+            crate::seq::alphabet::describe_byte(letters[i]),
+            i + 1,
+            alphabet.name()
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message() -> String {
+        unsafe { CStr::from_ptr(clsw_last_error()) }.to_string_lossy().into_owned()
+    }
+
+    #[test]
+    fn a_panic_becomes_an_internal_error_with_its_message() {
+        let st = run(|| panic!("boom {}", 42));
+        assert_eq!(st, CLSW_ERR_INTERNAL);
+        assert!(message().contains("boom 42"), "{}", message());
+        assert_eq!(run(|| Ok(())), CLSW_OK);
+        assert_eq!(message(), "");
+    }
+
+    #[test]
+    fn status_strings_cover_every_status_and_unknown_values() {
+        for s in 0..=9 {
+            let text = unsafe { CStr::from_ptr(clsw_status_str(s)) }.to_str().unwrap();
+            assert!(text.starts_with("CLSW_"), "{text}");
+        }
+        assert_eq!(unsafe { CStr::from_ptr(clsw_status_str(-3)) }.to_str().unwrap(), "unknown clsw_status");
+        assert_eq!(CLSW_ERR_INTERNAL as i32, 9);
+    }
+
+    #[test]
+    fn strings_are_written_with_their_nul_or_refused_with_the_size() {
+        let mut buf = [1 as c_char; 4];
+        let mut needed = 0usize;
+        let r = unsafe { write_string("abcdef", buf.as_mut_ptr(), 4, &mut needed, "x") };
+        assert_eq!(r.unwrap_err().status, CLSW_ERR_BUFFER_TOO_SMALL);
+        assert_eq!(needed, 7);
+        assert_eq!(unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap(), "abc");
+        assert!(unsafe { write_string("abc", buf.as_mut_ptr(), 4, std::ptr::null_mut(), "x") }.is_ok());
+        let r = unsafe { write_string("abc", std::ptr::null_mut(), 0, &mut needed, "x") };
+        assert_eq!((r.unwrap_err().status, needed), (CLSW_ERR_BUFFER_TOO_SMALL, 4));
+    }
+}

@@ -1,0 +1,582 @@
+//! Database search: a searcher (a database laid out on an engine's devices once, for
+//! every query), hits with E-values and alignments, and every subject's score.
+
+use super::db::clsw_db;
+use super::engine::clsw_engine;
+use super::scoring::clsw_scoring;
+use super::*;
+use crate::align::format::{blast_coordinates, tabular_line};
+use crate::engine::Engine;
+use crate::scan::Variant;
+use crate::scan::search::{EvalueSource, SearchOptions, SearchResult, Searcher, Strand, Strands};
+use crate::seq::{Database, Sequence};
+use std::sync::Arc;
+
+/// Kernel variant on OpenCL devices (`clsw_search_options.variant`); the native CPU
+/// path ignores it. All give the same scores.
+pub type clsw_variant = u32;
+/// Two subjects per work-item in packed 16-bit lanes (DPX instructions on NVIDIA);
+/// the database stays resident on the device. The default.
+pub const CLSW_VARIANT_FAST: clsw_variant = 0;
+/// One subject per work-item, query bands in registers; resident like `FAST`.
+pub const CLSW_VARIANT_INTER: clsw_variant = 1;
+/// One work-group per subject along anti-diagonals: for very long subjects.
+pub const CLSW_VARIANT_INTRA: clsw_variant = 2;
+/// One work-item per subject, 32-bit, no tiling: the readable kernel.
+pub const CLSW_VARIANT_PLAIN: clsw_variant = 3;
+
+/// Which strands of a DNA query to search (`clsw_search_options.strands`).
+pub type clsw_strands = u32;
+/// Both strands (the default; for protein, the one strand there is).
+pub const CLSW_STRANDS_BOTH: clsw_strands = 0;
+/// The query as given.
+pub const CLSW_STRANDS_PLUS: clsw_strands = 1;
+/// The reverse complement only (DNA only: an error for protein).
+pub const CLSW_STRANDS_MINUS: clsw_strands = 2;
+
+/// The strand of a hit (`clsw_hit.strand`).
+pub type clsw_strand = u32;
+pub const CLSW_STRAND_PLUS: clsw_strand = 0;
+/// The reverse complement of a DNA query matched.
+pub const CLSW_STRAND_MINUS: clsw_strand = 1;
+
+/// CIGAR strings of hits (`clsw_search_options.cigar`).
+pub type clsw_cigar = u32;
+/// No CIGAR (`clsw_hit.cigar` is NULL). The default.
+pub const CLSW_CIGAR_NONE: clsw_cigar = 0;
+/// `=` (identical), `X` (mismatch), `I` (insertion: query residue against a gap),
+/// `D` (deletion: subject residue against a gap), e.g. `"12=1X3=2I20="`.
+pub const CLSW_CIGAR_EXTENDED: clsw_cigar = 1;
+/// `M` for every aligned pair, `I`, `D` (SAM's classic form).
+pub const CLSW_CIGAR_M: clsw_cigar = 2;
+
+/// Where a search's E-values come from (`clsw_search_info.evalue_source`).
+pub type clsw_evalue_source = u32;
+/// `(lambda, K)` fitted to the query's own scores against the database
+/// (length-corrected maximum likelihood, as ssearch36 does).
+pub const CLSW_EVALUE_FITTED: clsw_evalue_source = 0;
+/// NCBI BLAST's published `(lambda, K)` for the matrix and gap costs.
+pub const CLSW_EVALUE_PUBLISHED: clsw_evalue_source = 1;
+/// None available: E-values and bit scores are NaN and no E-value threshold applies.
+pub const CLSW_EVALUE_NONE: clsw_evalue_source = 2;
+
+/// How a searcher searches. Fill it with `clsw_search_options_init`, then change
+/// fields; or pass NULL for the defaults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct clsw_search_options {
+    /// `sizeof(clsw_search_options)` (set by `clsw_search_options_init`).
+    pub size: usize,
+    /// Report at most this many hits per query (ssearch36 `-b`, BLAST
+    /// `-max_target_seqs`). Default 50.
+    pub max_hits: usize,
+    /// Report only hits with an E-value at most this (ssearch36 `-E`, BLAST
+    /// `-evalue`); not applied when no E-values are available. Default 10.
+    pub evalue: f64,
+    /// Most residues uploaded to one device at a time; a larger database is scanned
+    /// in batches. 0 (the default): from the device's memory.
+    pub batch_residues: u64,
+    /// A `CLSW_VARIANT_*`. Default `CLSW_VARIANT_FAST`.
+    pub variant: clsw_variant,
+    /// A `CLSW_STRANDS_*`. Default `CLSW_STRANDS_BOTH`.
+    pub strands: clsw_strands,
+    /// Nonzero: align every reported hit (coordinates, identity, lengths, CIGAR).
+    /// Zero: hits carry score, E-value and bit score only. Default 1.
+    pub alignments: i32,
+    /// A `CLSW_CIGAR_*`: the CIGAR string of each hit (needs `alignments`). Default
+    /// `CLSW_CIGAR_NONE`.
+    pub cigar: clsw_cigar,
+}
+
+impl Versioned for clsw_search_options {
+    const NAME: &'static str = "clsw_search_options";
+    const FIRST_SIZE: usize = std::mem::size_of::<clsw_search_options>();
+}
+
+impl Default for clsw_search_options {
+    fn default() -> Self {
+        let d = SearchOptions::default();
+        clsw_search_options {
+            size: std::mem::size_of::<clsw_search_options>(),
+            max_hits: d.max_hits,
+            evalue: d.evalue,
+            batch_residues: 0,
+            variant: CLSW_VARIANT_FAST,
+            strands: CLSW_STRANDS_BOTH,
+            alignments: 1,
+            cigar: CLSW_CIGAR_NONE,
+        }
+    }
+}
+
+/// Fills `*options` with the defaults. `size` is the caller's
+/// `sizeof(clsw_search_options)`: only that many bytes are written, so a program
+/// compiled against an older header stays correct.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_search_options_init(options: *mut clsw_search_options, size: usize) -> clsw_status {
+    run(|| {
+        if options.is_null() {
+            return Err(Failure::null("options"));
+        }
+        // SAFETY: the caller's struct has `size` writable bytes; the size field comes first.
+        unsafe { (options as *mut usize).write(size) };
+        unsafe { write_versioned(options, clsw_search_options::default(), "options") }?;
+        Ok(())
+    })
+}
+
+fn search_options(o: &clsw_search_options) -> Outcome<SearchOptions> {
+    let variant = match o.variant {
+        CLSW_VARIANT_FAST => Variant::Fast,
+        CLSW_VARIANT_INTER => Variant::Inter,
+        CLSW_VARIANT_INTRA => Variant::Intra,
+        CLSW_VARIANT_PLAIN => Variant::Plain,
+        v => return Err(Failure::invalid(format!("options.variant {v} is not a CLSW_VARIANT_* value (0 to 3)"))),
+    };
+    let strands = match o.strands {
+        CLSW_STRANDS_BOTH => Strands::Both,
+        CLSW_STRANDS_PLUS => Strands::Plus,
+        CLSW_STRANDS_MINUS => Strands::Minus,
+        s => return Err(Failure::invalid(format!("options.strands {s} is not a CLSW_STRANDS_* value (0 to 2)"))),
+    };
+    if o.cigar > CLSW_CIGAR_M {
+        return Err(Failure::invalid(format!("options.cigar {} is not a CLSW_CIGAR_* value (0 to 2)", o.cigar)));
+    }
+    if o.cigar != CLSW_CIGAR_NONE && o.alignments == 0 {
+        return Err(Failure::invalid("options.cigar asks for CIGAR strings, but options.alignments is 0"));
+    }
+    if o.evalue.is_nan() || o.evalue < 0.0 {
+        return Err(Failure::invalid(format!("options.evalue must be >= 0 (got {})", o.evalue)));
+    }
+    Ok(SearchOptions {
+        variant,
+        max_hits: o.max_hits,
+        evalue: o.evalue,
+        strands,
+        batch_residues: (o.batch_residues > 0).then_some(o.batch_residues),
+        alignments: o.alignments != 0,
+        ..SearchOptions::default()
+    })
+}
+
+/// A database laid out on an engine's devices for one scoring and set of options:
+/// made once, it serves every query (the database is uploaded when the searcher is
+/// made, not per query). Shareable between threads: searches on one searcher from
+/// several threads are serialised per device queue, their CPU work (statistics,
+/// alignments) runs in parallel.
+pub struct clsw_searcher {
+    // Declared first, so dropped first: it borrows from the two Arcs below.
+    searcher: Searcher<'static>,
+    cigar: clsw_cigar,
+    db: Arc<Database>,
+    _engine: Arc<Engine>,
+}
+
+/// Lays `db` out on `engine`'s devices for searches with `scoring` and `options`
+/// (NULL: the defaults): the database is split over the devices and uploaded once.
+/// The searcher keeps the engine and database alive and copies the scoring, so all
+/// three may be freed before it. On success `*out` is a new searcher to free with
+/// `clsw_searcher_free`.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (the matrix's alphabet differs from the
+/// database's, the minus strand of a protein search, an impossible option, an
+/// options `size` that is too small), `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`,
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_searcher_new(
+    engine: *const clsw_engine,
+    scoring: *const clsw_scoring,
+    db: *const clsw_db,
+    options: *const clsw_search_options,
+    out: *mut *mut clsw_searcher,
+) -> clsw_status {
+    run(|| {
+        let out = unsafe { out_handle(out, "out (the searcher output)") }?;
+        let engine = unsafe { handle(engine, "engine") }?.engine.clone();
+        let scoring = unsafe { handle(scoring, "scoring") }?.scoring.clone();
+        let db = unsafe { handle(db, "db") }?.db.clone();
+        let o = unsafe { read_versioned(options, clsw_search_options::default()) }?;
+        let opts = search_options(&o)?;
+        // SAFETY: both references point into Arc allocations that the handle owns for
+        // as long as `searcher` lives (it is dropped first) and never mutates; they do
+        // not escape the handle (the searcher returns owned results).
+        let (e, d): (&'static Engine, &'static Database) = unsafe { (&*Arc::as_ptr(&engine), &*Arc::as_ptr(&db)) };
+        let searcher = Searcher::new(e, d, scoring, opts)?;
+        *out = Box::into_raw(Box::new(clsw_searcher { searcher, cigar: o.cigar, db, _engine: engine }));
+        Ok(())
+    })
+}
+
+/// Frees a searcher (and its device buffers); NULL is ignored. Hits from it stay valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_searcher_free(searcher: *mut clsw_searcher) {
+    unsafe { free_box(searcher) }
+}
+
+/// The results of one query's search: the hits, best first, and the search's
+/// statistics. Immutable; give each thread its own (they may be passed between
+/// threads, but not used by two at once).
+pub struct clsw_hits {
+    result: SearchResult,
+    db: Arc<Database>,
+    subject_ids: Vec<CString>,
+    cigars: Vec<Option<CString>>,
+}
+
+fn hits_of(s: &clsw_searcher, result: SearchResult) -> clsw_hits {
+    let subject_ids = result.hits.iter().map(|h| c_string(s.db.id(h.subject))).collect();
+    let cigars = result
+        .hits
+        .iter()
+        .map(|h| match (s.cigar, &h.alignment) {
+            (CLSW_CIGAR_EXTENDED, Some(a)) => Some(c_string(&a.cigar(true))),
+            (CLSW_CIGAR_M, Some(a)) => Some(c_string(&a.cigar(false))),
+            _ => None,
+        })
+        .collect();
+    clsw_hits { result, db: s.db.clone(), subject_ids, cigars }
+}
+
+fn query_sequence(s: &clsw_searcher, id: *const c_char, query: *const u8, len: usize, what: &str) -> Outcome<Sequence> {
+    let id = if id.is_null() { "query".to_string() } else { unsafe { c_text(id, &format!("{what} id")) }?.to_string() };
+    let letters = unsafe { bytes(query, len, what) }?;
+    let residues = encode(letters, s.db.alphabet(), &format!("{what} '{id}'"))?;
+    Ok(Sequence { id, description: String::new(), residues })
+}
+
+/// Searches one query: `len` residue letters at `query` (not NUL-terminated; upper or
+/// lower case), named `query_id` (NUL-terminated UTF-8, the first column of tabular
+/// lines; NULL gives "query"). On success `*out` is a new hits handle to free with
+/// `clsw_hits_free`.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty query, a letter that is not a residue
+/// — the message gives its position —), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`,
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_searcher_search(
+    searcher: *const clsw_searcher,
+    query_id: *const c_char,
+    query: *const u8,
+    len: usize,
+    out: *mut *mut clsw_hits,
+) -> clsw_status {
+    run(|| {
+        let out = unsafe { out_handle(out, "out (the hits output)") }?;
+        let s = unsafe { handle(searcher, "searcher") }?;
+        let q = query_sequence(s, query_id, query, len, "query")?;
+        let result = s.searcher.search(&q)?;
+        *out = Box::into_raw(Box::new(hits_of(s, result)));
+        Ok(())
+    })
+}
+
+/// Searches `count` queries in one call (query `k`: `lengths[k]` letters at
+/// `queries[k]`, named `query_ids[k]`; `query_ids` or any entry may be NULL). The
+/// devices scan query k + 1 while the CPU aligns the hits of query k, so this is
+/// faster than `count` calls of `clsw_searcher_search`. `out` is a caller array of
+/// `count` pointers; on success `out[k]` is query k's hits (free each with
+/// `clsw_hits_free`); on failure every `out[k]` is NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_searcher_search_many(
+    searcher: *const clsw_searcher,
+    count: usize,
+    query_ids: *const *const c_char,
+    queries: *const *const u8,
+    lengths: *const usize,
+    out: *mut *mut clsw_hits,
+) -> clsw_status {
+    run(|| {
+        if count == 0 {
+            return Err(Failure::invalid("count is 0: no queries"));
+        }
+        if out.is_null() {
+            return Err(Failure::null("out (the array of hits outputs)"));
+        }
+        if count > isize::MAX as usize / std::mem::size_of::<*mut clsw_hits>() {
+            return Err(Failure::invalid(format!("count {count} is impossible")));
+        }
+        // SAFETY: `out` has `count` writable pointers (the contract).
+        let outs = unsafe { std::slice::from_raw_parts_mut(out, count) };
+        outs.fill(std::ptr::null_mut());
+        let s = unsafe { handle(searcher, "searcher") }?;
+        let seqs = unsafe { array(queries, count, "queries") }?;
+        let lens = unsafe { array(lengths, count, "lengths") }?;
+        let ids = if query_ids.is_null() { None } else { Some(unsafe { array(query_ids, count, "query_ids") }?) };
+        let mut qs = Vec::with_capacity(count);
+        for k in 0..count {
+            let id = ids.map_or(std::ptr::null(), |i| i[k]);
+            qs.push(query_sequence(s, id, seqs[k], lens[k], &format!("queries[{k}]"))?);
+        }
+        let mut results = Vec::with_capacity(count);
+        s.searcher.search_all(&qs, |r| {
+            results.push(r);
+            Ok(())
+        })?;
+        for (o, r) in outs.iter_mut().zip(results) {
+            *o = Box::into_raw(Box::new(hits_of(s, r)));
+        }
+        Ok(())
+    })
+}
+
+/// Every subject's optimal local (Smith-Waterman) score against the query, in
+/// database order, into `scores` of `scores_len` elements (at least
+/// `clsw_db_count()`; only that many are written). For DNA searched on both strands a
+/// subject's score is the better of the two. No statistics, hits or alignments are
+/// computed: this is the device scan alone.
+/// Errors: `CLSW_ERR_BUFFER_TOO_SMALL` (`scores_len` below the database's count),
+/// `CLSW_ERR_INVALID_ARGUMENT` (an empty query, a bad letter), `CLSW_ERR_OPENCL`,
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_searcher_scores(
+    searcher: *const clsw_searcher,
+    query: *const u8,
+    len: usize,
+    scores: *mut i32,
+    scores_len: usize,
+) -> clsw_status {
+    run(|| {
+        let s = unsafe { handle(searcher, "searcher") }?;
+        let n = s.db.len();
+        if scores.is_null() {
+            return Err(Failure::null("scores (the output buffer)"));
+        }
+        if scores_len < n {
+            return Err(Failure::new(
+                CLSW_ERR_BUFFER_TOO_SMALL,
+                format!("scores holds {scores_len} elements; the database has {n} sequences"),
+            ));
+        }
+        let q = query_sequence(s, std::ptr::null(), query, len, "query")?;
+        let (local, _) = s.searcher.scores(&q)?;
+        // SAFETY: `scores` has at least `scores_len >= n` writable elements (the contract).
+        let out = unsafe { std::slice::from_raw_parts_mut(scores, n) };
+        for (o, l) in out.iter_mut().zip(&local) {
+            *o = l.score;
+        }
+        Ok(())
+    })
+}
+
+/// Frees a hits handle; NULL is ignored. Pointers read from it (ids, CIGARs) die with it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_hits_free(hits: *mut clsw_hits) {
+    unsafe { free_box(hits) }
+}
+
+/// The number of hits (0 to `max_hits`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_hits_count(hits: *const clsw_hits, out: *mut usize) -> clsw_status {
+    run(|| {
+        let h = unsafe { handle(hits, "hits") }?;
+        *unsafe { out_ptr(out, "out") }? = h.result.hits.len();
+        Ok(())
+    })
+}
+
+/// One hit. Coordinates are 1-based and inclusive, as BLAST tabular and SAM print
+/// them; for a DNA hit on the minus strand they follow BLAST's Plus/Minus convention
+/// (`query_start < query_end` on the forward query, `subject_start > subject_end`).
+/// Alignment fields are 0 (and `cigar` NULL) when the search computed no alignments.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct clsw_hit {
+    /// `sizeof(clsw_hit)`, set by the caller.
+    pub size: usize,
+    /// The subject's 0-based index in database order.
+    pub subject: usize,
+    /// The subject's id, NUL-terminated; owned by the hits handle.
+    pub subject_id: *const c_char,
+    /// The subject's length.
+    pub subject_length: usize,
+    /// Raw Smith-Waterman score.
+    pub score: i32,
+    /// `CLSW_STRAND_PLUS`, or `CLSW_STRAND_MINUS` when the query's reverse complement
+    /// matched (DNA).
+    pub strand: clsw_strand,
+    /// E-value (`NaN` when the search has no statistics).
+    pub evalue: f64,
+    /// Bit score (`NaN` when the search has no statistics).
+    pub bit_score: f64,
+    /// Nonzero when the alignment fields below are filled.
+    pub has_alignment: i32,
+    /// First aligned query residue, 1-based.
+    pub query_start: usize,
+    /// Last aligned query residue, 1-based, inclusive.
+    pub query_end: usize,
+    /// First aligned subject residue, 1-based (the larger one on the minus strand).
+    pub subject_start: usize,
+    /// Last aligned subject residue, 1-based, inclusive.
+    pub subject_end: usize,
+    /// Alignment columns (aligned pairs plus gap columns).
+    pub length: usize,
+    /// Columns with identical residues.
+    pub identities: usize,
+    /// Columns with a positive substitution score.
+    pub similarities: usize,
+    /// Aligned pairs that differ.
+    pub mismatches: usize,
+    /// Gaps opened.
+    pub gap_opens: usize,
+    /// Gap columns.
+    pub gap_columns: usize,
+    /// `100 * identities / length` (BLAST's pident).
+    pub percent_identity: f64,
+    /// The CIGAR string asked for with `clsw_search_options.cigar` (reading the
+    /// subject forward; for the minus strand, of the reverse-complemented query), or
+    /// NULL. Owned by the hits handle.
+    pub cigar: *const c_char,
+}
+
+impl Versioned for clsw_hit {
+    const NAME: &'static str = "clsw_hit";
+    const FIRST_SIZE: usize = std::mem::size_of::<clsw_hit>();
+}
+
+/// Copies hit `index` (0 is the best) into `*out`, whose `size` the caller sets to
+/// `sizeof(clsw_hit)`. The strings it points to belong to `hits`.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, `size` too small),
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_hits_get(hits: *const clsw_hits, index: usize, out: *mut clsw_hit) -> clsw_status {
+    run(|| {
+        let h = unsafe { handle(hits, "hits") }?;
+        if out.is_null() {
+            return Err(Failure::null("out (the hit)"));
+        }
+        let hit = h.result.hits.get(index).ok_or_else(|| {
+            Failure::invalid(format!("hit index {index} is out of range ({} hits)", h.result.hits.len()))
+        })?;
+        // SAFETY: every field of clsw_hit is a number or a pointer; zero is valid.
+        let mut c: clsw_hit = unsafe { std::mem::zeroed() };
+        c.size = std::mem::size_of::<clsw_hit>();
+        c.subject = hit.subject;
+        c.subject_id = h.subject_ids[index].as_ptr();
+        c.subject_length = h.db.seq_len(hit.subject);
+        c.score = hit.score;
+        c.strand = if hit.strand == Strand::Minus { CLSW_STRAND_MINUS } else { CLSW_STRAND_PLUS };
+        c.evalue = hit.evalue;
+        c.bit_score = hit.bit_score;
+        if let Some(a) = &hit.alignment {
+            let (qs, qe, ss, se) = blast_coordinates(a, hit.strand, h.result.query_len);
+            c.has_alignment = 1;
+            (c.query_start, c.query_end, c.subject_start, c.subject_end) = (qs, qe, ss, se);
+            c.length = a.length();
+            c.identities = a.identities;
+            c.similarities = a.similarities;
+            c.mismatches = a.mismatches;
+            c.gap_opens = a.gap_opens;
+            c.gap_columns = a.gap_columns;
+            c.percent_identity = a.percent_identity();
+        }
+        c.cigar = h.cigars[index].as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+        unsafe { write_versioned(out, c, "out (the hit)") }
+    })
+}
+
+/// About one query's search (`clsw_hits_info`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct clsw_search_info {
+    /// `sizeof(clsw_search_info)`, set by the caller.
+    pub size: usize,
+    /// Number of hits.
+    pub hits: usize,
+    /// The query's length.
+    pub query_length: usize,
+    /// Sequences in the database (the `D` of `E = D * P`).
+    pub db_sequences: usize,
+    /// Strands searched (1, or 2 for DNA on both strands).
+    pub strands_searched: usize,
+    /// Subjects recomputed at 32 bits after their 16-bit score saturated.
+    pub recomputed: usize,
+    /// Dynamic-programming cells computed (query length x database residues x strands).
+    pub cells: u64,
+    /// A `CLSW_EVALUE_*`.
+    pub evalue_source: clsw_evalue_source,
+    /// Karlin-Altschul lambda (`NaN` without statistics).
+    pub lambda: f64,
+    /// Karlin-Altschul K (`NaN` without statistics).
+    pub k: f64,
+    /// Kernel time on the devices (from profiling events; 0 on the native path), seconds.
+    pub kernel_seconds: f64,
+    /// Host time of the scan, seconds.
+    pub scan_seconds: f64,
+    /// Scan plus statistics, hit selection and alignments, seconds.
+    pub wall_seconds: f64,
+}
+
+impl Versioned for clsw_search_info {
+    const NAME: &'static str = "clsw_search_info";
+    const FIRST_SIZE: usize = std::mem::size_of::<clsw_search_info>();
+}
+
+/// Copies the search's statistics into `*out`, whose `size` the caller sets to
+/// `sizeof(clsw_search_info)`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_hits_info(hits: *const clsw_hits, out: *mut clsw_search_info) -> clsw_status {
+    run(|| {
+        let h = unsafe { handle(hits, "hits") }?;
+        let r = &h.result;
+        let info = clsw_search_info {
+            size: std::mem::size_of::<clsw_search_info>(),
+            hits: r.hits.len(),
+            query_length: r.query_len,
+            db_sequences: r.statistics.db_sequences,
+            strands_searched: r.strands_searched.len(),
+            recomputed: r.recomputed,
+            cells: r.cells,
+            evalue_source: match r.statistics.source {
+                EvalueSource::Fitted => CLSW_EVALUE_FITTED,
+                EvalueSource::Published => CLSW_EVALUE_PUBLISHED,
+                EvalueSource::None => CLSW_EVALUE_NONE,
+            },
+            lambda: r.statistics.params.map_or(f64::NAN, |p| p.lambda),
+            k: r.statistics.params.map_or(f64::NAN, |p| p.k),
+            kernel_seconds: r.kernel_seconds,
+            scan_seconds: r.scan_seconds,
+            wall_seconds: r.wall_seconds,
+        };
+        unsafe { write_versioned(out, info, "out (the search info)") }
+    })
+}
+
+/// Hit `index` as one BLAST tabular line (`-outfmt 6`: qseqid sseqid pident length
+/// mismatch gapopen qstart qend sstart send evalue bitscore, tab-separated, no
+/// newline), exactly as `clsw scan --outfmt tabular` prints it; `extended` nonzero
+/// appends the raw score and the `=`/`X`/`I`/`D` CIGAR (`tabular-ext`). Written to
+/// `buf` of `len` bytes, NUL-terminated; `*needed` (if not NULL) gets the size
+/// required (`CLSW_ERR_BUFFER_TOO_SMALL` when `len` is less; 1024 bytes hold any line
+/// with ids under 400 characters).
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, or the search computed no
+/// alignments), `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_hits_tabular(
+    hits: *const clsw_hits,
+    index: usize,
+    extended: i32,
+    buf: *mut c_char,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    run(|| {
+        let h = unsafe { handle(hits, "hits") }?;
+        let hit = h.result.hits.get(index).ok_or_else(|| {
+            Failure::invalid(format!("hit index {index} is out of range ({} hits)", h.result.hits.len()))
+        })?;
+        let line = tabular_line(&h.result, hit, &h.db, extended != 0)
+            .ok_or_else(|| Failure::invalid("the hit has no alignment: the search ran with options.alignments = 0"))?;
+        unsafe { write_string(&line, buf, len, needed, "tabular line") }
+    })
+}
+
+// The header promises that engines, scorings, databases and searchers may be shared
+// between threads: keep that true at compile time.
+const _: () = {
+    const fn shareable<T: Send + Sync>() {}
+    shareable::<clsw_searcher>();
+    shareable::<super::engine::clsw_engine>();
+    shareable::<super::db::clsw_db>();
+    shareable::<super::scoring::clsw_scoring>();
+    shareable::<clsw_hits>();
+};

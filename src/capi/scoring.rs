@@ -1,0 +1,148 @@
+//! Scoring schemes: a substitution matrix (built-in, NCBI-format file, or
+//! match/mismatch) and affine gap penalties in BLAST's convention.
+
+use super::*;
+use crate::scoring::{Gaps, Matrix, Scoring};
+
+/// A substitution matrix and gap penalties. Read-only after creation: one scoring
+/// may be used by many threads and many searchers at once.
+pub struct clsw_scoring {
+    pub(crate) scoring: Scoring,
+}
+
+/// `CLSW_GAPS_DEFAULT`: written into the header by `cbindgen.toml` (`after_includes`)
+/// as `(-1)`, since cbindgen would write an unparenthesised `-1`.
+///
+/// cbindgen:ignore
+pub const CLSW_GAPS_DEFAULT: i32 = -1;
+
+fn gaps_for(matrix: &Matrix, open: i32, extend: i32) -> Outcome<Gaps> {
+    if open == CLSW_GAPS_DEFAULT && extend == CLSW_GAPS_DEFAULT {
+        return Ok(Gaps::default_for(matrix.name()));
+    }
+    Ok(Gaps::affine(open, extend)?)
+}
+
+fn make(out: &mut *mut clsw_scoring, matrix: Matrix, open: i32, extend: i32) -> Outcome {
+    let gaps = gaps_for(&matrix, open, extend)?;
+    *out = Box::into_raw(Box::new(clsw_scoring { scoring: Scoring::new(matrix, gaps) }));
+    Ok(())
+}
+
+/// A built-in matrix by name, any case: `BLOSUM45`, `BLOSUM50`, `BLOSUM62`,
+/// `BLOSUM80`, `BLOSUM90`, `PAM30`, `PAM70`, `PAM250` (protein), `EDNAFULL` (DNA; also
+/// `NUC.4.4`). Gaps follow BLAST's convention: a gap of length L costs
+/// `gap_open + L * gap_extend` (`gap_open >= 0`, `gap_extend >= 1`); pass
+/// `CLSW_GAPS_DEFAULT` for both to get the matrix's customary values.
+/// On success `*out` is a new scoring to free with `clsw_scoring_free`.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown name, impossible gap penalties),
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_scoring_new_builtin(
+    matrix: *const c_char,
+    gap_open: i32,
+    gap_extend: i32,
+    out: *mut *mut clsw_scoring,
+) -> clsw_status {
+    run(|| {
+        let out = unsafe { out_handle(out, "out (the scoring output)") }?;
+        let name = unsafe { c_text(matrix, "matrix (the name)") }?;
+        // An unknown name is a bad argument here, not a malformed file.
+        let m = Matrix::builtin(name).map_err(|e| Failure::invalid(e.to_string()))?;
+        make(out, m, gap_open, gap_extend)
+    })
+}
+
+/// A matrix read from an NCBI-format file (`#` comments, a line of column letters, one
+/// row per letter); its alphabet is guessed from the letters. `path` is a
+/// NUL-terminated path, any bytes. Gaps as for `clsw_scoring_new_builtin`
+/// (`CLSW_GAPS_DEFAULT` gives 10/1).
+/// Errors: `CLSW_ERR_IO` (cannot read the file), `CLSW_ERR_PARSE` (malformed; the
+/// message names the file and the problem), `CLSW_ERR_INVALID_ARGUMENT`,
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_scoring_new_file(
+    path: *const c_char,
+    gap_open: i32,
+    gap_extend: i32,
+    out: *mut *mut clsw_scoring,
+) -> clsw_status {
+    run(|| {
+        let out = unsafe { out_handle(out, "out (the scoring output)") }?;
+        let path = unsafe { c_path(path, "path (the matrix file)") }?;
+        make(out, Matrix::from_file(&path)?, gap_open, gap_extend)
+    })
+}
+
+/// `match_score` (> 0) for identical residues and `mismatch` (<= 0) for all other
+/// pairs, the wildcard included, over `alphabet` (`CLSW_ALPHABET_PROTEIN` or
+/// `CLSW_ALPHABET_DNA`). Gaps as for `clsw_scoring_new_builtin` (`CLSW_GAPS_DEFAULT`
+/// gives 10/1).
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT`, `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_scoring_new_match_mismatch(
+    alphabet: clsw_alphabet,
+    match_score: i32,
+    mismatch: i32,
+    gap_open: i32,
+    gap_extend: i32,
+    out: *mut *mut clsw_scoring,
+) -> clsw_status {
+    run(|| {
+        let out = unsafe { out_handle(out, "out (the scoring output)") }?;
+        let m = Matrix::match_mismatch(alphabet_from(alphabet)?, match_score, mismatch)?;
+        make(out, m, gap_open, gap_extend)
+    })
+}
+
+/// Frees a scoring; NULL is ignored. Searchers made with it keep their own copy.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_scoring_free(scoring: *mut clsw_scoring) {
+    unsafe { free_box(scoring) }
+}
+
+/// The scoring's alphabet (`CLSW_ALPHABET_PROTEIN` or `CLSW_ALPHABET_DNA`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_scoring_alphabet(scoring: *const clsw_scoring, out: *mut clsw_alphabet) -> clsw_status {
+    run(|| {
+        let s = unsafe { handle(scoring, "scoring") }?;
+        *unsafe { out_ptr(out, "out") }? = alphabet_to(s.scoring.matrix.alphabet());
+        Ok(())
+    })
+}
+
+/// The gap penalties in use (BLAST's convention: a gap of length L costs
+/// `open + L * extend`). Either output may be NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_scoring_gaps(
+    scoring: *const clsw_scoring,
+    open: *mut i32,
+    extend: *mut i32,
+) -> clsw_status {
+    run(|| {
+        let s = unsafe { handle(scoring, "scoring") }?;
+        if let Some(o) = unsafe { open.as_mut() } {
+            *o = s.scoring.gaps.open;
+        }
+        if let Some(e) = unsafe { extend.as_mut() } {
+            *e = s.scoring.gaps.extend;
+        }
+        Ok(())
+    })
+}
+
+/// The matrix's name (`"BLOSUM62"`, a file's name, `"+2/-3"` for match/mismatch) into
+/// `buf` of `len` bytes, NUL-terminated; `*needed` (if not NULL) gets the size
+/// required. Too small a buffer: `CLSW_ERR_BUFFER_TOO_SMALL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_scoring_name(
+    scoring: *const clsw_scoring,
+    buf: *mut c_char,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    run(|| {
+        let s = unsafe { handle(scoring, "scoring") }?;
+        unsafe { write_string(s.scoring.matrix.name(), buf, len, needed, "matrix name") }
+    })
+}

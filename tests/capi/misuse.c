@@ -1,0 +1,429 @@
+/*
+ * Misuse of the C API must give a status and a message, never a crash.
+ *
+ *   misuse CHECK SCRATCH_DIR
+ *
+ * Runs one named check (tests/capi_c.rs runs each as its own test) and prints one
+ * line per expectation; exits 1 at the first call that returns another status than
+ * expected or whose clsw_last_error() lacks the expected words.
+ */
+#include <clsw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+
+/* The call must return `want` and clsw_last_error() must contain `words`. */
+#define EXPECT(call, want, words) expect((call), (want), (words), #call, __LINE__)
+static void expect(clsw_status got, clsw_status want, const char *words, const char *text, int line) {
+    const char *msg = clsw_last_error();
+    if (msg == NULL) {
+        printf("FAIL line %d: %s: clsw_last_error() is NULL\n", line, text);
+        exit(1);
+    }
+    if (got != want || (words && !strstr(msg, words))) {
+        printf("FAIL line %d: %s\n  status %d (%s), wanted %d (%s)\n  message: \"%s\"\n  wanted words: \"%s\"\n",
+               line, text, got, clsw_status_str(got), want, clsw_status_str(want), msg, words ? words : "");
+        exit(1);
+    }
+    printf("ok %s -> %s: %s\n", text, clsw_status_str(got), msg);
+}
+
+#define REQUIRE(cond)                                                                                              \
+    do {                                                                                                           \
+        if (!(cond)) {                                                                                             \
+            printf("FAIL line %d: %s\n", __LINE__, #cond);                                                         \
+            exit(1);                                                                                               \
+        }                                                                                                          \
+    } while (0)
+
+static const char *PROTEINS[] = {"MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQFEVVHSLAKWKRQT",
+                                 "MSDNGPQNQRNAPRITFGGPSDSTGSNQNGERSGARSKQRRPQGLPNNTASWFTALTQHGKEDLKFPRGQGVPINTNSSPDDQ",
+                                 "MKVLAAGIVGLLLAGCSSHKEESKPATEAAPAAEAPAAEAPAAEAPAAEA"};
+static const char *NAMES[] = {"p1 first protein", "p2", "p3 third"};
+
+typedef struct {
+    clsw_engine *engine;
+    clsw_scoring *scoring;
+    clsw_db *db;
+    clsw_searcher *searcher;
+    clsw_hits *hits;
+} fixture;
+
+static fixture setup(void) {
+    fixture f = {0};
+    const uint8_t *seqs[3];
+    size_t lens[3];
+    for (int i = 0; i < 3; i++) {
+        seqs[i] = (const uint8_t *)PROTEINS[i];
+        lens[i] = strlen(PROTEINS[i]);
+    }
+    EXPECT(clsw_engine_new("reference", &f.engine), CLSW_OK, "");
+    EXPECT(clsw_scoring_new_builtin("BLOSUM62", 11, 1, &f.scoring), CLSW_OK, "");
+    EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 3, seqs, lens, NAMES, &f.db), CLSW_OK, "");
+    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, NULL, &f.searcher), CLSW_OK, "");
+    EXPECT(clsw_searcher_search(f.searcher, "q", (const uint8_t *)PROTEINS[0], strlen(PROTEINS[0]), &f.hits),
+           CLSW_OK, "");
+    return f;
+}
+
+static void teardown(fixture *f) {
+    clsw_hits_free(f->hits);
+    clsw_searcher_free(f->searcher);
+    clsw_db_free(f->db);
+    clsw_scoring_free(f->scoring);
+    clsw_engine_free(f->engine);
+}
+
+static void write_file(const char *path, const char *text) {
+    FILE *fp = fopen(path, "wb");
+    REQUIRE(fp != NULL);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+/* NULL handles: each call says which argument was NULL. */
+static void null_handles(const char *dir) {
+    (void)dir;
+    fixture f = setup();
+    size_t n = 0;
+    int32_t scores[3];
+    clsw_hits *hits = NULL;
+    clsw_searcher *s = NULL;
+    clsw_alignment *a = NULL;
+    clsw_alignment_info info = {.size = sizeof info};
+    char buf[64];
+    const uint8_t *q = (const uint8_t *)"MKTAYIAKQR";
+    EXPECT(clsw_engine_device_count(NULL, &n), CLSW_ERR_NULL, "engine is NULL");
+    EXPECT(clsw_engine_describe(NULL, buf, sizeof buf, NULL), CLSW_ERR_NULL, "engine is NULL");
+    EXPECT(clsw_searcher_new(NULL, f.scoring, f.db, NULL, &s), CLSW_ERR_NULL, "engine is NULL");
+    EXPECT(clsw_searcher_new(f.engine, NULL, f.db, NULL, &s), CLSW_ERR_NULL, "scoring is NULL");
+    EXPECT(clsw_searcher_new(f.engine, f.scoring, NULL, NULL, &s), CLSW_ERR_NULL, "db is NULL");
+    REQUIRE(s == NULL);
+    EXPECT(clsw_searcher_search(NULL, "q", q, 10, &hits), CLSW_ERR_NULL, "searcher is NULL");
+    EXPECT(clsw_searcher_scores(NULL, q, 10, scores, 3), CLSW_ERR_NULL, "searcher is NULL");
+    EXPECT(clsw_hits_count(NULL, &n), CLSW_ERR_NULL, "hits is NULL");
+    EXPECT(clsw_hits_tabular(NULL, 0, 0, buf, sizeof buf, NULL), CLSW_ERR_NULL, "hits is NULL");
+    EXPECT(clsw_db_count(NULL, &n), CLSW_ERR_NULL, "db is NULL");
+    EXPECT(clsw_db_id(NULL, 0, buf, sizeof buf, NULL), CLSW_ERR_NULL, "db is NULL");
+    EXPECT(clsw_scoring_alphabet(NULL, NULL), CLSW_ERR_NULL, "scoring is NULL");
+    EXPECT(clsw_align(NULL, q, 10, q, 10, &a), CLSW_ERR_NULL, "scoring is NULL");
+    EXPECT(clsw_alignment_get(NULL, &info), CLSW_ERR_NULL, "alignment is NULL");
+    /* NULL inputs */
+    clsw_scoring *sc = (clsw_scoring *)&n; /* garbage in, NULL out */
+    EXPECT(clsw_scoring_new_builtin(NULL, 11, 1, &sc), CLSW_ERR_NULL, "matrix");
+    REQUIRE(sc == NULL); /* an output handle is NULL after a failure */
+    clsw_db *db = (clsw_db *)&n;
+    EXPECT(clsw_db_new_fasta(NULL, CLSW_ALPHABET_AUTO, &db), CLSW_ERR_NULL, "path");
+    REQUIRE(db == NULL);
+    EXPECT(clsw_searcher_search(f.searcher, "q", NULL, 10, &hits), CLSW_ERR_NULL, "query (with length 10) is NULL");
+    EXPECT(clsw_align_score(NULL, q, 10, q, 10, NULL), CLSW_ERR_NULL, "score is NULL");
+    size_t lens[2] = {3, 3};
+    const uint8_t *seqs[2] = {(const uint8_t *)"MKV", NULL};
+    EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 2, NULL, lens, NULL, &db), CLSW_ERR_NULL, "sequences");
+    EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 2, seqs, NULL, NULL, &db), CLSW_ERR_NULL, "lengths");
+    EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 2, seqs, lens, NULL, &db), CLSW_ERR_NULL, "sequences[1]");
+    teardown(&f);
+}
+
+/* NULL outputs. */
+static void null_outputs(const char *dir) {
+    (void)dir;
+    fixture f = setup();
+    const uint8_t *q = (const uint8_t *)"MKTAYIAKQR";
+    EXPECT(clsw_engine_new("reference", NULL), CLSW_ERR_NULL, "out");
+    EXPECT(clsw_scoring_new_builtin("BLOSUM62", 11, 1, NULL), CLSW_ERR_NULL, "out");
+    EXPECT(clsw_db_count(f.db, NULL), CLSW_ERR_NULL, "out is NULL");
+    EXPECT(clsw_device_count(NULL), CLSW_ERR_NULL, "out is NULL");
+    EXPECT(clsw_device_get(0, NULL), CLSW_ERR_NULL, "out");
+    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, NULL, NULL), CLSW_ERR_NULL, "out");
+    EXPECT(clsw_searcher_search(f.searcher, "q", q, 10, NULL), CLSW_ERR_NULL, "out");
+    EXPECT(clsw_searcher_scores(f.searcher, q, 10, NULL, 3), CLSW_ERR_NULL, "scores");
+    EXPECT(clsw_searcher_search_many(f.searcher, 1, NULL, &q, NULL, NULL), CLSW_ERR_NULL, "out");
+    EXPECT(clsw_hits_get(f.hits, 0, NULL), CLSW_ERR_NULL, "out");
+    EXPECT(clsw_hits_info(f.hits, NULL), CLSW_ERR_NULL, "out");
+    EXPECT(clsw_hits_tabular(f.hits, 0, 0, NULL, 100, NULL), CLSW_ERR_NULL, "buffer");
+    EXPECT(clsw_align(f.scoring, q, 10, q, 10, NULL), CLSW_ERR_NULL, "out");
+    EXPECT(clsw_search_options_init(NULL, sizeof(clsw_search_options)), CLSW_ERR_NULL, "options");
+    /* Optional outputs may be NULL. */
+    EXPECT(clsw_scoring_gaps(f.scoring, NULL, NULL), CLSW_OK, "");
+    char buf[16];
+    EXPECT(clsw_db_id(f.db, 0, buf, sizeof buf, NULL), CLSW_OK, "");
+    REQUIRE(strcmp(buf, "p1") == 0);
+    teardown(&f);
+}
+
+/* Zero lengths: empty sequences and counts are refused, a zero-length buffer is too small. */
+static void zero_lengths(const char *dir) {
+    (void)dir;
+    fixture f = setup();
+    const uint8_t *q = (const uint8_t *)"MKTAYIAKQR";
+    clsw_hits *hits = NULL;
+    clsw_alignment *a = NULL;
+    clsw_db *db = NULL;
+    int32_t score = 0;
+    EXPECT(clsw_searcher_search(f.searcher, "q", q, 0, &hits), CLSW_ERR_INVALID_ARGUMENT, "empty");
+    EXPECT(clsw_searcher_search(f.searcher, "q", NULL, 0, &hits), CLSW_ERR_INVALID_ARGUMENT, "empty");
+    EXPECT(clsw_align(f.scoring, q, 0, q, 10, &a), CLSW_ERR_INVALID_ARGUMENT, "query is empty");
+    EXPECT(clsw_align_score(f.scoring, q, 10, NULL, 0, &score), CLSW_ERR_INVALID_ARGUMENT, "subject is empty");
+    size_t lens[2] = {10, 0};
+    const uint8_t *seqs[2] = {q, NULL};
+    EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 0, seqs, lens, NULL, &db), CLSW_ERR_INVALID_ARGUMENT,
+           "count is 0");
+    EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 2, seqs, lens, NULL, &db), CLSW_ERR_INVALID_ARGUMENT,
+           "sequences[1] ('2') is empty");
+    int32_t scores[3];
+    EXPECT(clsw_searcher_scores(f.searcher, q, 10, scores, 0), CLSW_ERR_BUFFER_TOO_SMALL, "3 sequences");
+    EXPECT(clsw_searcher_scores(f.searcher, q, 10, scores, 2), CLSW_ERR_BUFFER_TOO_SMALL, "holds 2");
+    EXPECT(clsw_searcher_scores(f.searcher, q, 0, scores, 3), CLSW_ERR_INVALID_ARGUMENT, "empty");
+    EXPECT(clsw_searcher_search_many(f.searcher, 0, NULL, NULL, NULL, &hits), CLSW_ERR_INVALID_ARGUMENT, "count is 0");
+    size_t needed = 0;
+    EXPECT(clsw_db_id(f.db, 0, NULL, 0, &needed), CLSW_ERR_BUFFER_TOO_SMALL, "3 are needed");
+    REQUIRE(needed == 3);
+    clsw_engine *e = NULL;
+    EXPECT(clsw_engine_new("", &e), CLSW_ERR_INVALID_ARGUMENT, "empty");
+    REQUIRE(e == NULL);
+    teardown(&f);
+}
+
+/* A handle freed and set to NULL: every later use is CLSW_ERR_NULL; freeing NULL is harmless. */
+static void freed_then_null(const char *dir) {
+    (void)dir;
+    fixture f = setup();
+    const uint8_t *q = (const uint8_t *)"MKTAYIAKQR";
+    size_t n = 0;
+    /* The searcher keeps the engine, scoring and database alive: free them first. */
+    clsw_engine_free(f.engine);
+    f.engine = NULL;
+    clsw_scoring_free(f.scoring);
+    f.scoring = NULL;
+    clsw_db_free(f.db);
+    f.db = NULL;
+    clsw_hits *hits = NULL;
+    EXPECT(clsw_searcher_search(f.searcher, "q", q, 10, &hits), CLSW_OK, "");
+    EXPECT(clsw_hits_count(hits, &n), CLSW_OK, "");
+    REQUIRE(n > 0);
+    /* Hits outlive their searcher. */
+    clsw_searcher_free(f.searcher);
+    f.searcher = NULL;
+    clsw_hit h = {.size = sizeof h};
+    EXPECT(clsw_hits_get(hits, 0, &h), CLSW_OK, "");
+    REQUIRE(strcmp(h.subject_id, "p1") == 0 && h.score > 0);
+    clsw_hits_free(hits);
+    hits = NULL;
+    EXPECT(clsw_hits_count(hits, &n), CLSW_ERR_NULL, "hits is NULL");
+    EXPECT(clsw_searcher_search(f.searcher, "q", q, 10, &hits), CLSW_ERR_NULL, "searcher is NULL");
+    EXPECT(clsw_db_count(f.db, &n), CLSW_ERR_NULL, "db is NULL");
+    EXPECT(clsw_engine_device_count(f.engine, &n), CLSW_ERR_NULL, "engine is NULL");
+    clsw_hits_free(NULL);
+    clsw_searcher_free(NULL);
+    clsw_db_free(NULL);
+    clsw_scoring_free(NULL);
+    clsw_engine_free(NULL);
+    clsw_alignment_free(NULL);
+    teardown(&f); /* frees NULLs only, and the fixture's first hits */
+    printf("ok frees of NULL\n");
+}
+
+/* Letters that are not residues: the message names the byte and its 1-based position. */
+static void invalid_residues(const char *dir) {
+    (void)dir;
+    fixture f = setup();
+    clsw_hits *hits = NULL;
+    clsw_alignment *a = NULL;
+    clsw_db *db = NULL;
+    clsw_scoring *dna = NULL;
+    int32_t scores[3];
+    EXPECT(clsw_searcher_search(f.searcher, "q7", (const uint8_t *)"MKV1L", 5, &hits), CLSW_ERR_INVALID_ARGUMENT,
+           "'1' at position 4 is not a protein residue letter");
+    REQUIRE(hits == NULL);
+    EXPECT(clsw_searcher_scores(f.searcher, (const uint8_t *)"MK-L", 4, scores, 3), CLSW_ERR_INVALID_ARGUMENT,
+           "'-' at position 3");
+    EXPECT(clsw_searcher_search(f.searcher, "q", (const uint8_t *)"MK\xffL", 4, &hits), CLSW_ERR_INVALID_ARGUMENT,
+           "byte \\xFF at position 3");
+    EXPECT(clsw_searcher_search(f.searcher, "q", (const uint8_t *)"MK\0L", 4, &hits), CLSW_ERR_INVALID_ARGUMENT,
+           "byte \\x00 at position 3");
+    EXPECT(clsw_scoring_new_builtin("EDNAFULL", CLSW_GAPS_DEFAULT, CLSW_GAPS_DEFAULT, &dna), CLSW_OK, "");
+    EXPECT(clsw_align(dna, (const uint8_t *)"ACGTACGT", 8, (const uint8_t *)"ACGEACGT", 8, &a),
+           CLSW_ERR_INVALID_ARGUMENT, "subject: 'E' at position 4 is not a dna residue letter");
+    const uint8_t *seqs[2] = {(const uint8_t *)"MKVL", (const uint8_t *)"MK VL"};
+    size_t lens[2] = {4, 5};
+    EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 2, seqs, lens, NAMES, &db), CLSW_ERR_INVALID_ARGUMENT,
+           "sequences[1] ('p2'): a space at position 3");
+    const char *bad_names[2] = {"ok", "\xff\xfe"};
+    const uint8_t *good[2] = {(const uint8_t *)"MKVL", (const uint8_t *)"MKVL"};
+    size_t glens[2] = {4, 4};
+    EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 2, good, glens, bad_names, &db), CLSW_ERR_INVALID_ARGUMENT,
+           "names[1] is not UTF-8");
+    /* Ambiguity letters are residues: U/O/J read as X in protein, IUPAC codes as N in DNA. */
+    EXPECT(clsw_searcher_search(f.searcher, "q", (const uint8_t *)"mkuoj", 5, &hits), CLSW_OK, "");
+    clsw_hits_free(hits);
+    clsw_scoring_free(dna);
+    teardown(&f);
+}
+
+/* Files that are missing or malformed: the message names the file (and the record). */
+static void missing_file(const char *dir) {
+    char path[4096];
+    clsw_db *db = (clsw_db *)&path; /* garbage in, NULL out */
+    clsw_scoring *sc = NULL;
+    EXPECT(clsw_db_new_fasta("/nonexistent/clsw/db.fasta", CLSW_ALPHABET_PROTEIN, &db), CLSW_ERR_IO,
+           "/nonexistent/clsw/db.fasta");
+    REQUIRE(db == NULL);
+    EXPECT(clsw_db_new_fasta("/nonexistent/clsw/db.fasta", CLSW_ALPHABET_AUTO, &db), CLSW_ERR_IO, "db.fasta");
+    EXPECT(clsw_db_new_prepared("/nonexistent/clsw/db.clswdb", &db), CLSW_ERR_IO, "db.clswdb");
+    EXPECT(clsw_scoring_new_file("/nonexistent/clsw/MATRIX", 11, 1, &sc), CLSW_ERR_IO, "MATRIX");
+    /* Paths are bytes: a name that is not UTF-8 is still a path. */
+    EXPECT(clsw_db_new_fasta("/nonexistent/clsw/\xff\xfe.fasta", CLSW_ALPHABET_PROTEIN, &db), CLSW_ERR_IO,
+           "/nonexistent/clsw/");
+    EXPECT(clsw_db_new_fasta("", CLSW_ALPHABET_PROTEIN, &db), CLSW_ERR_INVALID_ARGUMENT, "empty");
+    /* Malformed files: the record, line and character. */
+    snprintf(path, sizeof path, "%s/bad.fasta", dir);
+    write_file(path, ">s1 fine\nMKVLAAG\n>s2 broken\nMKV\nLA#G\n");
+    EXPECT(clsw_db_new_fasta(path, CLSW_ALPHABET_PROTEIN, &db), CLSW_ERR_PARSE, "line 5 (record 2, 's2')");
+    REQUIRE(db == NULL);
+    snprintf(path, sizeof path, "%s/bad_matrix", dir);
+    write_file(path, "   A  R\nA  4 -1\nR -1  x\n");
+    EXPECT(clsw_scoring_new_file(path, 11, 1, &sc), CLSW_ERR_PARSE, "bad_matrix");
+    snprintf(path, sizeof path, "%s/not_prepared.clswdb", dir);
+    write_file(path, ">s1\nMKV\n");
+    EXPECT(clsw_db_new_prepared(path, &db), CLSW_ERR_INVALID_ARGUMENT, "not a clsw prepared database");
+    /* A prepared database written and read back. */
+    const uint8_t *seqs[1] = {(const uint8_t *)"MKVLAAG"};
+    size_t lens[1] = {7};
+    EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 1, seqs, lens, NULL, &db), CLSW_OK, "");
+    snprintf(path, sizeof path, "%s/good.clswdb", dir);
+    EXPECT(clsw_db_write_prepared(db, path), CLSW_OK, "");
+    clsw_db_free(db);
+    clsw_db *prepared = NULL;
+    EXPECT(clsw_db_new_prepared(path, &prepared), CLSW_OK, "");
+    EXPECT(clsw_db_new_fasta(path, CLSW_ALPHABET_PROTEIN, &db), CLSW_ERR_INVALID_ARGUMENT, "clsw_db_new_prepared");
+    REQUIRE(db == NULL);
+    snprintf(path, sizeof path, "%s/no_such_dir/out.clswdb", dir);
+    EXPECT(clsw_db_write_prepared(prepared, path), CLSW_ERR_IO, "no_such_dir");
+    clsw_db_free(prepared);
+}
+
+/* Options and arguments that cannot be honoured. */
+static void impossible_options(const char *dir) {
+    (void)dir;
+    fixture f = setup();
+    clsw_searcher *s = NULL;
+    clsw_scoring *sc = NULL;
+    clsw_engine *e = NULL;
+    clsw_search_options o;
+    EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
+    o.strands = CLSW_STRANDS_MINUS;
+    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "minus strand");
+    EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
+    o.variant = 99;
+    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "options.variant 99");
+    EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
+    o.evalue = -1.0;
+    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "evalue");
+    EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
+    o.alignments = 0;
+    o.cigar = CLSW_CIGAR_EXTENDED;
+    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "alignments is 0");
+    EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
+    o.size = 8;
+    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT,
+           "clsw_search_options.size is 8");
+    EXPECT(clsw_search_options_init(&o, 4), CLSW_ERR_INVALID_ARGUMENT, "size is 4");
+    REQUIRE(s == NULL);
+    clsw_hit h = {.size = 3};
+    EXPECT(clsw_hits_get(f.hits, 0, &h), CLSW_ERR_INVALID_ARGUMENT, "clsw_hit.size is 3");
+    h.size = sizeof h;
+    EXPECT(clsw_hits_get(f.hits, 1000, &h), CLSW_ERR_INVALID_ARGUMENT, "out of range");
+    size_t n = 0;
+    EXPECT(clsw_db_length(f.db, 3, &n), CLSW_ERR_INVALID_ARGUMENT, "index 3 is out of range");
+    EXPECT(clsw_scoring_new_builtin("BLOSUM99", 11, 1, &sc), CLSW_ERR_INVALID_ARGUMENT, "unknown matrix 'BLOSUM99'");
+    EXPECT(clsw_scoring_new_builtin("BLOSUM62", 11, 0, &sc), CLSW_ERR_INVALID_ARGUMENT, "extend >= 1");
+    EXPECT(clsw_scoring_new_builtin("BLOSUM62", -5, 1, &sc), CLSW_ERR_INVALID_ARGUMENT, "open >= 0");
+    EXPECT(clsw_scoring_new_match_mismatch(CLSW_ALPHABET_DNA, -1, 2, 5, 2, &sc), CLSW_ERR_INVALID_ARGUMENT,
+           "match score must be positive");
+    EXPECT(clsw_scoring_new_match_mismatch(7, 2, -3, 5, 2, &sc), CLSW_ERR_INVALID_ARGUMENT, "unknown alphabet 7");
+    EXPECT(clsw_scoring_new_builtin("EDNAFULL", CLSW_GAPS_DEFAULT, CLSW_GAPS_DEFAULT, &sc), CLSW_OK, "");
+    EXPECT(clsw_searcher_new(f.engine, sc, f.db, NULL, &s), CLSW_ERR_INVALID_ARGUMENT, "is for dna sequences");
+    clsw_scoring_free(sc);
+    EXPECT(clsw_engine_new("no-such-device-xyz", &e), CLSW_ERR_DEVICE, "no-such-device-xyz");
+    EXPECT(clsw_engine_new("\xff", &e), CLSW_ERR_INVALID_ARGUMENT, "not UTF-8");
+    size_t devices = 0;
+    EXPECT(clsw_device_count(&devices), CLSW_OK, "");
+    clsw_device_info d = {.size = sizeof d};
+    EXPECT(clsw_device_get(devices, &d), CLSW_ERR_INVALID_ARGUMENT, "out of range");
+    clsw_db *db = NULL;
+    EXPECT(clsw_db_new_fasta("x.fasta", 9, &db), CLSW_ERR_INVALID_ARGUMENT, "unknown alphabet 9");
+    teardown(&f);
+}
+
+/* Buffers that are too small: the size needed, and a truncated terminated text. */
+static void buffer_too_small(const char *dir) {
+    (void)dir;
+    fixture f = setup();
+    char small[6];
+    size_t needed = 0;
+    EXPECT(clsw_hits_tabular(f.hits, 0, 0, small, sizeof small, &needed), CLSW_ERR_BUFFER_TOO_SMALL,
+           "the buffer holds 6 bytes");
+    REQUIRE(needed > sizeof small && strlen(small) == sizeof small - 1 && strncmp(small, "q\tp1\t", 5) == 0);
+    char *line = malloc(needed);
+    EXPECT(clsw_hits_tabular(f.hits, 0, 0, line, needed, NULL), CLSW_OK, "");
+    REQUIRE(strlen(line) == needed - 1);
+    free(line);
+    EXPECT(clsw_engine_describe(f.engine, small, 2, &needed), CLSW_ERR_BUFFER_TOO_SMALL, "");
+    REQUIRE(strlen(small) == 1);
+    teardown(&f);
+}
+
+/* Status strings, the version, and the last error after a success. */
+static void status_and_version(const char *dir) {
+    (void)dir;
+    for (int s = CLSW_OK; s <= CLSW_ERR_INTERNAL; s++) {
+        const char *text = clsw_status_str(s);
+        REQUIRE(text != NULL && strncmp(text, "CLSW_", 5) == 0);
+        printf("ok status %d: %s\n", s, text);
+    }
+    REQUIRE(strcmp(clsw_status_str(12345), "unknown clsw_status") == 0);
+    REQUIRE(strcmp(clsw_status_str(-1), "unknown clsw_status") == 0);
+    char want[64];
+    snprintf(want, sizeof want, "%d.%d.%d", CLSW_VERSION_MAJOR, CLSW_VERSION_MINOR, CLSW_VERSION_PATCH);
+    REQUIRE(strcmp(clsw_version(), want) == 0);
+    clsw_engine *e = NULL;
+    EXPECT(clsw_engine_new("nonsense-device", &e), CLSW_ERR_DEVICE, "nonsense-device");
+    REQUIRE(strlen(clsw_last_error()) > 0);
+    EXPECT(clsw_engine_new("reference", &e), CLSW_OK, "");
+    REQUIRE(strcmp(clsw_last_error(), "") == 0);
+    clsw_engine_free(e);
+    printf("ok version %s\n", clsw_version());
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: misuse CHECK SCRATCH_DIR\n");
+        return 2;
+    }
+    static const struct {
+        const char *name;
+        void (*run)(const char *);
+    } checks[] = {
+        {"null_handles", null_handles},
+        {"null_outputs", null_outputs},
+        {"zero_lengths", zero_lengths},
+        {"freed_then_null", freed_then_null},
+        {"invalid_residues", invalid_residues},
+        {"missing_file", missing_file},
+        {"impossible_options", impossible_options},
+        {"buffer_too_small", buffer_too_small},
+        {"status_and_version", status_and_version},
+    };
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
+        if (strcmp(argv[1], checks[i].name) == 0) {
+            checks[i].run(argv[2]);
+            printf("PASSED %s\n", argv[1]);
+            return failures != 0;
+        }
+    }
+    fprintf(stderr, "misuse: unknown check %s\n", argv[1]);
+    return 2;
+}
