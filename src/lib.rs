@@ -16,6 +16,7 @@ pub mod scan;
 pub mod scoring;
 pub mod seq;
 pub mod stats;
+pub mod sw3;
 
 pub use engine::Engine;
 pub use error::{Error, Result};

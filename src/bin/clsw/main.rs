@@ -3,6 +3,7 @@
 mod bench;
 mod dist;
 mod scan;
+mod sw3;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use clsw::align::display::{TABULAR_COLUMNS, pairwise_view, tabular_line};
@@ -37,6 +38,9 @@ enum Command {
     /// All-pairs distance matrix of a FASTA alignment (SNP distances) or of genotypes
     /// (PLINK .bed, 0/1/2 table).
     Dist(dist::DistArgs),
+    /// Three-sequence local alignment (3-D Smith-Waterman) of FASTA records, or of every
+    /// triple of channels of a time series as SAX words.
+    Sw3(sw3::Sw3Args),
     /// Benchmarks that print tables (GCUPS per variant, device and size).
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -48,6 +52,9 @@ enum BenchCommand {
     Scan(bench::BenchScanArgs),
     /// Distance matrices: generated SNP alignments, time and comparisons per second.
     Dist(dist::BenchDistArgs),
+    /// Three-sequence alignment: cells per second per variant, device and length, and for
+    /// a batch of all triples of channels, beside the CPU reference.
+    Sw3(sw3::BenchSw3Args),
 }
 
 /// Options shared by everything that scores alignments.
@@ -238,8 +245,10 @@ fn main() -> ExitCode {
         Command::Scan(args) => scan::run_scan(args),
         Command::Makedb(args) => scan::run_makedb(args),
         Command::Dist(args) => dist::run_dist(args),
+        Command::Sw3(args) => sw3::run(args),
         Command::Bench(BenchCommand::Scan(args)) => bench::run(args),
         Command::Bench(BenchCommand::Dist(args)) => dist::run_bench(args),
+        Command::Bench(BenchCommand::Sw3(args)) => sw3::run_bench(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
