@@ -78,8 +78,9 @@ pub struct Tuning {
 }
 
 impl Tuning {
-    /// Linear gaps: 8-cell strips, 4 x 32 work-items, 16 steps.
-    pub const LINEAR: Tuning = Tuning { ti: 8, ns: 4, tj: 32, tt: 16, groups: 0 };
+    /// Linear gaps: 8-cell strips, 4 x 32 work-items, 32 steps (the fastest shape for
+    /// n = 1,024 in a sweep on an H200: fewer launches than 16 steps; BENCHMARKS.md).
+    pub const LINEAR: Tuning = Tuning { ti: 8, ns: 4, tj: 32, tt: 32, groups: 0 };
     /// Affine gaps (eight values per cell): 4-cell strips, 2 x 32 work-items, 8 steps.
     pub const AFFINE: Tuning = Tuning { ti: 4, ns: 2, tj: 32, tt: 8, groups: 0 };
 
