@@ -16,8 +16,8 @@
  * The message is valid until the next clsw call on the same thread. A Rust panic inside
  * clsw never crosses the ABI: it becomes CLSW_ERR_INTERNAL with its message.
  *
- * Handles. clsw_engine, clsw_scoring, clsw_db, clsw_searcher, clsw_hits and clsw_alignment
- * are opaque. Each clsw_X_new... has a clsw_X_free, which accepts NULL. Using a handle
+ * Handles. clsw_engine, clsw_scoring, clsw_db, clsw_searcher, clsw_hits, clsw_alignment
+ * and clsw_psse_results are opaque. Each clsw_X_new... has a clsw_X_free, which accepts NULL. Using a handle
  * after freeing it is undefined behaviour, as in any C library; setting the pointer to NULL
  * after the free makes every later use a CLSW_ERR_NULL instead. Handles keep what they need
  * alive: a searcher may outlive the engine, scoring and database it was made from, and hits
@@ -31,8 +31,9 @@
  * gives CLSW_ERR_BUFFER_TOO_SMALL, a truncated terminated text, and the size needed.
  *
  * Structs that grow. clsw_search_options, clsw_hit, clsw_search_info,
- * clsw_alignment_info and clsw_device_info begin with `size_t size`: set it to
- * sizeof(the struct) (clsw_search_options_init does it for options). Later versions only
+ * clsw_alignment_info, clsw_device_info, clsw_psse_options and clsw_psse_result begin
+ * with `size_t size`: set it to sizeof(the struct) (clsw_search_options_init and
+ * clsw_psse_options_init do it for options). Later versions only
  * append fields, so a program compiled against this header keeps working with a newer
  * library; a size smaller than this first version's is CLSW_ERR_INVALID_ARGUMENT.
  *
@@ -53,7 +54,7 @@
  * - clsw_scoring, clsw_db: read-only after creation; share them freely.
  * - clsw_searcher: may be shared; concurrent searches on one searcher are serialised
  *   per device queue (their statistics and alignments run in parallel on the CPU).
- * - clsw_hits, clsw_alignment: immutable, but give each thread its own (pass them
+ * - clsw_hits, clsw_alignment, clsw_psse_results: immutable, but give each thread its own (pass them
  *   between threads, do not use one from two threads at once).
  * - clsw_last_error() is per thread. A free must not run concurrently with another use
  *   of the same handle.
@@ -163,6 +164,12 @@ typedef struct clsw_engine clsw_engine;
  * threads, but not used by two at once).
  */
 typedef struct clsw_hits clsw_hits;
+
+/**
+ * The results of `clsw_psse_many`: one per pair, query-major (pair `(q, s)` at index
+ * `q * subject_count + s`). Immutable; give each thread its own.
+ */
+typedef struct clsw_psse_results clsw_psse_results;
 
 /**
  * A substitution matrix and gap penalties. Read-only after creation: one scoring
@@ -553,6 +560,124 @@ typedef struct clsw_search_info {
      */
     double wall_seconds;
 } clsw_search_info;
+
+/**
+ * How significance is estimated. Fill it with `clsw_psse_options_init`, then change
+ * fields; or pass NULL for the defaults.
+ */
+typedef struct clsw_psse_options {
+    /**
+     * `sizeof(clsw_psse_options)` (set by `clsw_psse_options_init`).
+     */
+    size_t size;
+    /**
+     * Shuffles of each subject (at least 2). Default 1000.
+     */
+    size_t shuffles;
+    /**
+     * 0: uniform shuffles of the whole subject; `w > 0`: shuffles within consecutive
+     * windows of `w` residues (local composition kept, like `prss -v w`). Default 0.
+     */
+    size_t window;
+    /**
+     * Seed of the shuffles' generator: the same seed gives the same shuffles, scores
+     * and fits on every device and on the native CPU path. Default 42.
+     */
+    uint64_t seed;
+    /**
+     * 0: complete maximum-likelihood fit. A quantile strictly between 0 and 1:
+     * censored fit, shuffle scores below that quantile counted but not used. Default 0.
+     */
+    double censor_below;
+    /**
+     * `CLSW_VARIANT_FAST` (two shuffles per work-item in 16-bit lanes) or
+     * `CLSW_VARIANT_INTER` (one per work-item); the native CPU path ignores it. All
+     * give the same results. Default `CLSW_VARIANT_FAST`.
+     */
+    clsw_variant variant;
+    /**
+     * Nonzero: keep every pair's shuffle scores (`clsw_psse_results_scores`). Default 0.
+     */
+    int32_t keep_scores;
+} clsw_psse_options;
+
+/**
+ * One pair's significance (`clsw_psse`, `clsw_psse_results_get`).
+ */
+typedef struct clsw_psse_result {
+    /**
+     * `sizeof(clsw_psse_result)`, set by the caller.
+     */
+    size_t size;
+    /**
+     * `CLSW_OK`, or why this pair has no statistics (`CLSW_ERR_INVALID_ARGUMENT` when
+     * its shuffle scores cannot be fitted, e.g. all equal); the numbers below are then 0.
+     */
+    enum clsw_status status;
+    /**
+     * The pair's query: its 0-based index among the queries.
+     */
+    size_t query;
+    /**
+     * The pair's subject: its 0-based index among the subjects.
+     */
+    size_t subject;
+    /**
+     * Query length (`m`).
+     */
+    size_t query_length;
+    /**
+     * Subject length (`n`).
+     */
+    size_t subject_length;
+    /**
+     * The pair's Smith-Waterman score.
+     */
+    int32_t score;
+    /**
+     * Location of the Gumbel fitted to the shuffle scores.
+     */
+    double mu;
+    /**
+     * Its scale: `P(S <= x) = exp(-exp(-lambda (x - mu)))`.
+     */
+    double lambda;
+    /**
+     * `K = exp(lambda mu) / (m n)`.
+     */
+    double k;
+    /**
+     * `P(S >= score) = 1 - exp(-e_value)`.
+     */
+    double p_value;
+    /**
+     * `K m n exp(-lambda score)`: expected alignments scoring at least `score` in one
+     * comparison of the two sequences (ssearch36's `E(1)`).
+     */
+    double e_value;
+    /**
+     * Shuffles aligned.
+     */
+    size_t shuffles;
+    /**
+     * Shuffle scores below the censoring cutoff (0 for a complete fit).
+     */
+    size_t censored;
+    /**
+     * The censoring cutoff (a score); `NaN` for a complete fit.
+     */
+    double cutoff;
+    /**
+     * Alignments recomputed exactly after their 16-bit device score saturated.
+     */
+    size_t recomputed;
+    /**
+     * Why the pair has no statistics (NUL-terminated, owned by the results handle), or
+     * NULL when `status` is `CLSW_OK`. Always NULL from `clsw_psse`, which returns the
+     * failure instead.
+     */
+    const char *error;
+} clsw_psse_result;
 
 /**
  * Protein: codes `ARNDCQEGHILKMFPSTWYVBZX*` (U, O, J read as X; lower case accepted).
@@ -1062,6 +1187,93 @@ enum clsw_status clsw_scoring_name(const struct clsw_scoring *scoring,
                                    char *buf,
                                    size_t len,
                                    size_t *needed);
+
+/**
+ * Fills `*options` with the defaults (1,000 uniform shuffles, seed 42, complete fit).
+ * `size` is the caller's `sizeof(clsw_psse_options)`: only that many bytes are
+ * written, so a program compiled against an older header stays correct.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
+ * `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_psse_options_init(struct clsw_psse_options *options, size_t size);
+
+/**
+ * The significance of one pair: `query` (`query_len` letters) against `subject`
+ * (`subject_len` letters), residue letters of the scoring's alphabet (not
+ * NUL-terminated; upper or lower case). The subject is shuffled `options.shuffles`
+ * times on the engine's devices (it is subject number 0 for the generator), the query
+ * is aligned with every shuffle, a Gumbel is fitted to those scores, and `*out` (whose
+ * `size` the caller sets to `sizeof(clsw_psse_result)`) gets the real score's P-value
+ * and E-value. `options` NULL gives the defaults.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty sequence, a letter that is not a
+ * residue, an impossible option, shuffle scores that cannot be fitted: all equal, as
+ * for a one-residue subject), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`, `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_psse(const struct clsw_engine *engine,
+                           const struct clsw_scoring *scoring,
+                           const uint8_t *query,
+                           size_t query_len,
+                           const uint8_t *subject,
+                           size_t subject_len,
+                           const struct clsw_psse_options *options,
+                           struct clsw_psse_result *out);
+
+/**
+ * The significance of every pair of `query_count` queries and `subject_count`
+ * subjects (query `k`: `query_lengths[k]` letters at `queries[k]`; subjects
+ * likewise; residue letters of the scoring's alphabet). Each subject is shuffled once
+ * (subject `k` is number `k` for the generator) and its shuffles serve every query;
+ * subjects are shared out among the engine's devices. A pair whose shuffle scores
+ * cannot be fitted does not fail the call: its result carries its own status and
+ * message. On success `*out` is a new results handle to free with
+ * `clsw_psse_results_free`.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (a count of 0, an empty sequence, a bad letter,
+ * an impossible option), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`, `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_psse_many(const struct clsw_engine *engine,
+                                const struct clsw_scoring *scoring,
+                                size_t query_count,
+                                const uint8_t *const *queries,
+                                const size_t *query_lengths,
+                                size_t subject_count,
+                                const uint8_t *const *subjects,
+                                const size_t *subject_lengths,
+                                const struct clsw_psse_options *options,
+                                struct clsw_psse_results **out);
+
+/**
+ * Frees a results handle; NULL is ignored. Messages read from it die with it.
+ */
+void clsw_psse_results_free(struct clsw_psse_results *results);
+
+/**
+ * The number of pairs (`query_count * subject_count`).
+ */
+enum clsw_status clsw_psse_results_count(const struct clsw_psse_results *results, size_t *out);
+
+/**
+ * Copies pair `index` into `*out`, whose `size` the caller sets to
+ * `sizeof(clsw_psse_result)`. A pair without statistics is not an error here: its
+ * `status` and `error` say why.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, `size` too small),
+ * `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_psse_results_get(const struct clsw_psse_results *results,
+                                       size_t index,
+                                       struct clsw_psse_result *out);
+
+/**
+ * Copies pair `index`'s shuffle scores (in shuffle order) into `scores` of `len`
+ * elements; `*needed` (if not NULL) gets the number of shuffles.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, the run did not keep
+ * scores — set `options.keep_scores` —, or the pair has no statistics),
+ * `CLSW_ERR_BUFFER_TOO_SMALL` (`len` below the number of shuffles), `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_psse_results_scores(const struct clsw_psse_results *results,
+                                          size_t index,
+                                          int32_t *scores,
+                                          size_t len,
+                                          size_t *needed);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -11,6 +11,7 @@ pub mod device;
 pub mod distance;
 pub mod engine;
 pub mod error;
+pub mod psse;
 pub mod reference;
 pub mod scan;
 pub mod scoring;

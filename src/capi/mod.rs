@@ -28,6 +28,8 @@ pub mod db;
 pub mod engine;
 pub mod scan;
 pub mod scoring;
+// After scan, whose clsw_variant it uses.
+pub mod psse;
 
 use crate::error::Error;
 use std::cell::RefCell;

@@ -41,6 +41,9 @@ __all__ = [
     "DeviceInfo",
     "align",
     "align_score",
+    "PsseResult",
+    "psse",
+    "psse_many",
     "devices",
     "version",
     "library_path",
@@ -794,3 +797,195 @@ def align_score(scoring: Scoring, query: Union[str, bytes], subject: Union[str, 
     _check(_lib.clsw_align_score(scoring, _buffer(q), len(q), _buffer(s), len(s), ctypes.byref(out)))
     return out.value
 
+
+# --- pairwise statistical significance (src/capi/psse.rs) ---------------------------------
+
+
+class _PsseOptions(ctypes.Structure):
+    _fields_ = [
+        ("size", _size),
+        ("shuffles", _size),
+        ("window", _size),
+        ("seed", ctypes.c_uint64),
+        ("censor_below", ctypes.c_double),
+        ("variant", ctypes.c_uint32),
+        ("keep_scores", ctypes.c_int32),
+    ]
+
+
+class _PsseResult(ctypes.Structure):
+    _fields_ = [
+        ("size", _size),
+        ("status", ctypes.c_int),
+        ("query", _size),
+        ("subject", _size),
+        ("query_length", _size),
+        ("subject_length", _size),
+        ("score", ctypes.c_int32),
+        ("mu", ctypes.c_double),
+        ("lambda_", ctypes.c_double),
+        ("k", ctypes.c_double),
+        ("p_value", ctypes.c_double),
+        ("e_value", ctypes.c_double),
+        ("shuffles", _size),
+        ("censored", _size),
+        ("cutoff", ctypes.c_double),
+        ("recomputed", _size),
+        ("error", ctypes.c_char_p),
+    ]
+
+
+PSSE_VARIANTS = {"fast": 0, "inter": 1}
+_declare("clsw_psse_options_init", [ctypes.POINTER(_PsseOptions), _size])
+_declare("clsw_psse", [_H, _H, _u8p, _size, _u8p, _size, ctypes.POINTER(_PsseOptions), ctypes.POINTER(_PsseResult)])
+_declare(
+    "clsw_psse_many",
+    [
+        _H,
+        _H,
+        _size,
+        ctypes.POINTER(_u8p),
+        ctypes.POINTER(_size),
+        _size,
+        ctypes.POINTER(_u8p),
+        ctypes.POINTER(_size),
+        ctypes.POINTER(_PsseOptions),
+        _PP,
+    ],
+)
+_declare("clsw_psse_results_free", [_P], None)
+_declare("clsw_psse_results_count", [_H, ctypes.POINTER(_size)])
+_declare("clsw_psse_results_get", [_H, _size, ctypes.POINTER(_PsseResult)])
+_declare("clsw_psse_results_scores", [_H, _size, ctypes.POINTER(_i32), _size, ctypes.POINTER(_size)])
+
+
+@dataclass
+class PsseResult:
+    """One pair's significance: the Smith-Waterman score, the Gumbel fitted to the scores
+    of the subject's shuffles (``mu``, ``lambda_``), ``k = exp(lambda mu) / (m n)``,
+    ``p_value = P(S >= score)`` and ``e_value = K m n exp(-lambda score)``. A pair whose
+    shuffle scores cannot be fitted (e.g. all equal) has ``error`` set and None for the
+    fitted numbers. ``scores``: the shuffle scores (numpy int32) when asked for."""
+
+    query: int
+    subject: int
+    query_length: int
+    subject_length: int
+    score: Optional[int]
+    mu: Optional[float]
+    lambda_: Optional[float]
+    k: Optional[float]
+    p_value: Optional[float]
+    e_value: Optional[float]
+    shuffles: int
+    censored: int
+    cutoff: Optional[float]
+    recomputed: int
+    error: Optional[str] = None
+    scores: Optional[np.ndarray] = None
+
+
+def _psse_options(shuffles, window, seed, censor_below, variant, keep_scores) -> _PsseOptions:
+    o = _PsseOptions()
+    _check(_lib.clsw_psse_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+    o.shuffles = shuffles
+    o.window = window
+    o.seed = seed
+    o.censor_below = 0.0 if censor_below is None else float(censor_below)
+    try:
+        o.variant = PSSE_VARIANTS[variant]
+    except KeyError:
+        raise ValueError(f"unknown psse variant {variant!r}; use one of {sorted(PSSE_VARIANTS)}") from None
+    o.keep_scores = 1 if keep_scores else 0
+    return o
+
+
+def _psse_result(r: _PsseResult, scores=None) -> PsseResult:
+    ok = r.status == OK
+    value = (lambda v: v) if ok else (lambda v: None)
+    return PsseResult(
+        r.query,
+        r.subject,
+        r.query_length,
+        r.subject_length,
+        value(r.score),
+        value(r.mu),
+        value(r.lambda_),
+        value(r.k),
+        value(r.p_value),
+        value(r.e_value),
+        r.shuffles,
+        r.censored,
+        None if r.cutoff != r.cutoff else r.cutoff,
+        r.recomputed,
+        None if ok else (r.error or b"").decode("utf-8", "replace"),
+        scores,
+    )
+
+
+def psse(
+    engine: Engine,
+    scoring: Scoring,
+    query: Union[str, bytes],
+    subject: Union[str, bytes],
+    *,
+    shuffles: int = 1000,
+    window: int = 0,
+    seed: int = 42,
+    censor_below: Optional[float] = None,
+    variant: str = "fast",
+) -> PsseResult:
+    """Pairwise statistical significance of one pair (residue letters), as prss /
+    ``ssearch36 -k``: the subject is shuffled ``shuffles`` times on the engine's devices
+    (within windows of ``window`` residues when > 0), the query aligned with every
+    shuffle, a Gumbel fitted (censored below the ``censor_below`` quantile when given).
+    Raises :class:`ClswError` when the shuffle scores cannot be fitted."""
+    q, s = _bytes(query), _bytes(subject)
+    o = _psse_options(shuffles, window, seed, censor_below, variant, False)
+    r = _PsseResult()
+    r.size = ctypes.sizeof(r)
+    _check(_lib.clsw_psse(engine, scoring, _buffer(q), len(q), _buffer(s), len(s), ctypes.byref(o), ctypes.byref(r)))
+    return _psse_result(r)
+
+
+def psse_many(
+    engine: Engine,
+    scoring: Scoring,
+    queries: Sequence[Union[str, bytes]],
+    subjects: Sequence[Union[str, bytes]],
+    *,
+    shuffles: int = 1000,
+    window: int = 0,
+    seed: int = 42,
+    censor_below: Optional[float] = None,
+    variant: str = "fast",
+    keep_scores: bool = False,
+) -> List[PsseResult]:
+    """Every pair of ``queries`` x ``subjects``, query-major (pair (q, s) at
+    ``q * len(subjects) + s``). Each subject's shuffles are made once and serve every
+    query; a pair that cannot be fitted has ``error`` set instead of raising."""
+    qd, sd = [_bytes(x) for x in queries], [_bytes(x) for x in subjects]
+    qp = (_u8p * max(len(qd), 1))(*[_buffer(d) for d in qd])
+    ql = (_size * max(len(qd), 1))(*[len(d) for d in qd])
+    sp = (_u8p * max(len(sd), 1))(*[_buffer(d) for d in sd])
+    sl = (_size * max(len(sd), 1))(*[len(d) for d in sd])
+    o = _psse_options(shuffles, window, seed, censor_below, variant, keep_scores)
+    p = _P()
+    _check(_lib.clsw_psse_many(engine, scoring, len(qd), qp, ql, len(sd), sp, sl, ctypes.byref(o), ctypes.byref(p)))
+    try:
+        n = _size(0)
+        _check(_lib.clsw_psse_results_count(p, ctypes.byref(n)))
+        out = []
+        for i in range(n.value):
+            r = _PsseResult()
+            r.size = ctypes.sizeof(r)
+            _check(_lib.clsw_psse_results_get(p, i, ctypes.byref(r)))
+            scores = None
+            if keep_scores and r.status == OK:
+                scores = np.zeros(r.shuffles, dtype=np.int32)
+                ptr = scores.ctypes.data_as(ctypes.POINTER(ctypes.c_int32))
+                _check(_lib.clsw_psse_results_scores(p, i, ptr, scores.size, None))
+            out.append(_psse_result(r, scores))
+        return out
+    finally:
+        _lib.clsw_psse_results_free(p)

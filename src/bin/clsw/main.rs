@@ -2,6 +2,7 @@
 
 mod bench;
 mod dist;
+mod psse;
 mod scan;
 mod sw3;
 
@@ -41,6 +42,9 @@ enum Command {
     /// Three-sequence local alignment (3-D Smith-Waterman) of FASTA records, or of every
     /// triple of channels of a time series as SAX words.
     Sw3(sw3::Sw3Args),
+    /// Pairwise statistical significance: shuffle each subject, align the query with every
+    /// shuffle, fit a Gumbel, report lambda, K, P-value and E-value (like prss / ssearch36 -k).
+    Psse(psse::PsseArgs),
     /// Benchmarks that print tables (GCUPS per variant, device and size).
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -55,6 +59,9 @@ enum BenchCommand {
     /// Three-sequence alignment: cells per second per variant, device and length, and for
     /// a batch of all triples of channels, beside the CPU reference.
     Sw3(sw3::BenchSw3Args),
+    /// Pairwise statistical significance: pairs and shuffle alignments per second per
+    /// device and kernel variant, optionally beside ssearch36 -k.
+    Psse(psse::BenchPsseArgs),
 }
 
 /// Options shared by everything that scores alignments.
@@ -246,9 +253,11 @@ fn main() -> ExitCode {
         Command::Makedb(args) => scan::run_makedb(args),
         Command::Dist(args) => dist::run_dist(args),
         Command::Sw3(args) => sw3::run(args),
+        Command::Psse(args) => psse::run(args),
         Command::Bench(BenchCommand::Scan(args)) => bench::run(args),
         Command::Bench(BenchCommand::Dist(args)) => dist::run_bench(args),
         Command::Bench(BenchCommand::Sw3(args)) => sw3::run_bench(args),
+        Command::Bench(BenchCommand::Psse(args)) => psse::run_bench(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

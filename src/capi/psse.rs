@@ -1,0 +1,381 @@
+//! Pairwise statistical significance: shuffle the subject, align the query with every
+//! shuffle on the engine's devices, fit a Gumbel, and read the real score's P-value
+//! and E-value (`clsw psse`, `ssearch36 -k`); one pair, or every pair of two sets.
+
+use super::engine::clsw_engine;
+use super::scan::{CLSW_VARIANT_FAST, CLSW_VARIANT_INTER, clsw_variant};
+use super::scoring::clsw_scoring;
+use super::*;
+use crate::psse::{PsseOptions, PsseResult, Variant, psse_run};
+
+/// How significance is estimated. Fill it with `clsw_psse_options_init`, then change
+/// fields; or pass NULL for the defaults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct clsw_psse_options {
+    /// `sizeof(clsw_psse_options)` (set by `clsw_psse_options_init`).
+    pub size: usize,
+    /// Shuffles of each subject (at least 2). Default 1000.
+    pub shuffles: usize,
+    /// 0: uniform shuffles of the whole subject; `w > 0`: shuffles within consecutive
+    /// windows of `w` residues (local composition kept, like `prss -v w`). Default 0.
+    pub window: usize,
+    /// Seed of the shuffles' generator: the same seed gives the same shuffles, scores
+    /// and fits on every device and on the native CPU path. Default 42.
+    pub seed: u64,
+    /// 0: complete maximum-likelihood fit. A quantile strictly between 0 and 1:
+    /// censored fit, shuffle scores below that quantile counted but not used. Default 0.
+    pub censor_below: f64,
+    /// `CLSW_VARIANT_FAST` (two shuffles per work-item in 16-bit lanes) or
+    /// `CLSW_VARIANT_INTER` (one per work-item); the native CPU path ignores it. All
+    /// give the same results. Default `CLSW_VARIANT_FAST`.
+    pub variant: clsw_variant,
+    /// Nonzero: keep every pair's shuffle scores (`clsw_psse_results_scores`). Default 0.
+    pub keep_scores: i32,
+}
+
+impl Versioned for clsw_psse_options {
+    const NAME: &'static str = "clsw_psse_options";
+    const FIRST_SIZE: usize = std::mem::size_of::<clsw_psse_options>();
+}
+
+impl Default for clsw_psse_options {
+    fn default() -> Self {
+        let d = PsseOptions::default();
+        clsw_psse_options {
+            size: std::mem::size_of::<clsw_psse_options>(),
+            shuffles: d.shuffles,
+            window: d.window,
+            seed: d.seed,
+            censor_below: 0.0,
+            variant: CLSW_VARIANT_FAST,
+            keep_scores: 0,
+        }
+    }
+}
+
+/// Fills `*options` with the defaults (1,000 uniform shuffles, seed 42, complete fit).
+/// `size` is the caller's `sizeof(clsw_psse_options)`: only that many bytes are
+/// written, so a program compiled against an older header stays correct.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_psse_options_init(options: *mut clsw_psse_options, size: usize) -> clsw_status {
+    run(|| {
+        if options.is_null() {
+            return Err(Failure::null("options"));
+        }
+        // SAFETY: the caller's struct has `size` writable bytes; the size field comes first.
+        unsafe { (options as *mut usize).write(size) };
+        unsafe { write_versioned(options, clsw_psse_options::default(), "options") }?;
+        Ok(())
+    })
+}
+
+fn psse_options(o: &clsw_psse_options, sc: &clsw_scoring) -> Outcome<PsseOptions> {
+    let variant = match o.variant {
+        CLSW_VARIANT_FAST => Variant::Fast,
+        CLSW_VARIANT_INTER => Variant::Inter,
+        v => {
+            return Err(Failure::invalid(format!(
+                "options.variant {v}: psse runs CLSW_VARIANT_FAST (0) or CLSW_VARIANT_INTER (1)"
+            )));
+        }
+    };
+    let q = o.censor_below;
+    let censor_below = if q == 0.0 {
+        None
+    } else if q > 0.0 && q < 1.0 {
+        Some(q)
+    } else {
+        return Err(Failure::invalid(format!(
+            "options.censor_below must be 0 (complete fit) or a quantile strictly between 0 and 1 (got {q})"
+        )));
+    };
+    Ok(PsseOptions {
+        shuffles: o.shuffles,
+        window: o.window,
+        seed: o.seed,
+        censor_below,
+        variant,
+        keep_scores: o.keep_scores != 0,
+        ..PsseOptions::new(sc.scoring.clone())
+    })
+}
+
+/// One pair's significance (`clsw_psse`, `clsw_psse_results_get`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct clsw_psse_result {
+    /// `sizeof(clsw_psse_result)`, set by the caller.
+    pub size: usize,
+    /// `CLSW_OK`, or why this pair has no statistics (`CLSW_ERR_INVALID_ARGUMENT` when
+    /// its shuffle scores cannot be fitted, e.g. all equal); the numbers below are then 0.
+    pub status: clsw_status,
+    /// The pair's query: its 0-based index among the queries.
+    pub query: usize,
+    /// The pair's subject: its 0-based index among the subjects.
+    pub subject: usize,
+    /// Query length (`m`).
+    pub query_length: usize,
+    /// Subject length (`n`).
+    pub subject_length: usize,
+    /// The pair's Smith-Waterman score.
+    pub score: i32,
+    /// Location of the Gumbel fitted to the shuffle scores.
+    pub mu: f64,
+    /// Its scale: `P(S <= x) = exp(-exp(-lambda (x - mu)))`.
+    pub lambda: f64,
+    /// `K = exp(lambda mu) / (m n)`.
+    pub k: f64,
+    /// `P(S >= score) = 1 - exp(-e_value)`.
+    pub p_value: f64,
+    /// `K m n exp(-lambda score)`: expected alignments scoring at least `score` in one
+    /// comparison of the two sequences (ssearch36's `E(1)`).
+    pub e_value: f64,
+    /// Shuffles aligned.
+    pub shuffles: usize,
+    /// Shuffle scores below the censoring cutoff (0 for a complete fit).
+    pub censored: usize,
+    /// The censoring cutoff (a score); `NaN` for a complete fit.
+    pub cutoff: f64,
+    /// Alignments recomputed exactly after their 16-bit device score saturated.
+    pub recomputed: usize,
+    /// Why the pair has no statistics (NUL-terminated, owned by the results handle), or
+    /// NULL when `status` is `CLSW_OK`. Always NULL from `clsw_psse`, which returns the
+    /// failure instead.
+    pub error: *const c_char,
+}
+
+impl Versioned for clsw_psse_result {
+    const NAME: &'static str = "clsw_psse_result";
+    const FIRST_SIZE: usize = std::mem::size_of::<clsw_psse_result>();
+}
+
+fn result_of(
+    q: usize,
+    s: usize,
+    m: usize,
+    n: usize,
+    r: &crate::Result<PsseResult>,
+    error: *const c_char,
+) -> clsw_psse_result {
+    // SAFETY: every field is a number or a pointer; zero is valid.
+    let mut c: clsw_psse_result = unsafe { std::mem::zeroed() };
+    c.size = std::mem::size_of::<clsw_psse_result>();
+    (c.query, c.subject, c.query_length, c.subject_length) = (q, s, m, n);
+    c.cutoff = f64::NAN;
+    match r {
+        Ok(r) => {
+            c.status = CLSW_OK;
+            c.score = r.score;
+            (c.mu, c.lambda, c.k, c.p_value, c.e_value) = (r.mu, r.lambda, r.k, r.p_value, r.e_value);
+            (c.shuffles, c.censored, c.recomputed) = (r.shuffles, r.censored, r.recomputed);
+            c.cutoff = r.cutoff.unwrap_or(f64::NAN);
+        }
+        Err(e) => {
+            c.status = status_of(e);
+            c.error = error;
+        }
+    }
+    c
+}
+
+/// The significance of one pair: `query` (`query_len` letters) against `subject`
+/// (`subject_len` letters), residue letters of the scoring's alphabet (not
+/// NUL-terminated; upper or lower case). The subject is shuffled `options.shuffles`
+/// times on the engine's devices (it is subject number 0 for the generator), the query
+/// is aligned with every shuffle, a Gumbel is fitted to those scores, and `*out` (whose
+/// `size` the caller sets to `sizeof(clsw_psse_result)`) gets the real score's P-value
+/// and E-value. `options` NULL gives the defaults.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty sequence, a letter that is not a
+/// residue, an impossible option, shuffle scores that cannot be fitted: all equal, as
+/// for a one-residue subject), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`, `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_psse(
+    engine: *const clsw_engine,
+    scoring: *const clsw_scoring,
+    query: *const u8,
+    query_len: usize,
+    subject: *const u8,
+    subject_len: usize,
+    options: *const clsw_psse_options,
+    out: *mut clsw_psse_result,
+) -> clsw_status {
+    run(|| {
+        let e = unsafe { handle(engine, "engine") }?;
+        let sc = unsafe { handle(scoring, "scoring") }?;
+        if out.is_null() {
+            return Err(Failure::null("out (the result)"));
+        }
+        let o = unsafe { read_versioned(options, clsw_psse_options::default()) }?;
+        let opts = psse_options(&o, sc)?;
+        let alphabet = sc.scoring.matrix.alphabet();
+        let q = encode(unsafe { bytes(query, query_len, "query") }?, alphabet, "query")?;
+        let s = encode(unsafe { bytes(subject, subject_len, "subject") }?, alphabet, "subject")?;
+        let r = crate::psse::psse(&e.engine, &q, &s, &opts)?;
+        let c = result_of(0, 0, q.len(), s.len(), &Ok(r), std::ptr::null());
+        unsafe { write_versioned(out, c, "out (the result)") }
+    })
+}
+
+/// The results of `clsw_psse_many`: one per pair, query-major (pair `(q, s)` at index
+/// `q * subject_count + s`). Immutable; give each thread its own.
+pub struct clsw_psse_results {
+    pairs: Vec<crate::Result<PsseResult>>,
+    /// Per pair: (query, subject, query length, subject length).
+    shape: Vec<(usize, usize, usize, usize)>,
+    errors: Vec<Option<CString>>,
+}
+
+fn sequences(
+    count: usize,
+    seqs: *const *const u8,
+    lengths: *const usize,
+    alphabet: crate::seq::Alphabet,
+    what: &str,
+) -> Outcome<Vec<Vec<u8>>> {
+    if count == 0 {
+        return Err(Failure::invalid(format!("{what}: count is 0")));
+    }
+    let ptrs = unsafe { array(seqs, count, what) }?;
+    let lens = unsafe { array(lengths, count, &format!("{what} lengths")) }?;
+    (0..count)
+        .map(|k| {
+            let name = format!("{what}[{k}]");
+            encode(unsafe { bytes(ptrs[k], lens[k], &name) }?, alphabet, &name)
+        })
+        .collect()
+}
+
+/// The significance of every pair of `query_count` queries and `subject_count`
+/// subjects (query `k`: `query_lengths[k]` letters at `queries[k]`; subjects
+/// likewise; residue letters of the scoring's alphabet). Each subject is shuffled once
+/// (subject `k` is number `k` for the generator) and its shuffles serve every query;
+/// subjects are shared out among the engine's devices. A pair whose shuffle scores
+/// cannot be fitted does not fail the call: its result carries its own status and
+/// message. On success `*out` is a new results handle to free with
+/// `clsw_psse_results_free`.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (a count of 0, an empty sequence, a bad letter,
+/// an impossible option), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`, `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_psse_many(
+    engine: *const clsw_engine,
+    scoring: *const clsw_scoring,
+    query_count: usize,
+    queries: *const *const u8,
+    query_lengths: *const usize,
+    subject_count: usize,
+    subjects: *const *const u8,
+    subject_lengths: *const usize,
+    options: *const clsw_psse_options,
+    out: *mut *mut clsw_psse_results,
+) -> clsw_status {
+    run(|| {
+        let out = unsafe { out_handle(out, "out (the results output)") }?;
+        let e = unsafe { handle(engine, "engine") }?;
+        let sc = unsafe { handle(scoring, "scoring") }?;
+        let o = unsafe { read_versioned(options, clsw_psse_options::default()) }?;
+        let opts = psse_options(&o, sc)?;
+        let alphabet = sc.scoring.matrix.alphabet();
+        let qs = sequences(query_count, queries, query_lengths, alphabet, "queries")?;
+        let ss = sequences(subject_count, subjects, subject_lengths, alphabet, "subjects")?;
+        let run = psse_run(&e.engine, &qs, &ss, &opts)?;
+        let n = ss.len();
+        let shape = (0..run.pairs.len()).map(|i| (i / n, i % n, qs[i / n].len(), ss[i % n].len())).collect();
+        let errors = run.pairs.iter().map(|r| r.as_ref().err().map(|e| c_string(&e.to_string()))).collect();
+        *out = Box::into_raw(Box::new(clsw_psse_results { pairs: run.pairs, shape, errors }));
+        Ok(())
+    })
+}
+
+/// Frees a results handle; NULL is ignored. Messages read from it die with it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_psse_results_free(results: *mut clsw_psse_results) {
+    unsafe { free_box(results) }
+}
+
+/// The number of pairs (`query_count * subject_count`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_psse_results_count(results: *const clsw_psse_results, out: *mut usize) -> clsw_status {
+    run(|| {
+        let r = unsafe { handle(results, "results") }?;
+        *unsafe { out_ptr(out, "out") }? = r.pairs.len();
+        Ok(())
+    })
+}
+
+/// Copies pair `index` into `*out`, whose `size` the caller sets to
+/// `sizeof(clsw_psse_result)`. A pair without statistics is not an error here: its
+/// `status` and `error` say why.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, `size` too small),
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_psse_results_get(
+    results: *const clsw_psse_results,
+    index: usize,
+    out: *mut clsw_psse_result,
+) -> clsw_status {
+    run(|| {
+        let r = unsafe { handle(results, "results") }?;
+        if out.is_null() {
+            return Err(Failure::null("out (the result)"));
+        }
+        let pair = r
+            .pairs
+            .get(index)
+            .ok_or_else(|| Failure::invalid(format!("pair index {index} is out of range ({} pairs)", r.pairs.len())))?;
+        let (q, s, m, n) = r.shape[index];
+        let error = r.errors[index].as_ref().map_or(std::ptr::null(), |e| e.as_ptr());
+        unsafe { write_versioned(out, result_of(q, s, m, n, pair, error), "out (the result)") }
+    })
+}
+
+/// Copies pair `index`'s shuffle scores (in shuffle order) into `scores` of `len`
+/// elements; `*needed` (if not NULL) gets the number of shuffles.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, the run did not keep
+/// scores — set `options.keep_scores` —, or the pair has no statistics),
+/// `CLSW_ERR_BUFFER_TOO_SMALL` (`len` below the number of shuffles), `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_psse_results_scores(
+    results: *const clsw_psse_results,
+    index: usize,
+    scores: *mut i32,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    run(|| {
+        let r = unsafe { handle(results, "results") }?;
+        let pair = r
+            .pairs
+            .get(index)
+            .ok_or_else(|| Failure::invalid(format!("pair index {index} is out of range ({} pairs)", r.pairs.len())))?;
+        let pair = pair.as_ref().map_err(|e| Failure::invalid(format!("pair {index} has no statistics: {e}")))?;
+        if pair.shuffle_scores.is_empty() {
+            return Err(Failure::invalid("the run kept no shuffle scores: set options.keep_scores"));
+        }
+        let want = pair.shuffle_scores.len();
+        if !needed.is_null() {
+            // SAFETY: non-NULL `needed` points to a writable size_t (the contract).
+            unsafe { needed.write(want) };
+        }
+        if scores.is_null() {
+            return Err(Failure::null("scores (the output buffer)"));
+        }
+        if len < want {
+            return Err(Failure::new(
+                CLSW_ERR_BUFFER_TOO_SMALL,
+                format!("scores holds {len} elements; the pair has {want} shuffle scores"),
+            ));
+        }
+        // SAFETY: `scores` has at least `len >= want` writable elements (the contract).
+        unsafe { std::ptr::copy_nonoverlapping(pair.shuffle_scores.as_ptr(), scores, want) };
+        Ok(())
+    })
+}
+
+// Results handles may be passed between threads.
+const _: () = {
+    const fn sendable<T: Send + Sync>() {}
+    sendable::<clsw_psse_results>();
+};

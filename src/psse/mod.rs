@@ -1,0 +1,512 @@
+//! Pairwise statistical significance (PSSE): how likely is a pair's Smith-Waterman score
+//! by chance, for these two sequences?
+//!
+//! The subject is shuffled `N` times (N = 1,000 is usual), the query is aligned with every
+//! shuffle, a Gumbel distribution is fitted to those `N` scores by maximum likelihood
+//! (complete, or censored below a quantile), and the real score is read against it:
+//!
+//! ```text
+//!     P(S >= s) = 1 - exp(-K m n e^{-lambda s}),     K = e^{lambda mu} / (m n)
+//! ```
+//!
+//! with `m`, `n` the query and subject lengths. This is what FASTA's `prss` did and
+//! `ssearch36 -k 1000` does for a one-sequence library (whose `E(1)` equals
+//! [`PsseResult::e_value`]); the GPU design follows Zhang et al. (a permutation kernel
+//! with a device random generator, a structure-of-arrays layout of the shuffles so the
+//! alignment kernel's reads coalesce, inter-task alignment, tiles of subjects sized to
+//! fill the device).
+//!
+//! # How it runs
+//!
+//! * **Shuffles** ([`shuffle`], `cl/psse.cl`): Fisher-Yates over the whole subject, or
+//!   within windows of `w` residues (`window`, like `prss -v w`), driven by the
+//!   counter-based generator Philox4x32-10 ([`philox`]) keyed by `(seed, subject index,
+//!   shuffle index)`. The OpenCL kernel and the CPU code draw the same words, so a seed
+//!   gives bit-identical shuffles, and therefore scores and fits, on every device, in
+//!   every tiling and on the native CPU path.
+//! * **Alignment** ([`opencl`]): the shuffles are written on the device straight into
+//!   the inter-task layout of the scan kernels (4 residues per 32-bit word, the shuffles
+//!   of a subject side by side) and aligned by `scan_fast` ([`Variant::Fast`], two
+//!   shuffles per work-item in 16-bit lanes, DPX on NVIDIA) or `scan_inter`
+//!   ([`Variant::Inter`], one per work-item: Zhang's kernel). Saturated 16-bit scores
+//!   are recomputed exactly on the CPU (the shuffle regenerated from its key). The real
+//!   score is one more entry of the same launch.
+//! * **Many pairs** ([`psse_many`]): every query against every subject. Subjects are
+//!   shared out among the engine's devices, sorted by length and cut into tiles that fill
+//!   the device's memory budget; each tile's shuffles are made once and every query is
+//!   aligned against them ("one permutation, all queries"). The fits run on CPU threads
+//!   while the device aligns the next query.
+//! * **Native CPU path** (an engine without OpenCL): the same shuffles made on the CPU,
+//!   scored by the SIMD scan (`scan::native`, exact like the reference).
+//!
+//! ```no_run
+//! use clsw::{Engine, device::DeviceChoice, psse::{self, PsseOptions}};
+//! # fn main() -> clsw::Result<()> {
+//! let engine = Engine::new(&DeviceChoice::Auto)?;
+//! let opts = PsseOptions::default(); // BLOSUM50, gaps 10/2, 1,000 shuffles, seed 42
+//! let (query, subject) = (vec![0u8, 4, 9, 12], vec![3u8, 4, 9, 12, 1]); // alphabet codes
+//! let r = psse::psse(&engine, &query, &subject, &opts)?;
+//! println!("score {} lambda {:.4} K {:.4} P {:.3e}", r.score, r.lambda, r.k, r.p_value);
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod fit;
+pub mod opencl;
+pub mod philox;
+pub mod shuffle;
+
+pub use fit::{Fit, fit_scores};
+
+use crate::device::ClDevice;
+use crate::engine::{Engine, WorkerRef, split_by_size};
+use crate::error::{Error, Result};
+use crate::reference::sw_score;
+use crate::scan::native;
+use crate::scoring::{Gaps, Matrix, Scoring};
+use opencl::{DeviceTile, Kernel16, TileSpec};
+use rayon::prelude::*;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// The alignment kernel that scores the shuffles on OpenCL devices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Variant {
+    /// `scan_inter`: one shuffle per work-item (Zhang et al.'s inter-task kernel).
+    Inter,
+    /// `scan_fast`: two shuffles per work-item in packed 16-bit lanes (DPX on NVIDIA).
+    #[default]
+    Fast,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 2] = [Variant::Inter, Variant::Fast];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Inter => "inter",
+            Variant::Fast => "fast",
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Variant {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name().eq_ignore_ascii_case(s.trim())).ok_or_else(|| {
+            Error::InvalidArgument(format!("unknown psse kernel variant '{s}'; variants are inter, fast"))
+        })
+    }
+}
+
+/// How to estimate significance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PsseOptions {
+    /// Matrix and gaps of the alignments (default: BLOSUM50, open 10, extend 2: prss's default).
+    pub scoring: Scoring,
+    /// Shuffles per subject (at least 2) (default: 1,000).
+    pub shuffles: usize,
+    /// 0: uniform shuffles; `w > 0`: shuffles within windows of `w` residues (default: 0).
+    pub window: usize,
+    /// Seed of the generator (default: 42).
+    pub seed: u64,
+    /// `Some(q)`: censored fit, shuffle scores below the `q`-quantile counted but not
+    /// used; `None`: complete fit (default: None).
+    pub censor_below: Option<f64>,
+    /// Alignment kernel on OpenCL devices (default: fast).
+    pub variant: Variant,
+    /// Keep every pair's shuffle scores in [`PsseResult::shuffle_scores`] (default: false).
+    pub keep_scores: bool,
+    /// Tuning: most residues of shuffles per device tile; 0 sizes tiles from the device's
+    /// memory (default: 0).
+    pub tile_residues: usize,
+}
+
+impl Default for PsseOptions {
+    fn default() -> PsseOptions {
+        let matrix = Matrix::builtin("BLOSUM50").expect("BLOSUM50 is built in");
+        PsseOptions::new(Scoring::new(matrix, Gaps { open: 10, extend: 2 }))
+    }
+}
+
+impl PsseOptions {
+    /// The defaults with another scoring scheme.
+    pub fn new(scoring: Scoring) -> PsseOptions {
+        PsseOptions {
+            scoring,
+            shuffles: 1000,
+            window: 0,
+            seed: 42,
+            censor_below: None,
+            variant: Variant::default(),
+            keep_scores: false,
+            tile_residues: 0,
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        if self.shuffles < 2 || self.shuffles >= u32::MAX as usize {
+            return Err(Error::InvalidArgument(format!(
+                "psse needs at least 2 shuffles (1,000 is usual), got {}",
+                self.shuffles
+            )));
+        }
+        if let Some(q) = self.censor_below
+            && !(q > 0.0 && q < 1.0)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "censoring quantile must lie strictly between 0 and 1, got {q}"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The significance of one pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PsseResult {
+    /// Index of the query in the caller's list.
+    pub query: usize,
+    /// Index of the subject in the caller's list.
+    pub subject: usize,
+    pub query_len: usize,
+    pub subject_len: usize,
+    /// The pair's Smith-Waterman score.
+    pub score: i32,
+    /// The Gumbel fitted to the shuffle scores: location and scale.
+    pub mu: f64,
+    pub lambda: f64,
+    /// `K = exp(lambda mu) / (m n)`.
+    pub k: f64,
+    /// `P(S >= score) = 1 - exp(-e_value)`.
+    pub p_value: f64,
+    /// `K m n exp(-lambda score)`: expected alignments scoring at least `score` in one
+    /// comparison of these two sequences (ssearch36's `E(1)`).
+    pub e_value: f64,
+    /// Shuffles aligned.
+    pub shuffles: usize,
+    /// Shuffle scores below the censoring cutoff (0 for a complete fit).
+    pub censored: usize,
+    /// The censoring cutoff (a score), when censored.
+    pub cutoff: Option<f64>,
+    /// Alignments whose 16-bit device score saturated and were recomputed exactly.
+    pub recomputed: usize,
+    /// Every shuffle's score, in shuffle order, when [`PsseOptions::keep_scores`] is set.
+    pub shuffle_scores: Vec<i32>,
+}
+
+/// What a run cost.
+#[derive(Debug, Clone, Default)]
+pub struct PsseStats {
+    /// Device seconds of the shuffle kernel (profiling events), summed over devices.
+    pub shuffle_seconds: f64,
+    /// Device seconds of the alignment kernel, summed over devices.
+    pub align_seconds: f64,
+    /// Alignments made: pairs x (shuffles + 1).
+    pub alignments: u64,
+    /// Cells of those alignments (`m n` each).
+    pub cells: u64,
+    /// Tiles of subjects made on OpenCL devices.
+    pub tiles: usize,
+    /// Alignments recomputed exactly after a 16-bit score saturated.
+    pub recomputed: usize,
+}
+
+impl PsseStats {
+    fn add(&mut self, o: &PsseStats) {
+        self.shuffle_seconds += o.shuffle_seconds;
+        self.align_seconds += o.align_seconds;
+        self.alignments += o.alignments;
+        self.cells += o.cells;
+        self.tiles += o.tiles;
+        self.recomputed += o.recomputed;
+    }
+}
+
+/// Every pair's outcome (a fit can fail for one pair, e.g. when a short subject's shuffles
+/// all score the same), and the run's costs.
+#[derive(Debug)]
+pub struct PsseRun {
+    /// Pair `(q, s)` at `q * subjects + s`.
+    pub pairs: Vec<Result<PsseResult>>,
+    pub stats: PsseStats,
+}
+
+/// The significance of one pair (the subject is subject number 0 for the generator).
+pub fn psse(engine: &Engine, query: &[u8], subject: &[u8], opts: &PsseOptions) -> Result<PsseResult> {
+    let mut run = psse_run(engine, &[query], &[subject], opts)?;
+    run.pairs.pop().unwrap_or_else(|| Err(Error::InvalidArgument("no pair".into())))
+}
+
+/// The significance of every pair of `queries` x `subjects`, query-major (pair `(q, s)` at
+/// `q * subjects.len() + s`). Fails when any pair's fit fails, naming the pair; see
+/// [`psse_run`] for per-pair outcomes.
+pub fn psse_many<Q, S>(engine: &Engine, queries: &[Q], subjects: &[S], opts: &PsseOptions) -> Result<Vec<PsseResult>>
+where
+    Q: AsRef<[u8]> + Sync,
+    S: AsRef<[u8]> + Sync,
+{
+    let n = subjects.len().max(1);
+    psse_run(engine, queries, subjects, opts)?
+        .pairs
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            r.map_err(|e| Error::InvalidArgument(format!("pair of query {} and subject {}: {e}", i / n + 1, i % n + 1)))
+        })
+        .collect()
+}
+
+/// [`psse_many`] with each pair's own outcome and the run's costs.
+pub fn psse_run<Q, S>(engine: &Engine, queries: &[Q], subjects: &[S], opts: &PsseOptions) -> Result<PsseRun>
+where
+    Q: AsRef<[u8]> + Sync,
+    S: AsRef<[u8]> + Sync,
+{
+    opts.check()?;
+    let queries: Vec<&[u8]> = queries.iter().map(|q| q.as_ref()).collect();
+    let subjects: Vec<&[u8]> = subjects.iter().map(|s| s.as_ref()).collect();
+    if subjects.len() > u32::MAX as usize {
+        return Err(Error::InvalidArgument("more than 4 G subjects".into()));
+    }
+    let alpha = opts.scoring.matrix.size();
+    for (what, set) in [("query", &queries), ("subject", &subjects)] {
+        for (k, s) in set.iter().enumerate() {
+            if let Some(p) = s.iter().position(|&c| c as usize >= alpha) {
+                return Err(Error::InvalidArgument(format!(
+                    "{what} {}: residue code {} at position {} is outside the matrix's alphabet of {alpha} codes",
+                    k + 1,
+                    s[p],
+                    p + 1
+                )));
+            }
+        }
+    }
+    if queries.is_empty() || subjects.is_empty() {
+        return Ok(PsseRun { pairs: Vec::new(), stats: PsseStats::default() });
+    }
+    let workers = engine.workers();
+    let bounds = split_by_size(subjects.iter().map(|s| s.len() + 1), workers.len());
+    let (queries, subjects) = (&queries, &subjects);
+    let shares: Vec<Result<Share>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = workers
+            .iter()
+            .enumerate()
+            .map(|(w, worker)| {
+                let share = bounds[w]..bounds[w + 1];
+                let worker = *worker;
+                scope.spawn(move || match worker {
+                    _ if share.is_empty() => Ok(Share::default()),
+                    WorkerRef::OpenCl(dev) => device_share(dev, queries, subjects, share, opts),
+                    WorkerRef::Reference => Ok(native_share(queries, subjects, share, opts)),
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(Error::Device("psse worker thread panicked".into()))))
+            .collect()
+    });
+    let mut pairs: Vec<Option<Result<PsseResult>>> = (0..queries.len() * subjects.len()).map(|_| None).collect();
+    let mut stats = PsseStats::default();
+    for share in shares {
+        let share = share?;
+        stats.add(&share.stats);
+        for (i, r) in share.pairs {
+            pairs[i] = Some(r);
+        }
+    }
+    let pairs =
+        pairs.into_iter().map(|p| p.unwrap_or_else(|| Err(Error::Device("pair left unscored".into())))).collect();
+    Ok(PsseRun { pairs, stats })
+}
+
+/// One worker's pairs (by pair index) and costs.
+#[derive(Default)]
+struct Share {
+    pairs: Vec<(usize, Result<PsseResult>)>,
+    stats: PsseStats,
+}
+
+/// Fits one pair from its entry scores (the shuffles in order, then the real score);
+/// entries the device reported as saturated (-1) are recomputed here. Returns the
+/// outcome and the number recomputed.
+fn pair_result(
+    q: usize,
+    s: usize,
+    query: &[u8],
+    subject: &[u8],
+    entries: &[i32],
+    recomputed_before: usize,
+    opts: &PsseOptions,
+) -> (Result<PsseResult>, usize) {
+    let mut scores = entries.to_vec();
+    let mut recomputed = recomputed_before;
+    let n = opts.shuffles;
+    for (i, v) in scores.iter_mut().enumerate() {
+        if *v < 0 {
+            recomputed += 1;
+            *v = if i == n {
+                sw_score(query, subject, &opts.scoring).score
+            } else {
+                let sh = shuffle::shuffled(subject, opts.seed, s as u32, i as u32, opts.window);
+                sw_score(query, &sh, &opts.scoring).score
+            };
+        }
+    }
+    let score = scores.pop().unwrap_or(0);
+    let result = fit_scores(&scores, score, query.len(), subject.len(), opts.censor_below).map(|f| PsseResult {
+        query: q,
+        subject: s,
+        query_len: query.len(),
+        subject_len: subject.len(),
+        score,
+        mu: f.mu,
+        lambda: f.lambda,
+        k: f.k,
+        p_value: f.p_value,
+        e_value: f.e_value,
+        shuffles: n,
+        censored: f.censored,
+        cutoff: f.cutoff,
+        recomputed,
+        shuffle_scores: if opts.keep_scores { scores } else { Vec::new() },
+    });
+    (result, recomputed)
+}
+
+fn pair_cost(queries: &[&[u8]], subject: &[u8], opts: &PsseOptions) -> (u64, u64) {
+    let per = opts.shuffles as u64 + 1;
+    let cells: u64 = queries.iter().map(|q| q.len() as u64 * subject.len() as u64).sum();
+    (queries.len() as u64 * per, cells * per)
+}
+
+/// The native CPU path: shuffles made on the CPU, scored by the SIMD scan.
+fn native_share(queries: &[&[u8]], subjects: &[&[u8]], share: std::ops::Range<usize>, opts: &PsseOptions) -> Share {
+    let per_subject: Vec<Share> = share
+        .into_par_iter()
+        .map(|s| {
+            let subject = subjects[s];
+            let mut entries = shuffle::shuffles(subject, opts.seed, s as u32, opts.shuffles, opts.window);
+            entries.push(subject.to_vec());
+            let mut stats = PsseStats::default();
+            (stats.alignments, stats.cells) = pair_cost(queries, subject, opts);
+            let pairs = queries
+                .iter()
+                .enumerate()
+                .map(|(q, query)| {
+                    let out = native::scores(query, &entries, &opts.scoring);
+                    let scores: Vec<i32> = out.scores.iter().map(|r| r.score).collect();
+                    let (r, rec) = pair_result(q, s, query, subject, &scores, out.recomputed, opts);
+                    stats.recomputed += rec;
+                    (q * subjects.len() + s, r)
+                })
+                .collect();
+            Share { pairs, stats }
+        })
+        .collect();
+    let mut out = Share::default();
+    for share in per_subject {
+        out.pairs.extend(share.pairs);
+        out.stats.add(&share.stats);
+    }
+    out
+}
+
+/// One query's scores against one tile, on their way to the fits.
+struct Batch {
+    query: usize,
+    /// The tile's subjects (caller's indices) in entry order.
+    members: Arc<Vec<usize>>,
+    scores: Vec<i32>,
+}
+
+/// An OpenCL device's share: tiles of subjects, their shuffles made on the device, every
+/// query aligned against each tile; fits on CPU threads as the scores arrive.
+fn device_share(
+    dev: &ClDevice,
+    queries: &[&[u8]],
+    subjects: &[&[u8]],
+    share: std::ops::Range<usize>,
+    opts: &PsseOptions,
+) -> Result<Share> {
+    let kernel = Kernel16::choose(opts.variant, &opts.scoring);
+    let mut order: Vec<usize> = share.collect();
+    order.sort_by_key(|&s| (subjects[s].len(), s));
+    let lengths: Vec<usize> = order.iter().map(|&s| subjects[s].len()).collect();
+    let per_subject = opts.shuffles + 1;
+    let budget = if opts.tile_residues > 0 { opts.tile_residues } else { opencl::tile_budget(dev, kernel) };
+    let tiles = opencl::tiles(&lengths, per_subject, budget);
+    let mut stats = PsseStats::default();
+    for &s in &order {
+        let (a, c) = pair_cost(queries, subjects[s], opts);
+        stats.alignments += a;
+        stats.cells += c;
+    }
+    let pad = opts.scoring.matrix.size() as u8;
+    std::thread::scope(|scope| {
+        // A few batches in flight: the device runs ahead of the fits, but not unboundedly.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+        let fitter = scope.spawn(move || {
+            let mut pairs = Vec::new();
+            let mut recomputed = 0;
+            for batch in rx {
+                let q = batch.query;
+                let fitted: Vec<(usize, Result<PsseResult>, usize)> = batch
+                    .members
+                    .par_iter()
+                    .enumerate()
+                    .map(|(rank, &s)| {
+                        let entries = &batch.scores[rank * per_subject..(rank + 1) * per_subject];
+                        let (r, rec) = pair_result(q, s, queries[q], subjects[s], entries, 0, opts);
+                        (q * subjects.len() + s, r, rec)
+                    })
+                    .collect();
+                for (i, r, rec) in fitted {
+                    pairs.push((i, r));
+                    recomputed += rec;
+                }
+            }
+            (pairs, recomputed)
+        });
+        let produced = (|| -> Result<()> {
+            for &(a, b) in &tiles {
+                let members = Arc::new(order[a..b].to_vec());
+                let tile_subjects: Vec<&[u8]> = members.iter().map(|&s| subjects[s]).collect();
+                let keys: Vec<u32> = members.iter().map(|&s| s as u32).collect();
+                let spec = TileSpec {
+                    subjects: &tile_subjects,
+                    keys: &keys,
+                    shuffles: opts.shuffles,
+                    seed: opts.seed,
+                    window: opts.window,
+                    pad,
+                };
+                let tile = DeviceTile::new(dev, kernel, &spec)?;
+                stats.shuffle_seconds += tile.shuffle_seconds;
+                stats.tiles += 1;
+                for (q, query) in queries.iter().enumerate() {
+                    let (scores, seconds) = tile.align(query, &opts.scoring)?;
+                    stats.align_seconds += seconds;
+                    if tx.send(Batch { query: q, members: members.clone(), scores }).is_err() {
+                        return Err(Error::Device("psse fitting thread stopped".into()));
+                    }
+                }
+            }
+            Ok(())
+        })();
+        drop(tx);
+        let fitted = fitter.join().map_err(|_| Error::Device("psse fitting thread panicked".into()));
+        produced?;
+        let (pairs, recomputed) = fitted?;
+        stats.recomputed += recomputed;
+        Ok(Share { pairs, stats })
+    })
+}

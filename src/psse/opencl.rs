@@ -1,0 +1,425 @@
+//! The device side of psse: tiles of subjects whose shuffles are made on the device by
+//! `psse_shuffle` (`cl/psse.cl`) straight into the inter-task layout, then aligned with
+//! every query by the scan kernels `scan_inter` (one shuffle per work-item: Zhang et al.'s
+//! design) or `scan_fast` (two shuffles per work-item in packed 16-bit lanes, DPX on
+//! NVIDIA), unchanged: their sources, arguments and layout are those of `src/scan/banded.rs`.
+//!
+//! A tile is a run of subjects (sorted by length) whose entries (every shuffle, then the
+//! subject itself, so the real score comes from the same kernel) fit the device-memory
+//! budget. Its shuffles are made once and stay on the device while every query is aligned
+//! against them ("one permutation, all queries"). Tiles are made as large as the budget
+//! allows, which is at least Zhang's `T = compute units x resident work-items / N`
+//! subjects on any device with memory to spare, so each launch fills the device several
+//! times over.
+
+use super::Variant;
+use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
+use crate::error::{Error, Result};
+use crate::scan::PAD_SCORE;
+use crate::scan::banded::{FAST_SOURCE, INTER_SOURCE, Tuning};
+use crate::scoring::Scoring;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, ClMem};
+
+pub const SOURCE: KernelSource = KernelSource { name: "psse.cl", text: include_str!("../../cl/psse.cl") };
+
+/// The alignment kernel actually run: the variant asked for, or the 32-bit `scan_inter`
+/// when the scoring cannot be held in 16 bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kernel16 {
+    Inter,
+    InterWide,
+    Fast,
+}
+
+impl Kernel16 {
+    pub fn choose(variant: Variant, scoring: &Scoring) -> Kernel16 {
+        if !crate::scan::fits_16_bits(scoring) {
+            Kernel16::InterWide
+        } else if variant == Variant::Inter {
+            Kernel16::Inter
+        } else {
+            Kernel16::Fast
+        }
+    }
+
+    pub fn lanes(self) -> usize {
+        if self == Kernel16::Fast { 2 } else { 1 }
+    }
+
+    /// Bytes of one boundary-row element (see `src/scan/banded.rs`).
+    fn boundary_bytes(self) -> usize {
+        if self == Kernel16::Inter { 4 } else { 8 }
+    }
+
+    fn name(self) -> &'static str {
+        if self == Kernel16::Fast { "scan_fast" } else { "scan_inter" }
+    }
+
+    /// Above this a score may have been capped; the host recomputes it.
+    fn sat_limit(self, scoring: &Scoring) -> i32 {
+        match self {
+            Kernel16::InterWide => i32::MAX,
+            Kernel16::Inter => i16::MAX as i32,
+            Kernel16::Fast => i16::MAX as i32 - scoring.matrix.max_score().max(0),
+        }
+    }
+}
+
+/// Where a tile's entries sit: groups of `slots x lanes` consecutive entries, each
+/// group as long as its longest entry (the layout of `src/scan/layout.rs`).
+#[derive(Debug, Clone)]
+pub(crate) struct TileLayout {
+    pub slots: usize,
+    pub lanes: usize,
+    pub per_subject: usize,
+    pub subjects: usize,
+    pub group_len: Vec<u32>,
+    pub group_word: Vec<u32>,
+    /// Per group, then one past the last: first boundary element.
+    pub group_cell: Vec<u64>,
+    /// Per slot and lane: the entry's length (0 for empty lanes).
+    pub lengths: Vec<u32>,
+    pub words: usize,
+}
+
+impl TileLayout {
+    /// `lengths`: the tile's subject lengths, ascending.
+    pub fn new(lengths: &[usize], per_subject: usize, slots: usize, lanes: usize) -> Result<TileLayout> {
+        let entries = lengths.len() * per_subject;
+        let per_group = slots * lanes;
+        let groups = entries.div_ceil(per_group);
+        let cols_per_word = 4 / lanes;
+        let mut l = TileLayout {
+            slots,
+            lanes,
+            per_subject,
+            subjects: lengths.len(),
+            group_len: Vec::with_capacity(groups),
+            group_word: Vec::with_capacity(groups),
+            group_cell: Vec::with_capacity(groups + 1),
+            lengths: vec![0; groups * per_group],
+            words: 0,
+        };
+        let too_big = || Error::InvalidArgument("psse tile over 16 G residues; use fewer shuffles".into());
+        let mut cells = 0u64;
+        for g in 0..groups {
+            let last = ((g + 1) * per_group).min(entries) - 1;
+            let len = lengths[last / per_subject];
+            l.group_len.push(u32::try_from(len).map_err(|_| too_big())?);
+            l.group_word.push(u32::try_from(l.words).map_err(|_| too_big())?);
+            l.group_cell.push(cells);
+            l.words += len.div_ceil(cols_per_word) * slots;
+            cells += (len * slots) as u64;
+        }
+        l.group_cell.push(cells);
+        for (e, slot) in l.lengths.iter_mut().enumerate().take(entries) {
+            *slot = lengths[e / per_subject] as u32;
+        }
+        u32::try_from(l.words).map_err(|_| too_big())?;
+        Ok(l)
+    }
+
+    pub fn groups(&self) -> usize {
+        self.group_len.len()
+    }
+
+    pub fn entries(&self) -> usize {
+        self.subjects * self.per_subject
+    }
+}
+
+/// Residues a tile may hold on `dev` (before the caller's own limit): the boundary rows
+/// of the alignment kernel (about 4 bytes per residue) are the largest buffer; keep them
+/// under a quarter of the device's memory, one allocation and 4 GiB.
+pub(crate) fn tile_budget(dev: &ClDevice, kernel: Kernel16) -> usize {
+    let bytes = dev.info.max_alloc_bytes.min(dev.info.global_mem_bytes / 4).clamp(1 << 20, 4 << 30);
+    (bytes as usize / kernel.boundary_bytes() * kernel.lanes()).max(1)
+}
+
+/// Cuts subjects (sorted by length; their lengths given) into tiles of at most `budget`
+/// residues of entries each (a subject alone may exceed it). Returns tile boundaries.
+pub(crate) fn tiles(lengths: &[usize], per_subject: usize, budget: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut used = 0usize;
+    for (k, &len) in lengths.iter().enumerate() {
+        let cost = per_subject * len.max(1);
+        if k > start && used + cost > budget {
+            out.push((start, k));
+            start = k;
+            used = 0;
+        }
+        used += cost;
+    }
+    if start < lengths.len() {
+        out.push((start, lengths.len()));
+    }
+    out
+}
+
+/// A tile's shuffles on the device, ready to be aligned with queries.
+pub(crate) struct DeviceTile<'d> {
+    dev: &'d ClDevice,
+    kernel: Kernel16,
+    pub layout: TileLayout,
+    d_words: Buffer<u32>,
+    d_group_word: Buffer<u32>,
+    d_lengths: Buffer<u32>,
+    d_group_cell: Buffer<u64>,
+    d_boundary: Buffer<u8>,
+    d_score: Buffer<i32>,
+    d_qend: Buffer<i32>,
+    d_send: Buffer<i32>,
+    /// Device seconds of the shuffle kernel.
+    pub shuffle_seconds: f64,
+}
+
+/// What a tile is made of.
+pub(crate) struct TileSpec<'a> {
+    /// The subjects, ascending by length.
+    pub subjects: &'a [&'a [u8]],
+    /// Their indices in the caller's list (the generator's subject number).
+    pub keys: &'a [u32],
+    pub shuffles: usize,
+    pub seed: u64,
+    pub window: usize,
+    /// The padding code (the alphabet size).
+    pub pad: u8,
+}
+
+impl<'d> DeviceTile<'d> {
+    /// Lays out the tile and makes its shuffles on the device.
+    pub fn new(dev: &'d ClDevice, kernel: Kernel16, spec: &TileSpec) -> Result<DeviceTile<'d>> {
+        let tuning = Tuning::default();
+        let lanes = kernel.lanes();
+        let lengths: Vec<usize> = spec.subjects.iter().map(|s| s.len()).collect();
+        let per_subject = spec.shuffles + 1;
+        let layout = TileLayout::new(&lengths, per_subject, tuning.group, lanes)?;
+        let mut residues = Vec::with_capacity(lengths.iter().sum());
+        let mut offsets = Vec::with_capacity(lengths.len());
+        for s in spec.subjects {
+            offsets.push(
+                u32::try_from(residues.len()).map_err(|_| Error::InvalidArgument("tile over 4 G residues".into()))?,
+            );
+            residues.extend_from_slice(s);
+        }
+        let lengths32: Vec<u32> = lengths.iter().map(|&n| n as u32).collect();
+        let outputs = layout.lengths.len();
+        let cells = *layout.group_cell.last().unwrap_or(&0);
+        let tile = DeviceTile {
+            dev,
+            kernel,
+            d_words: dev.buffer::<u32>(layout.words)?,
+            d_group_word: dev.buffer_from(&layout.group_word)?,
+            d_lengths: dev.buffer_from(&layout.lengths)?,
+            d_group_cell: dev.buffer_from(&layout.group_cell)?,
+            d_boundary: dev.buffer::<u8>(cells as usize * kernel.boundary_bytes())?,
+            d_score: dev.buffer::<i32>(outputs)?,
+            d_qend: dev.buffer::<i32>(outputs)?,
+            d_send: dev.buffer::<i32>(outputs)?,
+            layout,
+            shuffle_seconds: 0.0,
+        };
+        if tile.layout.groups() == 0 {
+            return Ok(tile);
+        }
+        let d_residues = dev.buffer_from(&residues)?;
+        let d_offsets = dev.buffer_from(&offsets)?;
+        let d_subject_len = dev.buffer_from(&lengths32)?;
+        let d_keys = dev.buffer_from(spec.keys)?;
+        let d_group_len = dev.buffer_from(&tile.layout.group_len)?;
+        let program = dev.program(&SOURCE, &[("LANES", lanes.to_string())])?;
+        let k = cl("clCreateKernel", Kernel::create(&program, "psse_shuffle"))?;
+        KernelArgs::new(&k)
+            .arg(&d_residues.get())?
+            .arg(&d_offsets.get())?
+            .arg(&d_subject_len.get())?
+            .arg(&d_keys.get())?
+            .arg(&(lengths.len() as u32))?
+            .arg(&(per_subject as u32))?
+            .arg(&(spec.seed as u32))?
+            .arg(&((spec.seed >> 32) as u32))?
+            .arg(&(spec.window.min(u32::MAX as usize) as u32))?
+            .arg(&(tuning.group as u32))?
+            .arg(&tile.d_group_word.get())?
+            .arg(&d_group_len.get())?
+            .arg(&tile.d_words.get())?
+            .arg(&(spec.pad as u32))?;
+        let queue = dev.queue();
+        let event = launch(&queue, &k, outputs, tuning.group)?;
+        let seconds = event_seconds(&event)?;
+        drop(queue);
+        Ok(DeviceTile { shuffle_seconds: seconds, ..tile })
+    }
+
+    /// Scores `query` against every entry: per entry (in tile order) its score, or -1 where
+    /// the narrow kernel saturated. Returns the scores and the kernel's device seconds.
+    pub fn align(&self, query: &[u8], scoring: &Scoring) -> Result<(Vec<i32>, f64)> {
+        let entries = self.layout.entries();
+        if query.is_empty() || self.layout.groups() == 0 {
+            return Ok((vec![0; entries], 0.0));
+        }
+        let dev = self.dev;
+        let Tuning { band, tile, group, .. } = Tuning::default();
+        let m_pad = query.len().div_ceil(band) * band;
+        let letters = scoring.matrix.size() + 1;
+        let mut profile = vec![PAD_SCORE; letters * m_pad];
+        for c in 0..letters - 1 {
+            for (i, &q) in query.iter().enumerate() {
+                profile[c * m_pad + i] = scoring.matrix.score(q, c as u8) as i16;
+            }
+        }
+        let (source, wide) = match self.kernel {
+            Kernel16::Inter => (&INTER_SOURCE, 0),
+            Kernel16::InterWide => (&INTER_SOURCE, 1),
+            Kernel16::Fast => (&FAST_SOURCE, 0),
+        };
+        // The defines of src/scan/banded.rs, so both share one built program.
+        let defines = [("BAND", band.to_string()), ("WIDE", wide.to_string()), ("TILE", tile.to_string())];
+        let program = dev.program(source, &defines)?;
+        let d_profile = dev.buffer_from(&profile)?;
+        let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.name()))?;
+        KernelArgs::new(&k)
+            .arg(&d_profile.get())?
+            .arg(&(m_pad as i32))?
+            .arg(&(letters as i32))?
+            .arg(&self.d_words.get())?
+            .arg(&self.d_group_word.get())?
+            .arg(&self.d_lengths.get())?
+            .arg(&self.d_boundary.get())?
+            .arg(&self.d_group_cell.get())?
+            .arg(&0u64)?
+            .arg(&0i32)?
+            .arg(&scoring.gaps.open)?
+            .arg(&scoring.gaps.extend)?
+            .arg(&self.kernel.sat_limit(scoring))?
+            .local(letters * (band + 2) * 2)?
+            .arg(&self.d_score.get())?
+            .arg(&self.d_qend.get())?
+            .arg(&self.d_send.get())?;
+        let queue = dev.queue();
+        let event = launch(&queue, &k, self.layout.groups() * group, group)?;
+        let mut scores = vec![0i32; self.layout.lengths.len()];
+        dev.read(&queue, &self.d_score, &mut scores)?;
+        let seconds = event_seconds(&event)?;
+        drop(queue);
+        scores.truncate(entries);
+        // Empty entries (empty subjects) are not written by the kernels.
+        for (s, &n) in scores.iter_mut().zip(&self.layout.lengths) {
+            if n == 0 {
+                *s = 0;
+            }
+        }
+        Ok((scores, seconds))
+    }
+
+    /// The tile's entries as the device holds them: per subject its shuffles, then the
+    /// subject itself (for tests and inspection).
+    pub fn read_entries(&self) -> Result<Vec<Vec<Vec<u8>>>> {
+        let l = &self.layout;
+        let mut words = vec![0u32; l.words];
+        {
+            let queue = self.dev.queue();
+            self.dev.read(&queue, &self.d_words, &mut words)?;
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let per_group = l.slots * l.lanes;
+        let cols_per_word = 4 / l.lanes;
+        let mut out = vec![Vec::with_capacity(l.per_subject); l.subjects];
+        for e in 0..l.entries() {
+            let (g, p) = (e / per_group, e % per_group);
+            let (t, lane) = (p / l.lanes, p % l.lanes);
+            let n = l.lengths[e] as usize;
+            let base = l.group_word[g] as usize;
+            let entry: Vec<u8> = (0..n)
+                .map(|j| bytes[(base + j / cols_per_word * l.slots + t) * 4 + (j % cols_per_word) * l.lanes + lane])
+                .collect();
+            out[e / l.per_subject].push(entry);
+        }
+        Ok(out)
+    }
+}
+
+/// Philox4x32-10 on the device: the words of counters `(c0 + k, c1, c2, c3)`, k < count.
+pub fn device_philox(dev: &ClDevice, counter: [u32; 4], key: [u32; 2], count: usize) -> Result<Vec<[u32; 4]>> {
+    let program = dev.program(&SOURCE, &[("LANES", "1".to_string())])?;
+    let k = cl("clCreateKernel", Kernel::create(&program, "psse_philox"))?;
+    let d_out = dev.buffer::<u32>(4 * count.max(1))?;
+    KernelArgs::new(&k)
+        .arg(&counter[0])?
+        .arg(&counter[1])?
+        .arg(&counter[2])?
+        .arg(&counter[3])?
+        .arg(&key[0])?
+        .arg(&key[1])?
+        .arg(&(count as u32))?
+        .arg(&d_out.get())?;
+    let queue = dev.queue();
+    let local = 64;
+    let event = launch(&queue, &k, count.div_ceil(local).max(1) * local, local)?;
+    let mut flat = vec![0u32; 4 * count];
+    dev.read(&queue, &d_out, &mut flat)?;
+    event_seconds(&event)?;
+    Ok(flat.chunks(4).map(|c| [c[0], c[1], c[2], c[3]]).collect())
+}
+
+/// The shuffles the device makes for `subjects` (alphabet codes; subject `k` is number
+/// `first_key + k` for the generator), in the layout of `variant`: per subject, its
+/// `shuffles` shuffles. For tests that compare them with the CPU's (the padding code is
+/// 255 here, since nothing is aligned).
+pub fn device_shuffles(
+    dev: &ClDevice,
+    variant: Variant,
+    subjects: &[&[u8]],
+    first_key: u32,
+    shuffles: usize,
+    seed: u64,
+    window: usize,
+) -> Result<Vec<Vec<Vec<u8>>>> {
+    let kernel = if variant == Variant::Inter { Kernel16::Inter } else { Kernel16::Fast };
+    let mut order: Vec<usize> = (0..subjects.len()).collect();
+    order.sort_by_key(|&k| (subjects[k].len(), k));
+    let sorted: Vec<&[u8]> = order.iter().map(|&k| subjects[k]).collect();
+    let keys: Vec<u32> = order.iter().map(|&k| first_key + k as u32).collect();
+    let spec = TileSpec { subjects: &sorted, keys: &keys, shuffles, seed, window, pad: 255 };
+    let tile = DeviceTile::new(dev, kernel, &spec)?;
+    let mut entries = tile.read_entries()?;
+    let mut out = vec![Vec::new(); subjects.len()];
+    for (rank, &k) in order.iter().enumerate() {
+        let mut e = std::mem::take(&mut entries[rank]);
+        e.truncate(shuffles);
+        out[k] = e;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_groups_follow_the_longest_entry() {
+        // Two subjects of lengths 3 and 9 with 4 entries each, groups of 2 slots x 2 lanes.
+        let l = TileLayout::new(&[3, 9], 4, 2, 2).unwrap();
+        assert_eq!(l.groups(), 2);
+        assert_eq!(l.group_len, vec![3, 9]);
+        // Two columns per word: 2 words x 2 slots, then 5 x 2.
+        assert_eq!(l.group_word, vec![0, 4]);
+        assert_eq!(l.words, 14);
+        assert_eq!(l.group_cell, vec![0, 6, 24]);
+        assert_eq!(l.lengths, vec![3, 3, 3, 3, 9, 9, 9, 9]);
+        // A partly filled last group: 3 entries, groups of 4.
+        let l = TileLayout::new(&[5], 3, 4, 1).unwrap();
+        assert_eq!(l.lengths, vec![5, 5, 5, 0]);
+    }
+
+    #[test]
+    fn tiles_respect_the_budget() {
+        let lengths = [10, 20, 30, 40, 500];
+        assert_eq!(tiles(&lengths, 10, 1000), vec![(0, 4), (4, 5)]);
+        assert_eq!(tiles(&lengths, 10, 999), vec![(0, 3), (3, 4), (4, 5)]);
+        assert_eq!(tiles(&lengths, 10, usize::MAX), vec![(0, 5)]);
+        assert_eq!(tiles(&[], 10, 100), vec![]);
+    }
+}

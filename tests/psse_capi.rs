@@ -1,0 +1,352 @@
+//! psse through the C ABI (src/capi/psse.rs): a C program compiled against
+//! include/clsw.h and libclsw.so prints what clsw_psse and clsw_psse_many give, which
+//! must be bit for bit what the Rust API gives; and the calls' contracts (NULL
+//! pointers, option sizes, out-of-range indices, per-pair errors) from Rust.
+
+mod common;
+
+use clsw::capi::engine::{clsw_engine, clsw_engine_free, clsw_engine_new};
+use clsw::capi::psse::*;
+use clsw::capi::scoring::{clsw_scoring, clsw_scoring_free, clsw_scoring_new_builtin};
+use clsw::capi::{CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_NULL, CLSW_OK, clsw_last_error};
+use clsw::device::DeviceChoice;
+use clsw::psse::{PsseOptions, psse_many};
+use clsw::seq::Alphabet;
+use clsw::{Engine, Error};
+use std::ffi::CStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const Q: &str =
+    "MAKRVYAIAMRYAQALHELAKEQKSLDKWQEDLQNLSRLTEDASVDEFLSNPKIVSARKHAVLAKLSDIDPLMLNLVDMLVATRRLGIMRAISGEYNRLLNEARG";
+const S1: &str =
+    "KQNETEKSENKEEPRKDYIHVRARRGQATDSHSIAERARREKISERMKLLQDLVPGCNRITGKAVMLDEIINYVQSLQTQVEFLSMKLATINPITEFNANALLSAEMLQ";
+const S2: &str =
+    "MAKRVYAIAMRYAQALHELAREQKSLDKWQEDLQNLSRLTEDASVDEFLSNPKIVSARKHAVLAKLSDIDPLMLNLVDMLVATRRLGIMRAISGEYNRLLNEARG";
+
+/// Where cargo left libclsw.so for this test run.
+fn library_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap().to_path_buf();
+    [deps.clone(), deps.parent().unwrap().to_path_buf()]
+        .into_iter()
+        .find(|d| d.join("libclsw.so").is_file())
+        .expect("libclsw.so is not next to the test executable; build it with `cargo build --release --lib`")
+}
+
+const PROGRAM: &str = r#"
+#include <stdio.h>
+#include <string.h>
+#include "clsw.h"
+
+static int fail(const char *what) {
+    fprintf(stderr, "%s: %s\n", what, clsw_last_error());
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 4) return 2;
+    clsw_engine *engine = NULL;
+    clsw_scoring *scoring = NULL;
+    if (clsw_engine_new(NULL, &engine)) return fail("engine");
+    if (clsw_scoring_new_builtin("BLOSUM50", 10, 2, &scoring)) return fail("scoring");
+    clsw_psse_options o;
+    if (clsw_psse_options_init(&o, sizeof o)) return fail("options");
+    o.shuffles = 200;
+    clsw_psse_result r;
+    r.size = sizeof r;
+    const char *q = argv[1], *s = argv[2];
+    if (clsw_psse(engine, scoring, (const uint8_t *)q, strlen(q), (const uint8_t *)s, strlen(s), &o, &r))
+        return fail("clsw_psse");
+    printf("one %d %.17g %.17g %.17g %.17g %.17g\n", r.score, r.mu, r.lambda, r.k, r.p_value, r.e_value);
+
+    const uint8_t *queries[1] = {(const uint8_t *)q};
+    size_t qlen[1] = {strlen(q)};
+    const uint8_t *subjects[3] = {(const uint8_t *)s, (const uint8_t *)argv[3], (const uint8_t *)"W"};
+    size_t slen[3] = {strlen(s), strlen(argv[3]), 1};
+    o.keep_scores = 1;
+    clsw_psse_results *res = NULL;
+    if (clsw_psse_many(engine, scoring, 1, queries, qlen, 3, subjects, slen, &o, &res)) return fail("clsw_psse_many");
+    size_t n = 0;
+    if (clsw_psse_results_count(res, &n)) return fail("count");
+    for (size_t i = 0; i < n; i++) {
+        if (clsw_psse_results_get(res, i, &r)) return fail("get");
+        if (r.status != CLSW_OK) {
+            printf("pair %zu status %d %s\n", i, (int)r.status, r.error);
+            continue;
+        }
+        int32_t scores[200];
+        size_t needed = 0;
+        if (clsw_psse_results_scores(res, i, scores, 200, &needed)) return fail("scores");
+        long sum = 0;
+        for (size_t k = 0; k < needed; k++) sum += scores[k];
+        printf("pair %zu %zu %zu %d %.17g %.17g %.17g %zu %ld\n", i, r.query, r.subject, r.score, r.lambda, r.k,
+               r.p_value, needed, sum);
+    }
+    clsw_psse_results_free(res);
+    clsw_scoring_free(scoring);
+    clsw_engine_free(engine);
+    return 0;
+}
+"#;
+
+fn compile(dir: &Path) -> PathBuf {
+    let src = dir.join("psse.c");
+    std::fs::write(&src, PROGRAM).unwrap();
+    let bin = dir.join("psse");
+    // The library's soname is libclsw.so.<major>: link through a folder that has both names.
+    let lib = dir.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    for name in ["libclsw.so".to_string(), format!("libclsw.so.{}", env!("CARGO_PKG_VERSION_MAJOR"))] {
+        let _ = std::fs::remove_file(lib.join(&name));
+        std::os::unix::fs::symlink(library_dir().join("libclsw.so"), lib.join(&name)).unwrap();
+    }
+    // The repository root: the current directory when it holds the header (test
+    // executables copied to another machine run from there), else the source tree.
+    let root = if Path::new("include/clsw.h").is_file() {
+        std::env::current_dir().unwrap()
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    };
+    let out = Command::new("cc")
+        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", root.join("include").display()))
+        .arg(&src)
+        .arg("-o")
+        .arg(&bin)
+        .arg(format!("-L{}", lib.display()))
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-lclsw")
+        .output()
+        .expect("running cc");
+    assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    bin
+}
+
+fn codes(s: &str) -> Vec<u8> {
+    Alphabet::Protein.encode_all(s.as_bytes()).unwrap()
+}
+
+#[test]
+fn a_c_program_gets_the_rust_apis_numbers() {
+    let dir = std::env::temp_dir().join(format!("clsw-psse-capi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = compile(&dir);
+    let mut devices = vec!["reference".to_string()];
+    devices.extend(common::test_devices().iter().map(|d| d.info.index.to_string()));
+    let opts = PsseOptions { shuffles: 200, keep_scores: true, ..PsseOptions::default() };
+    let native = Engine::new(&DeviceChoice::Reference).unwrap();
+    let one = psse_many(&native, &[codes(Q)], &[codes(S1)], &opts).unwrap().remove(0);
+    let run = clsw::psse::psse_run(&native, &[codes(Q)], &[codes(S1), codes(S2), codes("W")], &opts).unwrap();
+    let mut want = vec![format!(
+        "one {} {:?} {:?} {:?} {:?} {:?}",
+        one.score, one.mu, one.lambda, one.k, one.p_value, one.e_value
+    )];
+    for (i, p) in run.pairs.iter().enumerate() {
+        match p {
+            Ok(r) => want.push(format!(
+                "pair {i} 0 {i} {} {:?} {:?} {:?} 200 {}",
+                r.score,
+                r.lambda,
+                r.k,
+                r.p_value,
+                r.shuffle_scores.iter().map(|&v| v as i64).sum::<i64>()
+            )),
+            Err(e) => want.push(format!("pair {i} status 2 {e}")),
+        }
+    }
+    for device in devices {
+        let out = Command::new(&bin).args([Q, S1, S2]).env("CLSW_DEVICE", &device).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{device}: {}", String::from_utf8_lossy(&out.stderr));
+        // %.17g and {:?} both give a double's shortest exact digits only up to formatting;
+        // compare the numbers, parsed back, bit for bit.
+        let got: Vec<&str> = stdout.lines().collect();
+        assert_eq!(got.len(), want.len(), "{device}:\n{stdout}");
+        for (g, w) in got.iter().zip(&want) {
+            let (gf, wf): (Vec<&str>, Vec<&str>) = (g.split(' ').collect(), w.split(' ').collect());
+            if g.contains("status") {
+                assert_eq!(g, w, "{device}");
+                continue;
+            }
+            assert_eq!(gf.len(), wf.len(), "{device}: {g} vs {w}");
+            for (a, b) in gf.iter().zip(&wf) {
+                match (a.parse::<f64>(), b.parse::<f64>()) {
+                    (Ok(x), Ok(y)) => assert_eq!(x.to_bits(), y.to_bits(), "{device}: {g} vs {w}"),
+                    _ => assert_eq!(a, b, "{device}: {g} vs {w}"),
+                }
+            }
+        }
+    }
+}
+
+fn message() -> String {
+    unsafe { CStr::from_ptr(clsw_last_error()) }.to_string_lossy().into_owned()
+}
+
+struct Handles {
+    engine: *mut clsw_engine,
+    scoring: *mut clsw_scoring,
+}
+
+impl Handles {
+    fn new() -> Handles {
+        let (mut engine, mut scoring) = (std::ptr::null_mut(), std::ptr::null_mut());
+        unsafe {
+            assert_eq!(clsw_engine_new(c"reference".as_ptr(), &mut engine), CLSW_OK);
+            assert_eq!(clsw_scoring_new_builtin(c"BLOSUM50".as_ptr(), 10, 2, &mut scoring), CLSW_OK);
+        }
+        Handles { engine, scoring }
+    }
+}
+
+impl Drop for Handles {
+    fn drop(&mut self) {
+        unsafe {
+            clsw_scoring_free(self.scoring);
+            clsw_engine_free(self.engine);
+        }
+    }
+}
+
+fn result() -> clsw_psse_result {
+    let mut r: clsw_psse_result = unsafe { std::mem::zeroed() };
+    r.size = std::mem::size_of::<clsw_psse_result>();
+    r
+}
+
+#[test]
+fn contracts_hold() {
+    let h = Handles::new();
+    let (q, s) = (Q.as_bytes(), S1.as_bytes());
+    let mut o: clsw_psse_options = unsafe { std::mem::zeroed() };
+    unsafe {
+        assert_eq!(clsw_psse_options_init(&mut o, std::mem::size_of::<clsw_psse_options>()), CLSW_OK);
+        assert_eq!((o.shuffles, o.window, o.seed, o.censor_below, o.variant, o.keep_scores), (1000, 0, 42, 0.0, 0, 0));
+        assert_eq!(clsw_psse_options_init(&mut o, 4), CLSW_ERR_INVALID_ARGUMENT);
+        assert_eq!(clsw_psse_options_init(std::ptr::null_mut(), 64), CLSW_ERR_NULL);
+        clsw_psse_options_init(&mut o, std::mem::size_of::<clsw_psse_options>());
+        o.shuffles = 100;
+        let mut r = result();
+        // NULL handles, outputs and sequences are named.
+        let st = clsw_psse(std::ptr::null(), h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), &o, &mut r);
+        assert_eq!((st, message().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
+        let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), &o, std::ptr::null_mut());
+        assert_eq!(st, CLSW_ERR_NULL);
+        let st = clsw_psse(h.engine, h.scoring, std::ptr::null(), 5, s.as_ptr(), s.len(), &o, &mut r);
+        assert_eq!(st, CLSW_ERR_NULL);
+        // NULL options are the defaults (1,000 shuffles).
+        let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), std::ptr::null(), &mut r);
+        assert_eq!(st, CLSW_OK, "{}", message());
+        assert_eq!((r.status, r.shuffles, r.query_length, r.subject_length), (CLSW_OK, 1000, q.len(), s.len()));
+        assert!(r.error.is_null() && r.cutoff.is_nan());
+        // Bad options and sequences.
+        for (field, value) in [("variant", 2.0), ("censor_below", 1.0), ("shuffles", 1.0)] {
+            let mut bad = o;
+            match field {
+                "variant" => bad.variant = value as u32,
+                "censor_below" => bad.censor_below = value,
+                _ => bad.shuffles = value as usize,
+            }
+            let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), &bad, &mut r);
+            assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT, "{field}");
+        }
+        let st = clsw_psse(h.engine, h.scoring, b"MK1".as_ptr(), 3, s.as_ptr(), s.len(), &o, &mut r);
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("position 3"), "{}", message());
+        let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), b"W".as_ptr(), 1, &o, &mut r);
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("all equal"), "{}", message());
+        // A result struct whose size is too small is refused.
+        let mut small = result();
+        small.size = 8;
+        let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), &o, &mut small);
+        assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT);
+
+        // Many pairs: per-pair statuses, index checks, scores only when kept.
+        let seqs = [q.as_ptr(), b"W".as_ptr()];
+        let lens = [q.len(), 1];
+        let mut res: *mut clsw_psse_results = std::ptr::null_mut();
+        let st = clsw_psse_many(
+            h.engine,
+            h.scoring,
+            1,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            2,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            &o,
+            &mut res,
+        );
+        assert_eq!(st, CLSW_OK, "{}", message());
+        let mut n = 0;
+        assert_eq!(clsw_psse_results_count(res, &mut n), CLSW_OK);
+        assert_eq!(n, 2);
+        assert_eq!(clsw_psse_results_get(res, 0, &mut r), CLSW_OK);
+        assert_eq!((r.status, r.query, r.subject), (CLSW_OK, 0, 0));
+        assert_eq!(clsw_psse_results_get(res, 1, &mut r), CLSW_OK);
+        assert_eq!((r.status, r.subject, r.lambda), (CLSW_ERR_INVALID_ARGUMENT, 1, 0.0));
+        assert!(CStr::from_ptr(r.error).to_str().unwrap().contains("all equal"));
+        assert_eq!(clsw_psse_results_get(res, 2, &mut r), CLSW_ERR_INVALID_ARGUMENT);
+        let mut buf = [0i32; 100];
+        let st = clsw_psse_results_scores(res, 0, buf.as_mut_ptr(), 100, std::ptr::null_mut());
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("keep_scores"), "{}", message());
+        clsw_psse_results_free(res);
+        clsw_psse_results_free(std::ptr::null_mut());
+
+        o.keep_scores = 1;
+        let st = clsw_psse_many(
+            h.engine,
+            h.scoring,
+            1,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            1,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            &o,
+            &mut res,
+        );
+        assert_eq!(st, CLSW_OK);
+        let mut needed = 0;
+        let st = clsw_psse_results_scores(res, 0, buf.as_mut_ptr(), 10, &mut needed);
+        assert_eq!((st, needed), (CLSW_ERR_BUFFER_TOO_SMALL, 100));
+        assert_eq!(clsw_psse_results_scores(res, 0, buf.as_mut_ptr(), 100, &mut needed), CLSW_OK);
+        assert!(buf.iter().all(|&v| v > 0) && buf.iter().any(|&v| v != buf[0]));
+        clsw_psse_results_free(res);
+        // A count of 0 and NULL arrays are refused; the output handle is NULL on failure.
+        let st = clsw_psse_many(
+            h.engine,
+            h.scoring,
+            0,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            1,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            &o,
+            &mut res,
+        );
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && res.is_null());
+        let st = clsw_psse_many(
+            h.engine,
+            h.scoring,
+            1,
+            std::ptr::null(),
+            lens.as_ptr(),
+            1,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            &o,
+            &mut res,
+        );
+        assert!(st == CLSW_ERR_NULL && res.is_null());
+    }
+    // The Rust error for the same failure, for reference.
+    let e = clsw::psse::psse(
+        &Engine::new(&DeviceChoice::Reference).unwrap(),
+        &codes(Q),
+        &codes("W"),
+        &PsseOptions::default(),
+    );
+    assert!(matches!(e, Err(Error::InvalidArgument(_))));
+}

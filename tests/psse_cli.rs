@@ -1,0 +1,180 @@
+//! `clsw psse` and `clsw bench psse`: the prss-like summary for one pair, TSV for many,
+//! NA rows for pairs that cannot be fitted, clear errors for bad options, and the same
+//! numbers from an OpenCL device as from the native path.
+
+mod common;
+
+use common::{data_dir, test_devices};
+use std::path::PathBuf;
+use std::process::Command;
+
+fn clsw(device: &str, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_clsw")).args(args).env("CLSW_DEVICE", device).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Writes the named records of the test data to a scratch FASTA file.
+fn fasta(name: &str, records: &[(&str, &str)]) -> PathBuf {
+    let all: Vec<(String, String)> = ["queries10.fasta", "golden_subjects.fasta"]
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(data_dir().join(f)).unwrap();
+            let mut out = Vec::new();
+            let mut lines = text.lines();
+            while let (Some(h), Some(s)) = (lines.next(), lines.next()) {
+                out.push((h.trim_start_matches('>').split_whitespace().next().unwrap().to_string(), s.to_string()));
+            }
+            out
+        })
+        .collect();
+    let mut text = String::new();
+    for (id, seq) in records {
+        let s = if seq.is_empty() { all.iter().find(|(i, _)| i == id).unwrap().1.clone() } else { seq.to_string() };
+        text.push_str(&format!(">{id}\n{s}\n"));
+    }
+    let dir = std::env::temp_dir().join(format!("clsw-psse-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const Q: &str = "sp|Q3ZZU0|ATPD_DEHMC";
+const S: &str = "tr|V4P9A4|V4P9A4_EUTSA";
+
+#[test]
+fn one_pair_gives_a_summary() {
+    let q = fasta("q.fa", &[(Q, "")]);
+    let s = fasta("s.fa", &[(S, "")]);
+    let args = ["psse", "--query", q.to_str().unwrap(), "--subject", s.to_str().unwrap(), "--shuffles", "300"];
+    let (code, out, err) = clsw("reference", &[&args[..], &["--histogram"]].concat());
+    assert_eq!(code, 0, "{err}");
+    for want in [
+        "unshuffled s-w score: 54",
+        "BLOSUM50, gap open 10, extend 2",
+        "Gumbel ML fit (complete)",
+        "P(S >= 54)",
+        "shuffles: 300 of the subject (uniform), seed 42",
+        "<- real score",
+    ] {
+        assert!(out.contains(want), "missing '{want}' in:\n{out}");
+    }
+    // The same numbers on every OpenCL device, both kernels.
+    let numbers =
+        |o: &str| o.lines().filter(|l| l.contains("Gumbel") || l.starts_with("P(")).collect::<Vec<_>>().join("\n");
+    let (_, plain, _) = clsw("reference", &args);
+    for dev in test_devices() {
+        for kernel in ["fast", "inter"] {
+            let index = dev.info.index.to_string();
+            let (code, got, err) = clsw("reference", &[&args[..], &["--device", &index, "--kernel", kernel]].concat());
+            assert_eq!(code, 0, "{err}");
+            assert_eq!(numbers(&got), numbers(&plain), "{} {kernel}", dev.info.label());
+        }
+    }
+    // Censored: the summary says so.
+    let (code, out, err) = clsw("reference", &[&args[..], &["--censor-below", "0.5"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Gumbel ML fit (censored:"), "{out}");
+}
+
+#[test]
+fn many_pairs_give_a_table_with_na_for_unfittable_pairs() {
+    let q = fasta("q2.fa", &[(Q, ""), ("tr|M9HPM3|M9HPM3_ECOLX", "")]);
+    let s = fasta("s3.fa", &[(S, ""), ("sp|Q3Z8Z5|ATPD_DEHM1", ""), ("one", "W")]);
+    let (code, out, err) = clsw(
+        "reference",
+        &[
+            "psse",
+            "--query",
+            q.to_str().unwrap(),
+            "--subject",
+            s.to_str().unwrap(),
+            "--shuffles",
+            "100",
+            "--window",
+            "20",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(lines[0], ["query", "subject", "score", "mu", "lambda", "K", "P", "E"]);
+    assert_eq!(lines.len(), 7);
+    assert!(lines[1..].iter().all(|l| l.len() == 8));
+    assert_eq!((lines[1][0], lines[1][1], lines[1][2]), (Q, S, "54"));
+    // The homolog's P is tiny; the one-residue subject cannot be fitted.
+    assert!(lines[2][6].parse::<f64>().unwrap() < 1e-10, "{:?}", lines[2]);
+    assert_eq!(&lines[3][2..], ["NA"; 6]);
+    assert!(err.contains("2 pair(s) without statistics"), "{err}");
+    let (code, out, _) = clsw(
+        "reference",
+        &[
+            "psse",
+            "--query",
+            q.to_str().unwrap(),
+            "--subject",
+            s.to_str().unwrap(),
+            "--shuffles",
+            "50",
+            "--format",
+            "summary",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(out.matches("unshuffled s-w score").count(), 4, "{out}");
+}
+
+#[test]
+fn bad_options_are_clear_errors() {
+    let q = fasta("qe.fa", &[(Q, "")]);
+    let s = fasta("se.fa", &[(S, "")]);
+    let base = ["psse", "--query", q.to_str().unwrap(), "--subject", s.to_str().unwrap()];
+    for (extra, want) in [
+        (&["--shuffles", "1"][..], "at least 2 shuffles"),
+        (&["--censor-below", "1.5"][..], "strictly between 0 and 1"),
+        (&["--kernel", "warp"][..], "unknown psse kernel variant"),
+        (&["--matrix", "EDNAFULL"][..], "not a dna residue"),
+    ] {
+        let (code, _, err) = clsw("reference", &[&base[..], extra].concat());
+        assert_eq!(code, 1, "{extra:?}: {err}");
+        assert!(err.contains(want), "{extra:?}: {err}");
+    }
+    let (code, _, err) = clsw("reference", &["psse", "--query", "/nonexistent.fa", "--subject", s.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("nonexistent"), "{err}");
+    let one = fasta("one.fa", &[("one", "W")]);
+    let (code, _, err) =
+        clsw("reference", &["psse", "--query", q.to_str().unwrap(), "--subject", one.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no pair could be fitted"), "{err}");
+}
+
+#[test]
+fn bench_prints_rates() {
+    let (code, out, err) = clsw(
+        "reference",
+        &[
+            "bench",
+            "psse",
+            "--num-subjects",
+            "4",
+            "--shuffles",
+            "20",
+            "--length",
+            "60",
+            "--runs",
+            "1",
+            "--variants",
+            "native",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let row = out.lines().find(|l| l.starts_with("native")).unwrap_or_else(|| panic!("{out}"));
+    let f: Vec<&str> = row.split_whitespace().collect();
+    // variant, device (several words), then pairs and shuffles.
+    assert!(f.contains(&"4") && f.contains(&"20"), "{row}");
+    assert!(out.contains("pairs/s") && out.contains("GCUPS"), "{out}");
+}
