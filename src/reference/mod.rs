@@ -23,7 +23,7 @@
 pub mod sw3;
 mod traceback;
 
-pub use traceback::{align, align_with_block_rows};
+pub use traceback::{align, align_ending_at, align_with_block_rows};
 
 use crate::scoring::Scoring;
 

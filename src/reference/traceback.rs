@@ -19,18 +19,27 @@ const FULL_MATRIX_CELLS: usize = 1 << 24;
 /// The optimal local alignment of `query` and `subject` (alphabet codes), or `None`
 /// when the best score is 0.
 pub fn align(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<Alignment> {
-    let end = sw_score(query, subject, sc).end?;
-    let rows = end.0 + 1;
-    let cols = end.1 + 1;
+    align_ending_at(query, subject, sc, sw_score(query, subject, sc).end?)
+}
+
+/// The alignment [`align`] returns when the end cell is already known (a scan kernel
+/// reports it): the score pass is skipped. `end` = (query, subject) positions, 0-based;
+/// given another cell, the result is the best alignment ending there (`None` if it
+/// scores 0).
+pub fn align_ending_at(query: &[u8], subject: &[u8], sc: &Scoring, end: (usize, usize)) -> Option<Alignment> {
+    let (rows, cols) = (end.0 + 1, end.1 + 1);
     let block_rows = if rows * cols <= FULL_MATRIX_CELLS { rows } else { (rows as f64).sqrt().ceil() as usize };
-    align_with_block_rows(query, subject, sc, block_rows)
+    traceback(query, subject, sc, end, block_rows)
 }
 
 /// [`align`] with an explicit checkpoint interval (rows per block); exposed so tests
 /// can check that the result does not depend on it.
 pub fn align_with_block_rows(query: &[u8], subject: &[u8], sc: &Scoring, block_rows: usize) -> Option<Alignment> {
-    let best = sw_score(query, subject, sc);
-    let (ie, je) = best.end?;
+    traceback(query, subject, sc, sw_score(query, subject, sc).end?, block_rows)
+}
+
+/// Checkpointed traceback from the end cell `(ie, je)`, `block_rows` rows per block.
+fn traceback(query: &[u8], subject: &[u8], sc: &Scoring, (ie, je): (usize, usize), block_rows: usize) -> Option<Alignment> {
     let k = block_rows.max(1);
     let subject_part = &subject[..=je];
     let width = je + 2; // columns 0..=je+1 in DP terms (j = 0 is the boundary)
@@ -44,6 +53,10 @@ pub fn align_with_block_rows(query: &[u8], subject: &[u8], sc: &Scoring, block_r
             checkpoints.push((h.clone(), f.clone()));
         }
         advance_row(qi, subject_part, sc, &mut h, &mut f, None);
+    }
+    let score = h[je + 1]; // H(ie, je)
+    if score <= 0 {
+        return None;
     }
 
     #[derive(Clone, Copy, PartialEq)]
@@ -103,7 +116,7 @@ pub fn align_with_block_rows(query: &[u8], subject: &[u8], sc: &Scoring, block_r
     }
     columns.reverse();
     // (i, j) is now the DP cell before the first aligned pair: 0-based starts are i, j.
-    Some(Alignment::from_columns(best.score, i, j, &columns, query, subject, sc))
+    Some(Alignment::from_columns(score, i, j, &columns, query, subject, sc))
 }
 
 #[cfg(test)]

@@ -316,20 +316,16 @@ fn banded_kind(variant: Variant) -> Option<Banded> {
 }
 
 /// The alignment of a hit whose optimal local alignment ends at `end` (0-based query
-/// and subject positions, from the scan): [`reference::align`]'s alignment, computed
-/// on the rectangle before the end cell only. Every cell of that rectangle has the
-/// value it has in the whole matrix (a cell depends only on cells above and left of
-/// it), so the end cell, the tie rule and the traceback are the same; the passes over
-/// the rows and columns past the end, and `align`'s extra score pass, are saved.
+/// and subject positions, from the scan): [`reference::align`]'s alignment, traced
+/// back from the scan's end cell ([`reference::align_ending_at`]), so the score pass
+/// over the matrix is not repeated and the rows and columns past the end are never
+/// computed.
 pub fn align_hit(query: &[u8], subject: &[u8], end: Option<(usize, usize)>, scoring: &Scoring) -> Option<Alignment> {
     let (qe, se) = end?;
     if qe >= query.len() || se >= subject.len() {
         return reference::align(query, subject, scoring);
     }
-    let (rows, cols) = (qe + 1, se + 1);
-    // The checkpoint interval `align` uses: the whole matrix up to 16 M cells, else sqrt(rows).
-    let block_rows = if rows * cols <= 1 << 24 { rows } else { (rows as f64).sqrt().ceil() as usize };
-    reference::align_with_block_rows(&query[..rows], &subject[..cols], scoring, block_rows)
+    reference::align_ending_at(query, subject, scoring, (qe, se))
 }
 
 /// The fit uses at most this many subjects' scores: every k-th subject in database
