@@ -1,6 +1,7 @@
 /*
  * clsw: GPU sequence comparison (Smith-Waterman database search and alignment on
- * OpenCL devices, with a native CPU path) behind a stable C ABI.
+ * OpenCL devices, with a native CPU path, pairwise significance, all-pairs distance
+ * matrices and three-sequence alignment) behind a stable C ABI.
  *
  * Link with `cc app.c $(pkg-config --cflags --libs clsw)` after `scripts/install.sh PREFIX`
  * (README.md, "The C library"). Examples: bindings/c (C), bindings/cpp/clsw.hpp (C++ RAII
@@ -16,8 +17,9 @@
  * The message is valid until the next clsw call on the same thread. A Rust panic inside
  * clsw never crosses the ABI: it becomes CLSW_ERR_INTERNAL with its message.
  *
- * Handles. clsw_engine, clsw_scoring, clsw_db, clsw_searcher, clsw_hits, clsw_alignment
- * and clsw_psse_results are opaque. Each clsw_X_new... has a clsw_X_free, which accepts NULL. Using a handle
+ * Handles. clsw_engine, clsw_scoring, clsw_db, clsw_searcher, clsw_hits, clsw_alignment,
+ * clsw_psse_results, clsw_distances, clsw_sw3_alignment and clsw_sw3_results are opaque.
+ * Each function that makes one has a matching clsw_X_free, which accepts NULL. Using a handle
  * after freeing it is undefined behaviour, as in any C library; setting the pointer to NULL
  * after the free makes every later use a CLSW_ERR_NULL instead. Handles keep what they need
  * alive: a searcher may outlive the engine, scoring and database it was made from, and hits
@@ -26,14 +28,19 @@
  * Buffers and text. Every buffer comes with its length; a pointer may be NULL when its
  * length is 0. Sequences are residue letters (bytes, upper or lower case, not
  * NUL-terminated); an empty sequence or a byte that is not a residue letter is
- * CLSW_ERR_INVALID_ARGUMENT naming the position. Paths are NUL-terminated bytes in any
+ * CLSW_ERR_INVALID_ARGUMENT naming the position (exceptions: sw3 accepts empty sequences
+ * and, on request, alphabet codes; distance inputs are alignment letters or genotypes).
+ * Numeric results (score vectors, distance matrices) go into caller buffers with their
+ * length; too small a buffer gives CLSW_ERR_BUFFER_TOO_SMALL and the size needed. Paths are NUL-terminated bytes in any
  * encoding. Text clsw writes into a caller buffer is NUL-terminated; too small a buffer
  * gives CLSW_ERR_BUFFER_TOO_SMALL, a truncated terminated text, and the size needed.
  *
  * Structs that grow. clsw_search_options, clsw_hit, clsw_search_info,
- * clsw_alignment_info, clsw_device_info, clsw_psse_options and clsw_psse_result begin
- * with `size_t size`: set it to sizeof(the struct) (clsw_search_options_init and
- * clsw_psse_options_init do it for options). Later versions only
+ * clsw_alignment_info, clsw_device_info, clsw_psse_options, clsw_psse_result,
+ * clsw_distance_options, clsw_sw3_options, clsw_sw3_alignment_info and clsw_sw3_row begin
+ * with `size_t size`: set it to sizeof(the struct) (clsw_search_options_init,
+ * clsw_psse_options_init, clsw_distance_options_init and clsw_sw3_options_init do it for
+ * options). Later versions only
  * append fields, so a program compiled against this header keeps working with a newer
  * library; a size smaller than this first version's is CLSW_ERR_INVALID_ARGUMENT.
  *
@@ -54,8 +61,10 @@
  * - clsw_scoring, clsw_db: read-only after creation; share them freely.
  * - clsw_searcher: may be shared; concurrent searches on one searcher are serialised
  *   per device queue (their statistics and alignments run in parallel on the CPU).
- * - clsw_hits, clsw_alignment, clsw_psse_results: immutable, but give each thread its own (pass them
- *   between threads, do not use one from two threads at once).
+ * - clsw_hits, clsw_alignment, clsw_psse_results, clsw_distances, clsw_sw3_alignment,
+ *   clsw_sw3_results: immutable, but give each thread its own (pass them between threads,
+ *   do not use one from two threads at once).
+ * - clsw_sax and the other calls without a handle may run on any thread at any time.
  * - clsw_last_error() is per thread. A free must not run concurrently with another use
  *   of the same handle.
  */
@@ -153,6 +162,12 @@ typedef struct clsw_alignment clsw_alignment;
 typedef struct clsw_db clsw_db;
 
 /**
+ * An all-pairs distance matrix, with its sample names when it was read from a file.
+ * Immutable; give each thread its own.
+ */
+typedef struct clsw_distances clsw_distances;
+
+/**
  * A set of devices ready for work, each OpenCL device having passed its
  * known-answer self-test. Shareable between threads.
  */
@@ -185,6 +200,16 @@ typedef struct clsw_scoring clsw_scoring;
  * alignments) runs in parallel.
  */
 typedef struct clsw_searcher clsw_searcher;
+
+/**
+ * An optimal three-sequence local alignment. Immutable; give each thread its own.
+ */
+typedef struct clsw_sw3_alignment clsw_sw3_alignment;
+
+/**
+ * The scores of a batch of triples, highest first. Immutable; give each thread its own.
+ */
+typedef struct clsw_sw3_results clsw_sw3_results;
 
 /**
  * An alignment, as `clsw_alignment_get` describes it. Coordinates are 1-based and
@@ -680,6 +705,152 @@ typedef struct clsw_psse_result {
 } clsw_psse_result;
 
 /**
+ * Which alignment letters are compared (`clsw_distance_options.coding`): flags, OR-ed.
+ */
+typedef uint32_t clsw_distance_coding;
+
+/**
+ * Where the pairs are counted (`clsw_distance_options.variant`).
+ */
+typedef uint32_t clsw_distance_variant;
+
+/**
+ * The values `clsw_distances_values` gives (`clsw_distance_options.metric`); PLINK's
+ * definitions with missing calls skipped (`--distance ... flat-missing`).
+ */
+typedef uint32_t clsw_distance_metric;
+
+/**
+ * What to compute. Fill it with `clsw_distance_options_init`, then change fields; or
+ * pass NULL for the defaults.
+ */
+typedef struct clsw_distance_options {
+    /**
+     * `sizeof(clsw_distance_options)` (set by `clsw_distance_options_init`).
+     */
+    size_t size;
+    /**
+     * Alignments only: `CLSW_DISTANCE_SNP` (default), or `CLSW_DISTANCE_COUNT_GAPS` and/or
+     * `CLSW_DISTANCE_COUNT_N`. Must be `CLSW_DISTANCE_SNP` for genotype inputs.
+     */
+    clsw_distance_coding coding;
+    /**
+     * Nonzero: leave out sites where at most one compared state occurs across all
+     * samples (differences are unchanged; compared counts and the metrics that use them
+     * change). Default 0.
+     */
+    int32_t ignore_constant;
+    /**
+     * `CLSW_DISTANCE_BITPLANE` (default), `CLSW_DISTANCE_CHARPACKED` or
+     * `CLSW_DISTANCE_CPU`. All give the same counts.
+     */
+    clsw_distance_variant variant;
+    /**
+     * Nonzero: also count the sites each pair compares (`clsw_distances_compared`).
+     * Implied by every metric but `CLSW_METRIC_DIFF`. Default 0.
+     */
+    int32_t want_compared;
+    /**
+     * What `clsw_distances_values` gives: `CLSW_METRIC_DIFF` (default),
+     * `CLSW_METRIC_ALLELE_CT`, `CLSW_METRIC_IBS` or `CLSW_METRIC_ONE_MINUS_IBS`.
+     */
+    clsw_distance_metric metric;
+} clsw_distance_options;
+
+/**
+ * How sequences are given to the sw3 functions (`clsw_sw3_options.input`).
+ */
+typedef uint32_t clsw_sw3_input;
+
+/**
+ * Options of the sw3 functions. Fill it with `clsw_sw3_options_init`, then change
+ * fields; or pass NULL for the defaults.
+ */
+typedef struct clsw_sw3_options {
+    /**
+     * `sizeof(clsw_sw3_options)` (set by `clsw_sw3_options_init`).
+     */
+    size_t size;
+    /**
+     * `CLSW_SW3_LETTERS` (default) or `CLSW_SW3_CODES`.
+     */
+    clsw_sw3_input input;
+} clsw_sw3_options;
+
+/**
+ * A three-sequence alignment, as `clsw_sw3_alignment_get` describes it. Coordinates
+ * are 1-based and inclusive; a sequence the alignment leaves out has `start = end + 1`
+ * (an empty segment). When nothing scores above 0 the alignment is empty: score,
+ * coordinates and counts 0, rows "".
+ */
+typedef struct clsw_sw3_alignment_info {
+    /**
+     * `sizeof(clsw_sw3_alignment_info)`, set by the caller.
+     */
+    size_t size;
+    /**
+     * The optimal local score (sum of pairs).
+     */
+    int32_t score;
+    /**
+     * Per sequence (a, b, c): the first aligned residue, 1-based.
+     */
+    size_t start[3];
+    /**
+     * Per sequence: the last aligned residue, 1-based, inclusive.
+     */
+    size_t end[3];
+    /**
+     * Alignment columns.
+     */
+    size_t length;
+    /**
+     * Columns where all three sequences have the same residue.
+     */
+    size_t identities;
+    /**
+     * Columns with a gap in at least one sequence.
+     */
+    size_t gapped_columns;
+    /**
+     * The three gapped rows (a, b, c), `-` for gaps, each `length` characters: residue
+     * letters, or `'a' + code` for codes. Owned by the alignment handle.
+     */
+    const char *rows[3];
+} clsw_sw3_alignment_info;
+
+/**
+ * One triple of a batch (`clsw_sw3_results_get`).
+ */
+typedef struct clsw_sw3_row {
+    /**
+     * `sizeof(clsw_sw3_row)`, set by the caller.
+     */
+    size_t size;
+    /**
+     * The sequence in the role a: its 0-based index in the batch's sequences.
+     */
+    size_t a;
+    /**
+     * The sequence in the role b.
+     */
+    size_t b;
+    /**
+     * The sequence in the role c.
+     */
+    size_t c;
+    /**
+     * The triple's best local score (0 when nothing scores above 0).
+     */
+    int32_t score;
+    /**
+     * The end cell, as `clsw_sw3_score`'s `end`: per role, the 1-based position of the
+     * last residue covered (all 0 when the score is 0).
+     */
+    size_t end[3];
+} clsw_sw3_row;
+
+/**
  * Protein: codes `ARNDCQEGHILKMFPSTWYVBZX*` (U, O, J read as X; lower case accepted).
  */
 #define CLSW_ALPHABET_PROTEIN 0
@@ -778,6 +949,74 @@ typedef struct clsw_psse_result {
  * None available: E-values and bit scores are NaN and no E-value threshold applies.
  */
 #define CLSW_EVALUE_NONE 2
+
+/**
+ * snp-dists' default: only A, C, G, T (any case) are compared; a site where either
+ * sample has anything else is skipped for that pair.
+ */
+#define CLSW_DISTANCE_SNP 0
+
+/**
+ * A gap (`-` or `.`) is a state of its own: gap against base is a difference, gap
+ * against gap is not.
+ */
+#define CLSW_DISTANCE_COUNT_GAPS 1
+
+/**
+ * N and every other letter but A/C/G/T (IUPAC codes, `?`, `X`) are one state "N".
+ */
+#define CLSW_DISTANCE_COUNT_N 2
+
+/**
+ * Bit planes, tiles of samples x samples in local memory (the fast kernel).
+ */
+#define CLSW_DISTANCE_BITPLANE 0
+
+/**
+ * Payne et al.'s design: code bytes packed four per word, one work-group per pair.
+ */
+#define CLSW_DISTANCE_CHARPACKED 1
+
+/**
+ * Bit planes on all CPU cores, no OpenCL (also what an engine without OpenCL devices
+ * runs, whatever the variant).
+ */
+#define CLSW_DISTANCE_CPU 2
+
+/**
+ * Differing compared sites (snp-dists' SNP distance; differing genotypes).
+ */
+#define CLSW_METRIC_DIFF 0
+
+/**
+ * PLINK `allele-ct` (.dist): genotypes `(diff + ibs0) * sites / compared`, alignments
+ * `diff * sites / compared`.
+ */
+#define CLSW_METRIC_ALLELE_CT 1
+
+/**
+ * PLINK `ibs` (.mibs): `1 - (diff + ibs0) / (2 compared)` for genotypes, `1 - diff /
+ * compared` for alignments; 1 on the diagonal.
+ */
+#define CLSW_METRIC_IBS 2
+
+/**
+ * PLINK `1-ibs` (.mdist): one minus `CLSW_METRIC_IBS`.
+ */
+#define CLSW_METRIC_ONE_MINUS_IBS 3
+
+/**
+ * Residue letters of the scoring's alphabet (upper or lower case), as everywhere else.
+ */
+#define CLSW_SW3_LETTERS 0
+
+/**
+ * Alphabet codes `0 .. size - 1` of the scoring's matrix (24 for protein, 5 for DNA):
+ * for SAX words from `clsw_sax`, scored with
+ * `clsw_scoring_new_match_mismatch(CLSW_ALPHABET_PROTEIN, ...)` (24 codes, room for
+ * every SAX alphabet). Aligned rows then show code `c` as the letter `'a' + c`.
+ */
+#define CLSW_SW3_CODES 1
 
 #ifdef __cplusplus
 extern "C" {
@@ -1274,6 +1513,295 @@ enum clsw_status clsw_psse_results_scores(const struct clsw_psse_results *result
                                           int32_t *scores,
                                           size_t len,
                                           size_t *needed);
+
+/**
+ * Fills `*options` with the defaults (snp-dists' coding, bit-plane kernel, differences
+ * only). `size` is the caller's `sizeof(clsw_distance_options)`: only that many bytes
+ * are written.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
+ * `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_distance_options_init(struct clsw_distance_options *options, size_t size);
+
+/**
+ * Distances of `count` aligned sequences from caller arrays: sequence `k` is
+ * `lengths[k]` alignment letters at `sequences[k]` (A, C, G, T, gaps `-` `.`, N, IUPAC
+ * codes, `?`; any case; not NUL-terminated), all of the same length. The samples have
+ * no names. On success `*out` is a new matrix to free with `clsw_distances_free`.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (a count of 0, sequences of different lengths or
+ * of length 0, a byte that is not an alignment letter — the message names the sequence
+ * and site —, an impossible option), `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_distance_aligned(const struct clsw_engine *engine,
+                                       size_t count,
+                                       const uint8_t *const *sequences,
+                                       const size_t *lengths,
+                                       const struct clsw_distance_options *options,
+                                       struct clsw_distances **out);
+
+/**
+ * Distances of the records of a FASTA multiple alignment (plain or gzip; all records
+ * the same length). `path` is a NUL-terminated path, any bytes. Names: the records' ids.
+ * Errors: `CLSW_ERR_IO`, `CLSW_ERR_PARSE`, `CLSW_ERR_INVALID_ARGUMENT` (a ragged or
+ * empty alignment: the message names the first record whose length differs),
+ * `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_distance_fasta(const struct clsw_engine *engine,
+                                     const char *path,
+                                     const struct clsw_distance_options *options,
+                                     struct clsw_distances **out);
+
+/**
+ * Genotype distances of a PLINK 1 binary fileset: `prefix` names `prefix.bed`,
+ * `prefix.bim` and `prefix.fam` (SNP-major .bed; missing calls skipped). Names: the
+ * .fam's family and individual ids.
+ * Errors: `CLSW_ERR_IO`, `CLSW_ERR_PARSE`, `CLSW_ERR_INVALID_ARGUMENT` (a .bed whose
+ * size disagrees with the .bim and .fam, an option for alignments), `CLSW_ERR_OPENCL`,
+ * `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_distance_bed(const struct clsw_engine *engine,
+                                   const char *prefix,
+                                   const struct clsw_distance_options *options,
+                                   struct clsw_distances **out);
+
+/**
+ * Genotype distances of a 0/1/2 table file (plain or gzip): one sample per line
+ * (optional name first), fields separated by tabs or spaces, one genotype per site,
+ * `-1`, `NA` or `.` for missing calls; an optional header line; `#` comments.
+ * Names: the first column, or `S1`, `S2`, ... when the lines have no names.
+ * Errors as for `clsw_distance_bed`.
+ */
+enum clsw_status clsw_distance_genotype_table(const struct clsw_engine *engine,
+                                              const char *path,
+                                              const struct clsw_distance_options *options,
+                                              struct clsw_distances **out);
+
+/**
+ * Genotype distances of a caller matrix: `genotypes` holds `samples * sites` values,
+ * row-major (sample `i`'s genotype at site `s` is `genotypes[i * sites + s]`): 0, 1, 2
+ * copies of one allele, any other value (e.g. -1) a missing call. The samples have no
+ * names.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (0 samples or 0 sites, an option for
+ * alignments), `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_distance_genotypes(const struct clsw_engine *engine,
+                                         const int8_t *genotypes,
+                                         size_t samples,
+                                         size_t sites,
+                                         const struct clsw_distance_options *options,
+                                         struct clsw_distances **out);
+
+/**
+ * Frees a distance matrix; NULL is ignored. Names read from it stay valid only
+ * until then.
+ */
+void clsw_distances_free(struct clsw_distances *distances);
+
+/**
+ * The number of samples `n` (the matrices are `n x n`).
+ */
+enum clsw_status clsw_distances_count(const struct clsw_distances *distances, size_t *out);
+
+/**
+ * Sites in the input (`*sites`) and sites the counters range over (`*considered`:
+ * all of them, or the non-constant ones with `options.ignore_constant`); the
+ * allele-count metric is scaled to `*considered`. Either output may be NULL.
+ */
+enum clsw_status clsw_distances_sites(const struct clsw_distances *distances,
+                                      uint64_t *sites,
+                                      uint64_t *considered);
+
+/**
+ * The full symmetric `n x n` matrix of differences (differing compared sites), row-major
+ * (pair `(i, j)` at `i * n + j`), zero diagonal, into `matrix` of `len` elements;
+ * `*needed` (if not NULL) gets `n * n`. `matrix` may be NULL when `len` is 0 (a size
+ * query).
+ * Errors: `CLSW_ERR_BUFFER_TOO_SMALL` (`len < n * n`; nothing is written),
+ * `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_distances_matrix(const struct clsw_distances *distances,
+                                       uint32_t *matrix,
+                                       size_t len,
+                                       size_t *needed);
+
+/**
+ * The `n x n` matrix of compared sites (sites where both samples have a compared
+ * state), row-major, zero diagonal; buffer as for `clsw_distances_matrix`.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (not counted: set `options.want_compared`, or
+ * use a metric other than `CLSW_METRIC_DIFF`), `CLSW_ERR_BUFFER_TOO_SMALL`,
+ * `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_distances_compared(const struct clsw_distances *distances,
+                                         uint32_t *compared,
+                                         size_t len,
+                                         size_t *needed);
+
+/**
+ * The `n x n` matrix of the metric chosen in the options (`options.metric`), as
+ * doubles, row-major; the diagonal is the metric's self value (1 for
+ * `CLSW_METRIC_IBS`, else 0); a pair with no compared site gets NaN. Buffer as for
+ * `clsw_distances_matrix`.
+ * Errors: `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_distances_values(const struct clsw_distances *distances,
+                                       double *values,
+                                       size_t len,
+                                       size_t *needed);
+
+/**
+ * Sample `index`'s name (0-based, in input order): the FASTA record's id, the .fam's
+ * individual id, the table's first column; into `buf` of `len` bytes, NUL-terminated;
+ * `*needed` (if not NULL) gets the size required.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, a matrix made from caller
+ * arrays, which has no names), `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_distances_name(const struct clsw_distances *distances,
+                                     size_t index,
+                                     char *buf,
+                                     size_t len,
+                                     size_t *needed);
+
+/**
+ * Sample `index`'s family id (PLINK's FID from the .fam; the same as the name for FASTA
+ * and table inputs). Arguments and errors as for `clsw_distances_name`.
+ */
+enum clsw_status clsw_distances_family(const struct clsw_distances *distances,
+                                       size_t index,
+                                       char *buf,
+                                       size_t len,
+                                       size_t *needed);
+
+/**
+ * Fills `*options` with the defaults (letters). `size` is the caller's
+ * `sizeof(clsw_sw3_options)`: only that many bytes are written.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
+ * `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_sw3_options_init(struct clsw_sw3_options *options, size_t size);
+
+/**
+ * The best local three-sequence score of `a`, `b`, `c` (`a_len`, `b_len`, `c_len`
+ * letters, or codes with `options.input = CLSW_SW3_CODES`; a length may be 0: the
+ * sequence then takes no part) under sum-of-pairs scoring with the scoring's matrix and
+ * gaps (a gap of length L costs `gap_open + L * gap_extend` in each pairwise projection;
+ * `gap_open` 0 is the linear model, e.g. the seed's setting: match 1, mismatch -1,
+ * `clsw_scoring_new_match_mismatch(alphabet, 1, -1, 0, 1, ...)`), computed on the
+ * engine's first device. `*score` gets the score (0 when nothing scores above 0);
+ * `end`, when not NULL, an array of 3 that gets the end cell: per sequence, the 1-based
+ * position of the last residue the alignment covers (all 0 when the score is 0; a
+ * sequence the alignment leaves out gets the position before its empty segment).
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (a letter that is not a residue, a code outside
+ * the matrix, sequences too long for 32-bit scores, a bad option), `CLSW_ERR_OPENCL`,
+ * `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_sw3_score(const struct clsw_engine *engine,
+                                const struct clsw_scoring *scoring,
+                                const uint8_t *a,
+                                size_t a_len,
+                                const uint8_t *b,
+                                size_t b_len,
+                                const uint8_t *c,
+                                size_t c_len,
+                                const struct clsw_sw3_options *options,
+                                int32_t *score,
+                                size_t *end);
+
+/**
+ * The optimal local alignment of three sequences with traceback (arguments as for
+ * `clsw_sw3_score`): the score on the engine's first device, the traceback on the
+ * calling thread in memory of about two planes of the table. On success `*out` is a
+ * new alignment to free with `clsw_sw3_alignment_free`.
+ * Errors: as for `clsw_sw3_score`; `CLSW_ERR_DEVICE` if a device's end cell does not
+ * trace back to its score.
+ */
+enum clsw_status clsw_sw3_align(const struct clsw_engine *engine,
+                                const struct clsw_scoring *scoring,
+                                const uint8_t *a,
+                                size_t a_len,
+                                const uint8_t *b,
+                                size_t b_len,
+                                const uint8_t *c,
+                                size_t c_len,
+                                const struct clsw_sw3_options *options,
+                                struct clsw_sw3_alignment **out);
+
+/**
+ * Frees a three-sequence alignment; NULL is ignored. Rows read from it die with it.
+ */
+void clsw_sw3_alignment_free(struct clsw_sw3_alignment *alignment);
+
+/**
+ * Copies the alignment's description into `*out`, whose `size` the caller sets to
+ * `sizeof(clsw_sw3_alignment_info)`. The rows it points to belong to `alignment`.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` too small), `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_sw3_alignment_get(const struct clsw_sw3_alignment *alignment,
+                                        struct clsw_sw3_alignment_info *out);
+
+/**
+ * Scores triples of `count` sequences (sequence `k`: `lengths[k]` letters, or codes,
+ * at `sequences[k]`; a length may be 0): the `triple_count` triples at `triples`
+ * (three 0-based sequence indices each, in the roles a, b, c: `triples[3 t]`,
+ * `triples[3 t + 1]`, `triples[3 t + 2]`), or, when `triple_count` is 0 (`triples` may
+ * then be NULL), every triple `a < b < c` of the set (`count * (count - 1) *
+ * (count - 2) / 6`, at least 3 sequences). The triples are shared out among the
+ * engine's devices (one work-group per triple). On success `*out` is a new results
+ * handle, ranked by score (highest first, ties in triple order), to free with
+ * `clsw_sw3_results_free`.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (fewer than 3 sequences for all triples, an index
+ * out of range, a bad letter or code, a bad option), `CLSW_ERR_OPENCL`,
+ * `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_sw3_batch(const struct clsw_engine *engine,
+                                const struct clsw_scoring *scoring,
+                                size_t count,
+                                const uint8_t *const *sequences,
+                                const size_t *lengths,
+                                const uint32_t *triples,
+                                size_t triple_count,
+                                const struct clsw_sw3_options *options,
+                                struct clsw_sw3_results **out);
+
+/**
+ * Frees a results handle; NULL is ignored.
+ */
+void clsw_sw3_results_free(struct clsw_sw3_results *results);
+
+/**
+ * The number of triples scored.
+ */
+enum clsw_status clsw_sw3_results_count(const struct clsw_sw3_results *results, size_t *out);
+
+/**
+ * Copies the triple of rank `rank` (0: the highest score) into `*out`, whose `size`
+ * the caller sets to `sizeof(clsw_sw3_row)`.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (rank out of range, `size` too small),
+ * `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_sw3_results_get(const struct clsw_sw3_results *results,
+                                      size_t rank,
+                                      struct clsw_sw3_row *out);
+
+/**
+ * The SAX word of a numeric series: `series` (`len` finite values) is z-normalised
+ * (population standard deviation), reduced to `word` segment means (piecewise
+ * aggregate approximation; a point straddling a segment boundary counts with the
+ * fraction it covers), and each mean replaced by its symbol among `alphabet` (3 to 20)
+ * equiprobable Gaussian intervals. `codes` (`codes_len` elements, at least `word`) gets
+ * the codes `0 .. alphabet - 1` (letters are `'a' + code`); align them with
+ * `CLSW_SW3_CODES`. `*constant`, when not NULL, gets 1 when the series has zero
+ * variance (every segment then gets the middle symbol), else 0.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty series, a NaN or infinite value — the
+ * message gives its position —, `word` 0, `alphabet` outside 3..20),
+ * `CLSW_ERR_BUFFER_TOO_SMALL` (`codes_len < word`), `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_sax(const double *series,
+                          size_t len,
+                          size_t word,
+                          size_t alphabet,
+                          uint8_t *codes,
+                          size_t codes_len,
+                          int32_t *constant);
 
 #ifdef __cplusplus
 }  // extern "C"

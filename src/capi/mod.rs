@@ -4,7 +4,9 @@
 //!
 //! One file per entry point, as in the rest of the crate: [`engine`] (devices),
 //! [`scoring`] (matrices and gaps), [`db`] (databases), [`scan`] (database search:
-//! hits and every subject's score), [`align`] (pairwise alignment with traceback).
+//! hits and every subject's score), [`align`] (pairwise alignment with traceback),
+//! [`psse`] (pairwise statistical significance), [`distance`] (all-pairs distance
+//! matrices), [`sw3`] (three-sequence alignment, batches of triples, SAX).
 //! This file holds what they share: status codes, the thread-local last error, the
 //! version, and the helpers that make every entry point behave the same way:
 //!
@@ -30,6 +32,9 @@ pub mod scan;
 pub mod scoring;
 // After scan, whose clsw_variant it uses.
 pub mod psse;
+// Distance matrices and three-sequence alignment come last.
+pub mod distance;
+pub mod sw3;
 
 use crate::error::Error;
 use std::cell::RefCell;
@@ -367,6 +372,43 @@ pub(crate) unsafe fn write_string(s: &str, buf: *mut c_char, len: usize, needed:
             CLSW_ERR_BUFFER_TOO_SMALL,
             format!("{what}: the buffer holds {len} bytes, {want} are needed (text and NUL)"),
         ));
+    }
+    Ok(())
+}
+
+/// Checks that a caller buffer of `len` elements at `buf` holds `want`. `*needed` (when
+/// not NULL) gets `want`. `len` below it is `CLSW_ERR_BUFFER_TOO_SMALL` (`buf` may then
+/// be NULL, a size query); a NULL `buf` with a large enough `len` is `CLSW_ERR_NULL`.
+pub(crate) unsafe fn check_room<T>(want: usize, buf: *mut T, len: usize, needed: *mut usize, what: &str) -> Outcome {
+    if !needed.is_null() {
+        // SAFETY: non-NULL `needed` points to a writable size_t (the contract).
+        unsafe { needed.write(want) };
+    }
+    if len < want {
+        return Err(Failure::new(
+            CLSW_ERR_BUFFER_TOO_SMALL,
+            format!("{what}: the buffer holds {len} elements, {want} are needed"),
+        ));
+    }
+    if want > 0 && buf.is_null() {
+        return Err(Failure::null(&format!("{what} buffer (with length {len})")));
+    }
+    Ok(())
+}
+
+/// Copies `src` into the caller's `buf` of `len` elements after [`check_room`]; nothing
+/// is written on failure.
+pub(crate) unsafe fn write_array<T: Copy>(
+    src: &[T],
+    buf: *mut T,
+    len: usize,
+    needed: *mut usize,
+    what: &str,
+) -> Outcome {
+    unsafe { check_room(src.len(), buf, len, needed, what) }?;
+    if !src.is_empty() {
+        // SAFETY: `buf` has at least `len >= src.len()` writable elements (the contract).
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), buf, src.len()) };
     }
     Ok(())
 }

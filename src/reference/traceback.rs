@@ -39,7 +39,13 @@ pub fn align_with_block_rows(query: &[u8], subject: &[u8], sc: &Scoring, block_r
 }
 
 /// Checkpointed traceback from the end cell `(ie, je)`, `block_rows` rows per block.
-fn traceback(query: &[u8], subject: &[u8], sc: &Scoring, (ie, je): (usize, usize), block_rows: usize) -> Option<Alignment> {
+fn traceback(
+    query: &[u8],
+    subject: &[u8],
+    sc: &Scoring,
+    (ie, je): (usize, usize),
+    block_rows: usize,
+) -> Option<Alignment> {
     let k = block_rows.max(1);
     let subject_part = &subject[..=je];
     let width = je + 2; // columns 0..=je+1 in DP terms (j = 0 is the boundary)

@@ -10,6 +10,8 @@
         print(hit.tabular)
     scores = searcher.scores("MKTAYIAKQRQISFVKSHFSRQ")    # numpy int32, one per subject
     aln = clsw.align(scoring, "HEAGAWGHEE", "PAWHEAE")
+    dist = clsw.distance_matrix(engine, fasta="aln.fa")      # numpy uint32, n x n SNP distances
+    aln3 = clsw.sw3_align(engine, scoring, "HEAGAWGHEE", "PAWHEAE", "HEAWHEAE")
 
 The shared library is found through the ``CLSW_LIB`` environment variable (a path to
 libclsw.so), else next to this package (``clsw/libclsw.so``), else where the system
@@ -44,6 +46,16 @@ __all__ = [
     "PsseResult",
     "psse",
     "psse_many",
+    "Distances",
+    "distances",
+    "distance_matrix",
+    "Sw3Score",
+    "Sw3Alignment",
+    "Sw3Row",
+    "sw3_score",
+    "sw3_align",
+    "sw3_batch",
+    "sax",
     "devices",
     "version",
     "library_path",
@@ -989,3 +1001,369 @@ def psse_many(
         return out
     finally:
         _lib.clsw_psse_results_free(p)
+
+
+# --- all-pairs distance matrices (src/capi/distance.rs) ------------------------------------
+
+
+class _DistanceOptions(ctypes.Structure):
+    _fields_ = [
+        ("size", _size),
+        ("coding", ctypes.c_uint32),
+        ("ignore_constant", ctypes.c_int32),
+        ("variant", ctypes.c_uint32),
+        ("want_compared", ctypes.c_int32),
+        ("metric", ctypes.c_uint32),
+    ]
+
+
+DISTANCE_VARIANTS = {"bitplane": 0, "charpacked": 1, "cpu": 2}
+METRICS = {"diff": 0, "allele-ct": 1, "ibs": 2, "1-ibs": 3}
+_DIST_COUNT_GAPS = 1
+_DIST_COUNT_N = 2
+_u32p = ctypes.POINTER(ctypes.c_uint32)
+_f64p = ctypes.POINTER(ctypes.c_double)
+_declare("clsw_distance_options_init", [ctypes.POINTER(_DistanceOptions), _size])
+_declare(
+    "clsw_distance_aligned",
+    [_H, _size, ctypes.POINTER(_u8p), ctypes.POINTER(_size), ctypes.POINTER(_DistanceOptions), _PP],
+)
+_declare("clsw_distance_fasta", [_H, _c, ctypes.POINTER(_DistanceOptions), _PP])
+_declare("clsw_distance_bed", [_H, _c, ctypes.POINTER(_DistanceOptions), _PP])
+_declare("clsw_distance_genotype_table", [_H, _c, ctypes.POINTER(_DistanceOptions), _PP])
+_declare(
+    "clsw_distance_genotypes",
+    [_H, ctypes.POINTER(ctypes.c_int8), _size, _size, ctypes.POINTER(_DistanceOptions), _PP],
+)
+_declare("clsw_distances_free", [_P], None)
+_declare("clsw_distances_count", [_H, ctypes.POINTER(_size)])
+_declare("clsw_distances_sites", [_H, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)])
+_declare("clsw_distances_matrix", [_H, _u32p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distances_compared", [_H, _u32p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distances_values", [_H, _f64p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distances_name", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distances_family", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+
+
+@dataclass
+class Distances:
+    """An all-pairs distance matrix: ``matrix`` (numpy uint32, n x n, differing compared
+    sites, zero diagonal), ``compared`` (uint32 n x n compared sites, when asked for or
+    implied by the metric), ``values`` (float64 n x n of ``metric``: PLINK's allele-ct, ibs
+    or 1-ibs with missing calls skipped; the differences as floats for "diff"), ``names``
+    and ``families`` (file inputs; None for in-memory inputs), ``sites`` in the input and
+    ``considered_sites`` (without the constant ones with ``ignore_constant``)."""
+
+    matrix: np.ndarray
+    compared: Optional[np.ndarray]
+    values: np.ndarray
+    metric: str
+    names: Optional[List[str]]
+    families: Optional[List[str]]
+    sites: int
+    considered_sites: int
+
+
+def _distance_options(count_gaps, count_n, ignore_constant, variant, metric, compared) -> _DistanceOptions:
+    o = _DistanceOptions()
+    _check(_lib.clsw_distance_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+    o.coding = (_DIST_COUNT_GAPS if count_gaps else 0) | (_DIST_COUNT_N if count_n else 0)
+    o.ignore_constant = 1 if ignore_constant else 0
+    try:
+        o.variant = DISTANCE_VARIANTS[variant]
+    except KeyError:
+        raise ValueError(f"unknown distance variant {variant!r}; use one of {sorted(DISTANCE_VARIANTS)}") from None
+    try:
+        o.metric = METRICS[metric]
+    except KeyError:
+        raise ValueError(f"unknown metric {metric!r}; use one of {sorted(METRICS)}") from None
+    o.want_compared = 1 if compared else 0
+    return o
+
+
+def _read_distances(p, metric: str, with_compared: bool) -> Distances:
+    n = _size(0)
+    _check(_lib.clsw_distances_count(p, ctypes.byref(n)))
+    n = n.value
+    sites, considered = ctypes.c_uint64(0), ctypes.c_uint64(0)
+    _check(_lib.clsw_distances_sites(p, ctypes.byref(sites), ctypes.byref(considered)))
+    matrix = np.zeros((n, n), dtype=np.uint32)
+    _check(_lib.clsw_distances_matrix(p, matrix.ctypes.data_as(_u32p), matrix.size, None))
+    compared = None
+    if with_compared:
+        compared = np.zeros((n, n), dtype=np.uint32)
+        _check(_lib.clsw_distances_compared(p, compared.ctypes.data_as(_u32p), compared.size, None))
+    values = np.zeros((n, n), dtype=np.float64)
+    _check(_lib.clsw_distances_values(p, values.ctypes.data_as(_f64p), values.size, None))
+    names = families = None
+    if n > 0:
+        first = _size(0)
+        status = _lib.clsw_distances_name(p, 0, None, 0, ctypes.byref(first))
+        if status == ERR_BUFFER_TOO_SMALL:  # the matrix has names (file inputs)
+            names = [_text(lambda b, k, need, i=i: _lib.clsw_distances_name(p, i, b, k, need)) for i in range(n)]
+            families = [_text(lambda b, k, need, i=i: _lib.clsw_distances_family(p, i, b, k, need)) for i in range(n)]
+    return Distances(matrix, compared, values, metric, names, families, sites.value, considered.value)
+
+
+def distances(
+    engine: Engine,
+    sequences: Optional[Sequence[Union[str, bytes]]] = None,
+    *,
+    fasta=None,
+    bfile=None,
+    genotypes=None,
+    genotype_table=None,
+    count_gaps: bool = False,
+    count_n: bool = False,
+    ignore_constant: bool = False,
+    variant: str = "bitplane",
+    metric: str = "diff",
+    compared: bool = False,
+) -> Distances:
+    """All-pairs distances of exactly one input: ``sequences`` (aligned sequences, all the
+    same length: A, C, G, T, gaps, N, IUPAC codes), ``fasta`` (a FASTA alignment path),
+    ``bfile`` (a PLINK .bed/.bim/.fam prefix), ``genotypes`` (a 2-D array, samples x sites,
+    values 0/1/2 and anything else, e.g. -1, missing) or ``genotype_table`` (a 0/1/2 table
+    path). Alignments compare A, C, G, T only (snp-dists' default) unless ``count_gaps`` /
+    ``count_n``; ``ignore_constant`` leaves out sites constant across all samples;
+    ``metric``: "diff", "allele-ct", "ibs" or "1-ibs" (PLINK's, missing calls skipped);
+    ``compared``: also the compared-sites matrix."""
+    given = [x is not None for x in (sequences, fasta, bfile, genotypes, genotype_table)]
+    if sum(given) != 1:
+        raise ValueError("give exactly one of sequences, fasta, bfile, genotypes, genotype_table")
+    o = _distance_options(count_gaps, count_n, ignore_constant, variant, metric, compared)
+    p = _P()
+    if sequences is not None:
+        data = [_bytes(s) for s in sequences]
+        ptrs = (_u8p * max(len(data), 1))(*[_buffer(d) for d in data])
+        lens = (_size * max(len(data), 1))(*[len(d) for d in data])
+        _check(_lib.clsw_distance_aligned(engine, len(data), ptrs, lens, ctypes.byref(o), ctypes.byref(p)))
+    elif fasta is not None:
+        _check(_lib.clsw_distance_fasta(engine, _path(fasta), ctypes.byref(o), ctypes.byref(p)))
+    elif bfile is not None:
+        _check(_lib.clsw_distance_bed(engine, _path(bfile), ctypes.byref(o), ctypes.byref(p)))
+    elif genotype_table is not None:
+        _check(_lib.clsw_distance_genotype_table(engine, _path(genotype_table), ctypes.byref(o), ctypes.byref(p)))
+    else:
+        g = np.asarray(genotypes)
+        if g.ndim != 2:
+            raise ValueError(f"genotypes must be a 2-D array (samples x sites), got {g.ndim} dimension(s)")
+        if np.issubdtype(g.dtype, np.floating):
+            g = np.where(np.isnan(g), -1, g)
+        g8 = np.ascontiguousarray(np.where((g >= 0) & (g <= 2), g, -1).astype(np.int8))
+        samples, sites = g8.shape
+        ptr = g8.ctypes.data_as(ctypes.POINTER(ctypes.c_int8))
+        _check(_lib.clsw_distance_genotypes(engine, ptr, samples, sites, ctypes.byref(o), ctypes.byref(p)))
+    try:
+        return _read_distances(p, metric, compared or metric != "diff")
+    finally:
+        _lib.clsw_distances_free(p)
+
+
+def distance_matrix(engine: Engine, sequences=None, *, compared: bool = False, **kwargs):
+    """The n x n matrix of differences (numpy uint32) of one input (see :func:`distances`
+    for the inputs and options); with ``compared=True``, the pair (differences, compared
+    sites)."""
+    d = distances(engine, sequences, compared=compared, **kwargs)
+    return (d.matrix, d.compared) if compared else d.matrix
+
+
+# --- three-sequence alignment and SAX (src/capi/sw3.rs) ------------------------------------
+
+
+class _Sw3Options(ctypes.Structure):
+    _fields_ = [("size", _size), ("input", ctypes.c_uint32)]
+
+
+class _Sw3AlignmentInfo(ctypes.Structure):
+    _fields_ = [
+        ("size", _size),
+        ("score", ctypes.c_int32),
+        ("start", _size * 3),
+        ("end", _size * 3),
+        ("length", _size),
+        ("identities", _size),
+        ("gapped_columns", _size),
+        ("rows", ctypes.c_char_p * 3),
+    ]
+
+
+class _Sw3Row(ctypes.Structure):
+    _fields_ = [
+        ("size", _size),
+        ("a", _size),
+        ("b", _size),
+        ("c", _size),
+        ("score", ctypes.c_int32),
+        ("end", _size * 3),
+    ]
+
+
+_declare("clsw_sw3_options_init", [ctypes.POINTER(_Sw3Options), _size])
+_declare(
+    "clsw_sw3_score",
+    [_H, _H, _u8p, _size, _u8p, _size, _u8p, _size, ctypes.POINTER(_Sw3Options), ctypes.POINTER(_i32),
+     ctypes.POINTER(_size)],
+)
+_declare("clsw_sw3_align", [_H, _H, _u8p, _size, _u8p, _size, _u8p, _size, ctypes.POINTER(_Sw3Options), _PP])
+_declare("clsw_sw3_alignment_free", [_P], None)
+_declare("clsw_sw3_alignment_get", [_H, ctypes.POINTER(_Sw3AlignmentInfo)])
+_declare(
+    "clsw_sw3_batch",
+    [_H, _H, _size, ctypes.POINTER(_u8p), ctypes.POINTER(_size), _u32p, _size, ctypes.POINTER(_Sw3Options), _PP],
+)
+_declare("clsw_sw3_results_free", [_P], None)
+_declare("clsw_sw3_results_count", [_H, ctypes.POINTER(_size)])
+_declare("clsw_sw3_results_get", [_H, _size, ctypes.POINTER(_Sw3Row)])
+_declare("clsw_sax", [_f64p, _size, _size, _size, _u8p, _size, ctypes.POINTER(ctypes.c_int32)])
+
+
+@dataclass
+class Sw3Score:
+    """A three-sequence local score and its end cell: per sequence, the 1-based position
+    of the last residue covered (None when the score is 0)."""
+
+    score: int
+    end: Optional[tuple]
+
+
+@dataclass
+class Sw3Alignment:
+    """A three-sequence local alignment: coordinates 1-based inclusive per sequence (a
+    sequence left out has start == end + 1); ``rows``: the three gapped rows (all 0 and
+    empty when nothing scores above 0)."""
+
+    score: int
+    start: tuple
+    end: tuple
+    length: int
+    identities: int
+    gapped_columns: int
+    rows: tuple
+
+
+@dataclass
+class Sw3Row:
+    """One triple of a batch: sequence indices in the roles a, b, c, score, end cell."""
+
+    a: int
+    b: int
+    c: int
+    score: int
+    end: Optional[tuple]
+
+
+def _sw3_options(codes: bool) -> _Sw3Options:
+    o = _Sw3Options()
+    _check(_lib.clsw_sw3_options_init(ctypes.byref(o), ctypes.sizeof(o)))
+    o.input = 1 if codes else 0
+    return o
+
+
+def _sw3_seq(seq, codes: bool) -> bytes:
+    if isinstance(seq, np.ndarray):
+        return np.ascontiguousarray(seq, dtype=np.uint8).tobytes()
+    if codes and not isinstance(seq, (str, bytes, bytearray)):
+        return bytes(bytearray(int(c) for c in seq))
+    return _bytes(seq)
+
+
+def sw3_score(engine: Engine, scoring: Scoring, a, b, c, *, codes: bool = False) -> Sw3Score:
+    """The best local three-sequence score (sum of pairs; the scoring's gaps, gap_open 0
+    for linear gaps) of residue letters, or of alphabet codes (e.g. SAX words from
+    :func:`sax`) with ``codes=True``; a sequence may be empty."""
+    x, y, z = (_sw3_seq(s, codes) for s in (a, b, c))
+    o = _sw3_options(codes)
+    score = ctypes.c_int32()
+    end = (_size * 3)()
+    _check(
+        _lib.clsw_sw3_score(
+            engine, scoring, _buffer(x), len(x), _buffer(y), len(y), _buffer(z), len(z), ctypes.byref(o),
+            ctypes.byref(score), end,
+        )
+    )
+    return Sw3Score(score.value, tuple(end) if score.value > 0 else None)
+
+
+def sw3_align(engine: Engine, scoring: Scoring, a, b, c, *, codes: bool = False) -> Sw3Alignment:
+    """The optimal three-sequence local alignment with traceback (arguments as for
+    :func:`sw3_score`)."""
+    x, y, z = (_sw3_seq(s, codes) for s in (a, b, c))
+    o = _sw3_options(codes)
+    p = _P()
+    _check(
+        _lib.clsw_sw3_align(
+            engine, scoring, _buffer(x), len(x), _buffer(y), len(y), _buffer(z), len(z), ctypes.byref(o),
+            ctypes.byref(p),
+        )
+    )
+    try:
+        i = _Sw3AlignmentInfo()
+        i.size = ctypes.sizeof(i)
+        _check(_lib.clsw_sw3_alignment_get(p, ctypes.byref(i)))
+        return Sw3Alignment(
+            i.score,
+            tuple(i.start),
+            tuple(i.end),
+            i.length,
+            i.identities,
+            i.gapped_columns,
+            tuple((r or b"").decode() for r in i.rows),
+        )
+    finally:
+        _lib.clsw_sw3_alignment_free(p)
+
+
+def sw3_batch(
+    engine: Engine, scoring: Scoring, sequences, *, triples=None, codes: bool = False
+) -> List[Sw3Row]:
+    """Scores every triple a < b < c of ``sequences`` (or the given ``triples`` of indices,
+    in the roles a, b, c) on the engine's devices; rows ranked by score, highest first
+    (ties in triple order)."""
+    data = [_sw3_seq(s, codes) for s in sequences]
+    ptrs = (_u8p * max(len(data), 1))(*[_buffer(d) for d in data])
+    lens = (_size * max(len(data), 1))(*[len(d) for d in data])
+    tri = None
+    count = 0
+    if triples is not None:
+        t = np.ascontiguousarray(np.asarray(triples, dtype=np.uint32).reshape(-1, 3))
+        count = t.shape[0]
+        if count == 0:
+            raise ValueError("triples is empty; pass None for every triple")
+        tri = t.ctypes.data_as(_u32p)
+    o = _sw3_options(codes)
+    p = _P()
+    _check(_lib.clsw_sw3_batch(engine, scoring, len(data), ptrs, lens, tri, count, ctypes.byref(o), ctypes.byref(p)))
+    try:
+        n = _size(0)
+        _check(_lib.clsw_sw3_results_count(p, ctypes.byref(n)))
+        out = []
+        for k in range(n.value):
+            r = _Sw3Row()
+            r.size = ctypes.sizeof(r)
+            _check(_lib.clsw_sw3_results_get(p, k, ctypes.byref(r)))
+            out.append(Sw3Row(r.a, r.b, r.c, r.score, tuple(r.end) if r.score > 0 else None))
+        return out
+    finally:
+        _lib.clsw_sw3_results_free(p)
+
+
+def sax(series, word: int, alphabet: int, *, letters: bool = False):
+    """The SAX word of a numeric series: z-normalisation, ``word`` segment means (PAA),
+    symbols among ``alphabet`` (3 to 20) Gaussian intervals. Returns the codes (numpy
+    uint8, 0 .. alphabet - 1; align them with ``codes=True``), or the letters ('a' + code)
+    as a str with ``letters=True``. A constant series gives the middle symbol throughout."""
+    if int(word) < 0 or int(alphabet) < 0:
+        raise ValueError(f"word ({word}) and alphabet ({alphabet}) must not be negative")
+    x = np.ascontiguousarray(np.asarray(series, dtype=np.float64).ravel())
+    out = np.zeros(int(word), dtype=np.uint8)
+    constant = ctypes.c_int32(0)
+    _check(
+        _lib.clsw_sax(
+            x.ctypes.data_as(_f64p), x.size, int(word), int(alphabet), out.ctypes.data_as(_u8p), out.size,
+            ctypes.byref(constant),
+        )
+    )
+    if letters:
+        return "".join(chr(ord("a") + int(v)) for v in out)
+    return out

@@ -1,0 +1,474 @@
+//! All-pairs distance matrices (`clsw dist`): SNP distances over aligned sequences
+//! (caller arrays or a FASTA alignment) and genotype distances (a PLINK .bed fileset, a
+//! 0/1/2 table file, or a caller `int8_t` matrix), counted on the engine's devices.
+
+use super::engine::clsw_engine;
+use super::*;
+use crate::distance::input::{read_alignment, read_bed, read_genotype_table};
+use crate::distance::{
+    Coding, DistanceMatrix, Metric, Options, Packed, SampleName, Variant, compute, pack_alignment, pack_genotype_matrix,
+};
+
+/// Which alignment letters are compared (`clsw_distance_options.coding`): flags, OR-ed.
+pub type clsw_distance_coding = u32;
+/// snp-dists' default: only A, C, G, T (any case) are compared; a site where either
+/// sample has anything else is skipped for that pair.
+pub const CLSW_DISTANCE_SNP: clsw_distance_coding = 0;
+/// A gap (`-` or `.`) is a state of its own: gap against base is a difference, gap
+/// against gap is not.
+pub const CLSW_DISTANCE_COUNT_GAPS: clsw_distance_coding = 1;
+/// N and every other letter but A/C/G/T (IUPAC codes, `?`, `X`) are one state "N".
+pub const CLSW_DISTANCE_COUNT_N: clsw_distance_coding = 2;
+
+/// Where the pairs are counted (`clsw_distance_options.variant`).
+pub type clsw_distance_variant = u32;
+/// Bit planes, tiles of samples x samples in local memory (the fast kernel).
+pub const CLSW_DISTANCE_BITPLANE: clsw_distance_variant = 0;
+/// Payne et al.'s design: code bytes packed four per word, one work-group per pair.
+pub const CLSW_DISTANCE_CHARPACKED: clsw_distance_variant = 1;
+/// Bit planes on all CPU cores, no OpenCL (also what an engine without OpenCL devices
+/// runs, whatever the variant).
+pub const CLSW_DISTANCE_CPU: clsw_distance_variant = 2;
+
+/// The values `clsw_distances_values` gives (`clsw_distance_options.metric`); PLINK's
+/// definitions with missing calls skipped (`--distance ... flat-missing`).
+pub type clsw_distance_metric = u32;
+/// Differing compared sites (snp-dists' SNP distance; differing genotypes).
+pub const CLSW_METRIC_DIFF: clsw_distance_metric = 0;
+/// PLINK `allele-ct` (.dist): genotypes `(diff + ibs0) * sites / compared`, alignments
+/// `diff * sites / compared`.
+pub const CLSW_METRIC_ALLELE_CT: clsw_distance_metric = 1;
+/// PLINK `ibs` (.mibs): `1 - (diff + ibs0) / (2 compared)` for genotypes, `1 - diff /
+/// compared` for alignments; 1 on the diagonal.
+pub const CLSW_METRIC_IBS: clsw_distance_metric = 2;
+/// PLINK `1-ibs` (.mdist): one minus `CLSW_METRIC_IBS`.
+pub const CLSW_METRIC_ONE_MINUS_IBS: clsw_distance_metric = 3;
+
+/// What to compute. Fill it with `clsw_distance_options_init`, then change fields; or
+/// pass NULL for the defaults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct clsw_distance_options {
+    /// `sizeof(clsw_distance_options)` (set by `clsw_distance_options_init`).
+    pub size: usize,
+    /// Alignments only: `CLSW_DISTANCE_SNP` (default), or `CLSW_DISTANCE_COUNT_GAPS` and/or
+    /// `CLSW_DISTANCE_COUNT_N`. Must be `CLSW_DISTANCE_SNP` for genotype inputs.
+    pub coding: clsw_distance_coding,
+    /// Nonzero: leave out sites where at most one compared state occurs across all
+    /// samples (differences are unchanged; compared counts and the metrics that use them
+    /// change). Default 0.
+    pub ignore_constant: i32,
+    /// `CLSW_DISTANCE_BITPLANE` (default), `CLSW_DISTANCE_CHARPACKED` or
+    /// `CLSW_DISTANCE_CPU`. All give the same counts.
+    pub variant: clsw_distance_variant,
+    /// Nonzero: also count the sites each pair compares (`clsw_distances_compared`).
+    /// Implied by every metric but `CLSW_METRIC_DIFF`. Default 0.
+    pub want_compared: i32,
+    /// What `clsw_distances_values` gives: `CLSW_METRIC_DIFF` (default),
+    /// `CLSW_METRIC_ALLELE_CT`, `CLSW_METRIC_IBS` or `CLSW_METRIC_ONE_MINUS_IBS`.
+    pub metric: clsw_distance_metric,
+}
+
+impl Versioned for clsw_distance_options {
+    const NAME: &'static str = "clsw_distance_options";
+    const FIRST_SIZE: usize = std::mem::size_of::<clsw_distance_options>();
+}
+
+impl Default for clsw_distance_options {
+    fn default() -> Self {
+        clsw_distance_options {
+            size: std::mem::size_of::<clsw_distance_options>(),
+            coding: CLSW_DISTANCE_SNP,
+            ignore_constant: 0,
+            variant: CLSW_DISTANCE_BITPLANE,
+            want_compared: 0,
+            metric: CLSW_METRIC_DIFF,
+        }
+    }
+}
+
+/// Fills `*options` with the defaults (snp-dists' coding, bit-plane kernel, differences
+/// only). `size` is the caller's `sizeof(clsw_distance_options)`: only that many bytes
+/// are written.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distance_options_init(options: *mut clsw_distance_options, size: usize) -> clsw_status {
+    run(|| {
+        if options.is_null() {
+            return Err(Failure::null("options"));
+        }
+        // SAFETY: the caller's struct has `size` writable bytes; the size field comes first.
+        unsafe { (options as *mut usize).write(size) };
+        unsafe { write_versioned(options, clsw_distance_options::default(), "options") }
+    })
+}
+
+/// The parsed options: the library's, the metric, and the alignment coding.
+struct Parsed {
+    opts: Options,
+    metric: Metric,
+    coding: Coding,
+}
+
+fn parse(o: &clsw_distance_options, genotype: bool) -> Outcome<Parsed> {
+    if o.coding & !(CLSW_DISTANCE_COUNT_GAPS | CLSW_DISTANCE_COUNT_N) != 0 {
+        return Err(Failure::invalid(format!(
+            "options.coding {}: use CLSW_DISTANCE_SNP (0), or CLSW_DISTANCE_COUNT_GAPS (1) and/or \
+             CLSW_DISTANCE_COUNT_N (2)",
+            o.coding
+        )));
+    }
+    if genotype && o.coding != CLSW_DISTANCE_SNP {
+        return Err(Failure::invalid(
+            "options.coding: CLSW_DISTANCE_COUNT_GAPS and CLSW_DISTANCE_COUNT_N apply to alignments only",
+        ));
+    }
+    let variant = match o.variant {
+        CLSW_DISTANCE_BITPLANE => Variant::Bitplane,
+        CLSW_DISTANCE_CHARPACKED => Variant::Charpacked,
+        CLSW_DISTANCE_CPU => Variant::Cpu,
+        v => {
+            return Err(Failure::invalid(format!(
+                "options.variant {v}: use CLSW_DISTANCE_BITPLANE (0), CLSW_DISTANCE_CHARPACKED (1) or \
+                 CLSW_DISTANCE_CPU (2)"
+            )));
+        }
+    };
+    let metric = match o.metric {
+        CLSW_METRIC_DIFF => Metric::Differences,
+        CLSW_METRIC_ALLELE_CT => Metric::AlleleCount,
+        CLSW_METRIC_IBS => Metric::Ibs,
+        CLSW_METRIC_ONE_MINUS_IBS => Metric::OneMinusIbs,
+        m => {
+            return Err(Failure::invalid(format!(
+                "options.metric {m}: use CLSW_METRIC_DIFF (0), CLSW_METRIC_ALLELE_CT (1), CLSW_METRIC_IBS (2) or \
+                 CLSW_METRIC_ONE_MINUS_IBS (3)"
+            )));
+        }
+    };
+    let coding = Coding::Nucleotide {
+        count_gaps: o.coding & CLSW_DISTANCE_COUNT_GAPS != 0,
+        count_n: o.coding & CLSW_DISTANCE_COUNT_N != 0,
+    };
+    let opts = Options {
+        variant,
+        want_compared: o.want_compared != 0 || metric.needs_compared(),
+        ignore_constant: o.ignore_constant != 0,
+        ..Options::default()
+    };
+    Ok(Parsed { opts, metric, coding })
+}
+
+/// An all-pairs distance matrix, with its sample names when it was read from a file.
+/// Immutable; give each thread its own.
+pub struct clsw_distances {
+    matrix: DistanceMatrix,
+    metric: Metric,
+    names: Option<Vec<SampleName>>,
+}
+
+unsafe fn finish(
+    engine: *const clsw_engine,
+    options: *const clsw_distance_options,
+    out: *mut *mut clsw_distances,
+    genotype: bool,
+    input: impl FnOnce(Coding) -> Outcome<(Packed, Option<Vec<SampleName>>)>,
+) -> clsw_status {
+    run(|| {
+        let out = unsafe { out_handle(out, "out (the distances output)") }?;
+        let e = unsafe { handle(engine, "engine") }?;
+        let o = unsafe { read_versioned(options, clsw_distance_options::default()) }?;
+        let p = parse(&o, genotype)?;
+        let (packed, names) = input(p.coding)?;
+        let (matrix, _) = compute(&e.engine, &packed, &p.opts)?;
+        *out = Box::into_raw(Box::new(clsw_distances { matrix, metric: p.metric, names }));
+        Ok(())
+    })
+}
+
+/// Distances of `count` aligned sequences from caller arrays: sequence `k` is
+/// `lengths[k]` alignment letters at `sequences[k]` (A, C, G, T, gaps `-` `.`, N, IUPAC
+/// codes, `?`; any case; not NUL-terminated), all of the same length. The samples have
+/// no names. On success `*out` is a new matrix to free with `clsw_distances_free`.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (a count of 0, sequences of different lengths or
+/// of length 0, a byte that is not an alignment letter — the message names the sequence
+/// and site —, an impossible option), `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distance_aligned(
+    engine: *const clsw_engine,
+    count: usize,
+    sequences: *const *const u8,
+    lengths: *const usize,
+    options: *const clsw_distance_options,
+    out: *mut *mut clsw_distances,
+) -> clsw_status {
+    unsafe {
+        finish(engine, options, out, false, |coding| {
+            if count == 0 {
+                return Err(Failure::invalid("count is 0: no sequences to compare"));
+            }
+            let ptrs = array(sequences, count, "sequences")?;
+            let lens = array(lengths, count, "lengths")?;
+            let seqs: Vec<&[u8]> =
+                (0..count).map(|k| bytes(ptrs[k], lens[k], &format!("sequences[{k}]"))).collect::<Outcome<_>>()?;
+            Ok((pack_alignment(&seqs, coding)?, None))
+        })
+    }
+}
+
+/// Distances of the records of a FASTA multiple alignment (plain or gzip; all records
+/// the same length). `path` is a NUL-terminated path, any bytes. Names: the records' ids.
+/// Errors: `CLSW_ERR_IO`, `CLSW_ERR_PARSE`, `CLSW_ERR_INVALID_ARGUMENT` (a ragged or
+/// empty alignment: the message names the first record whose length differs),
+/// `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distance_fasta(
+    engine: *const clsw_engine,
+    path: *const c_char,
+    options: *const clsw_distance_options,
+    out: *mut *mut clsw_distances,
+) -> clsw_status {
+    unsafe {
+        finish(engine, options, out, false, |coding| {
+            let path = c_path(path, "path (the alignment)")?;
+            let d = read_alignment(&path, coding)?;
+            Ok((d.packed, Some(d.names)))
+        })
+    }
+}
+
+/// Genotype distances of a PLINK 1 binary fileset: `prefix` names `prefix.bed`,
+/// `prefix.bim` and `prefix.fam` (SNP-major .bed; missing calls skipped). Names: the
+/// .fam's family and individual ids.
+/// Errors: `CLSW_ERR_IO`, `CLSW_ERR_PARSE`, `CLSW_ERR_INVALID_ARGUMENT` (a .bed whose
+/// size disagrees with the .bim and .fam, an option for alignments), `CLSW_ERR_OPENCL`,
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distance_bed(
+    engine: *const clsw_engine,
+    prefix: *const c_char,
+    options: *const clsw_distance_options,
+    out: *mut *mut clsw_distances,
+) -> clsw_status {
+    unsafe {
+        finish(engine, options, out, true, |_| {
+            let prefix = c_path(prefix, "prefix (the .bed/.bim/.fam fileset)")?;
+            let d = read_bed(&prefix)?;
+            Ok((d.packed, Some(d.names)))
+        })
+    }
+}
+
+/// Genotype distances of a 0/1/2 table file (plain or gzip): one sample per line
+/// (optional name first), fields separated by tabs or spaces, one genotype per site,
+/// `-1`, `NA` or `.` for missing calls; an optional header line; `#` comments.
+/// Names: the first column, or `S1`, `S2`, ... when the lines have no names.
+/// Errors as for `clsw_distance_bed`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distance_genotype_table(
+    engine: *const clsw_engine,
+    path: *const c_char,
+    options: *const clsw_distance_options,
+    out: *mut *mut clsw_distances,
+) -> clsw_status {
+    unsafe {
+        finish(engine, options, out, true, |_| {
+            let path = c_path(path, "path (the genotype table)")?;
+            let d = read_genotype_table(&path)?;
+            Ok((d.packed, Some(d.names)))
+        })
+    }
+}
+
+/// Genotype distances of a caller matrix: `genotypes` holds `samples * sites` values,
+/// row-major (sample `i`'s genotype at site `s` is `genotypes[i * sites + s]`): 0, 1, 2
+/// copies of one allele, any other value (e.g. -1) a missing call. The samples have no
+/// names.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (0 samples or 0 sites, an option for
+/// alignments), `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distance_genotypes(
+    engine: *const clsw_engine,
+    genotypes: *const i8,
+    samples: usize,
+    sites: usize,
+    options: *const clsw_distance_options,
+    out: *mut *mut clsw_distances,
+) -> clsw_status {
+    unsafe {
+        finish(engine, options, out, true, |_| {
+            if samples == 0 || sites == 0 {
+                return Err(Failure::invalid(format!(
+                    "a genotype matrix of {samples} samples x {sites} sites: both must be positive"
+                )));
+            }
+            let cells = samples
+                .checked_mul(sites)
+                .ok_or_else(|| Failure::invalid(format!("{samples} samples x {sites} sites is impossible")))?;
+            let g = array(genotypes, cells, "genotypes")?;
+            Ok((pack_genotype_matrix(g, samples)?, None))
+        })
+    }
+}
+
+/// Frees a distance matrix; NULL is ignored. Names read from it stay valid only
+/// until then.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_free(distances: *mut clsw_distances) {
+    unsafe { free_box(distances) }
+}
+
+/// The number of samples `n` (the matrices are `n x n`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_count(distances: *const clsw_distances, out: *mut usize) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(distances, "distances") }?;
+        *unsafe { out_ptr(out, "out") }? = d.matrix.n;
+        Ok(())
+    })
+}
+
+/// Sites in the input (`*sites`) and sites the counters range over (`*considered`:
+/// all of them, or the non-constant ones with `options.ignore_constant`); the
+/// allele-count metric is scaled to `*considered`. Either output may be NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_sites(
+    distances: *const clsw_distances,
+    sites: *mut u64,
+    considered: *mut u64,
+) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(distances, "distances") }?;
+        if let Some(s) = unsafe { sites.as_mut() } {
+            *s = d.matrix.sites;
+        }
+        if let Some(c) = unsafe { considered.as_mut() } {
+            *c = d.matrix.considered_sites;
+        }
+        Ok(())
+    })
+}
+
+/// The full symmetric `n x n` matrix of differences (differing compared sites), row-major
+/// (pair `(i, j)` at `i * n + j`), zero diagonal, into `matrix` of `len` elements;
+/// `*needed` (if not NULL) gets `n * n`. `matrix` may be NULL when `len` is 0 (a size
+/// query).
+/// Errors: `CLSW_ERR_BUFFER_TOO_SMALL` (`len < n * n`; nothing is written),
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_matrix(
+    distances: *const clsw_distances,
+    matrix: *mut u32,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(distances, "distances") }?;
+        unsafe { check_room(d.matrix.n * d.matrix.n, matrix, len, needed, "matrix") }?;
+        unsafe { write_array(&d.matrix.square(), matrix, len, needed, "matrix") }
+    })
+}
+
+/// The `n x n` matrix of compared sites (sites where both samples have a compared
+/// state), row-major, zero diagonal; buffer as for `clsw_distances_matrix`.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (not counted: set `options.want_compared`, or
+/// use a metric other than `CLSW_METRIC_DIFF`), `CLSW_ERR_BUFFER_TOO_SMALL`,
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_compared(
+    distances: *const clsw_distances,
+    compared: *mut u32,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(distances, "distances") }?;
+        if d.matrix.compared.is_some() {
+            unsafe { check_room(d.matrix.n * d.matrix.n, compared, len, needed, "compared") }?;
+        }
+        let sq = d.matrix.square_compared().ok_or_else(|| {
+            Failure::invalid("the compared sites were not counted: set options.want_compared (or a metric)")
+        })?;
+        unsafe { write_array(&sq, compared, len, needed, "compared") }
+    })
+}
+
+/// The `n x n` matrix of the metric chosen in the options (`options.metric`), as
+/// doubles, row-major; the diagonal is the metric's self value (1 for
+/// `CLSW_METRIC_IBS`, else 0); a pair with no compared site gets NaN. Buffer as for
+/// `clsw_distances_matrix`.
+/// Errors: `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_values(
+    distances: *const clsw_distances,
+    values: *mut f64,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(distances, "distances") }?;
+        let n = d.matrix.n;
+        let want = n * n;
+        unsafe { check_room(want, values, len, needed, "values") }?;
+        let v: Vec<f64> = (0..want).map(|k| d.matrix.value(d.metric, k / n, k % n)).collect();
+        unsafe { write_array(&v, values, len, needed, "values") }
+    })
+}
+
+unsafe fn name_of(
+    distances: *const clsw_distances,
+    index: usize,
+    buf: *mut c_char,
+    len: usize,
+    needed: *mut usize,
+    family: bool,
+) -> clsw_status {
+    run(|| {
+        let d = unsafe { handle(distances, "distances") }?;
+        let names = d
+            .names
+            .as_ref()
+            .ok_or_else(|| Failure::invalid("the samples have no names (the matrix was made from caller arrays)"))?;
+        let n = names.get(index).ok_or_else(|| {
+            Failure::invalid(format!("sample index {index} is out of range ({} samples)", names.len()))
+        })?;
+        let text = if family { &n.family } else { &n.id };
+        unsafe { write_string(text, buf, len, needed, "sample name") }
+    })
+}
+
+/// Sample `index`'s name (0-based, in input order): the FASTA record's id, the .fam's
+/// individual id, the table's first column; into `buf` of `len` bytes, NUL-terminated;
+/// `*needed` (if not NULL) gets the size required.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, a matrix made from caller
+/// arrays, which has no names), `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_name(
+    distances: *const clsw_distances,
+    index: usize,
+    buf: *mut c_char,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    unsafe { name_of(distances, index, buf, len, needed, false) }
+}
+
+/// Sample `index`'s family id (PLINK's FID from the .fam; the same as the name for FASTA
+/// and table inputs). Arguments and errors as for `clsw_distances_name`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_family(
+    distances: *const clsw_distances,
+    index: usize,
+    buf: *mut c_char,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    unsafe { name_of(distances, index, buf, len, needed, true) }
+}
+
+// Distance handles may be passed between threads.
+const _: () = {
+    const fn sendable<T: Send + Sync>() {}
+    sendable::<clsw_distances>();
+};

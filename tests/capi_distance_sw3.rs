@@ -1,0 +1,726 @@
+//! Distance matrices and three-sequence alignment through the C ABI
+//! (src/capi/distance.rs, src/capi/sw3.rs): a C program compiled against
+//! include/clsw.h and libclsw.so prints what clsw_distance_*, clsw_sw3_* and clsw_sax
+//! give, which must be what the Rust API gives, on the native path and on every test
+//! device; and the calls' contracts (NULL pointers, option sizes, buffers too small,
+//! out-of-range indices, bad inputs) from Rust.
+
+mod common;
+
+use clsw::Engine;
+use clsw::capi::distance::*;
+use clsw::capi::engine::{clsw_engine, clsw_engine_free, clsw_engine_new};
+use clsw::capi::scoring::{clsw_scoring, clsw_scoring_free, clsw_scoring_new_match_mismatch};
+use clsw::capi::sw3::*;
+use clsw::capi::{
+    CLSW_ALPHABET_DNA, CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_IO, CLSW_ERR_NULL, CLSW_OK,
+    clsw_last_error,
+};
+use clsw::device::DeviceChoice;
+use clsw::distance::input::{read_alignment, read_bed};
+use clsw::distance::{Coding, Metric, Options, alignment_matrix, compute, genotype_matrix};
+use clsw::scoring::{Gaps, Matrix, Scoring};
+use clsw::seq::Alphabet;
+use clsw::sw3::{self, sax};
+use common::data_dir;
+use std::ffi::CStr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where cargo left libclsw.so for this test run.
+fn library_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap().to_path_buf();
+    [deps.clone(), deps.parent().unwrap().to_path_buf()]
+        .into_iter()
+        .find(|d| d.join("libclsw.so").is_file())
+        .expect("libclsw.so is not next to the test executable; build it with `cargo build --release --lib`")
+}
+
+const PROGRAM: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "clsw.h"
+
+static int fail(const char *what) {
+    fprintf(stderr, "%s: %s\n", what, clsw_last_error());
+    return 1;
+}
+
+static void print_u32(const char *tag, const uint32_t *m, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        printf("%s", tag);
+        for (size_t j = 0; j < n; j++) printf(" %u", (unsigned)m[i * n + j]);
+        printf("\n");
+    }
+}
+
+/* Prints a distance matrix: names (if any), differences, compared counts (if counted),
+   values. */
+static int show(const char *tag, clsw_distances *d) {
+    size_t n = 0, needed = 0;
+    if (clsw_distances_count(d, &n)) return fail("count");
+    uint64_t sites = 0, considered = 0;
+    if (clsw_distances_sites(d, &sites, &considered)) return fail("sites");
+    printf("%s n %zu sites %llu %llu\n", tag, n, (unsigned long long)sites, (unsigned long long)considered);
+    /* A size query, then a buffer one element short, then the right size. */
+    if (clsw_distances_matrix(d, NULL, 0, &needed) != CLSW_ERR_BUFFER_TOO_SMALL || needed != n * n)
+        return fail("size query");
+    uint32_t *m = malloc(n * n * sizeof *m);
+    if (clsw_distances_matrix(d, m, n * n - 1, NULL) != CLSW_ERR_BUFFER_TOO_SMALL) return fail("too small");
+    if (clsw_distances_matrix(d, m, n * n, NULL)) return fail("matrix");
+    print_u32(tag, m, n);
+    if (clsw_distances_compared(d, m, n * n, NULL) == CLSW_OK) print_u32("compared", m, n);
+    double *v = malloc(n * n * sizeof *v);
+    if (clsw_distances_values(d, v, n * n, NULL)) return fail("values");
+    printf("values");
+    for (size_t k = 0; k < n * n; k++) printf(" %.17g", v[k]);
+    printf("\n");
+    char name[64];
+    for (size_t i = 0; i < n; i++) {
+        if (clsw_distances_name(d, i, name, sizeof name, NULL)) break;
+        printf("name %zu %s", i, name);
+        if (clsw_distances_family(d, i, name, sizeof name, NULL)) return fail("family");
+        printf(" %s\n", name);
+    }
+    free(v);
+    free(m);
+    clsw_distances_free(d);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) return 2;
+    clsw_engine *engine = NULL;
+    if (clsw_engine_new(NULL, &engine)) return fail("engine");
+    clsw_distances *d = NULL;
+
+    clsw_distance_options o;
+    if (clsw_distance_options_init(&o, sizeof o)) return fail("options");
+    o.want_compared = 1;
+    if (clsw_distance_fasta(engine, argv[1], &o, &d) || show("fasta", d)) return fail("fasta");
+    o.coding = CLSW_DISTANCE_COUNT_GAPS | CLSW_DISTANCE_COUNT_N;
+    o.want_compared = 0;
+    const char *seqs[3] = {"ACGTNA-T", "acgtAAAT", "TCGTRA-A"};
+    const uint8_t *ptrs[3];
+    size_t lens[3];
+    for (int k = 0; k < 3; k++) ptrs[k] = (const uint8_t *)seqs[k], lens[k] = strlen(seqs[k]);
+    if (clsw_distance_aligned(engine, 3, ptrs, lens, &o, &d) || show("aligned", d)) return fail("aligned");
+    o.coding = CLSW_DISTANCE_SNP;
+    o.metric = CLSW_METRIC_IBS;
+    if (clsw_distance_bed(engine, argv[2], &o, &d) || show("bed", d)) return fail("bed");
+    const int8_t g[12] = {0, 1, 2, -1, 0, 2, 2, 1, 2, 1, -1, 1};
+    o.metric = CLSW_METRIC_ALLELE_CT;
+    if (clsw_distance_genotypes(engine, g, 3, 4, &o, &d) || show("genotypes", d)) return fail("genotypes");
+
+    clsw_scoring *seed = NULL;
+    if (clsw_scoring_new_match_mismatch(CLSW_ALPHABET_DNA, 1, -1, 0, 1, &seed)) return fail("scoring");
+    const char *a = "TTTTACGTACGGTCCC", *b = "GGACGTACGGTAA", *c = "ACGTACGGTC";
+    int32_t score = -1;
+    size_t end[3] = {0, 0, 0};
+    if (clsw_sw3_score(engine, seed, (const uint8_t *)a, strlen(a), (const uint8_t *)b, strlen(b),
+                       (const uint8_t *)c, strlen(c), NULL, &score, end))
+        return fail("sw3_score");
+    printf("sw3 score %d end %zu %zu %zu\n", score, end[0], end[1], end[2]);
+    clsw_sw3_alignment *aln = NULL;
+    if (clsw_sw3_align(engine, seed, (const uint8_t *)a, strlen(a), (const uint8_t *)b, strlen(b),
+                       (const uint8_t *)c, strlen(c), NULL, &aln))
+        return fail("sw3_align");
+    clsw_sw3_alignment_info info = {.size = sizeof info};
+    if (clsw_sw3_alignment_get(aln, &info)) return fail("sw3_alignment_get");
+    printf("sw3 align %d %zu-%zu %zu-%zu %zu-%zu %zu %zu %zu %s %s %s\n", info.score, info.start[0], info.end[0],
+           info.start[1], info.end[1], info.start[2], info.end[2], info.length, info.identities,
+           info.gapped_columns, info.rows[0], info.rows[1], info.rows[2]);
+    clsw_sw3_alignment_free(aln);
+
+    const char *set[5] = {a, b, c, "CCCC", "GGTAAC"};
+    const uint8_t *sp[5];
+    size_t sl[5];
+    for (int k = 0; k < 5; k++) sp[k] = (const uint8_t *)set[k], sl[k] = strlen(set[k]);
+    clsw_sw3_results *res = NULL;
+    if (clsw_sw3_batch(engine, seed, 5, sp, sl, NULL, 0, NULL, &res)) return fail("sw3_batch");
+    size_t count = 0;
+    if (clsw_sw3_results_count(res, &count)) return fail("results_count");
+    for (size_t k = 0; k < count; k++) {
+        clsw_sw3_row row = {.size = sizeof row};
+        if (clsw_sw3_results_get(res, k, &row)) return fail("results_get");
+        printf("row %zu %zu %zu %d %zu %zu %zu\n", row.a, row.b, row.c, row.score, row.end[0], row.end[1],
+               row.end[2]);
+    }
+    clsw_sw3_results_free(res);
+
+    /* SAX words of three shifted series, aligned as codes. */
+    double x[3][48];
+    for (int s = 0; s < 3; s++)
+        for (int i = 0; i < 48; i++) x[s][i] = (double)((i + 3 * s) % 16) - (i % 5 == 0 ? 2.5 : 0.0);
+    uint8_t words[3][12];
+    for (int s = 0; s < 3; s++) {
+        int constant = -1;
+        if (clsw_sax(x[s], 48, 12, 6, words[s], 12, &constant)) return fail("sax");
+        printf("sax %d", constant);
+        for (int i = 0; i < 12; i++) printf(" %u", (unsigned)words[s][i]);
+        printf("\n");
+    }
+    clsw_scoring *codes = NULL;
+    if (clsw_scoring_new_match_mismatch(CLSW_ALPHABET_PROTEIN, 1, -1, 0, 1, &codes)) return fail("codes scoring");
+    clsw_sw3_options so;
+    if (clsw_sw3_options_init(&so, sizeof so)) return fail("sw3 options");
+    so.input = CLSW_SW3_CODES;
+    if (clsw_sw3_score(engine, codes, words[0], 12, words[1], 12, words[2], 12, &so, &score, NULL))
+        return fail("sw3 codes");
+    printf("sax sw3 %d\n", score);
+
+    clsw_scoring_free(codes);
+    clsw_scoring_free(seed);
+    clsw_engine_free(engine);
+    return 0;
+}
+"#;
+
+fn compile(dir: &Path) -> PathBuf {
+    let src = dir.join("distance_sw3.c");
+    std::fs::write(&src, PROGRAM).unwrap();
+    let bin = dir.join("distance_sw3");
+    // The library's soname is libclsw.so.<major>: link through a folder that has both names.
+    let lib = dir.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    for name in ["libclsw.so".to_string(), format!("libclsw.so.{}", env!("CARGO_PKG_VERSION_MAJOR"))] {
+        let _ = std::fs::remove_file(lib.join(&name));
+        std::os::unix::fs::symlink(library_dir().join("libclsw.so"), lib.join(&name)).unwrap();
+    }
+    let root = if Path::new("include/clsw.h").is_file() {
+        std::env::current_dir().unwrap()
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    };
+    let out = Command::new("cc")
+        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror"])
+        .arg(format!("-I{}", root.join("include").display()))
+        .arg(&src)
+        .arg("-o")
+        .arg(&bin)
+        .arg(format!("-L{}", lib.display()))
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-lclsw")
+        .output()
+        .expect("running cc");
+    assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    bin
+}
+
+/// What the C program prints for one distance matrix, from the Rust API.
+fn show(
+    tag: &str,
+    dm: &clsw::distance::DistanceMatrix,
+    metric: Metric,
+    names: Option<Vec<(String, String)>>,
+) -> Vec<String> {
+    let n = dm.n;
+    let mut out = vec![format!("{tag} n {n} sites {} {}", dm.sites, dm.considered_sites)];
+    let row = |tag: &str, m: &[u32], i: usize| {
+        format!("{tag}{}", m[i * n..(i + 1) * n].iter().map(|v| format!(" {v}")).collect::<String>())
+    };
+    let sq = dm.square();
+    out.extend((0..n).map(|i| row(tag, &sq, i)));
+    if let Some(c) = dm.square_compared() {
+        out.extend((0..n).map(|i| row("compared", &c, i)));
+    }
+    let values: String = (0..n * n).map(|k| format!(" {:?}", dm.value(metric, k / n, k % n))).collect();
+    out.push(format!("values{values}"));
+    for (i, (family, id)) in names.into_iter().flatten().enumerate() {
+        out.push(format!("name {i} {id} {family}"));
+    }
+    out
+}
+
+fn expected(engine: &Engine) -> Vec<String> {
+    let dist = data_dir().join("distance");
+    let mut want = Vec::new();
+    let names = |d: &clsw::distance::Dataset| Some(d.names.iter().map(|n| (n.family.clone(), n.id.clone())).collect());
+    let with_compared = Options { want_compared: true, ..Options::default() };
+
+    let data = read_alignment(&dist.join("hand.fa"), Coding::SNP).unwrap();
+    let (dm, _) = compute(engine, &data.packed, &with_compared).unwrap();
+    want.extend(show("fasta", &dm, Metric::Differences, names(&data)));
+
+    let coding = Coding::Nucleotide { count_gaps: true, count_n: true };
+    let dm = alignment_matrix(engine, &["ACGTNA-T", "acgtAAAT", "TCGTRA-A"], coding, &Options::default()).unwrap();
+    want.extend(show("aligned", &dm, Metric::Differences, None));
+
+    let data = read_bed(&dist.join("b")).unwrap();
+    let (dm, _) = compute(engine, &data.packed, &with_compared).unwrap();
+    want.extend(show("bed", &dm, Metric::Ibs, names(&data)));
+
+    let g: [i8; 12] = [0, 1, 2, -1, 0, 2, 2, 1, 2, 1, -1, 1];
+    let dm = genotype_matrix(engine, &g, 3, &with_compared).unwrap();
+    want.extend(show("genotypes", &dm, Metric::AlleleCount, None));
+
+    let d = |s: &str| Alphabet::Dna.encode_all(s.as_bytes()).unwrap();
+    let seed = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 1, -1).unwrap(), Gaps::linear(1).unwrap());
+    let (a, b, c) = (d("TTTTACGTACGGTCCC"), d("GGACGTACGGTAA"), d("ACGTACGGTC"));
+    let best = sw3::score(engine, &a, &b, &c, &seed).unwrap();
+    let e = best.end.unwrap();
+    want.push(format!("sw3 score {} end {} {} {}", best.score, e[0], e[1], e[2]));
+    let aln = sw3::align(&a, &b, &c, &seed).unwrap();
+    let rows = aln.rows([&a, &b, &c], |x| Alphabet::Dna.decode(x));
+    want.push(format!(
+        "sw3 align {} {}-{} {}-{} {}-{} {} {} {} {} {} {}",
+        aln.score,
+        aln.start[0] + 1,
+        aln.end[0],
+        aln.start[1] + 1,
+        aln.end[1],
+        aln.start[2] + 1,
+        aln.end[2],
+        aln.len(),
+        aln.identities([&a, &b, &c]),
+        aln.gapped_columns(),
+        rows[0],
+        rows[1],
+        rows[2]
+    ));
+
+    let set = [a.clone(), b.clone(), c.clone(), d("CCCC"), d("GGTAAC")];
+    let refs: Vec<&[u8]> = set.iter().map(|s| s.as_slice()).collect();
+    let triples = sw3::all_triples(5);
+    let scores = sw3::batch(engine, &refs, &triples, &seed).unwrap();
+    for r in sw3::ranked(&triples, &scores) {
+        let e = r.score.end.unwrap_or([0; 3]);
+        want.push(format!(
+            "row {} {} {} {} {} {} {}",
+            r.triple[0], r.triple[1], r.triple[2], r.score.score, e[0], e[1], e[2]
+        ));
+    }
+
+    let mut words = Vec::new();
+    for s in 0..3 {
+        let x: Vec<f64> = (0..48).map(|i| ((i + 3 * s) % 16) as f64 - if i % 5 == 0 { 2.5 } else { 0.0 }).collect();
+        let w = sax::sax(&x, 12, 6).unwrap();
+        want.push(format!("sax {}{}", w.constant as i32, w.codes.iter().map(|c| format!(" {c}")).collect::<String>()));
+        words.push(w.codes);
+    }
+    let codes = Scoring::new(Matrix::match_mismatch(Alphabet::Protein, 1, -1).unwrap(), Gaps::linear(1).unwrap());
+    want.push(format!("sax sw3 {}", sw3::score(engine, &words[0], &words[1], &words[2], &codes).unwrap().score));
+    want
+}
+
+#[test]
+fn a_c_program_gets_the_rust_apis_answers() {
+    let dir = std::env::temp_dir().join(format!("clsw-distance-sw3-capi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = compile(&dir);
+    let native = Engine::new(&DeviceChoice::Reference).unwrap();
+    let want = expected(&native);
+    // The hand-made alignment's hand-computed answers (tests/distance.rs) are among them.
+    assert!(want.contains(&"fasta 0 1 0 2 0".to_string()) && want.contains(&"fasta 2 3 1 0 2".to_string()));
+    assert!(want.contains(&"sw3 score 27 end 13 11 9".to_string()), "{want:?}");
+    let mut devices = vec!["reference".to_string()];
+    devices.extend(common::test_devices().iter().map(|d| d.info.index.to_string()));
+    let dist = data_dir().join("distance");
+    for device in devices {
+        let out = Command::new(&bin)
+            .arg(dist.join("hand.fa"))
+            .arg(dist.join("b"))
+            .env("CLSW_DEVICE", &device)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{device}: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
+        let got: Vec<&str> = stdout.lines().collect();
+        assert_eq!(got.len(), want.len(), "{device}:\n{stdout}");
+        for (g, w) in got.iter().zip(&want) {
+            // %.17g and {:?} print the same double differently; compare numbers bit for bit.
+            let (gf, wf): (Vec<&str>, Vec<&str>) = (g.split(' ').collect(), w.split(' ').collect());
+            assert_eq!(gf.len(), wf.len(), "{device}: {g} vs {w}");
+            for (x, y) in gf.iter().zip(&wf) {
+                match (x.parse::<f64>(), y.parse::<f64>()) {
+                    (Ok(p), Ok(q)) => assert!(p.to_bits() == q.to_bits(), "{device}: {g} vs {w}"),
+                    _ => assert_eq!(x, y, "{device}: {g} vs {w}"),
+                }
+            }
+        }
+    }
+}
+
+fn message() -> String {
+    unsafe { CStr::from_ptr(clsw_last_error()) }.to_string_lossy().into_owned()
+}
+
+struct Handles {
+    engine: *mut clsw_engine,
+    seed: *mut clsw_scoring,
+}
+
+impl Handles {
+    fn new() -> Handles {
+        let (mut engine, mut seed) = (std::ptr::null_mut(), std::ptr::null_mut());
+        unsafe {
+            assert_eq!(clsw_engine_new(c"reference".as_ptr(), &mut engine), CLSW_OK);
+            assert_eq!(clsw_scoring_new_match_mismatch(CLSW_ALPHABET_DNA, 1, -1, 0, 1, &mut seed), CLSW_OK);
+        }
+        Handles { engine, seed }
+    }
+}
+
+impl Drop for Handles {
+    fn drop(&mut self) {
+        unsafe {
+            clsw_scoring_free(self.seed);
+            clsw_engine_free(self.engine);
+        }
+    }
+}
+
+#[test]
+fn distance_contracts_hold() {
+    let h = Handles::new();
+    let seqs: [&[u8]; 2] = [b"ACGT", b"ACGA"];
+    let ptrs = seqs.map(|s| s.as_ptr());
+    let lens = seqs.map(|s| s.len());
+    let mut d: *mut clsw_distances = std::ptr::null_mut();
+    let mut o: clsw_distance_options = unsafe { std::mem::zeroed() };
+    unsafe {
+        // Options: defaults, size checks, NULL.
+        assert_eq!(clsw_distance_options_init(&mut o, std::mem::size_of::<clsw_distance_options>()), CLSW_OK);
+        assert_eq!((o.coding, o.ignore_constant, o.variant, o.want_compared, o.metric), (0, 0, 0, 0, 0));
+        assert_eq!(clsw_distance_options_init(&mut o, 4), CLSW_ERR_INVALID_ARGUMENT);
+        assert_eq!(clsw_distance_options_init(std::ptr::null_mut(), 64), CLSW_ERR_NULL);
+        clsw_distance_options_init(&mut o, std::mem::size_of::<clsw_distance_options>());
+        let mut small = o;
+        small.size = 8;
+        let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &small, &mut d);
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("clsw_distance_options.size"), "{}", message());
+        for (field, value) in [("coding", 4u32), ("variant", 3), ("metric", 4)] {
+            let mut bad = o;
+            match field {
+                "coding" => bad.coding = value,
+                "variant" => bad.variant = value,
+                _ => bad.metric = value,
+            }
+            let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &bad, &mut d);
+            assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains(field), "{field}: {}", message());
+            assert!(d.is_null());
+        }
+        // NULL handles, arrays and outputs are named.
+        let st = clsw_distance_aligned(std::ptr::null(), 2, ptrs.as_ptr(), lens.as_ptr(), &o, &mut d);
+        assert_eq!((st, message().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
+        let st = clsw_distance_aligned(h.engine, 2, std::ptr::null(), lens.as_ptr(), &o, &mut d);
+        assert!(st == CLSW_ERR_NULL && message().contains("sequences"), "{}", message());
+        let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &o, std::ptr::null_mut());
+        assert_eq!(st, CLSW_ERR_NULL);
+        let st = clsw_distance_fasta(h.engine, std::ptr::null(), &o, &mut d);
+        assert_eq!(st, CLSW_ERR_NULL);
+        // Bad inputs: no sequences, ragged, a bad letter, a missing file, genotype options.
+        assert_eq!(
+            clsw_distance_aligned(h.engine, 0, ptrs.as_ptr(), lens.as_ptr(), &o, &mut d),
+            CLSW_ERR_INVALID_ARGUMENT
+        );
+        let ragged = [4usize, 3];
+        let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), ragged.as_ptr(), &o, &mut d);
+        assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT, "{}", message());
+        let bad: [&[u8]; 2] = [b"ACGT", b"AC1T"];
+        let bad_ptrs = bad.map(|s| s.as_ptr());
+        let st = clsw_distance_aligned(h.engine, 2, bad_ptrs.as_ptr(), lens.as_ptr(), &o, &mut d);
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("site 3"), "{}", message());
+        let st = clsw_distance_fasta(h.engine, c"/nonexistent/aln.fa".as_ptr(), &o, &mut d);
+        assert!(st == CLSW_ERR_IO && message().contains("/nonexistent/aln.fa"), "{}", message());
+        let st = clsw_distance_bed(h.engine, c"/nonexistent/set".as_ptr(), &o, &mut d);
+        assert_eq!(st, CLSW_ERR_IO, "{}", message());
+        let mut gaps = o;
+        gaps.coding = CLSW_DISTANCE_COUNT_GAPS;
+        let g = [0i8, 1, 2, 0];
+        let st = clsw_distance_genotypes(h.engine, g.as_ptr(), 2, 2, &gaps, &mut d);
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("alignments only"), "{}", message());
+        assert_eq!(clsw_distance_genotypes(h.engine, g.as_ptr(), 0, 2, &o, &mut d), CLSW_ERR_INVALID_ARGUMENT);
+        assert_eq!(clsw_distance_genotypes(h.engine, std::ptr::null(), 2, 2, &o, &mut d), CLSW_ERR_NULL);
+        assert!(d.is_null());
+
+        // A good matrix: buffers, sizes, names.
+        assert_eq!(clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), std::ptr::null(), &mut d), CLSW_OK);
+        let mut n = 0;
+        assert_eq!(clsw_distances_count(d, &mut n), CLSW_OK);
+        assert_eq!(n, 2);
+        assert_eq!(clsw_distances_count(d, std::ptr::null_mut()), CLSW_ERR_NULL);
+        let mut buf = [7u32; 4];
+        let mut needed = 0;
+        assert_eq!(clsw_distances_matrix(d, buf.as_mut_ptr(), 3, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
+        assert_eq!((needed, buf), (4, [7; 4]), "nothing is written when the buffer is too small");
+        assert!(message().contains("4 are needed"), "{}", message());
+        assert_eq!(clsw_distances_matrix(d, std::ptr::null_mut(), 4, &mut needed), CLSW_ERR_NULL);
+        assert_eq!(clsw_distances_matrix(d, buf.as_mut_ptr(), 4, std::ptr::null_mut()), CLSW_OK);
+        assert_eq!(buf, [0, 1, 1, 0]);
+        // Compared counts were not asked for; names do not exist for caller arrays.
+        let st = clsw_distances_compared(d, buf.as_mut_ptr(), 4, std::ptr::null_mut());
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("want_compared"), "{}", message());
+        let mut name = [0 as std::ffi::c_char; 8];
+        let st = clsw_distances_name(d, 0, name.as_mut_ptr(), 8, std::ptr::null_mut());
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("no names"), "{}", message());
+        let mut values = [0f64; 4];
+        assert_eq!(clsw_distances_values(d, values.as_mut_ptr(), 2, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
+        assert_eq!(clsw_distances_values(d, values.as_mut_ptr(), 4, &mut needed), CLSW_OK);
+        assert_eq!(values, [0.0, 1.0, 1.0, 0.0]);
+        clsw_distances_free(d);
+        clsw_distances_free(std::ptr::null_mut());
+        d = std::ptr::null_mut();
+        assert_eq!(clsw_distances_count(d, &mut n), CLSW_ERR_NULL);
+
+        // File inputs have names; an index out of range is refused; a short name buffer
+        // gets the size needed.
+        let path = std::ffi::CString::new(data_dir().join("distance/hand.fa").to_str().unwrap()).unwrap();
+        let mut ibs = o;
+        ibs.metric = CLSW_METRIC_IBS;
+        assert_eq!(clsw_distance_fasta(h.engine, path.as_ptr(), &ibs, &mut d), CLSW_OK, "{}", message());
+        let st = clsw_distances_name(d, 1, name.as_mut_ptr(), 2, &mut needed);
+        assert_eq!((st, needed), (CLSW_ERR_BUFFER_TOO_SMALL, 3));
+        assert_eq!(clsw_distances_name(d, 1, name.as_mut_ptr(), 8, std::ptr::null_mut()), CLSW_OK);
+        assert_eq!(CStr::from_ptr(name.as_ptr()).to_str().unwrap(), "s2");
+        assert_eq!(clsw_distances_name(d, 5, name.as_mut_ptr(), 8, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
+        let mut c = [0u32; 25];
+        assert_eq!(
+            clsw_distances_compared(d, c.as_mut_ptr(), 25, std::ptr::null_mut()),
+            CLSW_OK,
+            "the metric implies it"
+        );
+        assert_eq!(c[1], 12);
+        let mut v = [0f64; 25];
+        assert_eq!(clsw_distances_values(d, v.as_mut_ptr(), 25, std::ptr::null_mut()), CLSW_OK);
+        assert_eq!((v[0], v[1]), (1.0, 1.0 - 1.0 / 12.0));
+        clsw_distances_free(d);
+    }
+}
+
+#[test]
+fn sw3_and_sax_contracts_hold() {
+    let h = Handles::new();
+    let (a, b, c) = (b"ACGTACGGT".as_slice(), b"GACGTACGG".as_slice(), b"ACGTTCGG".as_slice());
+    let mut score = -1;
+    let mut end = [9usize; 3];
+    let mut aln: *mut clsw_sw3_alignment = std::ptr::null_mut();
+    let mut res: *mut clsw_sw3_results = std::ptr::null_mut();
+    unsafe {
+        let call = |e, s, a: &[u8], o, score: *mut i32, end: *mut usize| {
+            clsw_sw3_score(e, s, a.as_ptr(), a.len(), b.as_ptr(), b.len(), c.as_ptr(), c.len(), o, score, end)
+        };
+        assert_eq!(call(h.engine, h.seed, a, std::ptr::null(), &mut score, end.as_mut_ptr()), CLSW_OK);
+        let want = sw3::score_cpu(
+            &Alphabet::Dna.encode_all(a).unwrap(),
+            &Alphabet::Dna.encode_all(b).unwrap(),
+            &Alphabet::Dna.encode_all(c).unwrap(),
+            &Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 1, -1).unwrap(), Gaps::linear(1).unwrap()),
+        )
+        .unwrap();
+        assert_eq!((score, Some(end)), (want.score, want.end));
+        // `end` may be NULL; `score`, handles and sequences may not.
+        assert_eq!(call(h.engine, h.seed, a, std::ptr::null(), &mut score, std::ptr::null_mut()), CLSW_OK);
+        assert_eq!(call(h.engine, h.seed, a, std::ptr::null(), std::ptr::null_mut(), end.as_mut_ptr()), CLSW_ERR_NULL);
+        let st = call(std::ptr::null(), h.seed, a, std::ptr::null(), &mut score, std::ptr::null_mut());
+        assert_eq!((st, message().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
+        let st = call(h.engine, std::ptr::null(), a, std::ptr::null(), &mut score, std::ptr::null_mut());
+        assert_eq!((st, message().as_str()), (CLSW_ERR_NULL, "scoring is NULL"));
+        let st = clsw_sw3_score(
+            h.engine,
+            h.seed,
+            std::ptr::null(),
+            3,
+            b.as_ptr(),
+            1,
+            c.as_ptr(),
+            1,
+            std::ptr::null(),
+            &mut score,
+            std::ptr::null_mut(),
+        );
+        assert_eq!(st, CLSW_ERR_NULL);
+        // Empty sequences are allowed (NULL with length 0).
+        let st = clsw_sw3_score(
+            h.engine,
+            h.seed,
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            &mut score,
+            end.as_mut_ptr(),
+        );
+        assert_eq!((st, score, end), (CLSW_OK, 0, [0; 3]));
+        // A bad letter, a bad option, options too small, codes outside the matrix.
+        let st = call(h.engine, h.seed, b"AC!T", std::ptr::null(), &mut score, std::ptr::null_mut());
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("position 3"), "{}", message());
+        let mut o: clsw_sw3_options = std::mem::zeroed();
+        assert_eq!(clsw_sw3_options_init(&mut o, std::mem::size_of::<clsw_sw3_options>()), CLSW_OK);
+        assert_eq!(o.input, CLSW_SW3_LETTERS);
+        assert_eq!(clsw_sw3_options_init(&mut o, 4), CLSW_ERR_INVALID_ARGUMENT);
+        assert_eq!(clsw_sw3_options_init(std::ptr::null_mut(), 16), CLSW_ERR_NULL);
+        let mut bad = clsw_sw3_options { size: std::mem::size_of::<clsw_sw3_options>(), input: 7 };
+        let st = call(h.engine, h.seed, a, &bad, &mut score, std::ptr::null_mut());
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("options.input"), "{}", message());
+        bad.size = 4;
+        assert_eq!(call(h.engine, h.seed, a, &bad, &mut score, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
+        let codes = clsw_sw3_options { size: std::mem::size_of::<clsw_sw3_options>(), input: CLSW_SW3_CODES };
+        let st = clsw_sw3_score(
+            h.engine,
+            h.seed,
+            [0u8, 9].as_ptr(),
+            2,
+            [0u8].as_ptr(),
+            1,
+            [0u8].as_ptr(),
+            1,
+            &codes,
+            &mut score,
+            std::ptr::null_mut(),
+        );
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("code 9"), "{}", message());
+        let st = clsw_sw3_score(
+            h.engine,
+            h.seed,
+            [0u8, 1].as_ptr(),
+            2,
+            [0u8, 1].as_ptr(),
+            2,
+            [0u8, 1].as_ptr(),
+            2,
+            &codes,
+            &mut score,
+            std::ptr::null_mut(),
+        );
+        assert_eq!((st, score), (CLSW_OK, 6));
+
+        // Alignment: the output handle is NULL on failure; info size checked.
+        let st = clsw_sw3_align(
+            h.engine,
+            h.seed,
+            b"A!".as_ptr(),
+            2,
+            b.as_ptr(),
+            b.len(),
+            c.as_ptr(),
+            c.len(),
+            std::ptr::null(),
+            &mut aln,
+        );
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && aln.is_null());
+        let st = clsw_sw3_align(
+            h.engine,
+            h.seed,
+            a.as_ptr(),
+            a.len(),
+            b.as_ptr(),
+            b.len(),
+            c.as_ptr(),
+            c.len(),
+            std::ptr::null(),
+            &mut aln,
+        );
+        assert_eq!(st, CLSW_OK);
+        let mut info: clsw_sw3_alignment_info = std::mem::zeroed();
+        info.size = 8;
+        assert_eq!(clsw_sw3_alignment_get(aln, &mut info), CLSW_ERR_INVALID_ARGUMENT);
+        info.size = std::mem::size_of::<clsw_sw3_alignment_info>();
+        assert_eq!(clsw_sw3_alignment_get(aln, &mut info), CLSW_OK);
+        assert_eq!(info.score, want.score);
+        assert_eq!(info.end.to_vec(), want.end.unwrap().to_vec());
+        for r in info.rows {
+            assert_eq!(CStr::from_ptr(r).to_bytes().len(), info.length);
+        }
+        assert_eq!(clsw_sw3_alignment_get(aln, std::ptr::null_mut()), CLSW_ERR_NULL);
+        clsw_sw3_alignment_free(aln);
+        clsw_sw3_alignment_free(std::ptr::null_mut());
+        assert_eq!(clsw_sw3_alignment_get(std::ptr::null(), &mut info), CLSW_ERR_NULL);
+
+        // Batches: fewer than 3 sequences for all triples, an index out of range, a row
+        // out of range, a given list kept in its roles.
+        let seqs = [a.as_ptr(), b.as_ptr(), c.as_ptr()];
+        let lens = [a.len(), b.len(), c.len()];
+        let st = clsw_sw3_batch(
+            h.engine,
+            h.seed,
+            2,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            &mut res,
+        );
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("at least 3") && res.is_null(), "{}", message());
+        let tri = [2u32, 0, 1, 0, 1, 3];
+        let st = clsw_sw3_batch(
+            h.engine,
+            h.seed,
+            3,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            tri.as_ptr(),
+            2,
+            std::ptr::null(),
+            &mut res,
+        );
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("out of range"), "{}", message());
+        let st = clsw_sw3_batch(
+            h.engine,
+            h.seed,
+            3,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            std::ptr::null(),
+            2,
+            std::ptr::null(),
+            &mut res,
+        );
+        assert_eq!(st, CLSW_ERR_NULL);
+        let st = clsw_sw3_batch(
+            h.engine,
+            h.seed,
+            3,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            tri.as_ptr(),
+            1,
+            std::ptr::null(),
+            &mut res,
+        );
+        assert_eq!(st, CLSW_OK, "{}", message());
+        let mut n = 0;
+        assert_eq!(clsw_sw3_results_count(res, &mut n), CLSW_OK);
+        assert_eq!(n, 1);
+        let mut row: clsw_sw3_row = std::mem::zeroed();
+        row.size = std::mem::size_of::<clsw_sw3_row>();
+        assert_eq!(clsw_sw3_results_get(res, 0, &mut row), CLSW_OK);
+        assert_eq!((row.a, row.b, row.c, row.score), (2, 0, 1, want.score));
+        assert_eq!(clsw_sw3_results_get(res, 1, &mut row), CLSW_ERR_INVALID_ARGUMENT);
+        row.size = 8;
+        assert_eq!(clsw_sw3_results_get(res, 0, &mut row), CLSW_ERR_INVALID_ARGUMENT);
+        clsw_sw3_results_free(res);
+        clsw_sw3_results_free(std::ptr::null_mut());
+
+        // SAX: the hand-computed word, a buffer too small, NaN, a bad alphabet, empty.
+        let x = [2.0, 4.0, 6.0, 8.0, 10.0, 12.0];
+        let mut w = [0u8; 6];
+        let mut constant = -1;
+        assert_eq!(clsw_sax(x.as_ptr(), 6, 6, 5, w.as_mut_ptr(), 6, &mut constant), CLSW_OK);
+        assert_eq!((w, constant), ([0, 0, 1, 3, 4, 4], 0));
+        assert_eq!(w.to_vec(), sax::sax(&x, 6, 5).unwrap().codes);
+        assert_eq!(clsw_sax(x.as_ptr(), 6, 6, 5, w.as_mut_ptr(), 5, std::ptr::null_mut()), CLSW_ERR_BUFFER_TOO_SMALL);
+        assert_eq!(clsw_sax(x.as_ptr(), 6, 3, 5, std::ptr::null_mut(), 3, std::ptr::null_mut()), CLSW_ERR_NULL);
+        let nan = [1.0, f64::NAN, 3.0];
+        let st = clsw_sax(nan.as_ptr(), 3, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut());
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("position 2"), "{}", message());
+        let st = clsw_sax(x.as_ptr(), 6, 3, 2, w.as_mut_ptr(), 6, std::ptr::null_mut());
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("between 3 and 20"), "{}", message());
+        assert_eq!(clsw_sax(x.as_ptr(), 6, 0, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            clsw_sax(std::ptr::null(), 0, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()),
+            CLSW_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(clsw_sax(std::ptr::null(), 6, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()), CLSW_ERR_NULL);
+        // A constant series: the middle symbol, flagged.
+        let flat = [5.0; 8];
+        assert_eq!(clsw_sax(flat.as_ptr(), 8, 4, 5, w.as_mut_ptr(), 6, &mut constant), CLSW_OK);
+        assert_eq!((&w[..4], constant), (&[2u8, 2, 2, 2][..], 1));
+    }
+}
