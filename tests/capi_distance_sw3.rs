@@ -14,7 +14,6 @@ use clsw::capi::scoring::{clsw_scoring, clsw_scoring_free, clsw_scoring_new_matc
 use clsw::capi::sw3::*;
 use clsw::capi::{
     CLSW_ALPHABET_DNA, CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_IO, CLSW_ERR_NULL, CLSW_OK,
-    clsw_last_error,
 };
 use clsw::device::DeviceChoice;
 use clsw::distance::input::{read_alignment, read_bed};
@@ -24,18 +23,7 @@ use clsw::seq::Alphabet;
 use clsw::sw3::{self, sax};
 use common::data_dir;
 use std::ffi::CStr;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Where cargo left libclsw.so for this test run.
-fn library_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap().to_path_buf();
-    [deps.clone(), deps.parent().unwrap().to_path_buf()]
-        .into_iter()
-        .find(|d| d.join("libclsw.so").is_file())
-        .expect("libclsw.so is not next to the test executable; build it with `cargo build --release --lib`")
-}
 
 const PROGRAM: &str = r#"
 #include <stdio.h>
@@ -178,37 +166,6 @@ int main(int argc, char **argv) {
 }
 "#;
 
-fn compile(dir: &Path) -> PathBuf {
-    let src = dir.join("distance_sw3.c");
-    std::fs::write(&src, PROGRAM).unwrap();
-    let bin = dir.join("distance_sw3");
-    // The library's soname is libclsw.so.<major>: link through a folder that has both names.
-    let lib = dir.join("lib");
-    std::fs::create_dir_all(&lib).unwrap();
-    for name in ["libclsw.so".to_string(), format!("libclsw.so.{}", env!("CARGO_PKG_VERSION_MAJOR"))] {
-        let _ = std::fs::remove_file(lib.join(&name));
-        std::os::unix::fs::symlink(library_dir().join("libclsw.so"), lib.join(&name)).unwrap();
-    }
-    let root = if Path::new("include/clsw.h").is_file() {
-        std::env::current_dir().unwrap()
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-    };
-    let out = Command::new("cc")
-        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror"])
-        .arg(format!("-I{}", root.join("include").display()))
-        .arg(&src)
-        .arg("-o")
-        .arg(&bin)
-        .arg(format!("-L{}", lib.display()))
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .arg("-lclsw")
-        .output()
-        .expect("running cc");
-    assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    bin
-}
-
 /// What the C program prints for one distance matrix, from the Rust API.
 fn show(
     tag: &str,
@@ -309,7 +266,7 @@ fn expected(engine: &Engine) -> Vec<String> {
 fn a_c_program_gets_the_rust_apis_answers() {
     let dir = std::env::temp_dir().join(format!("clsw-distance-sw3-capi-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let bin = compile(&dir);
+    let bin = common::capi::compile_c(&dir, "distance_sw3", PROGRAM);
     let native = Engine::new(&DeviceChoice::Reference).unwrap();
     let want = expected(&native);
     // The hand-made alignment's hand-computed answers (tests/distance.rs) are among them.
@@ -341,10 +298,6 @@ fn a_c_program_gets_the_rust_apis_answers() {
             }
         }
     }
-}
-
-fn message() -> String {
-    unsafe { CStr::from_ptr(clsw_last_error()) }.to_string_lossy().into_owned()
 }
 
 struct Handles {
@@ -390,7 +343,11 @@ fn distance_contracts_hold() {
         let mut small = o;
         small.size = 8;
         let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &small, &mut d);
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("clsw_distance_options.size"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("clsw_distance_options.size"),
+            "{}",
+            common::capi::last_error()
+        );
         for (field, value) in [("coding", 4u32), ("variant", 3), ("metric", 4)] {
             let mut bad = o;
             match field {
@@ -399,14 +356,22 @@ fn distance_contracts_hold() {
                 _ => bad.metric = value,
             }
             let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &bad, &mut d);
-            assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains(field), "{field}: {}", message());
+            assert!(
+                st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains(field),
+                "{field}: {}",
+                common::capi::last_error()
+            );
             assert!(d.is_null());
         }
         // NULL handles, arrays and outputs are named.
         let st = clsw_distance_aligned(std::ptr::null(), 2, ptrs.as_ptr(), lens.as_ptr(), &o, &mut d);
-        assert_eq!((st, message().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
+        assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
         let st = clsw_distance_aligned(h.engine, 2, std::ptr::null(), lens.as_ptr(), &o, &mut d);
-        assert!(st == CLSW_ERR_NULL && message().contains("sequences"), "{}", message());
+        assert!(
+            st == CLSW_ERR_NULL && common::capi::last_error().contains("sequences"),
+            "{}",
+            common::capi::last_error()
+        );
         let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &o, std::ptr::null_mut());
         assert_eq!(st, CLSW_ERR_NULL);
         let st = clsw_distance_fasta(h.engine, std::ptr::null(), &o, &mut d);
@@ -418,20 +383,32 @@ fn distance_contracts_hold() {
         );
         let ragged = [4usize, 3];
         let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), ragged.as_ptr(), &o, &mut d);
-        assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT, "{}", message());
+        assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT, "{}", common::capi::last_error());
         let bad: [&[u8]; 2] = [b"ACGT", b"AC1T"];
         let bad_ptrs = bad.map(|s| s.as_ptr());
         let st = clsw_distance_aligned(h.engine, 2, bad_ptrs.as_ptr(), lens.as_ptr(), &o, &mut d);
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("site 3"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("site 3"),
+            "{}",
+            common::capi::last_error()
+        );
         let st = clsw_distance_fasta(h.engine, c"/nonexistent/aln.fa".as_ptr(), &o, &mut d);
-        assert!(st == CLSW_ERR_IO && message().contains("/nonexistent/aln.fa"), "{}", message());
+        assert!(
+            st == CLSW_ERR_IO && common::capi::last_error().contains("/nonexistent/aln.fa"),
+            "{}",
+            common::capi::last_error()
+        );
         let st = clsw_distance_bed(h.engine, c"/nonexistent/set".as_ptr(), &o, &mut d);
-        assert_eq!(st, CLSW_ERR_IO, "{}", message());
+        assert_eq!(st, CLSW_ERR_IO, "{}", common::capi::last_error());
         let mut gaps = o;
         gaps.coding = CLSW_DISTANCE_COUNT_GAPS;
         let g = [0i8, 1, 2, 0];
         let st = clsw_distance_genotypes(h.engine, g.as_ptr(), 2, 2, &gaps, &mut d);
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("alignments only"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("alignments only"),
+            "{}",
+            common::capi::last_error()
+        );
         assert_eq!(clsw_distance_genotypes(h.engine, g.as_ptr(), 0, 2, &o, &mut d), CLSW_ERR_INVALID_ARGUMENT);
         assert_eq!(clsw_distance_genotypes(h.engine, std::ptr::null(), 2, 2, &o, &mut d), CLSW_ERR_NULL);
         assert!(d.is_null());
@@ -446,16 +423,24 @@ fn distance_contracts_hold() {
         let mut needed = 0;
         assert_eq!(clsw_distances_matrix(d, buf.as_mut_ptr(), 3, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
         assert_eq!((needed, buf), (4, [7; 4]), "nothing is written when the buffer is too small");
-        assert!(message().contains("4 are needed"), "{}", message());
+        assert!(common::capi::last_error().contains("4 are needed"), "{}", common::capi::last_error());
         assert_eq!(clsw_distances_matrix(d, std::ptr::null_mut(), 4, &mut needed), CLSW_ERR_NULL);
         assert_eq!(clsw_distances_matrix(d, buf.as_mut_ptr(), 4, std::ptr::null_mut()), CLSW_OK);
         assert_eq!(buf, [0, 1, 1, 0]);
         // Compared counts were not asked for; names do not exist for caller arrays.
         let st = clsw_distances_compared(d, buf.as_mut_ptr(), 4, std::ptr::null_mut());
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("want_compared"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("want_compared"),
+            "{}",
+            common::capi::last_error()
+        );
         let mut name = [0 as std::ffi::c_char; 8];
         let st = clsw_distances_name(d, 0, name.as_mut_ptr(), 8, std::ptr::null_mut());
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("no names"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("no names"),
+            "{}",
+            common::capi::last_error()
+        );
         let mut values = [0f64; 4];
         assert_eq!(clsw_distances_values(d, values.as_mut_ptr(), 2, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
         assert_eq!(clsw_distances_values(d, values.as_mut_ptr(), 4, &mut needed), CLSW_OK);
@@ -470,7 +455,12 @@ fn distance_contracts_hold() {
         let path = std::ffi::CString::new(data_dir().join("distance/hand.fa").to_str().unwrap()).unwrap();
         let mut ibs = o;
         ibs.metric = CLSW_METRIC_IBS;
-        assert_eq!(clsw_distance_fasta(h.engine, path.as_ptr(), &ibs, &mut d), CLSW_OK, "{}", message());
+        assert_eq!(
+            clsw_distance_fasta(h.engine, path.as_ptr(), &ibs, &mut d),
+            CLSW_OK,
+            "{}",
+            common::capi::last_error()
+        );
         let st = clsw_distances_name(d, 1, name.as_mut_ptr(), 2, &mut needed);
         assert_eq!((st, needed), (CLSW_ERR_BUFFER_TOO_SMALL, 3));
         assert_eq!(clsw_distances_name(d, 1, name.as_mut_ptr(), 8, std::ptr::null_mut()), CLSW_OK);
@@ -515,9 +505,9 @@ fn sw3_and_sax_contracts_hold() {
         assert_eq!(call(h.engine, h.seed, a, std::ptr::null(), &mut score, std::ptr::null_mut()), CLSW_OK);
         assert_eq!(call(h.engine, h.seed, a, std::ptr::null(), std::ptr::null_mut(), end.as_mut_ptr()), CLSW_ERR_NULL);
         let st = call(std::ptr::null(), h.seed, a, std::ptr::null(), &mut score, std::ptr::null_mut());
-        assert_eq!((st, message().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
+        assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
         let st = call(h.engine, std::ptr::null(), a, std::ptr::null(), &mut score, std::ptr::null_mut());
-        assert_eq!((st, message().as_str()), (CLSW_ERR_NULL, "scoring is NULL"));
+        assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "scoring is NULL"));
         let st = clsw_sw3_score(
             h.engine,
             h.seed,
@@ -549,7 +539,11 @@ fn sw3_and_sax_contracts_hold() {
         assert_eq!((st, score, end), (CLSW_OK, 0, [0; 3]));
         // A bad letter, a bad option, options too small, codes outside the matrix.
         let st = call(h.engine, h.seed, b"AC!T", std::ptr::null(), &mut score, std::ptr::null_mut());
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("position 3"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("position 3"),
+            "{}",
+            common::capi::last_error()
+        );
         let mut o: clsw_sw3_options = std::mem::zeroed();
         assert_eq!(clsw_sw3_options_init(&mut o, std::mem::size_of::<clsw_sw3_options>()), CLSW_OK);
         assert_eq!(o.input, CLSW_SW3_LETTERS);
@@ -557,7 +551,11 @@ fn sw3_and_sax_contracts_hold() {
         assert_eq!(clsw_sw3_options_init(std::ptr::null_mut(), 16), CLSW_ERR_NULL);
         let mut bad = clsw_sw3_options { size: std::mem::size_of::<clsw_sw3_options>(), input: 7 };
         let st = call(h.engine, h.seed, a, &bad, &mut score, std::ptr::null_mut());
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("options.input"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("options.input"),
+            "{}",
+            common::capi::last_error()
+        );
         bad.size = 4;
         assert_eq!(call(h.engine, h.seed, a, &bad, &mut score, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
         let codes = clsw_sw3_options { size: std::mem::size_of::<clsw_sw3_options>(), input: CLSW_SW3_CODES };
@@ -574,7 +572,11 @@ fn sw3_and_sax_contracts_hold() {
             &mut score,
             std::ptr::null_mut(),
         );
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("code 9"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("code 9"),
+            "{}",
+            common::capi::last_error()
+        );
         let st = clsw_sw3_score(
             h.engine,
             h.seed,
@@ -647,7 +649,11 @@ fn sw3_and_sax_contracts_hold() {
             std::ptr::null(),
             &mut res,
         );
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("at least 3") && res.is_null(), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("at least 3") && res.is_null(),
+            "{}",
+            common::capi::last_error()
+        );
         let tri = [2u32, 0, 1, 0, 1, 3];
         let st = clsw_sw3_batch(
             h.engine,
@@ -660,7 +666,11 @@ fn sw3_and_sax_contracts_hold() {
             std::ptr::null(),
             &mut res,
         );
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("out of range"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("out of range"),
+            "{}",
+            common::capi::last_error()
+        );
         let st = clsw_sw3_batch(
             h.engine,
             h.seed,
@@ -684,7 +694,7 @@ fn sw3_and_sax_contracts_hold() {
             std::ptr::null(),
             &mut res,
         );
-        assert_eq!(st, CLSW_OK, "{}", message());
+        assert_eq!(st, CLSW_OK, "{}", common::capi::last_error());
         let mut n = 0;
         assert_eq!(clsw_sw3_results_count(res, &mut n), CLSW_OK);
         assert_eq!(n, 1);
@@ -709,9 +719,17 @@ fn sw3_and_sax_contracts_hold() {
         assert_eq!(clsw_sax(x.as_ptr(), 6, 3, 5, std::ptr::null_mut(), 3, std::ptr::null_mut()), CLSW_ERR_NULL);
         let nan = [1.0, f64::NAN, 3.0];
         let st = clsw_sax(nan.as_ptr(), 3, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut());
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("position 2"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("position 2"),
+            "{}",
+            common::capi::last_error()
+        );
         let st = clsw_sax(x.as_ptr(), 6, 3, 2, w.as_mut_ptr(), 6, std::ptr::null_mut());
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("between 3 and 20"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("between 3 and 20"),
+            "{}",
+            common::capi::last_error()
+        );
         assert_eq!(clsw_sax(x.as_ptr(), 6, 0, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
         assert_eq!(
             clsw_sax(std::ptr::null(), 0, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()),

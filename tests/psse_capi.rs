@@ -8,13 +8,12 @@ mod common;
 use clsw::capi::engine::{clsw_engine, clsw_engine_free, clsw_engine_new};
 use clsw::capi::psse::*;
 use clsw::capi::scoring::{clsw_scoring, clsw_scoring_free, clsw_scoring_new_builtin};
-use clsw::capi::{CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_NULL, CLSW_OK, clsw_last_error};
+use clsw::capi::{CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_NULL, CLSW_OK};
 use clsw::device::DeviceChoice;
 use clsw::psse::{PsseOptions, psse_many};
 use clsw::seq::Alphabet;
 use clsw::{Engine, Error};
 use std::ffi::CStr;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const Q: &str =
@@ -23,16 +22,6 @@ const S1: &str =
     "KQNETEKSENKEEPRKDYIHVRARRGQATDSHSIAERARREKISERMKLLQDLVPGCNRITGKAVMLDEIINYVQSLQTQVEFLSMKLATINPITEFNANALLSAEMLQ";
 const S2: &str =
     "MAKRVYAIAMRYAQALHELAREQKSLDKWQEDLQNLSRLTEDASVDEFLSNPKIVSARKHAVLAKLSDIDPLMLNLVDMLVATRRLGIMRAISGEYNRLLNEARG";
-
-/// Where cargo left libclsw.so for this test run.
-fn library_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap().to_path_buf();
-    [deps.clone(), deps.parent().unwrap().to_path_buf()]
-        .into_iter()
-        .find(|d| d.join("libclsw.so").is_file())
-        .expect("libclsw.so is not next to the test executable; build it with `cargo build --release --lib`")
-}
 
 const PROGRAM: &str = r#"
 #include <stdio.h>
@@ -90,39 +79,6 @@ int main(int argc, char **argv) {
 }
 "#;
 
-fn compile(dir: &Path) -> PathBuf {
-    let src = dir.join("psse.c");
-    std::fs::write(&src, PROGRAM).unwrap();
-    let bin = dir.join("psse");
-    // The library's soname is libclsw.so.<major>: link through a folder that has both names.
-    let lib = dir.join("lib");
-    std::fs::create_dir_all(&lib).unwrap();
-    for name in ["libclsw.so".to_string(), format!("libclsw.so.{}", env!("CARGO_PKG_VERSION_MAJOR"))] {
-        let _ = std::fs::remove_file(lib.join(&name));
-        std::os::unix::fs::symlink(library_dir().join("libclsw.so"), lib.join(&name)).unwrap();
-    }
-    // The repository root: the current directory when it holds the header (test
-    // executables copied to another machine run from there), else the source tree.
-    let root = if Path::new("include/clsw.h").is_file() {
-        std::env::current_dir().unwrap()
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-    };
-    let out = Command::new("cc")
-        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror"])
-        .arg(format!("-I{}", root.join("include").display()))
-        .arg(&src)
-        .arg("-o")
-        .arg(&bin)
-        .arg(format!("-L{}", lib.display()))
-        .arg(format!("-Wl,-rpath,{}", lib.display()))
-        .arg("-lclsw")
-        .output()
-        .expect("running cc");
-    assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    bin
-}
-
 fn codes(s: &str) -> Vec<u8> {
     Alphabet::Protein.encode_all(s.as_bytes()).unwrap()
 }
@@ -131,7 +87,7 @@ fn codes(s: &str) -> Vec<u8> {
 fn a_c_program_gets_the_rust_apis_numbers() {
     let dir = std::env::temp_dir().join(format!("clsw-psse-capi-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let bin = compile(&dir);
+    let bin = common::capi::compile_c(&dir, "psse", PROGRAM);
     let mut devices = vec!["reference".to_string()];
     devices.extend(common::test_devices().iter().map(|d| d.info.index.to_string()));
     let opts = PsseOptions { shuffles: 200, keep_scores: true, ..PsseOptions::default() };
@@ -180,10 +136,6 @@ fn a_c_program_gets_the_rust_apis_numbers() {
     }
 }
 
-fn message() -> String {
-    unsafe { CStr::from_ptr(clsw_last_error()) }.to_string_lossy().into_owned()
-}
-
 struct Handles {
     engine: *mut clsw_engine,
     scoring: *mut clsw_scoring,
@@ -230,14 +182,14 @@ fn contracts_hold() {
         let mut r = result();
         // NULL handles, outputs and sequences are named.
         let st = clsw_psse(std::ptr::null(), h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), &o, &mut r);
-        assert_eq!((st, message().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
+        assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
         let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), &o, std::ptr::null_mut());
         assert_eq!(st, CLSW_ERR_NULL);
         let st = clsw_psse(h.engine, h.scoring, std::ptr::null(), 5, s.as_ptr(), s.len(), &o, &mut r);
         assert_eq!(st, CLSW_ERR_NULL);
         // NULL options are the defaults (1,000 shuffles).
         let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), std::ptr::null(), &mut r);
-        assert_eq!(st, CLSW_OK, "{}", message());
+        assert_eq!(st, CLSW_OK, "{}", common::capi::last_error());
         assert_eq!((r.status, r.shuffles, r.query_length, r.subject_length), (CLSW_OK, 1000, q.len(), s.len()));
         assert!(r.error.is_null() && r.cutoff.is_nan());
         // Bad options and sequences.
@@ -252,9 +204,17 @@ fn contracts_hold() {
             assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT, "{field}");
         }
         let st = clsw_psse(h.engine, h.scoring, b"MK1".as_ptr(), 3, s.as_ptr(), s.len(), &o, &mut r);
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("position 3"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("position 3"),
+            "{}",
+            common::capi::last_error()
+        );
         let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), b"W".as_ptr(), 1, &o, &mut r);
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("all equal"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("all equal"),
+            "{}",
+            common::capi::last_error()
+        );
         // A result struct whose size is too small is refused.
         let mut small = result();
         small.size = 8;
@@ -277,7 +237,7 @@ fn contracts_hold() {
             &o,
             &mut res,
         );
-        assert_eq!(st, CLSW_OK, "{}", message());
+        assert_eq!(st, CLSW_OK, "{}", common::capi::last_error());
         let mut n = 0;
         assert_eq!(clsw_psse_results_count(res, &mut n), CLSW_OK);
         assert_eq!(n, 2);
@@ -289,7 +249,11 @@ fn contracts_hold() {
         assert_eq!(clsw_psse_results_get(res, 2, &mut r), CLSW_ERR_INVALID_ARGUMENT);
         let mut buf = [0i32; 100];
         let st = clsw_psse_results_scores(res, 0, buf.as_mut_ptr(), 100, std::ptr::null_mut());
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && message().contains("keep_scores"), "{}", message());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("keep_scores"),
+            "{}",
+            common::capi::last_error()
+        );
         clsw_psse_results_free(res);
         clsw_psse_results_free(std::ptr::null_mut());
 

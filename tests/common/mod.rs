@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod capi;
+
 use clsw::device::{ClDevice, DeviceKind, list_devices};
 use clsw::seq::{Alphabet, EmptyRecords, Sequence, fasta};
 use std::path::PathBuf;
