@@ -64,7 +64,7 @@ use crate::error::{Error, Result};
 use crate::reference::sw_score;
 use crate::scan::native;
 use crate::scoring::{Gaps, Matrix, Scoring};
-use opencl::{DeviceTile, Kernel16, TileSpec};
+use opencl::{DeviceTile, TileSpec, choose_kernel};
 use rayon::prelude::*;
 use std::fmt;
 use std::str::FromStr;
@@ -437,7 +437,7 @@ fn device_share(
     share: std::ops::Range<usize>,
     opts: &PsseOptions,
 ) -> Result<Share> {
-    let kernel = Kernel16::choose(opts.variant, &opts.scoring);
+    let kernel = choose_kernel(opts.variant, &opts.scoring);
     let mut order: Vec<usize> = share.collect();
     order.sort_by_key(|&s| (subjects[s].len(), s));
     let lengths: Vec<usize> = order.iter().map(|&s| subjects[s].len()).collect();

@@ -15,8 +15,7 @@
 use super::Variant;
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::{Error, Result};
-use crate::scan::PAD_SCORE;
-use crate::scan::banded::{FAST_SOURCE, INTER_SOURCE, Tuning};
+use crate::scan::banded::{Banded, Tuning, query_profile};
 use crate::scoring::Scoring;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
@@ -25,44 +24,13 @@ pub const SOURCE: KernelSource = KernelSource { name: "psse.cl", text: include_s
 
 /// The alignment kernel actually run: the variant asked for, or the 32-bit `scan_inter`
 /// when the scoring cannot be held in 16 bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kernel16 {
-    Inter,
-    InterWide,
-    Fast,
-}
-
-impl Kernel16 {
-    pub fn choose(variant: Variant, scoring: &Scoring) -> Kernel16 {
-        if !crate::scan::fits_16_bits(scoring) {
-            Kernel16::InterWide
-        } else if variant == Variant::Inter {
-            Kernel16::Inter
-        } else {
-            Kernel16::Fast
-        }
-    }
-
-    pub fn lanes(self) -> usize {
-        if self == Kernel16::Fast { 2 } else { 1 }
-    }
-
-    /// Bytes of one boundary-row element (see `src/scan/banded.rs`).
-    fn boundary_bytes(self) -> usize {
-        if self == Kernel16::Inter { 4 } else { 8 }
-    }
-
-    fn name(self) -> &'static str {
-        if self == Kernel16::Fast { "scan_fast" } else { "scan_inter" }
-    }
-
-    /// Above this a score may have been capped; the host recomputes it.
-    fn sat_limit(self, scoring: &Scoring) -> i32 {
-        match self {
-            Kernel16::InterWide => i32::MAX,
-            Kernel16::Inter => i16::MAX as i32,
-            Kernel16::Fast => i16::MAX as i32 - scoring.matrix.max_score().max(0),
-        }
+pub(crate) fn choose_kernel(variant: Variant, scoring: &Scoring) -> Banded {
+    if !crate::scan::fits_16_bits(scoring) {
+        Banded::InterWide
+    } else if variant == Variant::Inter {
+        Banded::Inter
+    } else {
+        Banded::Fast
     }
 }
 
@@ -132,9 +100,9 @@ impl TileLayout {
 /// Residues a tile may hold on `dev` (before the caller's own limit): the boundary rows
 /// of the alignment kernel (about 4 bytes per residue) are the largest buffer; keep them
 /// under a quarter of the device's memory, one allocation and 4 GiB.
-pub(crate) fn tile_budget(dev: &ClDevice, kernel: Kernel16) -> usize {
+pub(crate) fn tile_budget(dev: &ClDevice, kernel: Banded) -> usize {
     let bytes = dev.info.max_alloc_bytes.min(dev.info.global_mem_bytes / 4).clamp(1 << 20, 4 << 30);
-    (bytes as usize / kernel.boundary_bytes() * kernel.lanes()).max(1)
+    (bytes as usize / kernel.boundary_bytes() as usize * kernel.lanes()).max(1)
 }
 
 /// Cuts subjects (sorted by length; their lengths given) into tiles of at most `budget`
@@ -161,7 +129,7 @@ pub(crate) fn tiles(lengths: &[usize], per_subject: usize, budget: usize) -> Vec
 /// A tile's shuffles on the device, ready to be aligned with queries.
 pub(crate) struct DeviceTile<'d> {
     dev: &'d ClDevice,
-    kernel: Kernel16,
+    kernel: Banded,
     pub layout: TileLayout,
     d_words: Buffer<u32>,
     d_group_word: Buffer<u32>,
@@ -190,7 +158,7 @@ pub(crate) struct TileSpec<'a> {
 
 impl<'d> DeviceTile<'d> {
     /// Lays out the tile and makes its shuffles on the device.
-    pub fn new(dev: &'d ClDevice, kernel: Kernel16, spec: &TileSpec) -> Result<DeviceTile<'d>> {
+    pub fn new(dev: &'d ClDevice, kernel: Banded, spec: &TileSpec) -> Result<DeviceTile<'d>> {
         let tuning = Tuning::default();
         let lanes = kernel.lanes();
         let lengths: Vec<usize> = spec.subjects.iter().map(|s| s.len()).collect();
@@ -214,7 +182,7 @@ impl<'d> DeviceTile<'d> {
             d_group_word: dev.buffer_from(&layout.group_word)?,
             d_lengths: dev.buffer_from(&layout.lengths)?,
             d_group_cell: dev.buffer_from(&layout.group_cell)?,
-            d_boundary: dev.buffer::<u8>(cells as usize * kernel.boundary_bytes())?,
+            d_boundary: dev.buffer::<u8>(cells as usize * kernel.boundary_bytes() as usize)?,
             d_score: dev.buffer::<i32>(outputs)?,
             d_qend: dev.buffer::<i32>(outputs)?,
             d_send: dev.buffer::<i32>(outputs)?,
@@ -261,25 +229,13 @@ impl<'d> DeviceTile<'d> {
             return Ok((vec![0; entries], 0.0));
         }
         let dev = self.dev;
-        let Tuning { band, tile, group, .. } = Tuning::default();
-        let m_pad = query.len().div_ceil(band) * band;
-        let letters = scoring.matrix.size() + 1;
-        let mut profile = vec![PAD_SCORE; letters * m_pad];
-        for c in 0..letters - 1 {
-            for (i, &q) in query.iter().enumerate() {
-                profile[c * m_pad + i] = scoring.matrix.score(q, c as u8) as i16;
-            }
-        }
-        let (source, wide) = match self.kernel {
-            Kernel16::Inter => (&INTER_SOURCE, 0),
-            Kernel16::InterWide => (&INTER_SOURCE, 1),
-            Kernel16::Fast => (&FAST_SOURCE, 0),
-        };
-        // The defines of src/scan/banded.rs, so both share one built program.
-        let defines = [("BAND", band.to_string()), ("WIDE", wide.to_string()), ("TILE", tile.to_string())];
-        let program = dev.program(source, &defines)?;
+        let tuning = Tuning::default();
+        let (band, group) = (tuning.band, tuning.group);
+        let (profile, m_pad, letters) = query_profile(query, scoring, band);
+        // The same program as src/scan/banded.rs builds, so both share one cache entry.
+        let program = self.kernel.program(dev, &tuning)?;
         let d_profile = dev.buffer_from(&profile)?;
-        let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.name()))?;
+        let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.kernel_name()))?;
         KernelArgs::new(&k)
             .arg(&d_profile.get())?
             .arg(&(m_pad as i32))?
@@ -377,7 +333,7 @@ pub fn device_shuffles(
     seed: u64,
     window: usize,
 ) -> Result<Vec<Vec<Vec<u8>>>> {
-    let kernel = if variant == Variant::Inter { Kernel16::Inter } else { Kernel16::Fast };
+    let kernel = if variant == Variant::Inter { Banded::Inter } else { Banded::Fast };
     let mut order: Vec<usize> = (0..subjects.len()).collect();
     order.sort_by_key(|&k| (subjects[k].len(), k));
     let sorted: Vec<&[u8]> = order.iter().map(|&k| subjects[k]).collect();

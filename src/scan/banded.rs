@@ -32,15 +32,59 @@ pub enum Banded {
 }
 
 impl Banded {
-    fn lanes(self) -> usize {
+    /// Subjects per work-item (16-bit lanes of `scan_fast`).
+    pub fn lanes(self) -> usize {
         if self == Banded::Fast { 2 } else { 1 }
     }
 
     /// Bytes of one boundary-row element: (H, F) as 16-bit halves, or as two 32-bit
     /// values (`InterWide`), or as two packed pairs (`Fast`).
-    fn boundary_bytes(self) -> u64 {
+    pub fn boundary_bytes(self) -> u64 {
         if self == Banded::Inter { 4 } else { 8 }
     }
+
+    /// The kernel of the one-subject-per-slot layout (`scan_fast_long` is the other).
+    pub fn kernel_name(self) -> &'static str {
+        if self == Banded::Fast { "scan_fast" } else { "scan_inter" }
+    }
+
+    /// The value above which a narrow score may be wrong (the kernels report -1 there).
+    pub fn sat_limit(self, scoring: &Scoring) -> i32 {
+        match self {
+            Banded::InterWide => i32::MAX,
+            // Only the 16-bit boundary row limits scan_inter; its arithmetic is 32-bit.
+            Banded::Inter => i16::MAX as i32,
+            // A true 16-bit lane can wrap once a cell passes 32767 - max(S).
+            Banded::Fast => i16::MAX as i32 - scoring.matrix.max_score().max(0),
+        }
+    }
+
+    /// The built program for this kernel and tuning (cached per device).
+    pub fn program(self, dev: &ClDevice, tuning: &Tuning) -> Result<std::sync::Arc<opencl3::program::Program>> {
+        let (source, wide) = match self {
+            Banded::Inter => (&INTER_SOURCE, 0),
+            Banded::InterWide => (&INTER_SOURCE, 1),
+            Banded::Fast => (&FAST_SOURCE, 0),
+        };
+        let defines =
+            [("BAND", tuning.band.to_string()), ("WIDE", wide.to_string()), ("TILE", tuning.tile.to_string())];
+        dev.program(source, &defines)
+    }
+}
+
+/// The query profile of the banded kernels: `profile[c * m_pad + i] = S(q_i, c)` for every
+/// letter `c` and one padding letter (code = alphabet size), the query padded to whole
+/// bands; padding scores `PAD_SCORE`. Returns (profile, m_pad, letters).
+pub fn query_profile(query: &[u8], scoring: &Scoring, band: usize) -> (Vec<i16>, usize, usize) {
+    let m_pad = query.len().div_ceil(band) * band;
+    let letters = scoring.matrix.size() + 1;
+    let mut profile = vec![PAD_SCORE; letters * m_pad];
+    for c in 0..letters - 1 {
+        for (i, &q) in query.iter().enumerate() {
+            profile[c * m_pad + i] = scoring.matrix.score(q, c as u8) as i16;
+        }
+    }
+    (profile, m_pad, letters)
 }
 
 /// Tuning of the banded kernels.
@@ -115,13 +159,16 @@ impl<'d> BandedScanner<'d> {
     ) -> Result<BandedScanner<'d>> {
         let mut split: Vec<(&'static str, usize, usize, Vec<u32>)> = match kind {
             Banded::Inter | Banded::InterWide => {
-                vec![("scan_inter", tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
+                vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
             }
             Banded::Fast => {
                 let (long, short): (Vec<u32>, Vec<u32>) = (0..subjects.len() as u32)
                     .partition(|&k| subjects[k as usize].as_ref().len() > tuning.long_threshold);
                 // A long pair is one "slot" of a one-slot group, walked by long_group work-items.
-                vec![("scan_fast", tuning.group, tuning.group, short), ("scan_fast_long", 1, tuning.long_group, long)]
+                vec![
+                    (kind.kernel_name(), tuning.group, tuning.group, short),
+                    ("scan_fast_long", 1, tuning.long_group, long),
+                ]
             }
         };
         split.retain(|(_, _, _, members)| !members.is_empty());
@@ -190,17 +237,6 @@ impl<'d> BandedScanner<'d> {
         Ok(out)
     }
 
-    /// The value above which a narrow score may be wrong.
-    fn sat_limit(&self, scoring: &Scoring) -> i32 {
-        match self.kind {
-            Banded::InterWide => i32::MAX,
-            // Only the 16-bit boundary row limits scan_inter; its arithmetic is 32-bit.
-            Banded::Inter => i16::MAX as i32,
-            // A true 16-bit lane can wrap once a cell passes 32767 - max(S).
-            Banded::Fast => i16::MAX as i32 - scoring.matrix.max_score().max(0),
-        }
-    }
-
     fn run(&self, query: &[u8], scoring: &Scoring) -> Result<ScanOutput> {
         if query.is_empty() || self.subjects == 0 {
             return Ok(ScanOutput::empty(self.subjects));
@@ -208,22 +244,8 @@ impl<'d> BandedScanner<'d> {
         let mut out = ScanOutput { scores: Vec::new(), recomputed: 0, kernel_seconds: 0.0 };
         let dev = self.dev;
         let Tuning { band, tile, .. } = self.tuning;
-        let m_pad = query.len().div_ceil(band) * band;
-        let letters = scoring.matrix.size() + 1;
-        // profile[c * m_pad + i] = S(q_i, c); the padding letter and rows score PAD_SCORE.
-        let mut profile = vec![PAD_SCORE; letters * m_pad];
-        for c in 0..letters - 1 {
-            for (i, &q) in query.iter().enumerate() {
-                profile[c * m_pad + i] = scoring.matrix.score(q, c as u8) as i16;
-            }
-        }
-        let (source, wide) = match self.kind {
-            Banded::Inter => (&INTER_SOURCE, 0),
-            Banded::InterWide => (&INTER_SOURCE, 1),
-            Banded::Fast => (&FAST_SOURCE, 0),
-        };
-        let defines = [("BAND", band.to_string()), ("WIDE", wide.to_string()), ("TILE", tile.to_string())];
-        let program = dev.program(source, &defines)?;
+        let (profile, m_pad, letters) = query_profile(query, scoring, band);
+        let program = self.kind.program(dev, &self.tuning)?;
         let d_profile = dev.buffer_from(&profile)?;
         // Local profile: letters x (band + 2) shorts per band in flight.
         let profile_bytes = letters * (band + 2) * 2;
@@ -256,7 +278,7 @@ impl<'d> BandedScanner<'d> {
                     .arg(&(a as i32))?
                     .arg(&scoring.gaps.open)?
                     .arg(&scoring.gaps.extend)?
-                    .arg(&self.sat_limit(scoring))?
+                    .arg(&self.kind.sat_limit(scoring))?
                     .local(profile_bytes * if long { work_group } else { 1 })?
                     .arg(&part.d_score.get())?
                     .arg(&part.d_qend.get())?
