@@ -55,7 +55,7 @@ fn bad_inputs_give_clear_errors() {
         (scratch("garbage.fa", &[0x7f, b'E', b'L', b'F', 0, 1, 2, 0xff, 0xfe]), "expected a '>' header"),
         (scratch("digit.fa", b">ok\nMKV\n>bad one\nMK\nAC3D\n"), "line 5 (record 2, 'bad'): '3' at column 3"),
         (scratch("empty.fa", b""), "contains no FASTA records"),
-        (scratch("emptyrec.fa", b">x\n>y\nMK\n"), "'x'): record has no residues"),
+        (scratch("emptyrec.fa", b">x\n>y\nMK\n"), "'x'): record is empty (no residues)"),
         (PathBuf::from("/nonexistent/clsw/missing.fa"), "missing.fa"),
     ];
     for (path, expected) in &cases {

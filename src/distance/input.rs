@@ -9,8 +9,7 @@
 
 use super::packed::{Coding, Packed};
 use crate::error::{Error, Result};
-use crate::seq::alphabet::describe_byte;
-use flate2::read::MultiGzDecoder;
+use crate::seq::fasta::{self, FastaReader};
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -37,28 +36,12 @@ pub struct Dataset {
     pub packed: Packed,
 }
 
-fn open_maybe_gz(path: &Path) -> Result<Box<dyn BufRead + Send>> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
-    let magic = reader.fill_buf().map_err(|e| Error::io(path, e))?;
-    Ok(if magic.starts_with(&[0x1f, 0x8b]) {
-        Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(reader)))
-    } else {
-        Box::new(reader)
-    })
-}
-
-/// Reads aligned FASTA records with their letters untouched (whitespace inside
-/// sequence lines is skipped). Letters are checked to be alignment letters: ASCII
-/// letters, `-`, `.`, `?` and `*`.
+/// Reads aligned FASTA records with their letters untouched: the FASTA reader in its
+/// aligned mode (ASCII letters, `-`, `.`, `?` and `*`; whitespace skipped), with each
+/// record's number and header line for messages.
 pub struct AlignmentReader<R> {
-    input: R,
+    inner: FastaReader<R>,
     source: String,
-    line_no: usize,
-    record_no: usize,
-    pending: Option<(usize, String)>,
-    buf: Vec<u8>,
-    done: bool,
 }
 
 /// One record of an alignment.
@@ -73,92 +56,19 @@ pub struct AlignedRecord {
 
 impl<R: BufRead> AlignmentReader<R> {
     pub fn new(input: R, source: impl Into<String>) -> Self {
-        AlignmentReader {
-            input,
-            source: source.into(),
-            line_no: 0,
-            record_no: 0,
-            pending: None,
-            buf: Vec::new(),
-            done: false,
-        }
+        let source = source.into();
+        AlignmentReader { inner: FastaReader::aligned(input, source.clone()), source }
     }
 
     fn error(&self, record: usize, id: &str, line: usize, message: String) -> Error {
         Error::Fasta { source_name: self.source.clone(), record, id: id.to_string(), line, message }
     }
 
-    fn read_line(&mut self) -> Result<bool> {
-        self.buf.clear();
-        let n = self.input.read_until(b'\n', &mut self.buf).map_err(|e| Error::Fasta {
-            source_name: self.source.clone(),
-            record: self.record_no,
-            id: String::new(),
-            line: self.line_no + 1,
-            message: format!("read failed: {e}"),
-        })?;
-        if n == 0 {
-            return Ok(false);
-        }
-        self.line_no += 1;
-        while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
-            self.buf.pop();
-        }
-        Ok(true)
-    }
-
     /// The next record, `None` at the end.
     pub fn next_record(&mut self) -> Result<Option<AlignedRecord>> {
-        if self.done {
-            return Ok(None);
-        }
-        let (line, header) = match self.pending.take() {
-            Some(h) => h,
-            None => loop {
-                if !self.read_line()? {
-                    self.done = true;
-                    return Ok(None);
-                }
-                let t = self.buf.trim_ascii();
-                if t.is_empty() || t.starts_with(b";") {
-                    continue;
-                }
-                if let Some(rest) = self.buf.strip_prefix(b">") {
-                    break (self.line_no, String::from_utf8_lossy(rest).into_owned());
-                }
-                return Err(self.error(
-                    0,
-                    "",
-                    self.line_no,
-                    format!("expected a '>' header, found {} (is this a FASTA file?)", describe_byte(t[0])),
-                ));
-            },
-        };
-        self.record_no += 1;
-        let id = header.split_whitespace().next().unwrap_or("").to_string();
-        let mut letters = Vec::new();
-        while self.read_line()? {
-            if self.buf.starts_with(b">") {
-                self.pending = Some((self.line_no, String::from_utf8_lossy(&self.buf[1..]).into_owned()));
-                break;
-            }
-            for (col, &b) in self.buf.iter().enumerate() {
-                if b.is_ascii_alphabetic() || matches!(b, b'-' | b'.' | b'?' | b'*') {
-                    letters.push(b);
-                } else if !b.is_ascii_whitespace() {
-                    return Err(self.error(
-                        self.record_no,
-                        &id,
-                        self.line_no,
-                        format!("{} at column {} is not an alignment letter", describe_byte(b), col + 1),
-                    ));
-                }
-            }
-        }
-        if self.pending.is_none() {
-            self.done = true;
-        }
-        Ok(Some(AlignedRecord { id, record: self.record_no, line, letters }))
+        let Some(seq) = self.inner.next_record()? else { return Ok(None) };
+        let (record, line, _) = self.inner.position();
+        Ok(Some(AlignedRecord { id: seq.id, record, line, letters: seq.residues }))
     }
 }
 
@@ -169,7 +79,7 @@ const BATCH_BYTES: usize = 256 << 20;
 /// Every sequence must have the first one's length; an empty input, or sequences with
 /// no sites, are errors.
 pub fn read_alignment(path: &Path, coding: Coding) -> Result<Dataset> {
-    let reader = AlignmentReader::new(open_maybe_gz(path)?, path.display().to_string());
+    let reader = AlignmentReader::new(fasta::open_input(path)?, path.display().to_string());
     read_alignment_from(reader, coding)
 }
 
@@ -230,7 +140,7 @@ pub fn read_alignment_from<R: BufRead>(mut reader: AlignmentReader<R>, coding: C
         }
     }
     let Some(packed) = packed else {
-        return Err(reader.error(0, "", reader.line_no.max(1), "contains no sequences".into()));
+        return Err(reader.error(0, "", reader.inner.position().2.max(1), "contains no sequences".into()));
     };
     flush(&mut batch, &packed, &mut rows);
     let sites = packed.sites();
@@ -369,7 +279,7 @@ fn genotype_token(t: &str) -> Option<i8> {
 /// value. The first column holds sample names when the first data line's first field
 /// is not a value; otherwise samples are named `S1`, `S2`, ...
 pub fn read_genotype_table(path: &Path) -> Result<Dataset> {
-    let input = open_maybe_gz(path)?;
+    let input = fasta::open_input(path)?;
     let name = path.display().to_string();
     let bad = |line: usize, m: String| Error::InvalidArgument(format!("{name}: line {line}: {m}"));
     let mut names = Vec::new();

@@ -63,8 +63,13 @@ pub struct FastaReader<R> {
     input: R,
     source_name: String,
     alphabet: Alphabet,
+    /// Keep letters as they are (aligned FASTA: letters, `-`, `.`, `?`, `*`) instead of
+    /// encoding them with `alphabet`.
+    aligned: bool,
     empty: EmptyRecords,
     line_no: usize,
+    /// The header line of the record returned last.
+    header_line: usize,
     /// The header line of the next record, already read: (line number, text after '>').
     pending_header: Option<(usize, Vec<u8>)>,
     record_no: usize,
@@ -74,17 +79,21 @@ pub struct FastaReader<R> {
     done: bool,
 }
 
-/// Opens a FASTA file, plain or gzip-compressed.
-pub fn open(path: &Path, alphabet: Alphabet) -> Result<FastaReader<Box<dyn BufRead + Send>>> {
+/// A file's contents, decompressed when it is gzip (detected from the magic bytes).
+pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let mut reader = BufReader::with_capacity(1 << 20, file);
     let magic = reader.fill_buf().map_err(|e| Error::io(path, e))?;
-    let input: Box<dyn BufRead + Send> = if magic.starts_with(&[0x1f, 0x8b]) {
-        Box::new(BufReader::with_capacity(1 << 16, MultiGzDecoder::new(reader)))
+    Ok(if magic.starts_with(&[0x1f, 0x8b]) {
+        Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(reader)))
     } else {
         Box::new(reader)
-    };
-    Ok(FastaReader::new(input, path.display().to_string(), alphabet))
+    })
+}
+
+/// Opens a FASTA file, plain or gzip-compressed.
+pub fn open(path: &Path, alphabet: Alphabet) -> Result<FastaReader<Box<dyn BufRead + Send>>> {
+    Ok(FastaReader::new(open_input(path)?, path.display().to_string(), alphabet))
 }
 
 /// Reads every record of a FASTA file. An input with no records at all is an error.
@@ -119,8 +128,10 @@ impl<R: BufRead> FastaReader<R> {
             input,
             source_name: source_name.into(),
             alphabet,
+            aligned: false,
             empty: EmptyRecords::default(),
             line_no: 0,
+            header_line: 0,
             pending_header: None,
             record_no: 0,
             substituted: [0; 256],
@@ -128,6 +139,18 @@ impl<R: BufRead> FastaReader<R> {
             buf: Vec::new(),
             done: false,
         }
+    }
+
+    /// A reader of aligned FASTA: residues are the letters as written (ASCII letters,
+    /// `-`, `.`, `?` and `*`), not alphabet codes; any other byte except blanks is an error.
+    pub fn aligned(input: R, source_name: impl Into<String>) -> Self {
+        FastaReader { aligned: true, ..FastaReader::new(input, source_name, Alphabet::Dna) }
+    }
+
+    /// The 1-based record number and header line of the record returned last, and the
+    /// line read last (for callers' own messages about a record).
+    pub fn position(&self) -> (usize, usize, usize) {
+        (self.record_no, self.header_line, self.line_no)
     }
 
     /// Chooses what happens to empty records.
@@ -244,6 +267,16 @@ impl<R: BufRead> FastaReader<R> {
                     break;
                 }
                 for (col, &b) in self.buf.iter().enumerate() {
+                    if self.aligned {
+                        if b.is_ascii_alphabetic() || matches!(b, b'-' | b'.' | b'?' | b'*') {
+                            residues.push(b);
+                        } else if !b.is_ascii_whitespace() {
+                            let message =
+                                format!("{} at column {} is not an alignment letter", describe_byte(b), col + 1);
+                            return Err(self.error(self.line_no, &id, message));
+                        }
+                        continue;
+                    }
                     match self.alphabet.encode(b) {
                         Encoded::Exact(c) => residues.push(c),
                         Encoded::Substituted(c) => {
@@ -272,7 +305,7 @@ impl<R: BufRead> FastaReader<R> {
             if residues.is_empty() {
                 match self.empty {
                     EmptyRecords::Error => {
-                        return Err(self.error(header_line, &id, "record has no residues".to_string()));
+                        return Err(self.error(header_line, &id, "record is empty (no residues)".to_string()));
                     }
                     EmptyRecords::Skip => {
                         self.report.empty_records.push((header_line, id));
@@ -282,6 +315,7 @@ impl<R: BufRead> FastaReader<R> {
             }
             self.report.records += 1;
             self.report.residues += residues.len() as u64;
+            self.header_line = header_line;
             return Ok(Some(Sequence { id, description, residues }));
         }
     }
@@ -352,6 +386,16 @@ mod tests {
         assert!(msg.contains("expected a '>' header") && msg.contains("line 1"), "{msg}");
         let msg = read(b">x\nMK\x00V\n", EmptyRecords::Error).unwrap_err().to_string();
         assert!(msg.contains("\\x00"), "{msg}");
+    }
+
+    #[test]
+    fn aligned_mode_keeps_letters_and_gaps() {
+        let mut r = FastaReader::aligned(&b">a x\nAC-gN\n>b\n.?*T\n"[..], "aln.fa");
+        assert_eq!(r.next_record().unwrap().unwrap().residues, b"AC-gN");
+        let b = r.next_record().unwrap().unwrap();
+        assert_eq!((b.residues.as_slice(), r.position().0, r.position().1), (&b".?*T"[..], 2, 3));
+        let err = FastaReader::aligned(&b">a\nAC1\n"[..], "aln.fa").next_record().unwrap_err().to_string();
+        assert!(err.contains("'1' at column 3 is not an alignment letter"), "{err}");
     }
 
     #[test]
