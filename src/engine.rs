@@ -1,7 +1,7 @@
 //! The engine: the devices chosen for a run, each checked by a known-answer self-test,
 //! and the entry points that spread work over them.
 
-use crate::device::{Backend, ClDevice, DeviceChoice, select};
+use crate::device::{Backend, ClDevice, DeviceSpec};
 use crate::error::{Error, Result};
 use crate::reference::{self, LocalScore};
 use crate::scan::{self, PackedSubjects};
@@ -11,7 +11,7 @@ use crate::seq::Alphabet;
 /// Where one share of the work runs.
 enum Worker {
     OpenCl(Box<ClDevice>),
-    Reference,
+    Native,
 }
 
 /// One of an engine's compute units, as entry points that spread work see it.
@@ -19,8 +19,8 @@ enum Worker {
 pub enum WorkerRef<'a> {
     /// An OpenCL device that passed its self-test.
     OpenCl(&'a ClDevice),
-    /// The native scalar path (parallel over CPU threads).
-    Reference,
+    /// The native CPU path (SIMD, parallel over CPU threads).
+    Native,
 }
 
 impl WorkerRef<'_> {
@@ -28,7 +28,7 @@ impl WorkerRef<'_> {
     pub fn label(&self) -> String {
         match self {
             WorkerRef::OpenCl(d) => d.info.label(),
-            WorkerRef::Reference => Backend::Reference.label(),
+            WorkerRef::Native => Backend::Native.label(),
         }
     }
 }
@@ -140,23 +140,21 @@ fn check_codes(seq: &[u8], alpha: usize, what: &str) -> Result<()> {
 }
 
 impl Engine {
-    /// Opens the chosen devices; every OpenCL device must pass its self-test.
-    pub fn new(choice: &DeviceChoice) -> Result<Engine> {
-        Engine::from_choices(std::slice::from_ref(choice))
+    /// The engine for a user's device text (`--device`, the C API's choice): `explicit`
+    /// when given, else `CLSW_DEVICE`, else `auto` (see [`DeviceSpec::resolve`]).
+    pub fn open(explicit: Option<&str>) -> Result<Engine> {
+        Engine::new(DeviceSpec::resolve(explicit)?)
     }
 
-    /// Opens the devices of several choices together, in order, each one a worker of
-    /// its own (a device named twice is opened twice, with a context of its own), so
-    /// work is split over all of them; e.g. `[Index(0), Index(2)]`, or an OpenCL
-    /// device beside the native path.
-    pub fn from_choices(choices: &[DeviceChoice]) -> Result<Engine> {
-        if choices.is_empty() {
-            return Err(Error::InvalidArgument("no device choice given".into()));
-        }
+    /// Opens the devices of a specification, in order, each one a worker of its own (a
+    /// device named twice is opened twice, with a context of its own), so work is split
+    /// over all of them: `DeviceChoice::Native`, `"0,2".parse::<DeviceSpec>()?`, or an
+    /// OpenCL device beside the native path. Every OpenCL device must pass its self-test.
+    pub fn new(spec: impl Into<DeviceSpec>) -> Result<Engine> {
         let mut workers = Vec::new();
-        for backend in choices.iter().map(select).collect::<Result<Vec<_>>>()?.into_iter().flatten() {
+        for backend in spec.into().select()? {
             workers.push(match backend {
-                Backend::Reference => Worker::Reference,
+                Backend::Native => Worker::Native,
                 Backend::OpenCl(info) => {
                     let label = info.label();
                     let dev = ClDevice::new(info)?;
@@ -177,7 +175,7 @@ impl Engine {
             .iter()
             .map(|w| match w {
                 Worker::OpenCl(d) => d.info.label(),
-                Worker::Reference => Backend::Reference.label(),
+                Worker::Native => Backend::Native.label(),
             })
             .collect()
     }
@@ -188,7 +186,7 @@ impl Engine {
             .iter()
             .map(|w| match w {
                 Worker::OpenCl(d) => WorkerRef::OpenCl(d.as_ref()),
-                Worker::Reference => WorkerRef::Reference,
+                Worker::Native => WorkerRef::Native,
             })
             .collect()
     }
@@ -199,7 +197,7 @@ impl Engine {
             .iter()
             .filter_map(|w| match w {
                 Worker::OpenCl(d) => Some(d.as_ref()),
-                Worker::Reference => None,
+                Worker::Native => None,
             })
             .collect()
     }
@@ -234,7 +232,7 @@ impl Engine {
                         Worker::OpenCl(dev) => {
                             Ok(scan::plain::scores(dev, query, &PackedSubjects::new(share)?, scoring)?.0)
                         }
-                        Worker::Reference => Ok(scan::native::scores(query, share, scoring).scores),
+                        Worker::Native => Ok(scan::native::scores(query, share, scoring).scores),
                     })
                 })
                 .collect();

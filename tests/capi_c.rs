@@ -179,7 +179,7 @@ fn queries() -> Vec<Sequence> {
 /// What `bindings/c/search.c` must print: the Rust API's BLAST tabular lines.
 fn rust_tabular() -> String {
     let (db, _) = Database::from_fasta(&db_path(), Alphabet::Protein, EmptyRecords::Skip).unwrap();
-    let engine = Engine::new(&DeviceChoice::Reference).unwrap();
+    let engine = Engine::new(DeviceChoice::Native).unwrap();
     let options = SearchOptions { max_hits: 50, evalue: 10.0, ..SearchOptions::default() };
     let searcher = Searcher::new(&engine, &db, protein_scoring(), options).unwrap();
     let mut out = String::new();
@@ -340,7 +340,7 @@ fn align_example_shared_and_static_match_rust_api() {
 /// What `bindings/cpp/example.cpp` prints, from the Rust API.
 fn rust_cpp_report() -> String {
     let (db, _) = Database::from_fasta(&db_path(), Alphabet::Protein, EmptyRecords::Skip).unwrap();
-    let engine = Engine::new(&DeviceChoice::Reference).unwrap();
+    let engine = Engine::new(DeviceChoice::Native).unwrap();
     let sc = protein_scoring();
     let searcher =
         Searcher::new(&engine, &db, sc.clone(), SearchOptions { max_hits: 5, ..SearchOptions::default() }).unwrap();

@@ -267,7 +267,7 @@ fn a_c_program_gets_the_rust_apis_answers() {
     let dir = std::env::temp_dir().join(format!("clsw-distance-sw3-capi-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bin = common::capi::compile_c(&dir, "distance_sw3", PROGRAM);
-    let native = Engine::new(&DeviceChoice::Reference).unwrap();
+    let native = Engine::new(DeviceChoice::Native).unwrap();
     let want = expected(&native);
     // The hand-made alignment's hand-computed answers (tests/distance.rs) are among them.
     assert!(want.contains(&"fasta 0 1 0 2 0".to_string()) && want.contains(&"fasta 2 3 1 0 2".to_string()));

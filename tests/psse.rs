@@ -14,7 +14,7 @@ use common::{data_dir, read_fasta};
 use std::collections::BTreeMap;
 
 fn native() -> Engine {
-    Engine::new(&DeviceChoice::Reference).unwrap()
+    Engine::new(DeviceChoice::Native).unwrap()
 }
 
 fn by_id(file: &str) -> BTreeMap<String, Sequence> {

@@ -91,7 +91,7 @@ fn a_c_program_gets_the_rust_apis_numbers() {
     let mut devices = vec!["reference".to_string()];
     devices.extend(common::test_devices().iter().map(|d| d.info.index.to_string()));
     let opts = PsseOptions { shuffles: 200, keep_scores: true, ..PsseOptions::default() };
-    let native = Engine::new(&DeviceChoice::Reference).unwrap();
+    let native = Engine::new(DeviceChoice::Native).unwrap();
     let one = psse_many(&native, &[codes(Q)], &[codes(S1)], &opts).unwrap().remove(0);
     let run = clsw::psse::psse_run(&native, &[codes(Q)], &[codes(S1), codes(S2), codes("W")], &opts).unwrap();
     let mut want = vec![format!(
@@ -306,11 +306,7 @@ fn contracts_hold() {
         assert!(st == CLSW_ERR_NULL && res.is_null());
     }
     // The Rust error for the same failure, for reference.
-    let e = clsw::psse::psse(
-        &Engine::new(&DeviceChoice::Reference).unwrap(),
-        &codes(Q),
-        &codes("W"),
-        &PsseOptions::default(),
-    );
+    let e =
+        clsw::psse::psse(&Engine::new(DeviceChoice::Native).unwrap(), &codes(Q), &codes("W"), &PsseOptions::default());
     assert!(matches!(e, Err(Error::InvalidArgument(_))));
 }

@@ -32,11 +32,11 @@ const KAT: [([u32; 4], [u32; 2], [u32; 4]); 3] = [
 ];
 
 fn engine_on(index: usize) -> Engine {
-    Engine::new(&DeviceChoice::Index(index)).expect("opening the device")
+    Engine::new(DeviceChoice::Index(index)).expect("opening the device")
 }
 
 fn native() -> Engine {
-    Engine::new(&DeviceChoice::Reference).unwrap()
+    Engine::new(DeviceChoice::Native).unwrap()
 }
 
 fn sorted(mut v: Vec<u8>) -> Vec<u8> {
@@ -201,8 +201,8 @@ fn same_seed_same_results_on_every_device_split_and_the_cpu_path() {
         let i = dev.info.index;
         let engines = [
             engine_on(i),
-            Engine::from_choices(&[DeviceChoice::Index(i), DeviceChoice::Index(i)]).unwrap(),
-            Engine::from_choices(&[DeviceChoice::Index(i), DeviceChoice::Reference]).unwrap(),
+            Engine::new(vec![DeviceChoice::Index(i), DeviceChoice::Index(i)]).unwrap(),
+            Engine::new(vec![DeviceChoice::Index(i), DeviceChoice::Native]).unwrap(),
         ];
         for engine in &engines {
             for variant in Variant::ALL {

@@ -30,11 +30,11 @@ fn uniprot300() -> Database {
 /// One engine per OpenCL device under test (skipped loudly, or failing under
 /// CLSW_REQUIRE_DEVICE=1, when there is none).
 fn device_engines() -> Vec<Engine> {
-    test_devices().iter().map(|d| Engine::new(&DeviceChoice::Index(d.info.index)).unwrap()).collect()
+    test_devices().iter().map(|d| Engine::new(DeviceChoice::Index(d.info.index)).unwrap()).collect()
 }
 
 fn reference_engine() -> Engine {
-    Engine::new(&DeviceChoice::Reference).unwrap()
+    Engine::new(DeviceChoice::Native).unwrap()
 }
 
 fn reference_scores(query: &[u8], db: &Database, sc: &Scoring) -> Vec<LocalScore> {
@@ -455,7 +455,7 @@ fn multi_query_pipeline_equals_one_by_one_and_workers_split_the_database() {
     engines.push(reference_engine());
     // Two workers: an OpenCL device beside the native path, each with half the residues.
     if !device_engines().is_empty() {
-        engines.push(Engine::from_choices(&[DeviceChoice::Cpu, DeviceChoice::Reference]).unwrap());
+        engines.push(Engine::new(vec![DeviceChoice::Cpu, DeviceChoice::Native]).unwrap());
     }
     let want: Vec<SearchResult> = {
         let s = Searcher::new(&engines[engines.len() - 1], &db, sc.clone(), SearchOptions::default()).unwrap();

@@ -256,12 +256,12 @@ fn engine_entry_points_pick_a_kernel_and_trace_back() {
     // cannot fill a device with one work-group per triple).
     let small = related(&mut rng, [60, 55, 50], 8);
     let large = related(&mut rng, [140, 130, 120], 8);
-    let mut engines = vec![Engine::new(&DeviceChoice::Reference).unwrap()];
+    let mut engines = vec![Engine::new(DeviceChoice::Native).unwrap()];
     for dev in test_devices() {
-        engines.push(Engine::new(&DeviceChoice::Index(dev.info.index)).unwrap());
+        engines.push(Engine::new(DeviceChoice::Index(dev.info.index)).unwrap());
         // The same device opened twice: two workers sharing a batch.
         let twice = [DeviceChoice::Index(dev.info.index), DeviceChoice::Index(dev.info.index)];
-        engines.push(Engine::from_choices(&twice).unwrap());
+        engines.push(Engine::new(twice.to_vec()).unwrap());
     }
     let pool: Vec<Vec<u8>> = (0..7).map(|k| rng.codes(20 + 7 * k, 8)).collect();
     let refs: Vec<&[u8]> = pool.iter().map(|p| p.as_slice()).collect();

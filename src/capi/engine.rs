@@ -1,7 +1,7 @@
 //! Engines (the devices work runs on) and the OpenCL devices present.
 
 use super::*;
-use crate::device::{DeviceChoice, DeviceKind, list_devices};
+use crate::device::{DeviceKind, list_devices};
 use crate::engine::Engine;
 use std::sync::Arc;
 
@@ -66,26 +66,9 @@ fn fixed<const N: usize>(s: &str) -> [c_char; N] {
     out
 }
 
-/// Parses a device choice: one choice, or a comma-separated list (each a share of the
-/// work), as the command line's `--device`.
-fn open_engine(text: Option<&str>) -> crate::Result<Engine> {
-    let text = match text {
-        Some(t) => Some(t.to_string()),
-        None => std::env::var("CLSW_DEVICE").ok().filter(|s| !s.trim().is_empty()),
-    };
-    match text {
-        Some(list) if list.contains(',') => {
-            let choices: Vec<DeviceChoice> = list.split(',').map(str::parse).collect::<crate::Result<_>>()?;
-            Engine::from_choices(&choices)
-        }
-        Some(one) => Engine::new(&one.parse()?),
-        None => Engine::new(&DeviceChoice::Auto),
-    }
-}
-
 /// Creates an engine on the chosen devices. `device` is a NUL-terminated choice:
 /// `"auto"` (the fastest GPU, else the native CPU path), `"gpu"`, `"cpu"` (a CPU
-/// OpenCL device such as PoCL), `"reference"` (the native CPU path, no OpenCL),
+/// OpenCL device such as PoCL), `"native"` (the native CPU path, no OpenCL; `"reference"` is an older spelling),
 /// `"all"` (every GPU), a device index (`"0"`), a name substring (`"H100"`), or a
 /// comma-separated list of these (the work is split over all of them). NULL means
 /// the `CLSW_DEVICE` environment variable, or `"auto"` when it is unset.
@@ -102,7 +85,7 @@ pub unsafe extern "C" fn clsw_engine_new(device: *const c_char, out: *mut *mut c
     run(|| {
         let out = unsafe { out_handle(out, "out (the engine output)") }?;
         let text = if device.is_null() { None } else { Some(unsafe { c_text(device, "device") }?) };
-        let engine = open_engine(text)?;
+        let engine = Engine::open(text)?;
         *out = Box::into_raw(Box::new(clsw_engine { engine: Arc::new(engine) }));
         Ok(())
     })

@@ -1,4 +1,6 @@
-//! Which device(s) to compute on: the `--device` option and `CLSW_DEVICE`.
+//! Which device(s) to compute on: the one parser of `--device`, `CLSW_DEVICE` and the C
+//! API's device text, for every job. A specification is one choice or a comma-separated
+//! list of them (`0,2`, `gpu,native`); each choice is a share of the work.
 
 use super::{DeviceInfo, DeviceKind, list_devices};
 use crate::error::{Error, Result};
@@ -17,8 +19,9 @@ pub enum DeviceChoice {
     Gpu,
     /// The fastest CPU OpenCL device, e.g. PoCL (an error if there is none).
     Cpu,
-    /// The native scalar path, no OpenCL.
-    Reference,
+    /// The native CPU path (SIMD over all cores), no OpenCL. `reference` is accepted as
+    /// an older spelling of it.
+    Native,
     /// A device by its index in `clsw devices`.
     Index(usize),
     /// The first device whose name or platform contains this text (any case).
@@ -36,7 +39,7 @@ impl FromStr for DeviceChoice {
             "auto" => DeviceChoice::Auto,
             "gpu" => DeviceChoice::Gpu,
             "cpu" => DeviceChoice::Cpu,
-            "reference" | "native" | "none" => DeviceChoice::Reference,
+            "native" | "reference" => DeviceChoice::Native,
             "all" => DeviceChoice::All,
             lower => match lower.parse::<usize>() {
                 Ok(i) => DeviceChoice::Index(i),
@@ -52,7 +55,7 @@ impl fmt::Display for DeviceChoice {
             DeviceChoice::Auto => write!(f, "auto"),
             DeviceChoice::Gpu => write!(f, "gpu"),
             DeviceChoice::Cpu => write!(f, "cpu"),
-            DeviceChoice::Reference => write!(f, "reference"),
+            DeviceChoice::Native => write!(f, "native"),
             DeviceChoice::Index(i) => write!(f, "{i}"),
             DeviceChoice::Name(n) => write!(f, "{n}"),
             DeviceChoice::All => write!(f, "all"),
@@ -60,18 +63,65 @@ impl fmt::Display for DeviceChoice {
     }
 }
 
-impl DeviceChoice {
-    /// `explicit` when given, else `CLSW_DEVICE` when set, else `auto`.
-    pub fn resolve(explicit: Option<&str>) -> Result<DeviceChoice> {
+/// What a user asked for: one [`DeviceChoice`] or several, each a share of the work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceSpec {
+    choices: Vec<DeviceChoice>,
+}
+
+impl DeviceSpec {
+    /// `explicit` when given, else `CLSW_DEVICE` when set and not blank, else `auto`.
+    pub fn resolve(explicit: Option<&str>) -> Result<DeviceSpec> {
         match explicit {
             Some(s) => s.parse(),
             None => match std::env::var("CLSW_DEVICE") {
                 Ok(s) if !s.trim().is_empty() => {
                     s.parse().map_err(|e| Error::InvalidArgument(format!("CLSW_DEVICE: {e}")))
                 }
-                _ => Ok(DeviceChoice::Auto),
+                _ => Ok(DeviceChoice::Auto.into()),
             },
         }
+    }
+
+    /// The choices, in the order given (never empty).
+    pub fn choices(&self) -> &[DeviceChoice] {
+        &self.choices
+    }
+
+    /// Resolves every choice against the devices present, in order; a device named
+    /// twice appears twice (each a worker of its own).
+    pub fn select(&self) -> Result<Vec<Backend>> {
+        Ok(self.choices.iter().map(select).collect::<Result<Vec<_>>>()?.into_iter().flatten().collect())
+    }
+}
+
+impl FromStr for DeviceSpec {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let choices = s.split(',').map(str::parse).collect::<Result<Vec<DeviceChoice>>>()?;
+        Ok(DeviceSpec { choices })
+    }
+}
+
+impl fmt::Display for DeviceSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self.choices.iter().map(DeviceChoice::to_string).collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
+impl From<DeviceChoice> for DeviceSpec {
+    fn from(choice: DeviceChoice) -> DeviceSpec {
+        DeviceSpec { choices: vec![choice] }
+    }
+}
+
+impl From<Vec<DeviceChoice>> for DeviceSpec {
+    /// # Panics
+    /// On an empty list (a specification names at least one choice).
+    fn from(choices: Vec<DeviceChoice>) -> DeviceSpec {
+        assert!(!choices.is_empty(), "a device specification needs at least one choice");
+        DeviceSpec { choices }
     }
 }
 
@@ -79,16 +129,15 @@ impl DeviceChoice {
 #[derive(Debug, Clone)]
 pub enum Backend {
     OpenCl(DeviceInfo),
-    /// The native CPU path (`scan::native`, SIMD over all cores; `src/reference` for
-    /// alignments), no OpenCL.
-    Reference,
+    /// The native CPU path (`scan::native`, SIMD over all cores), no OpenCL.
+    Native,
 }
 
 impl Backend {
     pub fn label(&self) -> String {
         match self {
             Backend::OpenCl(d) => d.label(),
-            Backend::Reference => "native CPU path (SIMD, no OpenCL)".to_string(),
+            Backend::Native => "native CPU path (SIMD, no OpenCL)".to_string(),
         }
     }
 }
@@ -99,7 +148,7 @@ fn best_of(devices: &[DeviceInfo], kind: DeviceKind) -> Option<&DeviceInfo> {
 
 /// Resolves a choice against the devices present.
 pub fn select(choice: &DeviceChoice) -> Result<Vec<Backend>> {
-    let devices = if *choice == DeviceChoice::Reference { Vec::new() } else { list_devices()? };
+    let devices = if *choice == DeviceChoice::Native { Vec::new() } else { list_devices()? };
     select_from(choice, &devices)
 }
 
@@ -114,10 +163,10 @@ pub(crate) fn select_from(choice: &DeviceChoice, devices: &[DeviceInfo]) -> Resu
     };
     let one = |d: &DeviceInfo| Ok(vec![Backend::OpenCl(d.clone())]);
     match choice {
-        DeviceChoice::Reference => Ok(vec![Backend::Reference]),
+        DeviceChoice::Native => Ok(vec![Backend::Native]),
         DeviceChoice::Auto => match best_of(devices, DeviceKind::Gpu).or_else(|| best_of(devices, DeviceKind::Other)) {
             Some(d) => one(d),
-            None => Ok(vec![Backend::Reference]),
+            None => Ok(vec![Backend::Native]),
         },
         DeviceChoice::Gpu => best_of(devices, DeviceKind::Gpu).map(one).unwrap_or_else(|| Err(none("GPU"))),
         DeviceChoice::Cpu => {
@@ -139,7 +188,7 @@ pub(crate) fn select_from(choice: &DeviceChoice, devices: &[DeviceInfo]) -> Resu
         DeviceChoice::All => {
             let gpus: Vec<Backend> =
                 devices.iter().filter(|d| d.kind == DeviceKind::Gpu).cloned().map(Backend::OpenCl).collect();
-            Ok(if gpus.is_empty() { vec![Backend::Reference] } else { gpus })
+            Ok(if gpus.is_empty() { vec![Backend::Native] } else { gpus })
         }
     }
 }
@@ -171,7 +220,7 @@ mod tests {
         b.iter()
             .map(|b| match b {
                 Backend::OpenCl(d) => d.name.clone(),
-                Backend::Reference => "ref".into(),
+                Backend::Native => "native".into(),
             })
             .collect()
     }
@@ -182,6 +231,20 @@ mod tests {
         assert_eq!("1".parse::<DeviceChoice>().unwrap(), DeviceChoice::Index(1));
         assert_eq!("H100".parse::<DeviceChoice>().unwrap(), DeviceChoice::Name("H100".into()));
         assert!("".parse::<DeviceChoice>().is_err());
+        assert_eq!("reference".parse::<DeviceChoice>().unwrap(), DeviceChoice::Native);
+    }
+
+    #[test]
+    fn a_specification_is_a_list_of_choices() {
+        let spec: DeviceSpec = "0, 2".parse().unwrap();
+        assert_eq!(spec.choices(), [DeviceChoice::Index(0), DeviceChoice::Index(2)]);
+        assert_eq!(spec.to_string(), "0,2");
+        let spec: DeviceSpec = "gpu,native".parse().unwrap();
+        assert_eq!(spec.choices(), [DeviceChoice::Gpu, DeviceChoice::Native]);
+        assert_eq!("H100".parse::<DeviceSpec>().unwrap().choices(), [DeviceChoice::Name("H100".into())]);
+        assert!("0,".parse::<DeviceSpec>().is_err());
+        assert!(",".parse::<DeviceSpec>().is_err());
+        assert_eq!(DeviceSpec::resolve(Some("native")).unwrap(), DeviceChoice::Native.into());
     }
 
     #[test]
@@ -195,9 +258,9 @@ mod tests {
         assert_eq!(names(&select_from(&DeviceChoice::Cpu, &devs).unwrap()), ["pocl"]);
         assert_eq!(names(&select_from(&DeviceChoice::All, &devs).unwrap()), ["small", "H200"]);
         assert_eq!(names(&select_from(&DeviceChoice::Name("h20".into()), &devs).unwrap()), ["H200"]);
-        assert_eq!(names(&select_from(&DeviceChoice::Auto, &devs[..1]).unwrap()), ["ref"]);
-        assert_eq!(names(&select_from(&DeviceChoice::Auto, &[]).unwrap()), ["ref"]);
-        assert_eq!(names(&select_from(&DeviceChoice::All, &[]).unwrap()), ["ref"]);
+        assert_eq!(names(&select_from(&DeviceChoice::Auto, &devs[..1]).unwrap()), ["native"]);
+        assert_eq!(names(&select_from(&DeviceChoice::Auto, &[]).unwrap()), ["native"]);
+        assert_eq!(names(&select_from(&DeviceChoice::All, &[]).unwrap()), ["native"]);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 mod choice;
 mod opencl;
 
-pub use choice::{Backend, DeviceChoice, select};
+pub use choice::{Backend, DeviceChoice, DeviceSpec, select};
 pub use opencl::{ClDevice, KernelArgs, KernelSource, event_seconds, launch};
 
 use crate::error::{Error, Result};

@@ -42,7 +42,7 @@
 //! ```no_run
 //! use clsw::{Engine, device::DeviceChoice, psse::{self, PsseOptions}};
 //! # fn main() -> clsw::Result<()> {
-//! let engine = Engine::new(&DeviceChoice::Auto)?;
+//! let engine = Engine::new(DeviceChoice::Auto)?;
 //! let opts = PsseOptions::default(); // BLOSUM50, gaps 10/2, 1,000 shuffles, seed 42
 //! let (query, subject) = (vec![0u8, 4, 9, 12], vec![3u8, 4, 9, 12, 1]); // alphabet codes
 //! let r = psse::psse(&engine, &query, &subject, &opts)?;
@@ -305,7 +305,7 @@ where
                 scope.spawn(move || match worker {
                     _ if share.is_empty() => Ok(Share::default()),
                     WorkerRef::OpenCl(dev) => device_share(dev, queries, subjects, share, opts),
-                    WorkerRef::Reference => Ok(native_share(queries, subjects, share, opts)),
+                    WorkerRef::Native => Ok(native_share(queries, subjects, share, opts)),
                 })
             })
             .collect();

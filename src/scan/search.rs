@@ -381,7 +381,7 @@ impl<'a> Searcher<'a> {
         for (w, worker) in workers.iter().enumerate() {
             let range = bounds[w]..bounds[w + 1];
             let (batches, resident) = match worker {
-                WorkerRef::Reference => (vec![range.clone()], None),
+                WorkerRef::Native => (vec![range.clone()], None),
                 WorkerRef::OpenCl(dev) => {
                     let auto = (dev.info.max_alloc_bytes / 2).min(dev.info.global_mem_bytes / 4).max(1 << 20);
                     let batches = plan_batches(range.clone(), &lengths, options.batch_residues.unwrap_or(auto));
@@ -593,7 +593,7 @@ impl<'a> Searcher<'a> {
         let db = self.db;
         let sc = &self.scoring;
         let dev = match share.worker {
-            WorkerRef::Reference => {
+            WorkerRef::Native => {
                 let subjects: Vec<&[u8]> = share.range.clone().map(|k| db.residues(k)).collect();
                 return Ok(queries.iter().map(|q| super::native::scores(q, &subjects, sc)).collect());
             }

@@ -59,7 +59,7 @@ pub fn batch(engine: &Engine, seqs: &[&[u8]], triples: &[[u32; 3]], scoring: &Sc
                 let worker = *worker;
                 scope.spawn(move || match worker {
                     WorkerRef::OpenCl(dev) => device_share(dev, seqs, share, scoring, &tuning),
-                    WorkerRef::Reference => Ok(share
+                    WorkerRef::Native => Ok(share
                         .par_iter()
                         .map(|t| sw3_score(seqs[t[0] as usize], seqs[t[1] as usize], seqs[t[2] as usize], scoring))
                         .collect()),

@@ -4,7 +4,7 @@
 //! upload, kernels, recompute of saturated subjects, read-back).
 
 use clap::Args;
-use clsw::device::{Backend, ClDevice, DeviceChoice, select};
+use clsw::device::{Backend, ClDevice, DeviceSpec};
 use clsw::engine::self_test;
 use clsw::scan::banded::{Banded, BandedScanner, Tuning};
 use clsw::scan::{Variant, scan_once};
@@ -184,8 +184,8 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
             row("native", &device, len, e, e, recomputed);
         }
     }
-    let choice = DeviceChoice::resolve(args.device.as_deref())?;
-    let backends = if variants.is_empty() { Vec::new() } else { select(&choice)? };
+    let choice = DeviceSpec::resolve(args.device.as_deref())?;
+    let backends = if variants.is_empty() { Vec::new() } else { choice.select()? };
     for backend in backends {
         let Backend::OpenCl(info) = backend else {
             return Err(Error::Device("clsw bench scan needs an OpenCL device".into()));

@@ -2,7 +2,7 @@
 //! generated whole-genome SNP alignments).
 
 use clap::{Args, ValueEnum};
-use clsw::device::{Backend, ClDevice, DeviceChoice, select};
+use clsw::device::{Backend, ClDevice, DeviceSpec};
 use clsw::distance::generate::{AlignmentShape, snp_alignment};
 use clsw::distance::input::{read_alignment, read_bed, read_genotype_table};
 use clsw::distance::output::{Format, write_binary, write_long, write_plink, write_square};
@@ -121,7 +121,7 @@ pub fn run_dist(args: &DistArgs) -> Result<()> {
     let (dm, stats) = if variant == Variant::Cpu {
         compute_on(&[], &data.packed, &opts)?
     } else {
-        let engine = Engine::new(&DeviceChoice::resolve(args.device.as_deref())?)?;
+        let engine = Engine::open(args.device.as_deref())?;
         compute(&engine, &data.packed, &opts)?
     };
     let t1 = Instant::now();
@@ -303,11 +303,11 @@ pub fn run_bench(args: &BenchDistArgs) -> Result<()> {
     let needs_devices = variants.iter().any(|v| *v != Variant::Cpu);
     let mut devices = Vec::new();
     if needs_devices {
-        let choice = DeviceChoice::resolve(args.device.as_deref())?;
-        for b in select(&choice)? {
+        let choice = DeviceSpec::resolve(args.device.as_deref())?;
+        for b in choice.select()? {
             match b {
                 Backend::OpenCl(info) => devices.push(ClDevice::new(info)?),
-                Backend::Reference => {
+                Backend::Native => {
                     return Err(Error::Device(
                         "no OpenCL device for the kernel variants (run with --variants cpu)".into(),
                     ));

@@ -8,7 +8,7 @@ mod sw3;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use clsw::align::display::{TABULAR_COLUMNS, pairwise_view, tabular_line};
-use clsw::device::{ClDevice, DeviceChoice, DeviceKind, list_devices};
+use clsw::device::{ClDevice, DeviceKind, DeviceSpec, list_devices};
 use clsw::engine::self_test;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::{Alphabet, EmptyRecords, Sequence, fasta};
@@ -231,8 +231,8 @@ fn run_devices() -> Result<()> {
             }
         }
     }
-    let choice = DeviceChoice::resolve(None)?;
-    match clsw::device::select(&choice) {
+    let choice = DeviceSpec::resolve(None)?;
+    match choice.select() {
         Ok(b) => {
             println!("\ndevice choice '{choice}' uses: {}", b.iter().map(|b| b.label()).collect::<Vec<_>>().join(", "))
         }

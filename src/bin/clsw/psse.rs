@@ -3,7 +3,7 @@
 //! second per device and kernel variant, beside ssearch36 -k on a sample of pairs).
 
 use clap::{Args, ValueEnum};
-use clsw::device::{Backend, DeviceChoice, select};
+use clsw::device::{Backend, DeviceChoice, DeviceSpec};
 use clsw::psse::{self, PsseOptions, PsseResult, Variant};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::{Alphabet, EmptyRecords, Sequence, fasta};
@@ -83,11 +83,6 @@ fn describe(sc: &Scoring) -> String {
     )
 }
 
-fn open_engine(device: Option<&str>) -> Result<Engine> {
-    let choice = DeviceChoice::resolve(device)?;
-    Engine::new(&choice)
-}
-
 pub fn run(args: &PsseArgs) -> Result<()> {
     let alphabet = args.scoring.alphabet_for(&args.query)?;
     let scoring = psse_scoring(&args.scoring, alphabet)?;
@@ -102,7 +97,7 @@ pub fn run(args: &PsseArgs) -> Result<()> {
         keep_scores: args.histogram,
         ..PsseOptions::new(scoring)
     };
-    let engine = open_engine(args.device.as_deref())?;
+    let engine = Engine::open(args.device.as_deref())?;
     let q: Vec<&[u8]> = queries.iter().map(|s| s.residues.as_slice()).collect();
     let s: Vec<&[u8]> = subjects.iter().map(|s| s.residues.as_slice()).collect();
     let run = psse::psse_run(&engine, &q, &s, &opts)?;
@@ -358,22 +353,17 @@ pub fn run_bench(args: &BenchPsseArgs) -> Result<()> {
         args.runs
     );
     let mut engines: Vec<(String, String, Engine, Variant)> = Vec::new();
-    let choice = DeviceChoice::resolve(args.device.as_deref())?;
+    let choice = DeviceSpec::resolve(args.device.as_deref())?;
     for v in &args.variants {
         if v.eq_ignore_ascii_case("native") {
-            engines.push((
-                "native".into(),
-                Backend::Reference.label(),
-                Engine::new(&DeviceChoice::Reference)?,
-                Variant::Fast,
-            ));
+            engines.push(("native".into(), Backend::Native.label(), Engine::new(DeviceChoice::Native)?, Variant::Fast));
             continue;
         }
         let variant: Variant = v.parse()?;
-        for b in select(&choice)? {
+        for b in choice.select()? {
             if let Backend::OpenCl(info) = b {
                 let label = info.label();
-                engines.push((variant.name().into(), label, Engine::new(&DeviceChoice::Index(info.index))?, variant));
+                engines.push((variant.name().into(), label, Engine::new(DeviceChoice::Index(info.index))?, variant));
             }
         }
     }

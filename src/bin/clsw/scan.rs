@@ -3,7 +3,6 @@
 use super::{AlphabetArg, ScoringArgs};
 use clap::Args;
 use clsw::align::format::{FormatOptions, OutputFormat, ResultWriter};
-use clsw::device::DeviceChoice;
 use clsw::scan::Variant;
 use clsw::scan::search::{EvalueSource, SearchOptions, Searcher, Strands};
 use clsw::seq::db::is_prepared;
@@ -168,22 +167,6 @@ fn open_database(args: &ScanArgs) -> Result<Database> {
     Ok(db)
 }
 
-/// The engine for `--device` (or `CLSW_DEVICE`); a comma-separated list of choices
-/// (`0,2`, `gpu,reference`) splits the database over all of them.
-fn open_engine(device: Option<&str>) -> Result<Engine> {
-    let text = match device {
-        Some(d) => Some(d.to_string()),
-        None => std::env::var("CLSW_DEVICE").ok().filter(|s| !s.trim().is_empty()),
-    };
-    match text {
-        Some(list) if list.contains(',') => {
-            let choices: Vec<DeviceChoice> = list.split(',').map(str::parse).collect::<Result<_>>()?;
-            Engine::from_choices(&choices)
-        }
-        _ => Engine::new(&DeviceChoice::resolve(device)?),
-    }
-}
-
 pub fn run_scan(args: &ScanArgs) -> Result<()> {
     let format: OutputFormat = args.outfmt.parse()?;
     let variant: Variant = args.variant.parse()?;
@@ -211,7 +194,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
             );
         }
     }
-    let engine = open_engine(args.device.as_deref())?;
+    let engine = Engine::open(args.device.as_deref())?;
     let options = SearchOptions {
         variant,
         max_hits: args.max_hits,

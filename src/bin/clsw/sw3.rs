@@ -3,7 +3,7 @@
 //! second per kernel variant, device and size, beside the CPU reference).
 
 use clap::Args;
-use clsw::device::{Backend, ClDevice, DeviceChoice, select};
+use clsw::device::{Backend, ClDevice, DeviceSpec};
 use clsw::engine::WorkerRef;
 use clsw::reference::sw3::sw3_score;
 use clsw::scoring::{Gaps, Matrix, Scoring};
@@ -162,7 +162,7 @@ pub fn run(args: &Sw3Args) -> Result<()> {
         Some(path) => series_input(args, path)?,
         None => fasta_input(args)?,
     };
-    let engine = Engine::new(&DeviceChoice::resolve(args.device.as_deref())?)?;
+    let engine = Engine::open(args.device.as_deref())?;
     let refs: Vec<&[u8]> = input.seqs.iter().map(|s| s.as_slice()).collect();
     let t = Instant::now();
     let scores = sw3::batch(&engine, &refs, &input.triples, &input.scoring)?;
@@ -203,7 +203,7 @@ pub fn run(args: &Sw3Args) -> Result<()> {
             .iter()
             .map(|w| match w {
                 WorkerRef::OpenCl(d) => d.info.label(),
-                WorkerRef::Reference => "the CPU reference (parallel over triples)".to_string(),
+                WorkerRef::Native => "the CPU reference (parallel over triples)".to_string(),
             })
             .collect::<Vec<_>>()
             .join(", ")
@@ -414,8 +414,8 @@ pub fn run_bench(args: &BenchSw3Args) -> Result<()> {
         threads
     );
     let mut devices = Vec::new();
-    let choice = DeviceChoice::resolve(args.device.as_deref())?;
-    for b in select(&choice)? {
+    let choice = DeviceSpec::resolve(args.device.as_deref())?;
+    for b in choice.select()? {
         if let Backend::OpenCl(info) = b {
             devices.push(ClDevice::new(info)?);
         }
