@@ -3,7 +3,7 @@
 
 use crate::device::{Backend, ClDevice, DeviceSpec};
 use crate::error::{Error, Result};
-use crate::reference::{self, LocalScore};
+use crate::reference;
 use crate::scan::{self, PackedSubjects};
 use crate::scoring::{Gaps, Matrix, Scoring};
 use crate::seq::Alphabet;
@@ -128,17 +128,6 @@ pub fn self_test(dev: &ClDevice) -> Result<SelfTest> {
     Ok(SelfTest { pairs, failure: None })
 }
 
-fn check_codes(seq: &[u8], alpha: usize, what: &str) -> Result<()> {
-    match seq.iter().position(|&c| c as usize >= alpha) {
-        Some(p) => Err(Error::InvalidArgument(format!(
-            "{what}: residue code {} at position {} is outside the matrix's alphabet of {alpha} codes",
-            seq[p],
-            p + 1
-        ))),
-        None => Ok(()),
-    }
-}
-
 impl Engine {
     /// The engine for a user's device text (`--device`, the C API's choice): `explicit`
     /// when given, else `CLSW_DEVICE`, else `auto` (see [`DeviceSpec::resolve`]).
@@ -205,47 +194,6 @@ impl Engine {
     /// True when every device is an OpenCL device.
     pub fn uses_opencl(&self) -> bool {
         self.workers.iter().all(|w| matches!(w, Worker::OpenCl(_)))
-    }
-
-    /// Every subject's optimal local score against `query` (alphabet codes), in order.
-    pub fn scores<S: AsRef<[u8]> + Sync>(
-        &self,
-        query: &[u8],
-        subjects: &[S],
-        scoring: &Scoring,
-    ) -> Result<Vec<LocalScore>> {
-        let alpha = scoring.matrix.size();
-        check_codes(query, alpha, "query")?;
-        for (k, s) in subjects.iter().enumerate() {
-            check_codes(s.as_ref(), alpha, &format!("subject {}", k + 1))?;
-        }
-        // Contiguous shares of about equal residue counts, one per worker.
-        let bounds = split_by_size(subjects.iter().map(|s| s.as_ref().len()), self.workers.len());
-        let results: Vec<Result<Vec<LocalScore>>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = self
-                .workers
-                .iter()
-                .enumerate()
-                .map(|(w, worker)| {
-                    let share = &subjects[bounds[w]..bounds[w + 1]];
-                    scope.spawn(move || match worker {
-                        Worker::OpenCl(dev) => {
-                            Ok(scan::plain::scores(dev, query, &PackedSubjects::new(share)?, scoring)?.0)
-                        }
-                        Worker::Native => Ok(scan::native::scores(query, share, scoring).scores),
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(Error::Device("worker thread panicked".into()))))
-                .collect()
-        });
-        let mut out = Vec::with_capacity(subjects.len());
-        for r in results {
-            out.extend(r?);
-        }
-        Ok(out)
     }
 }
 

@@ -53,7 +53,7 @@ impl fmt::Display for Error {
             Error::Matrix(m) => write!(f, "matrix: {m}"),
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
             Error::OpenCl { call, code } => {
-                write!(f, "OpenCL call {call} failed: {} ({code})", crate::device::cl_error_name(*code))
+                write!(f, "OpenCL call {call} failed: {} ({code})", cl_error_name(*code))
             }
             Error::Build { device, log } => {
                 write!(f, "OpenCL program build failed on {device}; build log:\n{log}")
@@ -70,4 +70,10 @@ impl std::error::Error for Error {
             _ => None,
         }
     }
+}
+
+/// The symbolic name of an OpenCL error code (`CL_OUT_OF_RESOURCES`, ...); codes
+/// -2000/-2001 mean the OpenCL library (or one of its functions) could not be loaded.
+pub fn cl_error_name(code: i32) -> &'static str {
+    opencl3::error_codes::error_text(code)
 }

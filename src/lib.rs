@@ -1,9 +1,29 @@
 //! clsw: GPU sequence comparison (OpenCL) behind a stable C ABI.
 //!
-//! The modules follow the project's layout: [`seq`] reads and encodes sequences,
-//! [`scoring`] holds matrices and gap penalties, [`reference`] is the plain scalar
-//! Smith-Waterman every kernel is tested against, [`align`] the alignment type and its
-//! views, [`device`] the OpenCL layer, and [`scan`] the database-search kernels.
+//! The library owns every rule (device specifications, option defaults and checks,
+//! residue checks, alignment rows); the C layer ([`capi`]), the command line and the
+//! bindings only convert types and format.
+//!
+//! # Layers
+//!
+//! A module uses only modules of lower layers, never one of its own layer or above, so
+//! there are no cycles. `tests/layers.rs` reads this list and every `crate::` path in
+//! `src/` and fails on an edge against it.
+//!
+//! 1. [`error`]: the error type and status names.
+//! 2. [`seq`]: alphabets, FASTA reading, sequence databases.
+//! 3. [`scoring`]: substitution matrices and gap costs.
+//! 4. [`align`], [`stats`]: the pairwise alignment type and its display rows; Gumbel
+//!    fits, E-values and bit scores.
+//! 5. [`reference`]: the plain scalar implementations every fast path is tested
+//!    against, and the three-sequence result types they return.
+//! 6. [`device`]: OpenCL discovery, device specifications, programs, buffers.
+//! 7. [`scan`]: the scan kernels' host side (one module per variant) and the native
+//!    SIMD CPU path.
+//! 8. [`engine`]: the devices of a run, each checked by a self-test on the scan kernels.
+//! 9. [`search`], [`psse`], [`sw3`], [`distance`]: the jobs.
+//! 10. [`output`]: the search's output formats (BLAST tabular, SAM, JSON, pairwise).
+//! 11. [`capi`]: the C ABI.
 
 pub mod align;
 pub mod capi;
@@ -11,10 +31,12 @@ pub mod device;
 pub mod distance;
 pub mod engine;
 pub mod error;
+pub mod output;
 pub mod psse;
 pub mod reference;
 pub mod scan;
 pub mod scoring;
+pub mod search;
 pub mod seq;
 pub mod stats;
 pub mod sw3;

@@ -15,11 +15,11 @@
 
 mod common;
 
-use clsw::align::format::tabular_line;
 use clsw::device::{DeviceChoice, list_devices};
+use clsw::output::tabular_line;
 use clsw::reference;
-use clsw::scan::search::{SearchOptions, Searcher};
 use clsw::scoring::{Gaps, Matrix, Scoring};
+use clsw::search::{SearchOptions, Searcher};
 use clsw::seq::{Alphabet, Database, EmptyRecords, Sequence, fasta};
 use clsw::{Engine, Error};
 use common::data_dir;

@@ -1,4 +1,4 @@
-//! The search pipeline (`clsw::scan::search`) and its output formats: scores equal to
+//! The search pipeline (`clsw::search`) and its output formats: scores equal to
 //! the reference for every subject, hit order and filters, E-value sources, batching,
 //! several workers, the multi-query pipeline, DNA strands, long queries, and the
 //! ssearch36 comparison on committed data.
@@ -6,15 +6,15 @@
 mod common;
 
 use clsw::Engine;
-use clsw::align::format::{
-    FormatOptions, OutputFormat, ResultWriter, blast_coordinates, format_bit_score, format_evalue, tabular_line,
-};
 use clsw::align::{Alignment, Op};
 use clsw::device::DeviceChoice;
+use clsw::output::{
+    FormatOptions, OutputFormat, ResultWriter, blast_coordinates, format_bit_score, format_evalue, tabular_line,
+};
 use clsw::reference::{LocalScore, sw_score};
 use clsw::scan::Variant;
-use clsw::scan::search::{EvalueSource, SearchOptions, SearchResult, Searcher, Strand, Strands, reverse_complement};
 use clsw::scoring::{Gaps, Matrix, Scoring};
+use clsw::search::{EvalueSource, SearchOptions, SearchResult, Searcher, Strand, Strands, reverse_complement};
 use clsw::seq::{Alphabet, Database, EmptyRecords, Sequence};
 use common::{Rng, data_dir, read_fasta, test_devices};
 use rayon::prelude::*;
@@ -220,7 +220,7 @@ fn blast_tabular_columns_match_the_alignments() {
     let results = all_results(&searcher, &queries);
     let text = write_all(OutputFormat::Tabular, &results, &queries, &db, &sc);
     let lines: Vec<&str> = text.lines().collect();
-    let hits: Vec<(&SearchResult, &clsw::scan::search::Hit)> =
+    let hits: Vec<(&SearchResult, &clsw::search::Hit)> =
         results.iter().flat_map(|r| r.hits.iter().map(move |h| (r, h))).collect();
     assert_eq!(lines.len(), hits.len());
     assert!(hits.len() > 20);

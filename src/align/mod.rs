@@ -5,7 +5,6 @@
 //! residue); the views print them 1-based, as BLAST and SAM do.
 
 pub mod display;
-pub mod format;
 
 use crate::scoring::Scoring;
 

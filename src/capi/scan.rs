@@ -5,10 +5,10 @@ use super::db::clsw_db;
 use super::engine::clsw_engine;
 use super::scoring::clsw_scoring;
 use super::*;
-use crate::align::format::{blast_coordinates, tabular_line};
 use crate::engine::Engine;
+use crate::output::{blast_coordinates, tabular_line};
 use crate::scan::Variant;
-use crate::scan::search::{EvalueSource, SearchOptions, SearchResult, Searcher, Strand, Strands};
+use crate::search::{EvalueSource, SearchOptions, SearchResult, Searcher, Strand, Strands};
 use crate::seq::{Database, Sequence};
 use std::sync::Arc;
 

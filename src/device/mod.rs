@@ -11,15 +11,10 @@ mod opencl;
 pub use choice::{Backend, DeviceChoice, DeviceSpec, select};
 pub use opencl::{ClDevice, KernelArgs, KernelSource, event_seconds, launch};
 
+pub use crate::error::cl_error_name;
 use crate::error::{Error, Result};
 use opencl3::device::{CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU, Device};
 use opencl3::types::cl_device_id;
-
-/// The symbolic name of an OpenCL error code (`CL_OUT_OF_RESOURCES`, ...); codes
-/// -2000/-2001 mean the OpenCL library (or one of its functions) could not be loaded.
-pub fn cl_error_name(code: i32) -> &'static str {
-    opencl3::error_codes::error_text(code)
-}
 
 /// Wraps an opencl3 result, naming the call that failed.
 pub(crate) fn cl<T>(call: &'static str, r: std::result::Result<T, opencl3::error_codes::ClError>) -> Result<T> {

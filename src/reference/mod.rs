@@ -20,6 +20,7 @@
 //! same score. [`align`] traces back in memory proportional to `n·√m` (square-root
 //! checkpointing), so a 35,000 x 5,000 pair needs a few megabytes.
 
+pub mod alignment3;
 pub mod sw3;
 mod traceback;
 

@@ -12,8 +12,8 @@
 //!   memory proportional to a plane of the table.
 
 use super::NEG_INF;
+use super::alignment3::{Alignment3, Sw3Score};
 use crate::scoring::Scoring;
-use crate::sw3::{Alignment3, Sw3Score};
 
 /// The seven column kinds as masks (bit 0: a has a residue in the column, bit 1: b,
 /// bit 2: c), in the order the traceback prefers them when several give the best score.

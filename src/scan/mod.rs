@@ -7,7 +7,6 @@ pub mod intra;
 pub mod layout;
 pub mod native;
 pub mod plain;
-pub mod search;
 
 use crate::device::ClDevice;
 use crate::error::{Error, Result};

@@ -114,32 +114,18 @@
 //! alphabet). An empty sequence is allowed: it contributes no residue, and the result is
 //! the best alignment of the other two with gaps in it.
 
-pub mod align3;
 pub mod batch;
 pub mod kernels;
 pub mod sax;
 pub mod traceback;
 
-pub use align3::Alignment3;
+pub use crate::reference::alignment3::{Alignment3, Sw3Score};
 pub use batch::{BatchRow, all_triples, batch, ranked};
 pub use kernels::{BatchRun, Run, Tuning, Variant, batch_on, score_on};
 pub use traceback::{align, align_from_end, align_with_limit};
 
 use crate::error::{Error, Result};
 use crate::scoring::Scoring;
-
-/// A three-sequence local score and where it ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Sw3Score {
-    pub score: i32,
-    /// The end cell in DP coordinates `(i, j, k)`: the alignment covers `a[..i]`,
-    /// `b[..j]`, `c[..k]` up to its end (exclusive ends). `None` when the score is 0.
-    pub end: Option<[usize; 3]>,
-}
-
-impl Sw3Score {
-    pub const ZERO: Sw3Score = Sw3Score { score: 0, end: None };
-}
 
 /// Checks that codes fit the matrix and that no 32-bit score can overflow; every entry
 /// point calls it.

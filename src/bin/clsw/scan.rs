@@ -2,9 +2,9 @@
 
 use super::{AlphabetArg, ScoringArgs};
 use clap::Args;
-use clsw::align::format::{FormatOptions, OutputFormat, ResultWriter};
+use clsw::output::{FormatOptions, OutputFormat, ResultWriter};
 use clsw::scan::Variant;
-use clsw::scan::search::{EvalueSource, SearchOptions, Searcher, Strands};
+use clsw::search::{EvalueSource, SearchOptions, Searcher, Strands};
 use clsw::seq::db::is_prepared;
 use clsw::seq::{Alphabet, Database, EmptyRecords, fasta};
 use clsw::{Engine, Error, Result};

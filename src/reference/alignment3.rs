@@ -1,7 +1,23 @@
-//! The aligned triple: columns, coordinates, gapped rows and a readable view.
+//! The results of three-sequence alignment ([`crate::sw3`]): the best score with its end
+//! cell ([`Sw3Score`]) and the aligned triple ([`Alignment3`]: columns, coordinates, gapped
+//! rows and a readable view). They live beside the reference because the reference
+//! returns them and [`Alignment3::rescore`] is the model's definition of a score.
 
-use crate::reference::sw3::sw3_rescore;
+use super::sw3::sw3_rescore;
 use crate::scoring::Scoring;
+
+/// A three-sequence local score and where it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Sw3Score {
+    pub score: i32,
+    /// The end cell in DP coordinates `(i, j, k)`: the alignment covers `a[..i]`,
+    /// `b[..j]`, `c[..k]` up to its end (exclusive ends). `None` when the score is 0.
+    pub end: Option<[usize; 3]>,
+}
+
+impl Sw3Score {
+    pub const ZERO: Sw3Score = Sw3Score { score: 0, end: None };
+}
 
 /// A local alignment of three sequences.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,7 +13,7 @@
 //! batch by batch (all queries of a chunk against batch 1, then batch 2, ...), so each
 //! batch is laid out and uploaded once per chunk of queries, not once per query.
 //! An engine without OpenCL devices computes on the native CPU path
-//! ([`super::native`]: SIMD over 16 subjects at a time, on all cores).
+//! ([`crate::scan::native`]: SIMD over 16 subjects at a time, on all cores).
 //!
 //! [`Searcher::search_all`] runs the device scans on one thread and, on the calling
 //! thread, the CPU work of the previous query: E-values, the choice of hits and their
@@ -29,7 +29,7 @@
 //! plus strand on ties) and [`SearchResult::strands`] says which. End positions and
 //! alignments of minus-strand hits are in the coordinates of the reverse-complemented
 //! query (the sequence that was actually aligned); the output formats convert them
-//! (see [`crate::align::format`]).
+//! (see [`crate::output`]).
 //!
 //! Hits are the subjects with a positive score whose E-value is at most
 //! [`SearchOptions::evalue`] (when E-values are available), sorted by score
@@ -595,7 +595,7 @@ impl<'a> Searcher<'a> {
         let dev = match share.worker {
             WorkerRef::Native => {
                 let subjects: Vec<&[u8]> = share.range.clone().map(|k| db.residues(k)).collect();
-                return Ok(queries.iter().map(|q| super::native::scores(q, &subjects, sc)).collect());
+                return Ok(queries.iter().map(|q| crate::scan::native::scores(q, &subjects, sc)).collect());
             }
             WorkerRef::OpenCl(dev) => dev,
         };

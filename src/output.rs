@@ -18,7 +18,7 @@
 //!   query with its own coordinates and says so.
 //! * **E-values and bit scores.** Printed like BLAST (see [`format_evalue`] and
 //!   [`format_bit_score`]). When the search has no statistics
-//!   ([`EvalueSource::None`](crate::scan::search::EvalueSource)) both are `NA` in the
+//!   ([`EvalueSource::None`](crate::search::EvalueSource)) both are `NA` in the
 //!   tabular formats (read as missing by R and pandas), `null` in JSON, and absent from
 //!   SAM records; the pairwise view says "E-values unavailable".
 //! * **Tabular** (`-outfmt 6`): `qseqid sseqid pident length mismatch gapopen qstart
@@ -38,11 +38,11 @@
 //! * **JSON**: one array, one object per query (see [`query_json`]); E-values and bit
 //!   scores without statistics are `null`.
 
-use super::display::pairwise_view;
-use super::{Alignment, Op};
+use crate::align::display::pairwise_view;
+use crate::align::{Alignment, Op};
 use crate::error::{Error, Result};
-use crate::scan::search::{Hit, SearchResult, Strand, reverse_complement};
 use crate::scoring::Scoring;
+use crate::search::{Hit, SearchResult, Strand, reverse_complement};
 use crate::seq::{Database, Sequence};
 use serde_json::{Value, json};
 use std::fmt;
