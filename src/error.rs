@@ -77,3 +77,47 @@ impl std::error::Error for Error {
 pub fn cl_error_name(code: i32) -> &'static str {
     opencl3::error_codes::error_text(code)
 }
+
+/// Declares a closed set of named values (kernel variants, output formats, metrics):
+/// the enum, `ALL` in declaration order, `name()`, `Display`, and a case-insensitive
+/// `FromStr` (with optional aliases) whose error names what was asked for and lists
+/// the names, e.g. "unknown kernel variant 'warp'; variants are plain, inter, fast".
+macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $Name:ident ($what:literal, $plural:literal) {
+            $( $(#[$vmeta:meta])* $Variant:ident = $name:literal $(| $alias:literal)* ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis enum $Name { $( $(#[$vmeta])* $Variant ),+ }
+
+        impl $Name {
+            pub const ALL: [$Name; [$($name),+].len()] = [$($Name::$Variant),+];
+
+            pub fn name(self) -> &'static str {
+                match self { $($Name::$Variant => $name),+ }
+            }
+        }
+
+        impl ::std::fmt::Display for $Name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl ::std::str::FromStr for $Name {
+            type Err = $crate::error::Error;
+            fn from_str(s: &str) -> $crate::error::Result<$Name> {
+                let t = s.trim();
+                $( if t.eq_ignore_ascii_case($name) $(|| t.eq_ignore_ascii_case($alias))* {
+                    return Ok($Name::$Variant);
+                } )+
+                Err($crate::error::Error::InvalidArgument(format!(
+                    "unknown {} '{}'; {} are {}", $what, s, $plural, [$($name),+].join(", ")
+                )))
+            }
+        }
+    };
+}
+pub(crate) use named_enum;

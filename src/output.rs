@@ -40,66 +40,24 @@
 
 use crate::align::display::pairwise_view;
 use crate::align::{Alignment, Op};
-use crate::error::{Error, Result};
 use crate::scoring::Scoring;
 use crate::search::{Hit, SearchResult, Strand, reverse_complement};
 use crate::seq::{Database, Sequence};
 use serde_json::{Value, json};
-use std::fmt;
 use std::io::Write;
-use std::str::FromStr;
 
-/// The output formats of `clsw scan`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum OutputFormat {
-    /// BLAST `-outfmt 6`.
-    Tabular,
-    /// BLAST `-outfmt 6` columns, then raw score and CIGAR.
-    TabularExt,
-    Sam,
-    Json,
-    /// A readable report: hit list, then each alignment.
-    Pairwise,
-}
-
-impl OutputFormat {
-    pub const ALL: [OutputFormat; 5] = [
-        OutputFormat::Tabular,
-        OutputFormat::TabularExt,
-        OutputFormat::Sam,
-        OutputFormat::Json,
-        OutputFormat::Pairwise,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            OutputFormat::Tabular => "tabular",
-            OutputFormat::TabularExt => "tabular-ext",
-            OutputFormat::Sam => "sam",
-            OutputFormat::Json => "json",
-            OutputFormat::Pairwise => "pairwise",
-        }
-    }
-}
-
-impl fmt::Display for OutputFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for OutputFormat {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<OutputFormat> {
-        let t = s.trim().to_ascii_lowercase();
-        let t = match t.as_str() {
-            "6" | "blast" => "tabular",
-            other => other,
-        };
-        OutputFormat::ALL.into_iter().find(|f| f.name() == t).ok_or_else(|| {
-            let names: Vec<&str> = OutputFormat::ALL.iter().map(|f| f.name()).collect();
-            Error::InvalidArgument(format!("unknown output format '{s}'; formats are {}", names.join(", ")))
-        })
+crate::error::named_enum! {
+    /// The output formats of `clsw scan`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum OutputFormat ("output format", "formats") {
+        /// BLAST `-outfmt 6`.
+        Tabular = "tabular" | "6" | "blast",
+        /// BLAST `-outfmt 6` columns, then raw score and CIGAR.
+        TabularExt = "tabular-ext",
+        Sam = "sam",
+        Json = "json",
+        /// A readable report: hit list, then each alignment.
+        Pairwise = "pairwise",
     }
 }
 

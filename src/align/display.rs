@@ -26,6 +26,43 @@ pub fn tabular_line(query_id: &str, subject_id: &str, a: &Alignment) -> String {
     )
 }
 
+/// The three display rows of an alignment, one character per column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rows {
+    /// The aligned query, upper case, `-` for gaps.
+    pub query: String,
+    /// `|` identical, `+` positive score, space otherwise.
+    pub midline: String,
+    /// The aligned subject, upper case, `-` for gaps.
+    pub subject: String,
+}
+
+/// The display rows of `a` over the codes it aligns (`query`, `subject`).
+pub fn rows(query: &[u8], subject: &[u8], a: &Alignment, scoring: &Scoring) -> Rows {
+    let alphabet = scoring.matrix.alphabet();
+    let mut r = Rows { query: String::new(), midline: String::new(), subject: String::new() };
+    let (mut i, mut j) = (a.query_start, a.subject_start);
+    for &(op, n) in &a.ops {
+        for _ in 0..n {
+            let (q, s) = match op {
+                Op::Match | Op::Mismatch => (Some(query[i]), Some(subject[j])),
+                Op::Insertion => (Some(query[i]), None),
+                Op::Deletion => (None, Some(subject[j])),
+            };
+            r.query.push(q.map_or('-', |c| alphabet.decode(c) as char));
+            r.subject.push(s.map_or('-', |c| alphabet.decode(c) as char));
+            r.midline.push(match (op, q, s) {
+                (Op::Match, ..) => '|',
+                (Op::Mismatch, Some(q), Some(s)) if scoring.matrix.score(q, s) > 0 => '+',
+                _ => ' ',
+            });
+            i += q.is_some() as usize;
+            j += s.is_some() as usize;
+        }
+    }
+    r
+}
+
 /// A BLAST-like pairwise view in blocks of `width` columns: the query line, a middle
 /// line (`|` identical, `+` positive score, space otherwise) and the subject line,
 /// each with 1-based coordinates.
@@ -38,40 +75,8 @@ pub fn pairwise_view(
     scoring: &Scoring,
     width: usize,
 ) -> String {
-    let alphabet = scoring.matrix.alphabet();
-    let (mut top, mut mid, mut bottom) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut i, mut j) = (a.query_start, a.subject_start);
-    for &(op, n) in &a.ops {
-        for _ in 0..n {
-            match op {
-                Op::Match | Op::Mismatch => {
-                    top.push(alphabet.decode(query[i]));
-                    bottom.push(alphabet.decode(subject[j]));
-                    mid.push(if op == Op::Match {
-                        b'|'
-                    } else if scoring.matrix.score(query[i], subject[j]) > 0 {
-                        b'+'
-                    } else {
-                        b' '
-                    });
-                    i += 1;
-                    j += 1;
-                }
-                Op::Insertion => {
-                    top.push(alphabet.decode(query[i]));
-                    bottom.push(b'-');
-                    mid.push(b' ');
-                    i += 1;
-                }
-                Op::Deletion => {
-                    top.push(b'-');
-                    bottom.push(alphabet.decode(subject[j]));
-                    mid.push(b' ');
-                    j += 1;
-                }
-            }
-        }
-    }
+    let Rows { query: top, midline: mid, subject: bottom } = rows(query, subject, a, scoring);
+    let (top, mid, bottom) = (top.as_bytes(), mid.as_bytes(), bottom.as_bytes());
     let mut out = String::new();
     let _ = writeln!(out, "{query_id} vs {subject_id}");
     let _ = writeln!(

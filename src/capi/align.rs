@@ -3,7 +3,7 @@
 
 use super::scoring::clsw_scoring;
 use super::*;
-use crate::align::{Alignment, Op};
+use crate::align::{Alignment, display};
 use crate::reference;
 
 /// An optimal local alignment of two sequences. Immutable; give each thread its own.
@@ -66,45 +66,6 @@ impl Versioned for clsw_alignment_info {
     const FIRST_SIZE: usize = std::mem::size_of::<clsw_alignment_info>();
 }
 
-/// The three display rows of an alignment.
-fn rows(a: &Alignment, q: &[u8], s: &[u8], sc: &crate::scoring::Scoring) -> (String, String, String) {
-    let alphabet = sc.matrix.alphabet();
-    let (mut top, mut mid, mut bottom) = (String::new(), String::new(), String::new());
-    let (mut i, mut j) = (a.query_start, a.subject_start);
-    for &(op, n) in &a.ops {
-        for _ in 0..n {
-            match op {
-                Op::Match | Op::Mismatch => {
-                    top.push(alphabet.decode(q[i]) as char);
-                    bottom.push(alphabet.decode(s[j]) as char);
-                    mid.push(if op == Op::Match {
-                        '|'
-                    } else if sc.matrix.score(q[i], s[j]) > 0 {
-                        '+'
-                    } else {
-                        ' '
-                    });
-                    i += 1;
-                    j += 1;
-                }
-                Op::Insertion => {
-                    top.push(alphabet.decode(q[i]) as char);
-                    bottom.push('-');
-                    mid.push(' ');
-                    i += 1;
-                }
-                Op::Deletion => {
-                    top.push('-');
-                    bottom.push(alphabet.decode(s[j]) as char);
-                    mid.push(' ');
-                    j += 1;
-                }
-            }
-        }
-    }
-    (top, mid, bottom)
-}
-
 unsafe fn encoded_pair<'a>(
     scoring: *const clsw_scoring,
     query: *const u8,
@@ -141,13 +102,13 @@ pub unsafe extern "C" fn clsw_align(
         let alignment = reference::align(&q, &s, &sc.scoring);
         let h = match &alignment {
             Some(a) => {
-                let (top, mid, bottom) = rows(a, &q, &s, &sc.scoring);
+                let rows = display::rows(&q, &s, a, &sc.scoring);
                 clsw_alignment {
                     cigar: c_string(&a.cigar(true)),
                     cigar_m: c_string(&a.cigar(false)),
-                    query_row: c_string(&top),
-                    midline: c_string(&mid),
-                    subject_row: c_string(&bottom),
+                    query_row: c_string(&rows.query),
+                    midline: c_string(&rows.midline),
+                    subject_row: c_string(&rows.subject),
                     alignment,
                 }
             }

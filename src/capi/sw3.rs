@@ -76,14 +76,7 @@ fn sequence(data: &[u8], codes: bool, sc: &Scoring, what: &str) -> Outcome<Vec<u
         return Ok(Vec::new());
     }
     if codes {
-        let size = sc.matrix.size();
-        if let Some(p) = data.iter().position(|&c| c as usize >= size) {
-            return Err(Failure::invalid(format!(
-                "{what}: code {} at position {} is outside the matrix's {size} codes",
-                data[p],
-                p + 1
-            )));
-        }
+        sc.matrix.alphabet().check_codes(data, what)?;
         return Ok(data.to_vec());
     }
     encode(data, sc.matrix.alphabet(), what)

@@ -60,7 +60,6 @@ pub use packed::{Coding, Packed, pack_alignment, pack_genotype_matrix};
 use crate::device::ClDevice;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
-use std::fmt;
 use std::str::FromStr;
 use std::time::Instant;
 
@@ -70,42 +69,17 @@ pub fn tri_index(n: usize, i: usize, j: usize) -> usize {
     i * (2 * n - i - 1) / 2 + (j - i - 1)
 }
 
-/// Where the pairs are counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Variant {
-    /// Bit planes, tiles of rows x rows in local memory, XOR/AND + popcount.
-    #[default]
-    Bitplane,
-    /// Payne et al.: code bytes packed four per word, one work-group per pair.
-    Charpacked,
-    /// Bit planes on all CPU cores (no OpenCL).
-    Cpu,
-}
-
-impl Variant {
-    pub const ALL: [Variant; 3] = [Variant::Bitplane, Variant::Charpacked, Variant::Cpu];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Bitplane => "bitplane",
-            Variant::Charpacked => "charpacked",
-            Variant::Cpu => "cpu",
-        }
-    }
-}
-
-impl fmt::Display for Variant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Variant {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Variant> {
-        Variant::ALL.into_iter().find(|v| v.name().eq_ignore_ascii_case(s.trim())).ok_or_else(|| {
-            Error::InvalidArgument(format!("unknown distance variant '{s}'; variants are bitplane, charpacked, cpu"))
-        })
+crate::error::named_enum! {
+    /// Where the pairs are counted.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    pub enum Variant ("distance variant", "variants") {
+        /// Bit planes, tiles of rows x rows in local memory, XOR/AND + popcount.
+        #[default]
+        Bitplane = "bitplane",
+        /// Payne et al.: code bytes packed four per word, one work-group per pair.
+        Charpacked = "charpacked",
+        /// Bit planes on all CPU cores (no OpenCL).
+        Cpu = "cpu",
     }
 }
 
@@ -349,46 +323,27 @@ fn square_of(n: usize, tri: &[u32]) -> Vec<u32> {
     sq
 }
 
-/// Values derived from the counters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
-    /// Differing compared sites (snp-dists' SNP distance; differing genotypes).
-    Differences,
-    /// PLINK `--distance allele-ct flat-missing` (.dist): genotypes `(diff + ibs0) *
-    /// sites / compared`, alignments `diff * sites / compared`.
-    AlleleCount,
-    /// PLINK `--distance ibs flat-missing` (.mibs): `1 - (diff + ibs0) / (2 compared)`
-    /// for genotypes, `1 - diff / compared` for alignments.
-    Ibs,
-    /// PLINK `--distance 1-ibs flat-missing` (.mdist): one minus [`Metric::Ibs`].
-    OneMinusIbs,
+crate::error::named_enum! {
+    /// Values derived from the counters.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Metric ("metric", "metrics") {
+        /// Differing compared sites (snp-dists' SNP distance; differing genotypes).
+        Differences = "diff",
+        /// PLINK `--distance allele-ct flat-missing` (.dist): genotypes `(diff + ibs0) *
+        /// sites / compared`, alignments `diff * sites / compared`.
+        AlleleCount = "allele-ct",
+        /// PLINK `--distance ibs flat-missing` (.mibs): `1 - (diff + ibs0) / (2 compared)`
+        /// for genotypes, `1 - diff / compared` for alignments.
+        Ibs = "ibs",
+        /// PLINK `--distance 1-ibs flat-missing` (.mdist): one minus [`Metric::Ibs`].
+        OneMinusIbs = "1-ibs",
+    }
 }
 
 impl Metric {
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::Differences => "diff",
-            Metric::AlleleCount => "allele-ct",
-            Metric::Ibs => "ibs",
-            Metric::OneMinusIbs => "1-ibs",
-        }
-    }
-
     /// Whether the metric needs the compared counts.
     pub fn needs_compared(self) -> bool {
         self != Metric::Differences
-    }
-}
-
-impl FromStr for Metric {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Metric> {
-        [Metric::Differences, Metric::AlleleCount, Metric::Ibs, Metric::OneMinusIbs]
-            .into_iter()
-            .find(|m| m.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!("unknown metric '{s}'; metrics are diff, allele-ct, ibs, 1-ibs"))
-            })
     }
 }
 

@@ -66,43 +66,17 @@ use crate::scan::native;
 use crate::scoring::{Gaps, Matrix, Scoring};
 use opencl::{DeviceTile, TileSpec, choose_kernel};
 use rayon::prelude::*;
-use std::fmt;
-use std::str::FromStr;
 use std::sync::Arc;
 
-/// The alignment kernel that scores the shuffles on OpenCL devices.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Variant {
-    /// `scan_inter`: one shuffle per work-item (Zhang et al.'s inter-task kernel).
-    Inter,
-    /// `scan_fast`: two shuffles per work-item in packed 16-bit lanes (DPX on NVIDIA).
-    #[default]
-    Fast,
-}
-
-impl Variant {
-    pub const ALL: [Variant; 2] = [Variant::Inter, Variant::Fast];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Inter => "inter",
-            Variant::Fast => "fast",
-        }
-    }
-}
-
-impl fmt::Display for Variant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Variant {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Variant> {
-        Variant::ALL.into_iter().find(|v| v.name().eq_ignore_ascii_case(s.trim())).ok_or_else(|| {
-            Error::InvalidArgument(format!("unknown psse kernel variant '{s}'; variants are inter, fast"))
-        })
+crate::error::named_enum! {
+    /// The alignment kernel that scores the shuffles on OpenCL devices.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    pub enum Variant ("psse kernel variant", "variants") {
+        /// `scan_inter`: one shuffle per work-item (Zhang et al.'s inter-task kernel).
+        Inter = "inter",
+        /// `scan_fast`: two shuffles per work-item in packed 16-bit lanes (DPX on NVIDIA).
+        #[default]
+        Fast = "fast",
     }
 }
 
@@ -276,17 +250,10 @@ where
     if subjects.len() > u32::MAX as usize {
         return Err(Error::InvalidArgument("more than 4 G subjects".into()));
     }
-    let alpha = opts.scoring.matrix.size();
+    let alphabet = opts.scoring.matrix.alphabet();
     for (what, set) in [("query", &queries), ("subject", &subjects)] {
         for (k, s) in set.iter().enumerate() {
-            if let Some(p) = s.iter().position(|&c| c as usize >= alpha) {
-                return Err(Error::InvalidArgument(format!(
-                    "{what} {}: residue code {} at position {} is outside the matrix's alphabet of {alpha} codes",
-                    k + 1,
-                    s[p],
-                    p + 1
-                )));
-            }
+            alphabet.check_codes(s, format_args!("{what} {}", k + 1))?;
         }
     }
     if queries.is_empty() || subjects.is_empty() {

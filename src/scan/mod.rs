@@ -9,53 +9,24 @@ pub mod native;
 pub mod plain;
 
 use crate::device::ClDevice;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
 use banded::{Banded, BandedScanner, Tuning};
-use std::fmt;
-use std::str::FromStr;
 
-/// The kernel variants, kept side by side so they can be compared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Variant {
-    /// One work-item per subject, 32-bit, no tiling: the readable kernel.
-    Plain,
-    /// One work-item per subject, query bands in registers (Ligowski & Rudnicki).
-    Inter,
-    /// Two subjects per work-item in packed 16-bit lanes; DPX instructions on NVIDIA.
-    Fast,
-    /// One work-group per subject, work-items along the anti-diagonal, 4 x 4 tiles
-    /// (Munekawa et al.): the path for very long subjects.
-    Intra,
-}
-
-impl Variant {
-    pub const ALL: [Variant; 4] = [Variant::Plain, Variant::Inter, Variant::Fast, Variant::Intra];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Plain => "plain",
-            Variant::Inter => "inter",
-            Variant::Fast => "fast",
-            Variant::Intra => "intra",
-        }
-    }
-}
-
-impl fmt::Display for Variant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Variant {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Variant> {
-        Variant::ALL.into_iter().find(|v| v.name().eq_ignore_ascii_case(s.trim())).ok_or_else(|| {
-            let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
-            Error::InvalidArgument(format!("unknown kernel variant '{s}'; variants are {}", names.join(", ")))
-        })
+crate::error::named_enum! {
+    /// The kernel variants, kept side by side so they can be compared.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Variant ("kernel variant", "variants") {
+        /// One work-item per subject, 32-bit, no tiling: the readable kernel.
+        Plain = "plain",
+        /// One work-item per subject, query bands in registers (Ligowski & Rudnicki).
+        Inter = "inter",
+        /// Two subjects per work-item in packed 16-bit lanes; DPX instructions on NVIDIA.
+        Fast = "fast",
+        /// One work-group per subject, work-items along the anti-diagonal, 4 x 4 tiles
+        /// (Munekawa et al.): the path for very long subjects.
+        Intra = "intra",
     }
 }
 

@@ -64,37 +64,30 @@ use crate::scoring::Scoring;
 use crate::seq::{Alphabet, Database, Sequence};
 use crate::stats::{KarlinAltschul, fit_length_corrected, published};
 use rayon::prelude::*;
-use std::fmt;
 use std::ops::Range;
-use std::str::FromStr;
 use std::time::Instant;
 
-/// The strand of the query that a score or alignment belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Strand {
-    /// The query as given (always, for protein).
-    Plus,
-    /// The reverse complement of a DNA query.
-    Minus,
-}
-
-impl Strand {
-    pub fn name(self) -> &'static str {
-        match self {
-            Strand::Plus => "plus",
-            Strand::Minus => "minus",
-        }
+crate::error::named_enum! {
+    /// The strand of the query that a score or alignment belongs to.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Strand ("strand", "strands") {
+        /// The query as given (always, for protein).
+        Plus = "plus" | "+",
+        /// The reverse complement of a DNA query.
+        Minus = "minus" | "-",
     }
 }
 
-/// Which strands of a DNA query to search (protein queries have only one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Strands {
-    /// Plus and minus (BLAST's and ssearch36's default for DNA).
-    #[default]
-    Both,
-    Plus,
-    Minus,
+crate::error::named_enum! {
+    /// Which strands of a DNA query to search (protein queries have only one).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum Strands ("strand", "strands") {
+        /// Plus and minus (BLAST's and ssearch36's default for DNA).
+        #[default]
+        Both = "both",
+        Plus = "plus" | "+",
+        Minus = "minus" | "-",
+    }
 }
 
 impl Strands {
@@ -107,18 +100,6 @@ impl Strands {
             (Alphabet::Protein, _) | (Alphabet::Dna, Strands::Plus) => Ok(vec![Strand::Plus]),
             (Alphabet::Dna, Strands::Minus) => Ok(vec![Strand::Minus]),
             (Alphabet::Dna, Strands::Both) => Ok(vec![Strand::Plus, Strand::Minus]),
-        }
-    }
-}
-
-impl FromStr for Strands {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Strands> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "both" => Ok(Strands::Both),
-            "plus" | "+" => Ok(Strands::Plus),
-            "minus" | "-" => Ok(Strands::Minus),
-            other => Err(Error::InvalidArgument(format!("unknown strand '{other}'; use both, plus or minus"))),
         }
     }
 }
@@ -165,30 +146,16 @@ impl Default for SearchOptions {
     }
 }
 
-/// Where a search's E-values come from (see the module documentation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum EvalueSource {
-    /// Fitted to this query's own scores against the database.
-    Fitted,
-    /// NCBI BLAST's published parameters for the matrix and gap costs.
-    Published,
-    /// None available: E-values and bit scores are NaN.
-    None,
-}
-
-impl EvalueSource {
-    pub fn name(self) -> &'static str {
-        match self {
-            EvalueSource::Fitted => "fitted",
-            EvalueSource::Published => "published",
-            EvalueSource::None => "none",
-        }
-    }
-}
-
-impl fmt::Display for EvalueSource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+crate::error::named_enum! {
+    /// Where a search's E-values come from (see the module documentation).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum EvalueSource ("E-value source", "sources") {
+        /// Fitted to this query's own scores against the database.
+        Fitted = "fitted",
+        /// NCBI BLAST's published parameters for the matrix and gap costs.
+        Published = "published",
+        /// None available: E-values and bit scores are NaN.
+        None = "none",
     }
 }
 
@@ -492,18 +459,8 @@ impl<'a> Searcher<'a> {
 
     /// Every query's codes must be below the matrix's alphabet size.
     fn check_codes(&self, queries: &[Sequence]) -> Result<()> {
-        let alpha = self.scoring.matrix.size();
-        for q in queries {
-            if let Some(p) = q.residues.iter().position(|&c| c as usize >= alpha) {
-                return Err(Error::InvalidArgument(format!(
-                    "query '{}': residue code {} at position {} is outside the matrix's alphabet of {alpha} codes",
-                    q.id,
-                    q.residues[p],
-                    p + 1
-                )));
-            }
-        }
-        Ok(())
+        let alphabet = self.scoring.matrix.alphabet();
+        queries.iter().try_for_each(|q| alphabet.check_codes(&q.residues, format_args!("query '{}'", q.id)))
     }
 
     /// Queries scanned together: one when every share is resident (so results flow

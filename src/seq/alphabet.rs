@@ -88,6 +88,22 @@ impl Alphabet {
         }
     }
 
+    /// Every code of `codes` must be below [`size`](Alphabet::size): the one check of
+    /// caller-supplied codes before they index a matrix or a device profile. The error
+    /// names `what` (e.g. "query 'q1'"), the code and its 1-based position.
+    pub fn check_codes(self, codes: &[u8], what: impl std::fmt::Display) -> crate::error::Result<()> {
+        let size = self.size();
+        match codes.iter().position(|&c| c as usize >= size) {
+            None => Ok(()),
+            Some(p) => Err(crate::error::Error::InvalidArgument(format!(
+                "{what}: residue code {} at position {} is outside the matrix's alphabet ({}, {size} codes)",
+                codes[p],
+                p + 1,
+                self.name()
+            ))),
+        }
+    }
+
     /// Lower-case name, as used on the command line.
     pub fn name(self) -> &'static str {
         match self {

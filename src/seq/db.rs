@@ -266,18 +266,11 @@ impl Database {
     /// for `alphabet`), a sequence is longer than `u32::MAX` residues, or there are
     /// more than `u32::MAX` sequences.
     pub fn from_sequences(alphabet: Alphabet, sequences: Vec<Sequence>) -> Database {
-        let size = alphabet.size();
         let total: usize = sequences.iter().map(|s| s.residues.len()).sum();
         let mut builder = Builder::new(alphabet, total);
         for seq in sequences {
-            if let Some(i) = seq.residues.iter().position(|&c| c as usize >= size) {
-                panic!(
-                    "sequence '{}': residue code {} at position {} is not a {} code (0..{size})",
-                    seq.id,
-                    seq.residues[i],
-                    i + 1,
-                    alphabet.name()
-                );
+            if let Err(e) = alphabet.check_codes(&seq.residues, format_args!("sequence '{}'", seq.id)) {
+                panic!("{e}");
             }
             if let Err(m) = builder.push(&seq) {
                 panic!("{m}");

@@ -9,8 +9,6 @@ use crate::scoring::Scoring;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
-use std::fmt;
-use std::str::FromStr;
 
 pub const SOURCE: KernelSource = KernelSource { name: "sw3.cl", text: include_str!("../../cl/sw3.cl") };
 
@@ -26,39 +24,15 @@ const BATCH_SCRATCH_BYTES: u64 = 4 << 30;
 /// launches stay in the seconds.
 const BATCH_LAUNCH_CELLS: u64 = 1 << 39;
 
-/// The kernel variants for one triple.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Variant {
-    /// Wavefront over planes of tiles; strips in local memory, faces in global memory.
-    Tile,
-    /// One launch per diagonal plane of cells, one work-item per cell, values in global
-    /// memory (Sudo et al.'s "GPUN", without sub-tables): the baseline.
-    Plane,
-}
-
-impl Variant {
-    pub const ALL: [Variant; 2] = [Variant::Tile, Variant::Plane];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Tile => "tile",
-            Variant::Plane => "plane",
-        }
-    }
-}
-
-impl fmt::Display for Variant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Variant {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Variant> {
-        Variant::ALL.into_iter().find(|v| v.name().eq_ignore_ascii_case(s.trim())).ok_or_else(|| {
-            Error::InvalidArgument(format!("unknown sw3 variant '{s}'; variants are tile, plane (and batch)"))
-        })
+crate::error::named_enum! {
+    /// The kernel variants for one triple.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Variant ("sw3 variant", "variants") {
+        /// Wavefront over planes of tiles; strips in local memory, faces in global memory.
+        Tile = "tile",
+        /// One launch per diagonal plane of cells, one work-item per cell, values in global
+        /// memory (Sudo et al.'s "GPUN", without sub-tables): the baseline.
+        Plane = "plane",
     }
 }
 

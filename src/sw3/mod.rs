@@ -130,16 +130,8 @@ use crate::scoring::Scoring;
 /// Checks that codes fit the matrix and that no 32-bit score can overflow; every entry
 /// point calls it.
 pub(crate) fn check_inputs(seqs: &[&[u8]], scoring: &Scoring) -> Result<()> {
-    let alpha = scoring.matrix.size();
     for (s, seq) in seqs.iter().enumerate() {
-        if let Some(p) = seq.iter().position(|&c| c as usize >= alpha) {
-            return Err(Error::InvalidArgument(format!(
-                "sequence {}: residue code {} at position {} is outside the matrix's alphabet of {alpha} codes",
-                s + 1,
-                seq[p],
-                p + 1
-            )));
-        }
+        scoring.matrix.alphabet().check_codes(seq, format_args!("sequence {}", s + 1))?;
     }
     let m = scoring.matrix.max_score().abs().max(scoring.matrix.min_score().abs()) as i64;
     let total: i64 = seqs.iter().map(|s| s.len() as i64).sum();
