@@ -63,7 +63,8 @@ use crate::engine::{Engine, WorkerRef, split_by_size};
 use crate::error::{Error, Result};
 use crate::reference::sw_score;
 use crate::scan::native;
-use crate::scoring::{Gaps, Matrix, Scoring};
+use crate::scoring::{DefaultMatrices, Scoring, ScoringRequest};
+use crate::seq::Alphabet;
 use opencl::{DeviceTile, TileSpec, choose_kernel};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -103,10 +104,14 @@ pub struct PsseOptions {
     pub tile_residues: usize,
 }
 
+/// psse's matrices when none is named: BLOSUM50 (with its 10/2 gaps: prss's default)
+/// and EDNAFULL.
+pub const DEFAULT_MATRICES: DefaultMatrices = DefaultMatrices { protein: "BLOSUM50", dna: "EDNAFULL" };
+
 impl Default for PsseOptions {
     fn default() -> PsseOptions {
-        let matrix = Matrix::builtin("BLOSUM50").expect("BLOSUM50 is built in");
-        PsseOptions::new(Scoring::new(matrix, Gaps { open: 10, extend: 2 }))
+        let scoring = ScoringRequest::default().resolve(Alphabet::Protein, DEFAULT_MATRICES);
+        PsseOptions::new(scoring.expect("the default matrix is built in"))
     }
 }
 

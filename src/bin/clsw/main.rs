@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use clsw::align::display::{TABULAR_COLUMNS, pairwise_view, tabular_line};
 use clsw::device::{ClDevice, DeviceKind, DeviceSpec, list_devices};
 use clsw::engine::self_test;
-use clsw::scoring::{Gaps, Matrix, Scoring};
+use clsw::scoring::{DEFAULT_MATRICES, Matrix, Scoring, ScoringRequest};
 use clsw::seq::{Alphabet, EmptyRecords, Sequence, fasta};
 use clsw::{Error, Result, reference};
 use rayon::prelude::*;
@@ -130,26 +130,19 @@ impl ScoringArgs {
         })
     }
 
-    fn scoring(&self, alphabet: Alphabet) -> Result<Scoring> {
-        let matrix = match (self.match_score, self.mismatch, &self.matrix) {
-            (Some(_), _, Some(_)) => {
-                return Err(Error::InvalidArgument("give either --matrix or --match/--mismatch, not both".into()));
-            }
-            (Some(m), Some(x), None) => Matrix::match_mismatch(alphabet, m, x)?,
-            (_, _, Some(name)) => Matrix::builtin_or_file(name)?,
-            _ => Matrix::builtin(if alphabet == Alphabet::Dna { "EDNAFULL" } else { "BLOSUM62" })?,
-        };
-        if matrix.alphabet() != alphabet {
-            return Err(Error::InvalidArgument(format!(
-                "matrix {} is for {} sequences, but the input is {}",
-                matrix.name(),
-                matrix.alphabet().name(),
-                alphabet.name()
-            )));
+    /// The options as the library's scoring request.
+    fn request(&self) -> ScoringRequest {
+        ScoringRequest {
+            matrix: self.matrix.clone(),
+            match_mismatch: self.match_score.zip(self.mismatch),
+            gap_open: self.gap_open,
+            gap_extend: self.gap_extend,
         }
-        let default = Gaps::default_for(matrix.name());
-        let gaps = Gaps::affine(self.gap_open.unwrap_or(default.open), self.gap_extend.unwrap_or(default.extend))?;
-        Ok(Scoring::new(matrix, gaps))
+    }
+
+    /// The scoring with the library's defaults for search, align and sw3.
+    fn scoring(&self, alphabet: Alphabet) -> Result<Scoring> {
+        self.request().resolve(alphabet, DEFAULT_MATRICES)
     }
 }
 

@@ -63,15 +63,6 @@ pub struct PsseArgs {
     scoring: super::ScoringArgs,
 }
 
-/// The scoring: the common options, with BLOSUM50 10/2 (prss's) when no matrix is given.
-fn psse_scoring(args: &super::ScoringArgs, alphabet: Alphabet) -> Result<Scoring> {
-    if alphabet == Alphabet::Protein && args.matrix.is_none() && args.match_score.is_none() {
-        let matrix = Matrix::builtin("BLOSUM50")?;
-        return Ok(Scoring::new(matrix, Gaps::affine(args.gap_open.unwrap_or(10), args.gap_extend.unwrap_or(2))?));
-    }
-    args.scoring(alphabet)
-}
-
 fn describe(sc: &Scoring) -> String {
     format!(
         "{}, gap open {}, extend {} (a gap of length L costs {} + {}L)",
@@ -85,7 +76,7 @@ fn describe(sc: &Scoring) -> String {
 
 pub fn run(args: &PsseArgs) -> Result<()> {
     let alphabet = args.scoring.alphabet_for(&args.query)?;
-    let scoring = psse_scoring(&args.scoring, alphabet)?;
+    let scoring = args.scoring.request().resolve(alphabet, clsw::psse::DEFAULT_MATRICES)?;
     let queries = super::read_sequences(&args.query, alphabet)?;
     let subjects = super::read_sequences(&args.subject, alphabet)?;
     let opts = PsseOptions {
