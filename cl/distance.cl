@@ -7,7 +7,7 @@
  * Counters are added to out_d / out_c / out_e[i * n_j + j] (blocks of the output
  * accumulate over chunks of sites and launches); the host zeroes them first.
  *
- * dist_bitplane
+ * distance_bitplane
  *   Input: every sample as PL = PLANES + 1 bit planes of 32-bit words (code bits, then
  *   a validity plane), laid out [sample][plane][row_words]. A work-group counts a tile
  *   of TILE x TILE pairs (TILE = RT * WG): per step it stages KW words of every plane of
@@ -22,7 +22,7 @@
  *   are few tile pairs (few samples), `split` work-groups share a tile pair, each over
  *   a slice of the words, and add their counts atomically.
  *
- * dist_charpacked
+ * distance_charpacked
  *   Payne et al.'s all-pairs kernel, kept for comparison: one code byte per site (0xFF:
  *   not compared), four packed per word and read as uchar4 by neighbouring work-items
  *   (coalesced, sample-major rows), one work-group per pair, counts accumulated in
@@ -61,7 +61,7 @@
 #define TP (TILE + 1)
 
 __kernel __attribute__((reqd_work_group_size(WG * WG, 1, 1)))
-void dist_bitplane(
+void distance_bitplane(
     __global const uint *rows,        /* block I: n_i x PL x row_words */
     __global const uint *cols,        /* block J: n_j x PL x row_words (may be rows) */
     const int n_i,
@@ -207,7 +207,7 @@ void dist_bitplane(
     }
 
 __kernel __attribute__((reqd_work_group_size(CP_THREADS, 1, 1)))
-void dist_charpacked(
+void distance_charpacked(
     __global const uchar4 *rows,  /* block I: n_i x row_words (4 sites per uchar4) */
     __global const uchar4 *cols,  /* block J: n_j x row_words */
     const int n_i,

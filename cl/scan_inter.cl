@@ -1,4 +1,5 @@
 /* scan_inter: inter-task Smith-Waterman after Ligowski & Rudnicki.
+ * Kept for: the seed's design, benchmarked beside scan_fast, and psse's `inter` variant.
  *
  * One work-item per subject; a work-group is a "group" of length-sorted subjects, so
  * neighbours finish together. The query is processed in bands of BAND rows: for each

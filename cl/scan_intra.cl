@@ -1,4 +1,5 @@
 /* scan_intra: intra-task Smith-Waterman after Munekawa, Ino & Hagihara.
+ * Kept for: the seed's intra-task design, benchmarked beside the inter-task kernels.
  *
  * One work-group per subject; its work-items lie along the anti-diagonal. Rows are
  * query residues q[0..m), columns subject residues s[0..n):

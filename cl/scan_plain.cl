@@ -1,4 +1,5 @@
 /* scan_plain: the readable inter-task Smith-Waterman score kernel.
+ * Kept for: the device self-test and as the readable twin of the fast kernels.
  *
  * One work-item per subject; 32-bit scores; no tiling or packing. It is the
  * device-side twin of src/reference (and the kernel of the per-device self-test):

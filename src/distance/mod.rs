@@ -32,9 +32,9 @@
 //! sample compares them they add the same 1 to every pair's compared count. Real SNP
 //! alignments are mostly such sites. Then:
 //!
-//! - [`Variant::Bitplane`]: `cl/distance.cl` `dist_bitplane`, tiles of pairs over bit
+//! - [`Variant::Bitplane`]: `cl/distance.cl` `distance_bitplane`, tiles of pairs over bit
 //!   planes in local memory (see [`opencl`]);
-//! - [`Variant::Charpacked`]: `dist_charpacked`, the design of Payne et al. (one code
+//! - [`Variant::Charpacked`]: `distance_charpacked`, the design of Payne et al. (one code
 //!   byte per site, four per word, one work-group per pair, register accumulation,
 //!   local-memory reduction), kept for comparison;
 //! - [`Variant::Cpu`]: the same bit planes on all CPU cores ([`cpu`]);

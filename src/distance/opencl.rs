@@ -274,7 +274,7 @@ fn run_device(
     result: &Mutex<Counts>,
 ) -> Result<f64> {
     let program = dev.program(&SOURCE, &defines(plan.variant, p, want, tuning))?;
-    let name = if plan.variant == Variant::Charpacked { "dist_charpacked" } else { "dist_bitplane" };
+    let name = if plan.variant == Variant::Charpacked { "distance_charpacked" } else { "distance_bitplane" };
     let kernel = cl("clCreateKernel", Kernel::create(&program, name))?;
     let words_per_sample = plan.chunk * Plan::bytes_per_word(plan.variant, p.planes()) / 4;
     let buf_len = plan.block * words_per_sample;

@@ -3,6 +3,7 @@
 //! a 4 x 4 tile of cells per step. Subjects of any length; queries longer than a
 //! group's rows are processed in chunks joined by a boundary row in global memory.
 //! Subjects whose narrow score saturates are recomputed with `WIDE=1`.
+//! Kept for: the seed's intra-task design, benchmarked beside the inter-task kernels.
 
 use super::{PAD_SCORE, ScanOutput};
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};

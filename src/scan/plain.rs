@@ -1,4 +1,5 @@
 //! Host side of `cl/scan_plain.cl`: the readable inter-task score kernel.
+//! Kept for: the device self-test and as the readable twin of the fast kernels.
 
 use super::PackedSubjects;
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
