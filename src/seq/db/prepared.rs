@@ -1,11 +1,4 @@
-//! A sequence database for search: every subject's id, description and residues,
-//! held back to back so that they can be handed to a device in one piece.
-//!
-//! A [`Database`] is built from a FASTA file ([`Database::from_fasta`]), from records
-//! already in memory ([`Database::from_sequences`]), or opened from a *prepared
-//! database* file ([`Database::open_prepared`]) written by [`Database::write_prepared`]
-//! (the `clsw makedb` command). [`Database::open`] takes either kind of file and tells
-//! them apart by the magic bytes.
+//! The prepared database file (`clsw makedb`): writing, and opening with every check.
 //!
 //! # Prepared database format, version 1
 //!
@@ -52,12 +45,11 @@
 //! a temporary file and renames it over the destination, so rebuilding a database
 //! that is open elsewhere is safe.
 
-use super::Sequence;
-use super::alphabet::Alphabet;
-use super::fasta::{self, EmptyRecords, ReadReport};
+use super::checksum::{Hasher, checksum};
+use super::{Database, Residues, length_order};
 use crate::error::{Error, Result};
-use memmap2::{Mmap, MmapOptions};
-use std::fmt;
+use crate::seq::alphabet::Alphabet;
+use memmap2::MmapOptions;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -70,122 +62,6 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const HEADER_LEN: usize = 64;
 
 const REBUILD: &str = "re-run `clsw makedb` to rebuild it from the FASTA file";
-
-/// Where the residues of a database live.
-enum Residues {
-    /// Read from FASTA or built in memory.
-    Owned(Vec<u8>),
-    /// A prepared file mapped into memory; the residues are `map[start..start + len]`,
-    /// checked to be in bounds when the file was opened.
-    Mapped { map: Mmap, start: usize, len: usize },
-}
-
-impl Residues {
-    #[inline]
-    fn as_slice(&self) -> &[u8] {
-        match self {
-            Residues::Owned(v) => v,
-            Residues::Mapped { map, start, len } => &map[*start..*start + *len],
-        }
-    }
-}
-
-/// A set of subject sequences ready for search.
-///
-/// Sequences keep their input order ("database order", index `k`); [`order_by_length`]
-/// gives the order in which kernels take them.
-///
-/// [`order_by_length`]: Database::order_by_length
-pub struct Database {
-    alphabet: Alphabet,
-    /// All ids and descriptions back to back.
-    names: String,
-    /// `2n + 1` offsets into `names` (see the format description).
-    name_offsets: Vec<usize>,
-    lengths: Vec<u32>,
-    /// `n + 1` offsets into the residues: sequence `k` is `offsets[k]..offsets[k + 1]`.
-    offsets: Vec<u64>,
-    residues: Residues,
-    order: Vec<u32>,
-    max_len: usize,
-}
-
-impl fmt::Debug for Database {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Database")
-            .field("alphabet", &self.alphabet)
-            .field("sequences", &self.len())
-            .field("total_residues", &self.total_residues())
-            .field("max_len", &self.max_len)
-            .field("mapped", &self.is_mapped())
-            .finish()
-    }
-}
-
-/// Accumulates records into the in-memory form of a database.
-struct Builder {
-    alphabet: Alphabet,
-    names: String,
-    name_offsets: Vec<usize>,
-    lengths: Vec<u32>,
-    offsets: Vec<u64>,
-    residues: Vec<u8>,
-}
-
-impl Builder {
-    fn new(alphabet: Alphabet, residue_capacity: usize) -> Builder {
-        Builder {
-            alphabet,
-            names: String::new(),
-            name_offsets: vec![0],
-            lengths: Vec::new(),
-            offsets: vec![0],
-            residues: Vec::with_capacity(residue_capacity),
-        }
-    }
-
-    /// Adds one record; `Err` carries the reason it cannot be stored.
-    fn push(&mut self, seq: &Sequence) -> std::result::Result<(), String> {
-        if self.lengths.len() >= u32::MAX as usize {
-            return Err(format!("a database holds at most {} sequences", u32::MAX));
-        }
-        let len = u32::try_from(seq.residues.len()).map_err(|_| {
-            format!("sequence '{}' has {} residues, more than the {} allowed", seq.id, seq.residues.len(), u32::MAX)
-        })?;
-        self.names.push_str(&seq.id);
-        self.name_offsets.push(self.names.len());
-        self.names.push_str(&seq.description);
-        self.name_offsets.push(self.names.len());
-        self.lengths.push(len);
-        self.residues.extend_from_slice(&seq.residues);
-        self.offsets.push(self.residues.len() as u64);
-        Ok(())
-    }
-
-    fn finish(mut self) -> Database {
-        self.residues.shrink_to_fit();
-        let max_len = self.lengths.iter().copied().max().unwrap_or(0) as usize;
-        let order = length_order(&self.lengths);
-        Database {
-            alphabet: self.alphabet,
-            names: self.names,
-            name_offsets: self.name_offsets,
-            lengths: self.lengths,
-            offsets: self.offsets,
-            residues: Residues::Owned(self.residues),
-            order,
-            max_len,
-        }
-    }
-}
-
-/// Indices sorted by ascending length, ties by index.
-fn length_order(lengths: &[u32]) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..lengths.len() as u32).collect();
-    // Stable, so equal lengths keep database order.
-    order.sort_by_key(|&k| lengths[k as usize]);
-    order
-}
 
 fn alphabet_code(alphabet: Alphabet) -> u32 {
     match alphabet {
@@ -235,82 +111,6 @@ impl Layout {
 }
 
 impl Database {
-    /// Reads a FASTA file (plain or gzip), streaming: records are appended as they are
-    /// read, never all held as separate [`Sequence`]s. An input with no records is the
-    /// FASTA reader's error.
-    pub fn from_fasta(path: &Path, alphabet: Alphabet, empty: EmptyRecords) -> Result<(Database, ReadReport)> {
-        let mut reader = fasta::open(path, alphabet)?.with_empty_records(empty);
-        // The file size bounds the residues of a plain file; for gzip it is a start.
-        let capacity = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0).min(usize::MAX as u64) as usize;
-        let mut builder = Builder::new(alphabet, capacity);
-        while let Some(seq) = reader.next_record()? {
-            builder.push(&seq).map_err(|m| Error::InvalidArgument(format!("{}: {m}", path.display())))?;
-        }
-        if builder.lengths.is_empty() {
-            // The reader is at the end of its input: read_all() now gives its own
-            // "no records" error, with the line number and any skipped empty records.
-            return Err(match reader.read_all() {
-                Err(e) => e,
-                Ok(_) => Error::InvalidArgument(format!("{}: contains no FASTA records", path.display())),
-            });
-        }
-        let report = reader.report();
-        Ok((builder.finish(), report))
-    }
-
-    /// Builds a database from records in memory, keeping their order.
-    ///
-    /// # Panics
-    ///
-    /// If a residue code is not below `alphabet.size()` (the records were not encoded
-    /// for `alphabet`), a sequence is longer than `u32::MAX` residues, or there are
-    /// more than `u32::MAX` sequences.
-    pub fn from_sequences(alphabet: Alphabet, sequences: Vec<Sequence>) -> Database {
-        let total: usize = sequences.iter().map(|s| s.residues.len()).sum();
-        let mut builder = Builder::new(alphabet, total);
-        for seq in sequences {
-            if let Err(e) = alphabet.check_codes(&seq.residues, format_args!("sequence '{}'", seq.id)) {
-                panic!("{e}");
-            }
-            if let Err(m) = builder.push(&seq) {
-                panic!("{m}");
-            }
-        }
-        builder.finish()
-    }
-
-    /// Opens a database file of either kind: a prepared database (recognised by its
-    /// magic bytes) or FASTA, plain or gzip. For FASTA, `alphabet_hint` is the alphabet
-    /// to read it with, guessed from the residues when `None`; the [`ReadReport`] is
-    /// returned. For a prepared database the report is `None`, and a hint that differs
-    /// from the file's alphabet is an error.
-    pub fn open(
-        path: &Path,
-        alphabet_hint: Option<Alphabet>,
-        empty: EmptyRecords,
-    ) -> Result<(Database, Option<ReadReport>)> {
-        if is_prepared(path)? {
-            let db = Database::open_prepared(path)?;
-            if let Some(hint) = alphabet_hint
-                && hint != db.alphabet
-            {
-                return Err(Error::InvalidArgument(format!(
-                    "{} is a prepared {} database, but the alphabet {} was asked for",
-                    path.display(),
-                    db.alphabet.name(),
-                    hint.name()
-                )));
-            }
-            return Ok((db, None));
-        }
-        let alphabet = match alphabet_hint {
-            Some(a) => a,
-            None => fasta::guess_alphabet(path)?,
-        };
-        let (db, report) = Database::from_fasta(path, alphabet, empty)?;
-        Ok((db, Some(report)))
-    }
-
     /// Writes the database as a prepared file (see the module documentation). The file
     /// is written under a temporary name next to `path` and renamed into place.
     pub fn write_prepared(&self, path: &Path) -> Result<()> {
@@ -477,90 +277,7 @@ impl Database {
             max_len: max_len as usize,
         })
     }
-
-    /// The alphabet of the residue codes.
-    pub fn alphabet(&self) -> Alphabet {
-        self.alphabet
-    }
-
-    /// Number of sequences.
-    pub fn len(&self) -> usize {
-        self.lengths.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.lengths.is_empty()
-    }
-
-    /// Residues of all sequences together.
-    pub fn total_residues(&self) -> u64 {
-        self.offsets.last().copied().unwrap_or(0)
-    }
-
-    /// Length of the longest sequence (0 for an empty database).
-    pub fn max_len(&self) -> usize {
-        self.max_len
-    }
-
-    /// The id of sequence `k` (database order). Panics if `k >= len()`.
-    pub fn id(&self, k: usize) -> &str {
-        &self.names[self.name_offsets[2 * k]..self.name_offsets[2 * k + 1]]
-    }
-
-    /// The description of sequence `k` (the header after the id; may be empty).
-    pub fn description(&self, k: usize) -> &str {
-        &self.names[self.name_offsets[2 * k + 1]..self.name_offsets[2 * k + 2]]
-    }
-
-    /// The residue codes of sequence `k`. Panics if `k >= len()`.
-    #[inline]
-    pub fn residues(&self, k: usize) -> &[u8] {
-        &self.all_residues()[self.offsets[k] as usize..self.offsets[k + 1] as usize]
-    }
-
-    /// The length of sequence `k`.
-    #[inline]
-    pub fn seq_len(&self, k: usize) -> usize {
-        self.lengths[k] as usize
-    }
-
-    /// All lengths, database order.
-    pub fn lengths(&self) -> &[u32] {
-        &self.lengths
-    }
-
-    /// The residues of all sequences back to back, database order.
-    pub fn all_residues(&self) -> &[u8] {
-        self.residues.as_slice()
-    }
-
-    /// `len() + 1` offsets into [`all_residues`](Database::all_residues): sequence `k`
-    /// is `offsets()[k]..offsets()[k + 1]`.
-    pub fn offsets(&self) -> &[u64] {
-        &self.offsets
-    }
-
-    /// Sequence indices sorted by ascending length, ties by index: the order in which
-    /// kernels take subjects, so that neighbouring work-items finish together.
-    pub fn order_by_length(&self) -> &[u32] {
-        &self.order
-    }
-
-    /// A copy of sequence `k` as a record.
-    pub fn sequence(&self, k: usize) -> Sequence {
-        Sequence {
-            id: self.id(k).to_string(),
-            description: self.description(k).to_string(),
-            residues: self.residues(k).to_vec(),
-        }
-    }
-
-    /// Whether the residues are read from a memory-mapped prepared file.
-    pub fn is_mapped(&self) -> bool {
-        matches!(self.residues, Residues::Mapped { .. })
-    }
 }
-
 /// Whether the file at `path` starts with the prepared-database magic.
 pub fn is_prepared(path: &Path) -> Result<bool> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
@@ -696,160 +413,9 @@ impl<W: Write> HashingWriter<W> {
     }
 }
 
-// ---------------------------------------------------------------------------------
-// Checksum
-// ---------------------------------------------------------------------------------
-
-/// Odd multipliers (bijective modulo 2^64) with well-spread bits.
-const M0: u64 = 0x9E37_79B9_7F4A_7C15;
-const M1: u64 = 0xD6E8_FEB8_6659_FD93;
-const LANE_SEEDS: [u64; 4] =
-    [0x243F_6A88_85A3_08D3, 0x1319_8A2E_0370_7344, 0xA409_3822_299F_31D0, 0x082E_FA98_EC4E_6C89];
-
-/// One lane step. For a fixed state it is injective in the word, and for a fixed word
-/// bijective in the state, so a change to one word always reaches the final value.
-#[inline(always)]
-fn step(lane: u64, word: u64) -> u64 {
-    (lane ^ word).wrapping_mul(M0).rotate_left(29)
-}
-
-/// Streaming form of [`checksum`]: `update` with any split of the input gives the
-/// same result as one call on the whole.
-#[derive(Clone)]
-pub struct Hasher {
-    lanes: [u64; 4],
-    /// Bytes not yet consumed (fewer than one 32-byte block).
-    buf: [u8; 32],
-    buf_len: usize,
-    total: u64,
-}
-
-impl Default for Hasher {
-    fn default() -> Self {
-        Hasher::new()
-    }
-}
-
-impl Hasher {
-    pub fn new() -> Hasher {
-        Hasher { lanes: LANE_SEEDS, buf: [0; 32], buf_len: 0, total: 0 }
-    }
-
-    #[inline(always)]
-    fn block(lanes: &mut [u64; 4], b: &[u8]) {
-        for (i, lane) in lanes.iter_mut().enumerate() {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&b[8 * i..8 * i + 8]);
-            *lane = step(*lane, u64::from_le_bytes(w));
-        }
-    }
-
-    pub fn update(&mut self, mut data: &[u8]) {
-        self.total = self.total.wrapping_add(data.len() as u64);
-        if self.buf_len > 0 {
-            let take = (32 - self.buf_len).min(data.len());
-            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&data[..take]);
-            self.buf_len += take;
-            data = &data[take..];
-            if self.buf_len < 32 {
-                return;
-            }
-            let buf = self.buf;
-            Hasher::block(&mut self.lanes, &buf);
-            self.buf_len = 0;
-        }
-        let mut lanes = self.lanes;
-        let mut blocks = data.chunks_exact(32);
-        for b in &mut blocks {
-            Hasher::block(&mut lanes, b);
-        }
-        self.lanes = lanes;
-        let rest = blocks.remainder();
-        self.buf[..rest.len()].copy_from_slice(rest);
-        self.buf_len = rest.len();
-    }
-
-    pub fn finish(&self) -> u64 {
-        let mut lanes = self.lanes;
-        // The tail: whole words continue round-robin, a last partial word is padded
-        // with zeros (the total length, mixed in below, tells the padding apart).
-        for (i, word) in self.buf[..self.buf_len].chunks(8).enumerate() {
-            let mut w = [0u8; 8];
-            w[..word.len()].copy_from_slice(word);
-            lanes[i] = step(lanes[i], u64::from_le_bytes(w));
-        }
-        let mut h = self.total.wrapping_mul(M1);
-        for lane in lanes {
-            // Injective in each lane for fixed others.
-            h = (h ^ lane.wrapping_mul(M1)).wrapping_mul(M0).rotate_left(31);
-        }
-        h ^= h >> 32;
-        h = h.wrapping_mul(M1);
-        h ^= h >> 29;
-        h
-    }
-}
-
-/// The 64-bit checksum used by the prepared format (see [`Hasher`]).
-pub fn checksum(data: &[u8]) -> u64 {
-    let mut h = Hasher::new();
-    h.update(data);
-    h.finish()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sample(len: usize, seed: u64) -> Vec<u8> {
-        let mut x = seed | 1;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect()
-    }
-
-    #[test]
-    fn streaming_checksum_matches_one_shot_for_any_split() {
-        for len in [0, 1, 7, 8, 31, 32, 33, 100, 1000] {
-            let data = sample(len, len as u64 + 3);
-            let whole = checksum(&data);
-            for split in [0, 1, 5, 8, 13, 32, 40] {
-                let split = split.min(len);
-                let mut h = Hasher::new();
-                h.update(&data[..split]);
-                for piece in data[split..].chunks(3) {
-                    h.update(piece);
-                }
-                assert_eq!(h.finish(), whole, "len {len} split {split}");
-            }
-        }
-    }
-
-    #[test]
-    fn checksum_sees_every_single_bit_flip_and_length_change() {
-        let data = sample(203, 11);
-        let base = checksum(&data);
-        for i in 0..data.len() {
-            for bit in 0..8 {
-                let mut d = data.clone();
-                d[i] ^= 1 << bit;
-                assert_ne!(checksum(&d), base, "byte {i} bit {bit}");
-            }
-        }
-        // Zero padding is not the same as a shorter input.
-        assert_ne!(checksum(&[1, 2, 3]), checksum(&[1, 2, 3, 0]));
-        assert_ne!(checksum(&[]), checksum(&[0]));
-        // Swapped words are seen too.
-        let mut swapped = data.clone();
-        swapped[..8].copy_from_slice(&data[8..16]);
-        swapped[8..16].copy_from_slice(&data[..8]);
-        assert_ne!(checksum(&swapped), base);
-    }
 
     #[test]
     fn layout_rejects_overflowing_sizes() {
@@ -857,11 +423,5 @@ mod tests {
         assert!(Layout::new(1, u64::MAX, 0).is_none());
         assert!(Layout::new(1, 8, u64::MAX - 100).and_then(|l| l.file_len()).is_none());
         assert_eq!(Layout::new(3, 5, 9).unwrap().file_len(), Some(64 + 16 + 56 + 8 + 16));
-    }
-
-    #[test]
-    fn length_order_is_stable() {
-        assert_eq!(length_order(&[5, 2, 5, 1, 2]), vec![3, 1, 4, 0, 2]);
-        assert!(length_order(&[]).is_empty());
     }
 }

@@ -1,0 +1,311 @@
+//! A sequence database for search: every subject's id, description and residues,
+//! held back to back so that they can be handed to a device in one piece.
+//!
+//! A [`Database`] is built from a FASTA file ([`Database::from_fasta`]), from records
+//! already in memory ([`Database::from_sequences`]), or opened from a *prepared
+//! database* file ([`Database::open_prepared`]) written by [`Database::write_prepared`]
+//! (the `clsw makedb` command). [`Database::open`] takes either kind of file and tells
+//! them apart by the magic bytes.
+//!
+//! The prepared file format is described in `db/prepared.rs`, its checksum in `db/checksum.rs`.
+
+mod checksum;
+mod prepared;
+
+pub use checksum::{Hasher, checksum};
+pub use prepared::{FORMAT_VERSION, HEADER_LEN, MAGIC, is_prepared};
+
+use super::Sequence;
+use super::alphabet::Alphabet;
+use super::fasta::{self, EmptyRecords, ReadReport};
+use crate::error::{Error, Result};
+use memmap2::Mmap;
+use std::fmt;
+use std::path::Path;
+
+/// Where the residues of a database live.
+enum Residues {
+    /// Read from FASTA or built in memory.
+    Owned(Vec<u8>),
+    /// A prepared file mapped into memory; the residues are `map[start..start + len]`,
+    /// checked to be in bounds when the file was opened.
+    Mapped { map: Mmap, start: usize, len: usize },
+}
+
+impl Residues {
+    #[inline]
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Residues::Owned(v) => v,
+            Residues::Mapped { map, start, len } => &map[*start..*start + *len],
+        }
+    }
+}
+
+/// A set of subject sequences ready for search.
+///
+/// Sequences keep their input order ("database order", index `k`); [`order_by_length`]
+/// gives the order in which kernels take them.
+///
+/// [`order_by_length`]: Database::order_by_length
+pub struct Database {
+    alphabet: Alphabet,
+    /// All ids and descriptions back to back.
+    names: String,
+    /// `2n + 1` offsets into `names` (see the format description).
+    name_offsets: Vec<usize>,
+    lengths: Vec<u32>,
+    /// `n + 1` offsets into the residues: sequence `k` is `offsets[k]..offsets[k + 1]`.
+    offsets: Vec<u64>,
+    residues: Residues,
+    order: Vec<u32>,
+    max_len: usize,
+}
+
+impl fmt::Debug for Database {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Database")
+            .field("alphabet", &self.alphabet)
+            .field("sequences", &self.len())
+            .field("total_residues", &self.total_residues())
+            .field("max_len", &self.max_len)
+            .field("mapped", &self.is_mapped())
+            .finish()
+    }
+}
+
+/// Accumulates records into the in-memory form of a database.
+struct Builder {
+    alphabet: Alphabet,
+    names: String,
+    name_offsets: Vec<usize>,
+    lengths: Vec<u32>,
+    offsets: Vec<u64>,
+    residues: Vec<u8>,
+}
+
+impl Builder {
+    fn new(alphabet: Alphabet, residue_capacity: usize) -> Builder {
+        Builder {
+            alphabet,
+            names: String::new(),
+            name_offsets: vec![0],
+            lengths: Vec::new(),
+            offsets: vec![0],
+            residues: Vec::with_capacity(residue_capacity),
+        }
+    }
+
+    /// Adds one record; `Err` carries the reason it cannot be stored.
+    fn push(&mut self, seq: &Sequence) -> std::result::Result<(), String> {
+        if self.lengths.len() >= u32::MAX as usize {
+            return Err(format!("a database holds at most {} sequences", u32::MAX));
+        }
+        let len = u32::try_from(seq.residues.len()).map_err(|_| {
+            format!("sequence '{}' has {} residues, more than the {} allowed", seq.id, seq.residues.len(), u32::MAX)
+        })?;
+        self.names.push_str(&seq.id);
+        self.name_offsets.push(self.names.len());
+        self.names.push_str(&seq.description);
+        self.name_offsets.push(self.names.len());
+        self.lengths.push(len);
+        self.residues.extend_from_slice(&seq.residues);
+        self.offsets.push(self.residues.len() as u64);
+        Ok(())
+    }
+
+    fn finish(mut self) -> Database {
+        self.residues.shrink_to_fit();
+        let max_len = self.lengths.iter().copied().max().unwrap_or(0) as usize;
+        let order = length_order(&self.lengths);
+        Database {
+            alphabet: self.alphabet,
+            names: self.names,
+            name_offsets: self.name_offsets,
+            lengths: self.lengths,
+            offsets: self.offsets,
+            residues: Residues::Owned(self.residues),
+            order,
+            max_len,
+        }
+    }
+}
+
+/// Indices sorted by ascending length, ties by index.
+fn length_order(lengths: &[u32]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..lengths.len() as u32).collect();
+    // Stable, so equal lengths keep database order.
+    order.sort_by_key(|&k| lengths[k as usize]);
+    order
+}
+
+impl Database {
+    /// Reads a FASTA file (plain or gzip), streaming: records are appended as they are
+    /// read, never all held as separate [`Sequence`]s. An input with no records is the
+    /// FASTA reader's error.
+    pub fn from_fasta(path: &Path, alphabet: Alphabet, empty: EmptyRecords) -> Result<(Database, ReadReport)> {
+        let mut reader = fasta::open(path, alphabet)?.with_empty_records(empty);
+        // The file size bounds the residues of a plain file; for gzip it is a start.
+        let capacity = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0).min(usize::MAX as u64) as usize;
+        let mut builder = Builder::new(alphabet, capacity);
+        while let Some(seq) = reader.next_record()? {
+            builder.push(&seq).map_err(|m| Error::InvalidArgument(format!("{}: {m}", path.display())))?;
+        }
+        if builder.lengths.is_empty() {
+            // The reader is at the end of its input: read_all() now gives its own
+            // "no records" error, with the line number and any skipped empty records.
+            return Err(match reader.read_all() {
+                Err(e) => e,
+                Ok(_) => Error::InvalidArgument(format!("{}: contains no FASTA records", path.display())),
+            });
+        }
+        let report = reader.report();
+        Ok((builder.finish(), report))
+    }
+
+    /// Builds a database from records in memory, keeping their order.
+    ///
+    /// # Panics
+    ///
+    /// If a residue code is not below `alphabet.size()` (the records were not encoded
+    /// for `alphabet`), a sequence is longer than `u32::MAX` residues, or there are
+    /// more than `u32::MAX` sequences.
+    pub fn from_sequences(alphabet: Alphabet, sequences: Vec<Sequence>) -> Database {
+        let total: usize = sequences.iter().map(|s| s.residues.len()).sum();
+        let mut builder = Builder::new(alphabet, total);
+        for seq in sequences {
+            if let Err(e) = alphabet.check_codes(&seq.residues, format_args!("sequence '{}'", seq.id)) {
+                panic!("{e}");
+            }
+            if let Err(m) = builder.push(&seq) {
+                panic!("{m}");
+            }
+        }
+        builder.finish()
+    }
+
+    /// Opens a database file of either kind: a prepared database (recognised by its
+    /// magic bytes) or FASTA, plain or gzip. For FASTA, `alphabet_hint` is the alphabet
+    /// to read it with, guessed from the residues when `None`; the [`ReadReport`] is
+    /// returned. For a prepared database the report is `None`, and a hint that differs
+    /// from the file's alphabet is an error.
+    pub fn open(
+        path: &Path,
+        alphabet_hint: Option<Alphabet>,
+        empty: EmptyRecords,
+    ) -> Result<(Database, Option<ReadReport>)> {
+        if is_prepared(path)? {
+            let db = Database::open_prepared(path)?;
+            if let Some(hint) = alphabet_hint
+                && hint != db.alphabet
+            {
+                return Err(Error::InvalidArgument(format!(
+                    "{} is a prepared {} database, but the alphabet {} was asked for",
+                    path.display(),
+                    db.alphabet.name(),
+                    hint.name()
+                )));
+            }
+            return Ok((db, None));
+        }
+        let alphabet = match alphabet_hint {
+            Some(a) => a,
+            None => fasta::guess_alphabet(path)?,
+        };
+        let (db, report) = Database::from_fasta(path, alphabet, empty)?;
+        Ok((db, Some(report)))
+    }
+
+    /// The alphabet of the residue codes.
+    pub fn alphabet(&self) -> Alphabet {
+        self.alphabet
+    }
+
+    /// Number of sequences.
+    pub fn len(&self) -> usize {
+        self.lengths.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lengths.is_empty()
+    }
+
+    /// Residues of all sequences together.
+    pub fn total_residues(&self) -> u64 {
+        self.offsets.last().copied().unwrap_or(0)
+    }
+
+    /// Length of the longest sequence (0 for an empty database).
+    pub fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    /// The id of sequence `k` (database order). Panics if `k >= len()`.
+    pub fn id(&self, k: usize) -> &str {
+        &self.names[self.name_offsets[2 * k]..self.name_offsets[2 * k + 1]]
+    }
+
+    /// The description of sequence `k` (the header after the id; may be empty).
+    pub fn description(&self, k: usize) -> &str {
+        &self.names[self.name_offsets[2 * k + 1]..self.name_offsets[2 * k + 2]]
+    }
+
+    /// The residue codes of sequence `k`. Panics if `k >= len()`.
+    #[inline]
+    pub fn residues(&self, k: usize) -> &[u8] {
+        &self.all_residues()[self.offsets[k] as usize..self.offsets[k + 1] as usize]
+    }
+
+    /// The length of sequence `k`.
+    #[inline]
+    pub fn seq_len(&self, k: usize) -> usize {
+        self.lengths[k] as usize
+    }
+
+    /// All lengths, database order.
+    pub fn lengths(&self) -> &[u32] {
+        &self.lengths
+    }
+
+    /// The residues of all sequences back to back, database order.
+    pub fn all_residues(&self) -> &[u8] {
+        self.residues.as_slice()
+    }
+
+    /// `len() + 1` offsets into [`all_residues`](Database::all_residues): sequence `k`
+    /// is `offsets()[k]..offsets()[k + 1]`.
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
+    /// Sequence indices sorted by ascending length, ties by index: the order in which
+    /// kernels take subjects, so that neighbouring work-items finish together.
+    pub fn order_by_length(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// A copy of sequence `k` as a record.
+    pub fn sequence(&self, k: usize) -> Sequence {
+        Sequence {
+            id: self.id(k).to_string(),
+            description: self.description(k).to_string(),
+            residues: self.residues(k).to_vec(),
+        }
+    }
+
+    /// Whether the residues are read from a memory-mapped prepared file.
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.residues, Residues::Mapped { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_order_is_stable() {
+        assert_eq!(length_order(&[5, 2, 5, 1, 2]), vec![3, 1, 4, 0, 2]);
+        assert!(length_order(&[]).is_empty());
+    }
+}
