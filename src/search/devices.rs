@@ -1,0 +1,127 @@
+//! The device side of a search: a chunk of queries scanned on every share at once
+//! (resident shares, batches, or the native CPU path), scores gathered back into
+//! database order.
+
+use super::plan::{Share, banded_kind};
+use super::{Scanned, Searcher, Strand, reverse_complement};
+use crate::engine::WorkerRef;
+use crate::error::{Error, Result};
+use crate::scan::banded::BandedScanner;
+use crate::scan::{ScanOutput, scan_once};
+use crate::seq::Sequence;
+use std::time::Instant;
+
+impl Searcher<'_> {
+    /// Scans a chunk of queries (every strand) on every share, the shares in parallel.
+    pub(super) fn scan_chunk(&self, first_index: usize, queries: &[Sequence]) -> Result<Vec<Scanned>> {
+        let start = Instant::now();
+        let mut seqs: Vec<Vec<u8>> = Vec::with_capacity(queries.len() * self.strands.len());
+        for q in queries {
+            for &strand in &self.strands {
+                seqs.push(match strand {
+                    Strand::Plus => q.residues.clone(),
+                    Strand::Minus => reverse_complement(&q.residues),
+                });
+            }
+        }
+        let per_share: Vec<Result<Vec<ScanOutput>>> = if self.shares.len() == 1 {
+            vec![self.scan_share(&self.shares[0], &seqs)]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> =
+                    self.shares.iter().map(|share| scope.spawn(|| self.scan_share(share, &seqs))).collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::Device("device thread panicked".into()))))
+                    .collect()
+            })
+        };
+        let mut outputs: Vec<ScanOutput> = (0..seqs.len())
+            .map(|_| ScanOutput { scores: Vec::with_capacity(self.db.len()), recomputed: 0, kernel_seconds: 0.0 })
+            .collect();
+        for share in per_share {
+            for (acc, part) in outputs.iter_mut().zip(share?) {
+                acc.scores.extend(part.scores);
+                acc.recomputed += part.recomputed;
+                acc.kernel_seconds += part.kernel_seconds;
+            }
+        }
+        let scan_seconds = start.elapsed().as_secs_f64() / queries.len().max(1) as f64;
+        let ns = self.strands.len();
+        let mut out = Vec::with_capacity(queries.len());
+        let mut outputs = outputs.into_iter();
+        for i in 0..queries.len() {
+            let mut best = outputs.next().expect("one output per strand");
+            let mut strands = vec![self.strands[0]; self.db.len()];
+            for &strand in &self.strands[1..ns] {
+                let other = outputs.next().expect("one output per strand");
+                for (k, s) in other.scores.into_iter().enumerate() {
+                    if s.score > best.scores[k].score {
+                        best.scores[k] = s;
+                        strands[k] = strand;
+                    }
+                }
+                best.recomputed += other.recomputed;
+                best.kernel_seconds += other.kernel_seconds;
+            }
+            if best.scores.len() != self.db.len() {
+                return Err(Error::Device(format!(
+                    "scan returned {} scores for {} subjects",
+                    best.scores.len(),
+                    self.db.len()
+                )));
+            }
+            out.push(Scanned {
+                index: first_index + i,
+                scores: best.scores,
+                strands,
+                recomputed: best.recomputed,
+                kernel_seconds: best.kernel_seconds,
+                scan_seconds,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Scores every sequence of `queries` against one share (share order).
+    fn scan_share(&self, share: &Share<'_>, queries: &[Vec<u8>]) -> Result<Vec<ScanOutput>> {
+        let db = self.db;
+        let sc = &self.scoring;
+        let dev = match share.worker {
+            WorkerRef::Native => {
+                let subjects: Vec<&[u8]> = share.range.clone().map(|k| db.residues(k)).collect();
+                return Ok(queries.iter().map(|q| crate::scan::native::scores(q, &subjects, sc)).collect());
+            }
+            WorkerRef::OpenCl(dev) => dev,
+        };
+        if let Some(scanner) = &share.resident {
+            return queries.iter().map(|q| scanner.scan(q, sc)).collect();
+        }
+        let mut outputs: Vec<ScanOutput> = queries
+            .iter()
+            .map(|_| ScanOutput { scores: Vec::with_capacity(share.range.len()), recomputed: 0, kernel_seconds: 0.0 })
+            .collect();
+        for batch in &share.batches {
+            if batch.is_empty() {
+                continue;
+            }
+            let subjects: Vec<&[u8]> = batch.clone().map(|k| db.residues(k)).collect();
+            let scanner = match banded_kind(self.options.variant) {
+                Some(kind) => {
+                    Some(BandedScanner::new(dev, kind, self.options.tuning, &subjects, sc.matrix.size() as u8)?)
+                }
+                None => None,
+            };
+            for (q, acc) in queries.iter().zip(outputs.iter_mut()) {
+                let part = match &scanner {
+                    Some(s) => s.scan(q, sc)?,
+                    None => scan_once(dev, self.options.variant, q, &subjects, sc)?,
+                };
+                acc.scores.extend(part.scores);
+                acc.recomputed += part.recomputed;
+                acc.kernel_seconds += part.kernel_seconds;
+            }
+        }
+        Ok(outputs)
+    }
+}

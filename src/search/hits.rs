@@ -1,0 +1,264 @@
+//! A query's results: E-value statistics, the choice of hits and their alignments.
+
+use super::{Scanned, Searcher, Strand, reverse_complement};
+use crate::align::Alignment;
+use crate::error::{Error, Result};
+use crate::reference::{self, LocalScore};
+use crate::scoring::Scoring;
+use crate::seq::Sequence;
+use crate::stats::{KarlinAltschul, fit_length_corrected, published};
+use rayon::prelude::*;
+use std::time::Instant;
+
+crate::error::named_enum! {
+    /// Where a search's E-values come from (see the module documentation).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum EvalueSource ("E-value source", "sources") {
+        /// Fitted to this query's own scores against the database.
+        Fitted = "fitted",
+        /// NCBI BLAST's published parameters for the matrix and gap costs.
+        Published = "published",
+        /// None available: E-values and bit scores are NaN.
+        None = "none",
+    }
+}
+
+/// The statistics of one query's search.
+#[derive(Debug, Clone)]
+pub struct Statistics {
+    pub source: EvalueSource,
+    /// `(lambda, K)`, absent when `source` is `None`.
+    pub params: Option<KarlinAltschul>,
+    /// Why the preferred source was not used (the fit's error), if it was not.
+    pub note: Option<String>,
+    /// Number of sequences in the database (`D` of the E-value).
+    pub db_sequences: usize,
+    /// Strands searched: a published P-value is combined over them.
+    pub strands: usize,
+}
+
+impl Statistics {
+    /// The E-value of a raw score for a subject of `subject_len` (NaN without parameters).
+    pub fn evalue(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
+        let Some(ka) = self.params else { return f64::NAN };
+        let (m, n) = (query_len.max(1), subject_len.max(1));
+        let d = self.db_sequences as f64;
+        match self.source {
+            EvalueSource::Published if self.strands > 1 => {
+                let p = ka.pvalue(score as f64, m, n);
+                // 1 - (1 - p)^s without cancellation for tiny p.
+                d * -(self.strands as f64 * (-p).ln_1p()).exp_m1()
+            }
+            _ => ka.evalue(score as f64, m, n, self.db_sequences),
+        }
+    }
+
+    /// The bit score of a raw score (NaN without parameters).
+    pub fn bit_score(&self, score: i32) -> f64 {
+        self.params.map_or(f64::NAN, |ka| ka.bit_score(score as f64))
+    }
+}
+
+/// One reported subject.
+#[derive(Debug, Clone)]
+pub struct Hit {
+    /// The subject's index in database order.
+    pub subject: usize,
+    pub score: i32,
+    pub strand: Strand,
+    /// NaN when the search has no statistics.
+    pub evalue: f64,
+    /// NaN when the search has no statistics.
+    pub bit_score: f64,
+    /// The alignment of the query (reverse-complemented for [`Strand::Minus`]) with the
+    /// subject; `None` when [`SearchOptions::alignments`] is off.
+    pub alignment: Option<Alignment>,
+}
+
+/// What a search of one query returns.
+#[derive(Debug, Clone)]
+pub struct SearchResult {
+    /// The query's position in the list given to [`Searcher::search_all`].
+    pub query_index: usize,
+    pub query_id: String,
+    pub query_description: String,
+    pub query_len: usize,
+    /// Every subject's best score (over the strands searched) and its end, database order.
+    pub scores: Vec<LocalScore>,
+    /// The strand of each subject's score.
+    pub strands: Vec<Strand>,
+    /// The strands that were searched.
+    pub strands_searched: Vec<Strand>,
+    /// Subjects recomputed at 32 bits after their 16-bit score saturated (all strands).
+    pub recomputed: usize,
+    /// Kernel time on the devices, from profiling events, summed over devices.
+    pub kernel_seconds: f64,
+    /// Host time of the device scan (for queries scanned together against a batched
+    /// database: the chunk's time divided by its queries).
+    pub scan_seconds: f64,
+    /// Scan plus statistics, hit selection and alignments.
+    pub wall_seconds: f64,
+    /// Dynamic-programming cells computed by the scan: query length x database
+    /// residues x strands.
+    pub cells: u64,
+    pub statistics: Statistics,
+    /// The reported hits, best first.
+    pub hits: Vec<Hit>,
+}
+
+/// The alignment of a hit whose optimal local alignment ends at `end` (0-based query
+/// and subject positions, from the scan): [`reference::align`]'s alignment, traced
+/// back from the scan's end cell ([`reference::align_ending_at`]), so the score pass
+/// over the matrix is not repeated and the rows and columns past the end are never
+/// computed.
+pub fn align_hit(query: &[u8], subject: &[u8], end: Option<(usize, usize)>, scoring: &Scoring) -> Option<Alignment> {
+    let (qe, se) = end?;
+    if qe >= query.len() || se >= subject.len() {
+        return reference::align(query, subject, scoring);
+    }
+    reference::align_ending_at(query, subject, scoring, (qe, se))
+}
+
+/// The fit uses at most this many subjects' scores: every k-th subject in database
+/// order beyond it (deterministic). 20,000 scores pin lambda to about 1%
+/// ([`fit_length_corrected`]'s table) and keep the fit to milliseconds per query on
+/// databases of millions of sequences; E-values still count every subject.
+pub const FIT_SAMPLE: usize = 20_000;
+
+impl Searcher<'_> {
+    /// The statistics of one query's scores.
+    fn statistics(&self, scores: &[LocalScore], query_len: usize) -> Statistics {
+        let stride = scores.len().div_ceil(FIT_SAMPLE).max(1);
+        let (s, n): (Vec<i32>, Vec<usize>) = scores
+            .iter()
+            .zip(&self.lengths)
+            .step_by(stride)
+            .filter(|(_, n)| **n > 0)
+            .map(|(s, &n)| (s.score, n))
+            .unzip();
+        let base = Statistics {
+            source: EvalueSource::None,
+            params: None,
+            note: None,
+            db_sequences: self.db.len(),
+            strands: self.strands.len(),
+        };
+        let fit_error = match fit_length_corrected(&s, &n, query_len) {
+            Ok(ka) => return Statistics { source: EvalueSource::Fitted, params: Some(ka), ..base },
+            Err(Error::InvalidArgument(m)) => m,
+            Err(e) => e.to_string(),
+        };
+        let gaps = self.scoring.gaps;
+        match published(self.scoring.matrix.name(), gaps.open, gaps.extend) {
+            Some(ka) => Statistics { source: EvalueSource::Published, params: Some(ka), note: Some(fit_error), ..base },
+            None => Statistics {
+                note: Some(format!(
+                    "{fit_error}; and BLAST publishes no parameters for {} {}/{}",
+                    self.scoring.matrix.name(),
+                    gaps.open,
+                    gaps.extend
+                )),
+                ..base
+            },
+        }
+    }
+
+    /// Statistics, hit selection and alignments of one scanned query.
+    pub(super) fn finish(&self, query: &Sequence, scanned: Scanned) -> Result<SearchResult> {
+        let start = Instant::now();
+        let m = query.residues.len();
+        let statistics = self.statistics(&scanned.scores, m);
+        let threshold = self.options.evalue;
+        let mut hits: Vec<Hit> = scanned
+            .scores
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.score > 0)
+            .filter_map(|(k, s)| {
+                let evalue = statistics.evalue(s.score, m, self.lengths[k]);
+                (evalue.is_nan() || evalue <= threshold).then(|| Hit {
+                    subject: k,
+                    score: s.score,
+                    strand: scanned.strands[k],
+                    evalue,
+                    bit_score: statistics.bit_score(s.score),
+                    alignment: None,
+                })
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.cmp(&a.score).then(a.subject.cmp(&b.subject)));
+        hits.truncate(self.options.max_hits);
+        if self.options.alignments {
+            let minus =
+                if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
+            let aligned: Vec<Result<Alignment>> = hits
+                .par_iter()
+                .map(|h| {
+                    let q = if h.strand == Strand::Minus { &minus } else { &query.residues };
+                    let end = scanned.scores[h.subject].end;
+                    let a = align_hit(q, self.db.residues(h.subject), end, &self.scoring).ok_or_else(|| {
+                        Error::Device(format!(
+                            "subject {} ('{}') scored {} on the device but has no positive alignment on the CPU",
+                            h.subject + 1,
+                            self.db.id(h.subject),
+                            h.score
+                        ))
+                    })?;
+                    if a.score != h.score {
+                        return Err(Error::Device(format!(
+                            "subject {} ('{}'): device score {} differs from the CPU alignment's {}",
+                            h.subject + 1,
+                            self.db.id(h.subject),
+                            h.score,
+                            a.score
+                        )));
+                    }
+                    Ok(a)
+                })
+                .collect();
+            for (h, a) in hits.iter_mut().zip(aligned) {
+                h.alignment = Some(a?);
+            }
+        }
+        let cells = m as u64 * self.db.total_residues() * self.strands.len() as u64;
+        Ok(SearchResult {
+            query_index: scanned.index,
+            query_id: query.id.clone(),
+            query_description: query.description.clone(),
+            query_len: m,
+            scores: scanned.scores,
+            strands: scanned.strands,
+            strands_searched: self.strands.clone(),
+            recomputed: scanned.recomputed,
+            kernel_seconds: scanned.kernel_seconds,
+            scan_seconds: scanned.scan_seconds,
+            wall_seconds: scanned.scan_seconds + start.elapsed().as_secs_f64(),
+            cells,
+            statistics,
+            hits,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn published_evalue_over_two_strands_is_about_twice_one() {
+        let ka = KarlinAltschul { lambda: 0.267, k: 0.041 };
+        let one = Statistics {
+            source: EvalueSource::Published,
+            params: Some(ka),
+            note: None,
+            db_sequences: 1000,
+            strands: 1,
+        };
+        let two = Statistics { strands: 2, ..one.clone() };
+        let (e1, e2) = (one.evalue(60, 300, 300), two.evalue(60, 300, 300));
+        assert!((e2 / e1 - 2.0).abs() < 1e-3, "{e1} {e2}");
+        assert!(two.evalue(0, 300, 300) <= 1000.0);
+        let none = Statistics { source: EvalueSource::None, params: None, ..one };
+        assert!(none.evalue(60, 300, 300).is_nan() && none.bit_score(60).is_nan());
+    }
+}
