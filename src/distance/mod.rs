@@ -53,6 +53,7 @@ pub mod opencl;
 pub mod output;
 pub mod packed;
 pub mod reference;
+pub mod sites;
 
 pub use input::{Dataset, SampleName};
 pub use packed::{Coding, Packed, pack_alignment, pack_genotype_matrix};

@@ -71,7 +71,7 @@ pub struct Hit {
     /// NaN when the search has no statistics.
     pub bit_score: f64,
     /// The alignment of the query (reverse-complemented for [`Strand::Minus`]) with the
-    /// subject; `None` when [`SearchOptions::alignments`] is off.
+    /// subject; `None` when [`super::SearchOptions::alignments`] is off.
     pub alignment: Option<Alignment>,
 }
 
