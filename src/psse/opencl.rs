@@ -16,6 +16,7 @@ use super::Variant;
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::{Error, Result};
 use crate::scan::banded::{Banded, Tuning, query_profile};
+use crate::scan::outputs::ScoreOutputs;
 use crate::scoring::Scoring;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
@@ -136,9 +137,7 @@ pub(crate) struct DeviceTile<'d> {
     d_lengths: Buffer<u32>,
     d_group_cell: Buffer<u64>,
     d_boundary: Buffer<u8>,
-    d_score: Buffer<i32>,
-    d_qend: Buffer<i32>,
-    d_send: Buffer<i32>,
+    outputs: ScoreOutputs,
     /// Device seconds of the shuffle kernel.
     pub shuffle_seconds: f64,
 }
@@ -183,9 +182,7 @@ impl<'d> DeviceTile<'d> {
             d_lengths: dev.buffer_from(&layout.lengths)?,
             d_group_cell: dev.buffer_from(&layout.group_cell)?,
             d_boundary: dev.buffer::<u8>(cells as usize * kernel.boundary_bytes() as usize)?,
-            d_score: dev.buffer::<i32>(outputs)?,
-            d_qend: dev.buffer::<i32>(outputs)?,
-            d_send: dev.buffer::<i32>(outputs)?,
+            outputs: ScoreOutputs::new(dev, outputs)?,
             layout,
             shuffle_seconds: 0.0,
         };
@@ -236,8 +233,8 @@ impl<'d> DeviceTile<'d> {
         let program = self.kernel.program(dev, &tuning)?;
         let d_profile = dev.buffer_from(&profile)?;
         let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.kernel_name()))?;
-        KernelArgs::new(&k)
-            .arg(&d_profile.get())?
+        let mut args = KernelArgs::new(&k);
+        args.arg(&d_profile.get())?
             .arg(&(m_pad as i32))?
             .arg(&(letters as i32))?
             .arg(&self.d_words.get())?
@@ -250,14 +247,11 @@ impl<'d> DeviceTile<'d> {
             .arg(&scoring.gaps.open)?
             .arg(&scoring.gaps.extend)?
             .arg(&self.kernel.sat_limit(scoring))?
-            .local(letters * (band + 2) * 2)?
-            .arg(&self.d_score.get())?
-            .arg(&self.d_qend.get())?
-            .arg(&self.d_send.get())?;
+            .local(letters * (band + 2) * 2)?;
+        self.outputs.args(&mut args)?;
         let queue = dev.queue();
         let event = launch(&queue, &k, self.layout.groups() * group, group)?;
-        let mut scores = vec![0i32; self.layout.lengths.len()];
-        dev.read(&queue, &self.d_score, &mut scores)?;
+        let mut scores = self.outputs.read_scores(dev, &queue)?;
         let seconds = event_seconds(&event)?;
         drop(queue);
         scores.truncate(entries);

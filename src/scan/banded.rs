@@ -6,6 +6,7 @@
 //! 32 bits (`WIDE=1`).
 
 use super::layout::GroupLayout;
+use super::outputs::ScoreOutputs;
 use super::{PAD_SCORE, ScanOutput};
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::Result;
@@ -129,9 +130,7 @@ struct Part {
     d_group_cell: Buffer<u64>,
     /// Work buffers reused by every query: the boundary row and the three outputs.
     d_boundary: Buffer<u8>,
-    d_score: Buffer<i32>,
-    d_qend: Buffer<i32>,
-    d_send: Buffer<i32>,
+    outputs: ScoreOutputs,
 }
 
 /// A set of subjects laid out and resident on one device for a banded kernel.
@@ -185,9 +184,7 @@ impl<'d> BandedScanner<'d> {
                 work_group,
                 launches,
                 d_boundary: dev.buffer::<u8>((largest * elem) as usize)?,
-                d_score: dev.buffer::<i32>(outputs)?,
-                d_qend: dev.buffer::<i32>(outputs)?,
-                d_send: dev.buffer::<i32>(outputs)?,
+                outputs: ScoreOutputs::new(dev, outputs)?,
                 d_words: dev.buffer_from(&layout.words)?,
                 d_group_word: dev.buffer_from(&layout.group_word)?,
                 d_lengths: dev.buffer_from(&layout.lengths)?,
@@ -279,10 +276,8 @@ impl<'d> BandedScanner<'d> {
                     .arg(&scoring.gaps.open)?
                     .arg(&scoring.gaps.extend)?
                     .arg(&self.kind.sat_limit(scoring))?
-                    .local(profile_bytes * if long { work_group } else { 1 })?
-                    .arg(&part.d_score.get())?
-                    .arg(&part.d_qend.get())?
-                    .arg(&part.d_send.get())?;
+                    .local(profile_bytes * if long { work_group } else { 1 })?;
+                part.outputs.args(&mut args)?;
                 if long {
                     args.local(2 * work_group * tile * 8)?.local(work_group * 6 * 4)?;
                 }
@@ -292,15 +287,10 @@ impl<'d> BandedScanner<'d> {
         }
         let mut results = Vec::with_capacity(self.parts.len());
         for (part, events) in pending {
-            let outputs = part.layout.subject_of.len();
-            let (mut score, mut qend, mut send) = (vec![0i32; outputs], vec![0i32; outputs], vec![0i32; outputs]);
-            dev.read(&queue, &part.d_score, &mut score)?;
-            dev.read(&queue, &part.d_qend, &mut qend)?;
-            dev.read(&queue, &part.d_send, &mut send)?;
+            results.push(part.outputs.read(dev, &queue)?);
             for e in &events {
                 out.kernel_seconds += event_seconds(e)?;
             }
-            results.push((score, qend, send));
         }
         drop(queue);
         // Back to the caller's order: a gather (random reads, sequential writes) over all cores.
@@ -309,12 +299,8 @@ impl<'d> BandedScanner<'d> {
             .par_iter()
             .map(|&(q, p)| {
                 let (q, p) = (q as usize, p as usize);
-                let (score, qend, send) = &results[q];
-                if self.parts[q].layout.lengths[p] == 0 {
-                    LocalScore { score: 0, end: None }
-                } else {
-                    LocalScore { score: score[p], end: (score[p] > 0).then(|| (qend[p] as usize, send[p] as usize)) }
-                }
+                // Empty lanes (empty subjects) are not written by the kernels.
+                if self.parts[q].layout.lengths[p] == 0 { LocalScore { score: 0, end: None } } else { results[q][p] }
             })
             .collect();
         Ok(out)

@@ -5,10 +5,10 @@
 //! Subjects whose narrow score saturates are recomputed with `WIDE=1`.
 //! Kept for: the seed's intra-task design, benchmarked beside the inter-task kernels.
 
+use super::outputs::ScoreOutputs;
 use super::{PAD_SCORE, ScanOutput};
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::{Error, Result};
-use crate::reference::LocalScore;
 use crate::scoring::Scoring;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
@@ -117,9 +117,7 @@ fn run(dev: &ClDevice, query: &[u8], subjects: &[&[u8]], scoring: &Scoring, wide
     }
     let d_boundary = dev.buffer::<u8>(if chunks > 1 { largest * bound_bytes } else { 1 })?;
     let count = order.len();
-    let d_score = dev.buffer::<i32>(count)?;
-    let d_qend = dev.buffer::<i32>(count)?;
-    let d_send = dev.buffer::<i32>(count)?;
+    let outputs = ScoreOutputs::new(dev, count)?;
     let sat_limit = if wide { i32::MAX } else { i16::MAX as i32 };
 
     let queue = dev.queue();
@@ -141,8 +139,8 @@ fn run(dev: &ClDevice, query: &[u8], subjects: &[&[u8]], scoring: &Scoring, wide
         let d_residues = dev.buffer_from(&residues)?;
         let d_offsets = dev.buffer_from(&word_offset)?;
         let d_lengths = dev.buffer_from(&lengths)?;
-        KernelArgs::new(&kernel)
-            .arg(&d_profile)?
+        let mut args = KernelArgs::new(&kernel);
+        args.arg(&d_profile)?
             .arg(&(quads as i32))?
             .arg(&(letters as i32))?
             .arg(&d_residues.get())?
@@ -155,26 +153,18 @@ fn run(dev: &ClDevice, query: &[u8], subjects: &[&[u8]], scoring: &Scoring, wide
             .arg(&sat_limit)?
             .local(letters * group * TILE * score_bytes)?
             .local(2 * TILE * group * bound_bytes)?
-            .local(3 * group * 4)?
-            .arg(&d_score.get())?
-            .arg(&d_qend.get())?
-            .arg(&d_send.get())?;
+            .local(3 * group * 4)?;
+        outputs.args(&mut args)?;
         let event = launch(&queue, &kernel, (b - a) * group, group)?;
         // Keep the launch's buffers alive until the queue has finished with them.
         pending.push((event, d_residues, d_offsets, d_lengths));
     }
-    let mut score = vec![0i32; count];
-    let mut qend = vec![0i32; count];
-    let mut send = vec![0i32; count];
-    dev.read(&queue, &d_score, &mut score)?;
-    dev.read(&queue, &d_qend, &mut qend)?;
-    dev.read(&queue, &d_send, &mut send)?;
+    let scores = outputs.read(dev, &queue)?;
     for (event, ..) in &pending {
         out.kernel_seconds += event_seconds(event)?;
     }
     for (pos, &k) in order.iter().enumerate() {
-        out.scores[k] =
-            LocalScore { score: score[pos], end: (score[pos] > 0).then(|| (qend[pos] as usize, send[pos] as usize)) };
+        out.scores[k] = scores[pos];
     }
     Ok(out)
 }

@@ -6,6 +6,7 @@ pub mod banded;
 pub mod intra;
 pub mod layout;
 pub mod native;
+pub(crate) mod outputs;
 pub mod plain;
 
 use crate::device::ClDevice;

@@ -2,6 +2,7 @@
 //! Kept for: the device self-test and as the readable twin of the fast kernels.
 
 use super::PackedSubjects;
+use super::outputs::ScoreOutputs;
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::Result;
 use crate::reference::LocalScore;
@@ -46,16 +47,14 @@ pub fn scores(
     let d_matrix = dev.buffer_from(scoring.matrix.scores())?;
     let d_h = dev.buffer::<i32>(m * stride)?;
     let d_e = dev.buffer::<i32>(m * stride)?;
-    let d_score = dev.buffer::<i32>(count)?;
-    let d_qend = dev.buffer::<i32>(count)?;
-    let d_send = dev.buffer::<i32>(count)?;
+    let outputs = ScoreOutputs::new(dev, count)?;
 
     let queue = dev.queue();
     let mut events = Vec::new();
     for first in (0..count).step_by(stride) {
         let n = stride.min(count - first);
-        KernelArgs::new(&kernel)
-            .arg(&d_query.get())?
+        let mut args = KernelArgs::new(&kernel);
+        args.arg(&d_query.get())?
             .arg(&(m as i32))?
             .arg(&d_residues.get())?
             .arg(&d_offsets.get())?
@@ -69,24 +68,14 @@ pub fn scores(
             .local(alpha * alpha * std::mem::size_of::<i32>())?
             .arg(&d_h.get())?
             .arg(&d_e.get())?
-            .arg(&(stride as i32))?
-            .arg(&d_score.get())?
-            .arg(&d_qend.get())?
-            .arg(&d_send.get())?;
+            .arg(&(stride as i32))?;
+        outputs.args(&mut args)?;
         events.push(launch(&queue, &kernel, n.div_ceil(GROUP) * GROUP, GROUP)?);
     }
-    let mut score = vec![0i32; count];
-    let mut qend = vec![0i32; count];
-    let mut send = vec![0i32; count];
-    dev.read(&queue, &d_score, &mut score)?;
-    dev.read(&queue, &d_qend, &mut qend)?;
-    dev.read(&queue, &d_send, &mut send)?;
+    let scores = outputs.read(dev, &queue)?;
     let mut seconds = 0.0;
     for e in &events {
         seconds += event_seconds(e)?;
     }
-    let scores = (0..count)
-        .map(|k| LocalScore { score: score[k], end: (score[k] > 0).then(|| (qend[k] as usize, send[k] as usize)) })
-        .collect();
     Ok((scores, seconds))
 }
