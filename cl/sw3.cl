@@ -105,6 +105,18 @@ inline void sw3_cell(const int *p7, const int *p3, const int *p5, const int *p6,
 
 /* Residue code of DP index x (1-based residues) of a sequence of n codes; 0 off the ends
  * (row/column 0 and padding: those scores are never used or never reach the best). */
+/* The tie rule of a best end cell: the higher score, then the smaller k, j and i. Keeps
+ * (s, k, j, i) in (*rs, *rk, *rj, *ri) when it wins. */
+inline void sw3_keep_best(const int s, const int k, const int j, const int i, int *rs, int *rk, int *rj, int *ri)
+{
+    if (s > *rs || (s == *rs && (k < *rk || (k == *rk && (j < *rj || (j == *rj && i < *ri)))))) {
+        *rs = s;
+        *rk = k;
+        *rj = j;
+        *ri = i;
+    }
+}
+
 inline int code_at(__global const uchar *s, const int n, const int x)
 {
     return (x >= 1 && x <= n) ? (int)s[x - 1] : 0;
@@ -460,12 +472,7 @@ __kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void sw3_batch(
             int rs = NEGV, rk = -1, rj = -1, ri = -1;
             for (int w = 0; w < WGS; w++) {
                 const int s = X[4 * w], k = X[4 * w + 1], jj = X[4 * w + 2], ii = X[4 * w + 3];
-                if (s > rs || (s == rs && (k < rk || (k == rk && (jj < rj || (jj == rj && ii < ri)))))) {
-                    rs = s;
-                    rk = k;
-                    rj = jj;
-                    ri = ii;
-                }
+                sw3_keep_best(s, k, jj, ii, &rs, &rk, &rj, &ri);
             }
             out[4 * tri] = rs;
             out[4 * tri + 1] = ri;
@@ -490,12 +497,7 @@ __kernel void sw3_reduce(__global const int *base, const int off_score, const in
         if (jj >= ncols)
             continue;
         const int s = base[off_score + e], k = base[off_k + e], ii = base[off_i + e];
-        if (s > rs || (s == rs && (k < rk || (k == rk && (jj < rj || (jj == rj && ii < ri)))))) {
-            rs = s;
-            rk = k;
-            rj = jj;
-            ri = ii;
-        }
+        sw3_keep_best(s, k, jj, ii, &rs, &rk, &rj, &ri);
     }
     red[4 * lid] = rs;
     red[4 * lid + 1] = rk;
@@ -505,12 +507,7 @@ __kernel void sw3_reduce(__global const int *base, const int off_score, const in
     if (lid == 0) {
         for (int w = 1; w < n; w++) {
             const int s = red[4 * w], k = red[4 * w + 1], jj = red[4 * w + 2], ii = red[4 * w + 3];
-            if (s > rs || (s == rs && (k < rk || (k == rk && (jj < rj || (jj == rj && ii < ri)))))) {
-                rs = s;
-                rk = k;
-                rj = jj;
-                ri = ii;
-            }
+            sw3_keep_best(s, k, jj, ii, &rs, &rk, &rj, &ri);
         }
         out[0] = rs;
         out[1] = ri;

@@ -210,8 +210,43 @@ pub fn score_on(
     }
 }
 
-fn gap_args(scoring: &Scoring) -> (i32, i32, i32) {
-    (2 * scoring.gaps.extend, scoring.gaps.open, 2 * scoring.gaps.open)
+/// The gap arguments of the kernels: 2e, o, 2o.
+fn gap_args(scoring: &Scoring) -> [i32; 3] {
+    [2 * scoring.gaps.extend, scoring.gaps.open, 2 * scoring.gaps.open]
+}
+
+/// One triple on the device: its three sequences and the scoring, the first arguments
+/// of `sw3_tile` and `sw3_plane` (a, b, c, n1, n2, n3, matrix, 2e, o, 2o).
+struct TripleArgs {
+    seqs: [Buffer<u8>; 3],
+    lens: [i32; 3],
+    matrix: Buffer<i32>,
+    gaps: [i32; 3],
+}
+
+impl TripleArgs {
+    fn new(dev: &ClDevice, a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring) -> Result<TripleArgs> {
+        Ok(TripleArgs {
+            seqs: [dev.buffer_from(a)?, dev.buffer_from(b)?, dev.buffer_from(c)?],
+            lens: [a.len() as i32, b.len() as i32, c.len() as i32],
+            matrix: dev.buffer_from(scoring.matrix.scores())?,
+            gaps: gap_args(scoring),
+        })
+    }
+
+    fn set<'a, 'k>(&self, args: &'a mut KernelArgs<'k>) -> Result<&'a mut KernelArgs<'k>> {
+        for s in &self.seqs {
+            args.arg(&s.get())?;
+        }
+        for n in &self.lens {
+            args.arg(n)?;
+        }
+        args.arg(&self.matrix.get())?;
+        for g in &self.gaps {
+            args.arg(g)?;
+        }
+        Ok(args)
+    }
 }
 
 fn score_tile(dev: &ClDevice, a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring, t: &Tuning) -> Result<Run> {
@@ -260,33 +295,20 @@ fn score_tile(dev: &ClDevice, a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring, t
     let kernel = cl("clCreateKernel", Kernel::create(&program, "sw3_tile"))?;
     let fill_k = cl("clCreateKernel", Kernel::create(&program, "sw3_fill"))?;
     let reduce = cl("clCreateKernel", Kernel::create(&program, "sw3_reduce"))?;
-    let d_a = dev.buffer_from(a)?;
-    let d_b = dev.buffer_from(b)?;
-    let d_c = dev.buffer_from(c)?;
-    let d_matrix = dev.buffer_from(scoring.matrix.scores())?;
+    let triple = TripleArgs::new(dev, a, b, c, scoring)?;
     let d_tiles = dev.buffer_from(&tiles)?;
     let d_iface = dev.buffer::<i32>(iface_ints)?;
     let d_jface = dev.buffer::<i32>(jface_ints)?;
     let d_tface = dev.buffer::<i32>(tface_ints)?;
     let d_out = dev.buffer::<i32>(4)?;
-    let (g2, go, go2) = gap_args(scoring);
 
     let queue = dev.queue();
     let mut events = Vec::with_capacity(planes.len() + 4);
     events.push(fill(dev, &queue, &fill_k, &d_iface, iface_ints, NEG_INF)?);
     events.push(fill(dev, &queue, &fill_k, &d_jface, jface_ints, NEG_INF)?);
     events.push(fill(dev, &queue, &fill_k, &d_tface, tface_ints, NEG_INF)?);
-    KernelArgs::new(&kernel)
-        .arg(&d_a.get())?
-        .arg(&d_b.get())?
-        .arg(&d_c.get())?
-        .arg(&(n1 as i32))?
-        .arg(&(n2 as i32))?
-        .arg(&(n3 as i32))?
-        .arg(&d_matrix.get())?
-        .arg(&g2)?
-        .arg(&go)?
-        .arg(&go2)?
+    triple
+        .set(&mut KernelArgs::new(&kernel))?
         .arg(&d_iface.get())?
         .arg(&d_jface.get())?
         .arg(&d_tface.get())?
@@ -341,30 +363,17 @@ fn score_plane(dev: &ClDevice, a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring) 
     let kernel = cl("clCreateKernel", Kernel::create(&program, "sw3_plane"))?;
     let fill_k = cl("clCreateKernel", Kernel::create(&program, "sw3_fill"))?;
     let reduce = cl("clCreateKernel", Kernel::create(&program, "sw3_reduce"))?;
-    let d_a = dev.buffer_from(a)?;
-    let d_b = dev.buffer_from(b)?;
-    let d_c = dev.buffer_from(c)?;
-    let d_matrix = dev.buffer_from(scoring.matrix.scores())?;
+    let triple = TripleArgs::new(dev, a, b, c, scoring)?;
     let d_buf = dev.buffer::<i32>(buf_ints)?;
     let d_best = dev.buffer::<i32>(3 * p)?;
     let d_out = dev.buffer::<i32>(4)?;
-    let (g2, go, go2) = gap_args(scoring);
     let queue = dev.queue();
     let mut events = vec![
         fill(dev, &queue, &fill_k, &d_buf, buf_ints, NEG_INF)?,
         fill(dev, &queue, &fill_k, &d_best, 3 * p, NEG_INF)?,
     ];
-    KernelArgs::new(&kernel)
-        .arg(&d_a.get())?
-        .arg(&d_b.get())?
-        .arg(&d_c.get())?
-        .arg(&(n1 as i32))?
-        .arg(&(n2 as i32))?
-        .arg(&(n3 as i32))?
-        .arg(&d_matrix.get())?
-        .arg(&g2)?
-        .arg(&go)?
-        .arg(&go2)?
+    triple
+        .set(&mut KernelArgs::new(&kernel))?
         .arg(&d_buf.get())?
         .arg(&d_best.get())?
         .arg(&0i32)?
@@ -478,7 +487,7 @@ pub fn batch_on(
     let d_matrix = dev.buffer_from(scoring.matrix.scores())?;
     let d_scratch = dev.buffer::<i32>(groups * slot_ints)?;
     let d_counter = dev.buffer::<i32>(1)?;
-    let (g2, go, go2) = gap_args(scoring);
+    let [g2, go, go2] = gap_args(scoring);
 
     // Launches of consecutive runs of `order`, each within the cell budget but with at
     // least a few triples per group.
