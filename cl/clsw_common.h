@@ -7,6 +7,13 @@
 #define CLSW_NV 0
 #endif
 
+/* Test hook: added to every score a scan kernel reports. Always 0, except in the test
+ * that proves a device computing wrong is refused by the self-test (it builds the
+ * kernels with CLSW_CL_OPTIONS=-DCLSW_TEST_SCORE_OFFSET=1). */
+#ifndef CLSW_TEST_SCORE_OFFSET
+#define CLSW_TEST_SCORE_OFFSET 0
+#endif
+
 /* Minus infinity for E and F at 32 bits, far from INT_MIN so that subtracting gap
  * penalties cannot wrap (the same value as NEG_INF in src/reference). */
 #define CLSW_NEG_INF (-536870912)

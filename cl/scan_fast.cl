@@ -154,7 +154,7 @@ inline void track_end(end_t *best, int c, int lane, const band_t *b, int i0, int
 inline void write_result(__global int *out_score, __global int *out_query_end, __global int *out_subject_end,
                          int index, end_t best, int sat_limit)
 {
-    out_score[index] = best.score > sat_limit ? -1 : best.score;
+    out_score[index] = best.score > sat_limit ? -1 : best.score + CLSW_TEST_SCORE_OFFSET;
     out_query_end[index] = best.i;
     out_subject_end[index] = best.j;
 }

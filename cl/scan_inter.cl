@@ -131,7 +131,7 @@ __kernel void scan_inter(
     }
     if (n == 0)
         return;
-    out_score[slot] = best > sat_limit ? -1 : best;
+    out_score[slot] = best > sat_limit ? -1 : best + CLSW_TEST_SCORE_OFFSET;
     out_query_end[slot] = best_i;
     out_subject_end[slot] = best_j;
 }

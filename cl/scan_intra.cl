@@ -215,7 +215,7 @@ __kernel void scan_intra(
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (p == 0) {
-        out_score[first + g] = reduce[0] > sat_limit ? -1 : reduce[0];
+        out_score[first + g] = reduce[0] > sat_limit ? -1 : reduce[0] + CLSW_TEST_SCORE_OFFSET;
         out_subject_end[first + g] = reduce[P];
         out_query_end[first + g] = reduce[2 * P];
     }

@@ -80,7 +80,7 @@ __kernel void scan_plain(
             up = h;
         }
     }
-    out_score[subject] = best;
+    out_score[subject] = best + CLSW_TEST_SCORE_OFFSET;
     out_query_end[subject] = best_i;
     out_subject_end[subject] = best_j;
 }

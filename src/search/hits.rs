@@ -93,6 +93,9 @@ pub struct SearchResult {
     pub recomputed: usize,
     /// Kernel time on the devices, from profiling events, summed over devices.
     pub kernel_seconds: f64,
+    /// True when a device gives no profiling times (Mesa's rusticl gives zeros): its
+    /// part of `kernel_seconds` is then the host clock around its scan.
+    pub kernel_seconds_from_host: bool,
     /// Host time of the device scan (for queries scanned together against a batched
     /// database: the chunk's time divided by its queries).
     pub scan_seconds: f64,
@@ -163,6 +166,32 @@ impl Searcher<'_> {
         }
     }
 
+    /// A hit's score is never taken from the device alone: the CPU scores every hit's
+    /// subject again (the native SIMD path: its own optimum, not the device's end cell),
+    /// and a device that reported another score is an error, not a wrong line of output.
+    fn check_hit_scores(&self, plus: &[u8], minus: &[u8], hits: &[Hit]) -> Result<()> {
+        for (strand, query) in [(Strand::Plus, plus), (Strand::Minus, minus)] {
+            let mine: Vec<&Hit> = hits.iter().filter(|h| h.strand == strand).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let subjects: Vec<&[u8]> = mine.iter().map(|h| self.db.residues(h.subject)).collect();
+            let cpu = crate::scan::native::scores(query, &subjects, &self.scoring).scores;
+            if let Some((h, c)) = mine.iter().zip(&cpu).find(|(h, c)| h.score != c.score) {
+                return Err(Error::Device(format!(
+                    "subject {} ('{}'): the device's score {} differs from the CPU's {} ({} strand): \
+                     the device computes wrong; `clsw devices` runs its self-test",
+                    h.subject + 1,
+                    self.db.id(h.subject),
+                    h.score,
+                    c.score,
+                    strand.name()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// Statistics, hit selection and alignments of one scanned query.
     pub(super) fn finish(&self, query: &Sequence, scanned: Scanned) -> Result<SearchResult> {
         let start = Instant::now();
@@ -188,9 +217,9 @@ impl Searcher<'_> {
             .collect();
         hits.sort_by(|a, b| b.score.cmp(&a.score).then(a.subject.cmp(&b.subject)));
         hits.truncate(self.options.max_hits);
+        let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
+        self.check_hit_scores(&query.residues, &minus, &hits)?;
         if self.options.alignments {
-            let minus =
-                if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
             let aligned: Vec<Result<Alignment>> = hits
                 .par_iter()
                 .map(|h| {
@@ -231,6 +260,7 @@ impl Searcher<'_> {
             strands_searched: self.strands.clone(),
             recomputed: scanned.recomputed,
             kernel_seconds: scanned.kernel_seconds,
+            kernel_seconds_from_host: scanned.kernel_seconds_from_host,
             scan_seconds: scanned.scan_seconds,
             wall_seconds: scanned.scan_seconds + start.elapsed().as_secs_f64(),
             cells,

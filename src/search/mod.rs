@@ -127,6 +127,7 @@ pub(crate) struct Scanned {
     strands: Vec<Strand>,
     recomputed: usize,
     kernel_seconds: f64,
+    kernel_seconds_from_host: bool,
     scan_seconds: f64,
 }
 

@@ -1,12 +1,12 @@
 //! The engine: the devices chosen for a run, each checked by a known-answer self-test,
 //! and the entry points that spread work over them.
 
+mod selftest;
+
+pub use selftest::{SelfTest, self_test};
+
 use crate::device::{Backend, ClDevice, DeviceSpec};
 use crate::error::{Error, Result};
-use crate::reference;
-use crate::scan::{self, PackedSubjects};
-use crate::scoring::{Gaps, Matrix, Scoring};
-use crate::seq::Alphabet;
 
 /// Where one share of the work runs.
 enum Worker {
@@ -58,74 +58,6 @@ pub fn split_by_size(sizes: impl IntoIterator<Item = usize>, parts: usize) -> Ve
 /// A set of compute devices ready for work. Shareable between threads.
 pub struct Engine {
     workers: Vec<Worker>,
-}
-
-/// The outcome of a device's self-test.
-#[derive(Debug, Clone)]
-pub struct SelfTest {
-    pub pairs: usize,
-    /// `None` when every pair matched the reference; else the first difference.
-    pub failure: Option<String>,
-}
-
-impl SelfTest {
-    pub fn passed(&self) -> bool {
-        self.failure.is_none()
-    }
-}
-
-/// A small deterministic generator for self-test sequences (xorshift64*).
-fn pseudo_random_codes(seed: u64, len: usize, alpha: u8) -> Vec<u8> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x >> 12;
-            x ^= x << 25;
-            x ^= x >> 27;
-            (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as u8 % alpha
-        })
-        .collect()
-}
-
-/// Runs the known-answer test on a device: a protein query (affine gaps) and a DNA
-/// query (linear gaps) against subjects of lengths 1 to 200, some sharing a region
-/// with the query; every score and end must equal the reference's.
-pub fn self_test(dev: &ClDevice) -> Result<SelfTest> {
-    let cases = [
-        (Scoring::new(Matrix::builtin("BLOSUM62")?, Gaps::affine(11, 1)?), Alphabet::Protein, 20u8),
-        (Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 2, -3)?, Gaps::linear(2)?), Alphabet::Dna, 4u8),
-    ];
-    let mut pairs = 0;
-    for (case, (scoring, alphabet, letters)) in cases.iter().enumerate() {
-        let query = pseudo_random_codes(7 + case as u64, 60, *letters);
-        let subjects: Vec<Vec<u8>> = (0..48u64)
-            .map(|k| {
-                let mut s = pseudo_random_codes(100 + k, 1 + (k as usize * 37) % 200, *letters);
-                if k % 3 == 0 && s.len() > 30 {
-                    s[5..25].copy_from_slice(&query[20..40]); // a shared region
-                }
-                s
-            })
-            .collect();
-        let (got, _) = scan::plain::scores(dev, &query, &PackedSubjects::new(&subjects)?, scoring)?;
-        for (k, s) in subjects.iter().enumerate() {
-            let want = reference::sw_score(&query, s, scoring);
-            pairs += 1;
-            if got[k] != want {
-                return Ok(SelfTest {
-                    pairs,
-                    failure: Some(format!(
-                        "{} subject {k} (length {}): device gave {:?}, reference {:?}",
-                        alphabet.name(),
-                        s.len(),
-                        got[k],
-                        want
-                    )),
-                });
-            }
-        }
-    }
-    Ok(SelfTest { pairs, failure: None })
 }
 
 impl Engine {

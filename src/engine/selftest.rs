@@ -1,0 +1,211 @@
+//! The known-answer self-test every OpenCL device passes before an engine uses it.
+//!
+//! A device that computes wrong must never be used, and the failures seen in practice
+//! only show at real shapes: Mesa 22.3's rusticl on llvmpipe passes short pairs but
+//! stops every loop after 65,535 iterations, so long subjects score wrong. So the test
+//! runs, on the device:
+//!
+//! 1. the loop probe of `cl/selftest.cl` (loops of 100,000 steps, plain and nested);
+//! 2. every scan variant the engine may choose ([`Variant::ALL`]) on a protein case
+//!    (BLOSUM62 11/1, a 256-residue query against 40 subjects of 1 to 5,000 residues,
+//!    some sharing long regions with it, many work-groups) and a DNA case whose
+//!    scores pass 32,767 (the 16-bit kernels' saturation and their 32-bit recompute);
+//!
+//! and every score and end cell must equal `src/reference`'s. The cases are built and
+//! their reference answers computed once per process; each device's result is kept
+//! per process too (engines are opened often), keyed by the device and the build
+//! options, so `CLSW_CL_OPTIONS` (the test hook that builds wrong kernels) is honoured.
+
+use crate::device::{ClDevice, KernelArgs, KernelSource, cl, launch};
+use crate::error::Result;
+use crate::reference::{self, LocalScore};
+use crate::scan::{Variant, scan_once};
+use crate::scoring::{Gaps, Matrix, Scoring};
+use crate::seq::Alphabet;
+use opencl3::kernel::Kernel;
+use opencl3::memory::ClMem;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+const SOURCE: KernelSource = KernelSource { name: "selftest.cl", text: include_str!("../../cl/selftest.cl") };
+
+/// Steps of the loop probe: past the 65,535 at which llvmpipe stops loops.
+const LOOP_STEPS: i32 = 100_000;
+
+/// The outcome of a device's self-test.
+#[derive(Debug, Clone)]
+pub struct SelfTest {
+    /// Pairs compared with the reference (over every variant).
+    pub pairs: usize,
+    /// `None` when everything matched; else what failed first: the probe, or the
+    /// variant, case and pair whose score or end differs.
+    pub failure: Option<String>,
+}
+
+impl SelfTest {
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
+/// A small deterministic generator for self-test sequences (xorshift64*).
+fn pseudo_random_codes(seed: u64, len: usize, alpha: u8) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as u8 % alpha
+        })
+        .collect()
+}
+
+/// One known-answer case: a query against subjects, with the reference's answers.
+struct Case {
+    name: &'static str,
+    scoring: Scoring,
+    query: Vec<u8>,
+    subjects: Vec<Vec<u8>>,
+    want: Vec<LocalScore>,
+}
+
+fn build_cases() -> Result<Vec<Case>> {
+    // Protein: lengths around the kernels' band, tile and group sizes, up to several
+    // thousand residues; every third subject carries a 20- to 200-residue piece of
+    // the query (scores past 127 and 255).
+    let protein = Scoring::new(Matrix::builtin("BLOSUM62")?, Gaps::affine(11, 1)?);
+    let query = pseudo_random_codes(7, 256, 20);
+    let lengths = [
+        1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200, 255, 256, 257, 300, 511, 512,
+        513, 700, 1000, 1023, 1024, 1500, 2000, 2047, 2500, 3000, 3500, 4000, 4500, 5000,
+    ];
+    let subjects: Vec<Vec<u8>> = lengths
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| {
+            let mut s = pseudo_random_codes(100 + k as u64, n, 20);
+            let piece = 20 + (k * 37) % 180;
+            if k % 3 == 0 && n > piece + 10 {
+                let at = (k * 101) % (n - piece);
+                s[at..at + piece].copy_from_slice(&query[30..30 + piece]);
+            }
+            s
+        })
+        .collect();
+    // DNA with large scores: a subject holding the whole query scores 400 x 100, past
+    // 16 bits (saturation, then the 32-bit recompute); half of it stays below.
+    let dna = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 100, -90)?, Gaps::affine(150, 40)?);
+    let dquery = pseudo_random_codes(9, 400, 4);
+    let mut dsubjects: Vec<Vec<u8>> = (0..6).map(|k| pseudo_random_codes(200 + k, 300 + 700 * k as usize, 4)).collect();
+    dsubjects[1][100..500].copy_from_slice(&dquery);
+    dsubjects[3][1000..1200].copy_from_slice(&dquery[100..300]);
+    dsubjects.push(dquery.clone());
+    let mut cases = vec![
+        Case { name: "protein", scoring: protein, query, subjects, want: Vec::new() },
+        Case { name: "DNA (scores past 16 bits)", scoring: dna, query: dquery, subjects: dsubjects, want: Vec::new() },
+    ];
+    for c in &mut cases {
+        c.want = c.subjects.iter().map(|s| reference::sw_score(&c.query, s, &c.scoring)).collect();
+    }
+    Ok(cases)
+}
+
+fn cases() -> Result<&'static [Case]> {
+    static CASES: OnceLock<Vec<Case>> = OnceLock::new();
+    if let Some(c) = CASES.get() {
+        return Ok(c);
+    }
+    let built = build_cases()?;
+    Ok(CASES.get_or_init(|| built))
+}
+
+/// The loop probe: `None` when every loop ran to its end, else what went wrong.
+fn loop_probe(dev: &ClDevice) -> Result<Option<String>> {
+    let program = dev.program(&SOURCE, &[])?;
+    let kernel = cl("clCreateKernel", Kernel::create(&program, "selftest_loop"))?;
+    const ITEMS: usize = 64;
+    let d_out = dev.buffer::<i32>(2 * ITEMS)?;
+    let queue = dev.queue();
+    KernelArgs::new(&kernel).arg(&LOOP_STEPS)?.arg(&d_out.get())?;
+    launch(&queue, &kernel, ITEMS, ITEMS.min(dev.info.max_work_group_size).max(1))?;
+    let mut out = vec![0i32; 2 * ITEMS];
+    dev.read(&queue, &d_out, &mut out)?;
+    for g in 0..ITEMS {
+        let want = LOOP_STEPS + g as i32;
+        if out[g] != want || out[ITEMS + g] != LOOP_STEPS {
+            return Ok(Some(format!(
+                "the loop probe: loops of {want} and {} x 100 steps ran {} and {} times (the device ends long \
+                 loops early, so long subjects would score wrong; Mesa's llvmpipe stops loops after 65,535)",
+                LOOP_STEPS / 100,
+                out[g],
+                out[ITEMS + g]
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// An end cell as users count: 1-based query and subject positions.
+fn end_text(end: Option<(usize, usize)>) -> String {
+    end.map_or("no cell".into(), |(q, s)| format!("query {} / subject {}", q + 1, s + 1))
+}
+
+fn run(dev: &ClDevice) -> Result<SelfTest> {
+    if let Some(failure) = loop_probe(dev)? {
+        return Ok(SelfTest { pairs: 0, failure: Some(failure) });
+    }
+    let mut pairs = 0;
+    for case in cases()? {
+        for variant in Variant::ALL {
+            let got = match scan_once(dev, variant, &case.query, &case.subjects, &case.scoring) {
+                Ok(out) => out.scores,
+                Err(e) => {
+                    return Ok(SelfTest {
+                        pairs,
+                        failure: Some(format!("variant {variant}, {} case: {e}", case.name)),
+                    });
+                }
+            };
+            for (k, (g, w)) in got.iter().zip(&case.want).enumerate() {
+                pairs += 1;
+                if g != w {
+                    return Ok(SelfTest {
+                        pairs,
+                        failure: Some(format!(
+                            "variant {variant}, {} case, subject {k} of {} residues against a query of {}: \
+                             the device gave score {} ending at {}, the reference {} ending at {}",
+                            case.name,
+                            case.subjects[k].len(),
+                            case.query.len(),
+                            g.score,
+                            end_text(g.end),
+                            w.score,
+                            end_text(w.end)
+                        )),
+                    });
+                }
+            }
+        }
+    }
+    Ok(SelfTest { pairs, failure: None })
+}
+
+/// Runs (or recalls, once per process and build options) the self-test of a device.
+pub fn self_test(dev: &ClDevice) -> Result<SelfTest> {
+    static DONE: OnceLock<Mutex<HashMap<String, SelfTest>>> = OnceLock::new();
+    let key = format!(
+        "{}|{}|{}|{}",
+        dev.info.index,
+        dev.info.label(),
+        dev.info.driver_version,
+        std::env::var("CLSW_CL_OPTIONS").unwrap_or_default()
+    );
+    let done = DONE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(t) = done.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(t.clone());
+    }
+    let result = run(dev)?;
+    done.lock().unwrap_or_else(|p| p.into_inner()).insert(key, result.clone());
+    Ok(result)
+}
