@@ -29,6 +29,19 @@ fn mask_timings(bytes: Vec<u8>) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// The binary's path, the data folder and the version (SAM's `@PG` line) differ from
+/// checkout to checkout and release to release: they are written as placeholders.
+fn mask_paths(bytes: Vec<u8>, data: &Path) -> Vec<u8> {
+    match String::from_utf8(bytes) {
+        Ok(t) => t
+            .replace(env!("CARGO_BIN_EXE_clsw"), "{clsw}")
+            .replace(data.to_str().unwrap(), "{data}")
+            .replace(&format!("VN:{}", env!("CARGO_PKG_VERSION")), "VN:{version}")
+            .into_bytes(),
+        Err(e) => e.into_bytes(),
+    }
+}
+
 fn expand(arg: &str, data: &Path, tmp: &Path) -> String {
     arg.replace("{data}", data.to_str().unwrap()).replace("{tmp}", tmp.to_str().unwrap())
 }
@@ -65,6 +78,7 @@ fn every_subcommand_matches_its_snapshot() {
             None => out.stdout,
         };
         let got = mask_timings(got);
+        let got = mask_paths(got, &data);
         let want_path: PathBuf = dir.join(format!("{name}.out"));
         ran += 1;
         if update {
