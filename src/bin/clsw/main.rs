@@ -1,7 +1,7 @@
 //! The `clsw` command: every entry point of the library from a terminal.
 
 mod bench;
-mod dist;
+mod distance;
 mod psse;
 mod scan;
 mod sw3;
@@ -38,7 +38,8 @@ enum Command {
     Makedb(scan::MakedbArgs),
     /// All-pairs distance matrix of a FASTA alignment (SNP distances) or of genotypes
     /// (PLINK .bed, 0/1/2 table).
-    Dist(dist::DistArgs),
+    #[command(visible_alias = "dist")]
+    Distance(distance::DistanceArgs),
     /// Three-sequence local alignment (3-D Smith-Waterman) of FASTA records, or of every
     /// triple of channels of a time series as SAX words.
     Sw3(sw3::Sw3Args),
@@ -47,21 +48,17 @@ enum Command {
     Psse(psse::PsseArgs),
     /// Benchmarks that print tables (GCUPS per variant, device and size).
     #[command(subcommand)]
-    Bench(BenchCommand),
+    Bench(bench::BenchCommand),
 }
 
-#[derive(Subcommand)]
-enum BenchCommand {
-    /// Database search: GCUPS per kernel variant, device and query length.
-    Scan(bench::BenchScanArgs),
-    /// Distance matrices: generated SNP alignments, time and comparisons per second.
-    Dist(dist::BenchDistArgs),
-    /// Three-sequence alignment: cells per second per variant, device and length, and for
-    /// a batch of all triples of channels, beside the CPU reference.
-    Sw3(sw3::BenchSw3Args),
-    /// Pairwise statistical significance: pairs and shuffle alignments per second per
-    /// device and kernel variant, optionally beside ssearch36 -k.
-    Psse(psse::BenchPsseArgs),
+/// `--device`, the same text in every job command.
+#[derive(clap::Args)]
+struct DeviceArgs {
+    /// Devices: auto, gpu, cpu, native (the SIMD CPU path, no OpenCL), all, an index or a
+    /// name from `clsw devices`, or a comma-separated list of these, each a share of the
+    /// work (`0,1`: devices 0 and 1) [default: CLSW_DEVICE, else auto].
+    #[arg(long)]
+    device: Option<String>,
 }
 
 /// Options shared by everything that scores alignments.
@@ -130,14 +127,25 @@ impl ScoringArgs {
         })
     }
 
+    /// The scoring the options give, with BLOSUM62 (protein) or EDNAFULL (DNA) and the
+    /// matrix's usual gaps where they name no matrix.
     fn scoring(&self, alphabet: Alphabet) -> Result<Scoring> {
-        let matrix = match (self.match_score, self.mismatch, &self.matrix) {
+        self.scoring_or(alphabet, None)
+    }
+
+    /// As [`scoring`](Self::scoring), with a job's own default (psse's, from the library)
+    /// in place of BLOSUM62 or EDNAFULL where it is for this alphabet.
+    fn scoring_or(&self, alphabet: Alphabet, job_default: Option<Scoring>) -> Result<Scoring> {
+        let (matrix, usual) = match (self.match_score, self.mismatch, &self.matrix) {
             (Some(_), _, Some(_)) => {
                 return Err(Error::InvalidArgument("give either --matrix or --match/--mismatch, not both".into()));
             }
-            (Some(m), Some(x), None) => Matrix::match_mismatch(alphabet, m, x)?,
-            (_, _, Some(name)) => Matrix::builtin_or_file(name)?,
-            _ => Matrix::builtin(if alphabet == Alphabet::Dna { "EDNAFULL" } else { "BLOSUM62" })?,
+            (Some(m), Some(x), None) => Matrix::match_mismatch(alphabet, m, x).map(|m| (m, None))?,
+            (_, _, Some(name)) => (Matrix::builtin_or_file(name)?, None),
+            _ => match job_default {
+                Some(d) if d.matrix.alphabet() == alphabet => (d.matrix, Some(d.gaps)),
+                _ => (Matrix::builtin(if alphabet == Alphabet::Dna { "EDNAFULL" } else { "BLOSUM62" })?, None),
+            },
         };
         if matrix.alphabet() != alphabet {
             return Err(Error::InvalidArgument(format!(
@@ -147,8 +155,8 @@ impl ScoringArgs {
                 alphabet.name()
             )));
         }
-        let default = Gaps::default_for(matrix.name());
-        let gaps = Gaps::affine(self.gap_open.unwrap_or(default.open), self.gap_extend.unwrap_or(default.extend))?;
+        let usual = usual.unwrap_or_else(|| Gaps::default_for(matrix.name()));
+        let gaps = Gaps::affine(self.gap_open.unwrap_or(usual.open), self.gap_extend.unwrap_or(usual.extend))?;
         Ok(Scoring::new(matrix, gaps))
     }
 }
@@ -251,13 +259,10 @@ fn main() -> ExitCode {
         Command::Align(args) => run_align(args),
         Command::Scan(args) => scan::run_scan(args),
         Command::Makedb(args) => scan::run_makedb(args),
-        Command::Dist(args) => dist::run_dist(args),
+        Command::Distance(args) => distance::run(args),
         Command::Sw3(args) => sw3::run(args),
         Command::Psse(args) => psse::run(args),
-        Command::Bench(BenchCommand::Scan(args)) => bench::run(args),
-        Command::Bench(BenchCommand::Dist(args)) => dist::run_bench(args),
-        Command::Bench(BenchCommand::Sw3(args)) => sw3::run_bench(args),
-        Command::Bench(BenchCommand::Psse(args)) => psse::run_bench(args),
+        Command::Bench(command) => bench::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
