@@ -61,7 +61,7 @@ pub struct DistanceArgs {
     #[arg(long, short = 'o')]
     out: Option<PathBuf>,
     #[command(flatten)]
-    device: super::DeviceArgs,
+    device: crate::args::DeviceArgs,
     /// bitplane (tiled bit planes), charpacked (Payne et al.), cpu (all host cores, no OpenCL).
     #[arg(long, default_value = "bitplane")]
     variant: String,

@@ -46,7 +46,7 @@ pub struct PsseArgs {
     #[arg(long)]
     censor_below: Option<f64>,
     #[command(flatten)]
-    device: super::DeviceArgs,
+    device: crate::args::DeviceArgs,
     /// Kernel variant on OpenCL devices: fast (two shuffles per work-item, 16-bit
     /// lanes) or inter (one per work-item).
     #[arg(long, alias = "kernel", default_value = "fast")]
@@ -60,7 +60,7 @@ pub struct PsseArgs {
     histogram: bool,
     // Last: the heading applies to every argument after it.
     #[command(flatten, next_help_heading = "Scoring (protein default here: BLOSUM50, gap open 10, extend 2, as prss)")]
-    scoring: super::ScoringArgs,
+    scoring: crate::args::ScoringArgs,
 }
 
 /// The scoring as the summary and `clsw bench psse` state it.
@@ -79,8 +79,8 @@ pub fn run(args: &PsseArgs) -> Result<()> {
     let alphabet = args.scoring.alphabet_for(&args.query)?;
     // With no matrix named, the library's psse default (prss's BLOSUM50 10/2) for protein.
     let scoring = args.scoring.scoring_or(alphabet, Some(PsseOptions::default().scoring))?;
-    let queries = super::read_sequences(&args.query, alphabet)?;
-    let subjects = super::read_sequences(&args.subject, alphabet)?;
+    let queries = crate::args::read_sequences(&args.query, alphabet)?;
+    let subjects = crate::args::read_sequences(&args.subject, alphabet)?;
     let opts = PsseOptions {
         shuffles: args.shuffles,
         window: args.window,

@@ -1,6 +1,6 @@
 //! `clsw scan` (database search) and `clsw makedb` (prepared databases).
 
-use super::{AlphabetArg, ScoringArgs};
+use crate::args::{AlphabetArg, DeviceArgs, ScoringArgs};
 use clap::Args;
 use clsw::align::format::{FormatOptions, OutputFormat, ResultWriter};
 use clsw::scan::Variant;
@@ -35,7 +35,7 @@ pub struct ScanArgs {
     #[arg(long, default_value = "tabular")]
     outfmt: String,
     #[command(flatten)]
-    device: super::DeviceArgs,
+    device: DeviceArgs,
     /// Kernel variant on OpenCL devices: fast, inter, intra, plain.
     #[arg(long, default_value = "fast")]
     variant: String,

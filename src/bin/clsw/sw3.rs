@@ -19,7 +19,7 @@ pub struct Sw3Args {
     #[arg(num_args = 3, value_names = ["A", "B", "C"], required_unless_present = "series")]
     files: Vec<PathBuf>,
     #[command(flatten)]
-    scoring: super::ScoringArgs,
+    scoring: crate::args::ScoringArgs,
     /// A multichannel time series (CSV or TSV, one column per channel, header optional):
     /// every triple of channels as SAX words, scored with match/mismatch (default: the
     /// seed's match 1, mismatch -1, linear gap 1).
@@ -38,7 +38,7 @@ pub struct Sw3Args {
     #[arg(long)]
     table: Option<PathBuf>,
     #[command(flatten)]
-    device: super::DeviceArgs,
+    device: crate::args::DeviceArgs,
     /// Columns per block in the alignment view.
     #[arg(long, default_value_t = 60)]
     width: usize,
@@ -56,7 +56,7 @@ struct Input {
 
 /// SAX words: codes 0..alpha-1 scored by a match/mismatch table (the protein table has
 /// 24 codes, enough for every SAX alphabet).
-fn sax_scoring(args: &super::ScoringArgs) -> Result<Scoring> {
+fn sax_scoring(args: &crate::args::ScoringArgs) -> Result<Scoring> {
     if args.matrix.is_some() {
         return Err(Error::InvalidArgument(
             "--series: SAX words are scored with --match/--mismatch, not --matrix".into(),
@@ -110,7 +110,7 @@ fn fasta_input(args: &Sw3Args) -> Result<Input> {
     let alphabet = args.scoring.alphabet_for(&args.files[0])?;
     let scoring = args.scoring.scoring(alphabet)?;
     let sets: Vec<Vec<Sequence>> =
-        args.files.iter().map(|f| super::read_sequences(f, alphabet)).collect::<Result<_>>()?;
+        args.files.iter().map(|f| crate::args::read_sequences(f, alphabet)).collect::<Result<_>>()?;
     let mut names = Vec::new();
     let mut seqs = Vec::new();
     let mut first = [0u32; 3];
