@@ -1,33 +1,13 @@
-//! `clsw dist` and `clsw bench dist` from the command line: outputs, device variants, and
+//! `clsw distance` (alias `dist`) and `clsw bench distance` from the command line: outputs, device variants, and
 //! clear errors (exit code 1, never a panic).
 
 mod common;
 
+use common::cli::{clsw, s, same_output_on_two_devices, scratch_dir};
 use common::{data_dir, test_devices};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn clsw(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_clsw")).args(args).output().expect("running clsw");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn data(name: &str) -> String {
     data_dir().join("distance").join(name).to_str().unwrap().to_string()
-}
-
-fn scratch() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("clsw-dist-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 const HAND_SQUARE: &str = "s1\t0\t1\t0\t2\t0\n\
@@ -38,23 +18,43 @@ const HAND_SQUARE: &str = "s1\t0\t1\t0\t2\t0\n\
 
 #[test]
 fn square_matrix_like_snp_dists() {
-    let (code, out, err) = clsw(&["dist", &data("hand.fa"), "--variant", "cpu"]);
+    let (code, out, err) = clsw(&["distance", &data("hand.fa"), "--variant", "cpu"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, format!("clsw-dist {}\ts1\ts2\ts3\ts4\ts5\n{HAND_SQUARE}", env!("CARGO_PKG_VERSION")));
     assert!(err.contains("5 sequences of 12 sites"), "{err}");
-    let (_, out, _) = clsw(&["dist", &data("hand.fa"), "--variant", "cpu", "--corner", "snp-dists 0.8.2", "--quiet"]);
+    let (_, out, _) =
+        clsw(&["distance", &data("hand.fa"), "--variant", "cpu", "--corner", "snp-dists 0.8.2", "--quiet"]);
     assert!(out.starts_with("snp-dists 0.8.2\ts1\t"), "{out}");
-    let (_, out, err) = clsw(&["dist", &data("hand.fa"), "--variant", "cpu", "--blank-corner", "--csv", "--quiet"]);
+    let (_, out, err) = clsw(&["distance", &data("hand.fa"), "--variant", "cpu", "--blank-corner", "--csv", "--quiet"]);
     assert!(out.starts_with(",s1,s2,s3,s4,s5\ns1,0,1,0,2,0\n"), "{out}");
     assert!(err.is_empty(), "{err}");
-    let (_, out, _) = clsw(&["dist", &data("hand.fa"), "--variant", "cpu", "--count-gaps", "--count-n", "--quiet"]);
+    let (_, out, _) = clsw(&["distance", &data("hand.fa"), "--variant", "cpu", "--count-gaps", "--count-n", "--quiet"]);
     assert!(out.contains("\ns3\t3\t4\t0\t4\t6\n"), "{out}");
+}
+
+#[test]
+fn dist_is_an_alias_of_distance() {
+    let args = [&data("hand.fa"), "--variant", "cpu", "--quiet"];
+    let (code, alias, err) = clsw(&[&["dist"][..], &args].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(alias, clsw(&[&["distance"][..], &args].concat()).1);
+    let bench = ["--samples", "8", "--sites", "500", "--runs", "1", "--variants", "cpu"];
+    let (code, out, err) = clsw(&[&["bench", "dist"][..], &bench].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("host"), "{out}");
+}
+
+#[test]
+fn a_list_of_two_devices_gives_the_native_results() {
+    let out = same_output_on_two_devices(&["distance", &data("hand.fa"), "--quiet"], str::to_string);
+    assert!(out.ends_with(HAND_SQUARE), "{out}");
+    same_output_on_two_devices(&["distance", "--bfile", &data("b"), "--format", "long", "--compared"], str::to_string);
 }
 
 #[test]
 fn long_format_with_compared_counts() {
     let (code, out, err) =
-        clsw(&["dist", &data("hand.fa"), "--variant", "cpu", "--format", "long", "--compared", "--quiet"]);
+        clsw(&["distance", &data("hand.fa"), "--variant", "cpu", "--format", "long", "--compared", "--quiet"]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 25);
@@ -68,7 +68,7 @@ fn opencl_variants_give_the_same_matrix() {
     for dev in test_devices() {
         let index = dev.info.index.to_string();
         for variant in ["bitplane", "charpacked"] {
-            let (code, out, err) = clsw(&["dist", &data("hand.fa"), "--device", &index, "--variant", variant]);
+            let (code, out, err) = clsw(&["distance", &data("hand.fa"), "--device", &index, "--variant", variant]);
             assert_eq!(code, 0, "{err}");
             assert!(out.ends_with(HAND_SQUARE), "{variant}: {out}");
             assert!(err.contains(dev.info.name.trim()), "{err}");
@@ -78,22 +78,11 @@ fn opencl_variants_give_the_same_matrix() {
 
 #[test]
 fn plink_files_from_bed_and_table() {
-    let dir = scratch();
+    let dir = scratch_dir();
     let prefix = dir.join("ours");
     let golden = std::fs::read_to_string(data("a_flat.mibs")).unwrap();
-    let (code, _, err) = clsw(&[
-        "dist",
-        "--bfile",
-        &data("a"),
-        "--format",
-        "plink",
-        "--metric",
-        "ibs",
-        "--out",
-        s(&prefix),
-        "--variant",
-        "cpu",
-    ]);
+    let plink_ibs = ["--format", "plink", "--metric", "ibs", "--out", s(&prefix), "--variant", "cpu"];
+    let (code, _, err) = clsw(&[&["distance", "--bfile", &data("a")][..], &plink_ibs].concat());
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("ours.mibs"), "{err}");
     let ours = std::fs::read_to_string(dir.join("ours.mibs")).unwrap();
@@ -110,60 +99,46 @@ fn plink_files_from_bed_and_table() {
         std::fs::read_to_string(data("a_flat.mibs.id")).unwrap()
     );
     // The same genotypes as a table.
-    let (code, _, err) = clsw(&[
-        "dist",
-        "--genotypes",
-        &data("a.tsv"),
-        "--format",
-        "plink",
-        "--metric",
-        "ibs",
-        "--out",
-        s(&prefix),
-        "--variant",
-        "cpu",
-    ]);
+    let (code, _, err) = clsw(&[&["distance", "--genotypes", &data("a.tsv")][..], &plink_ibs].concat());
     assert_eq!(code, 0, "{err}");
     let ours = std::fs::read_to_string(dir.join("ours.mibs")).unwrap();
     assert!(ours.lines().zip(golden.lines()).all(|(a, b)| close(a, b)));
     // Binary output.
     let (code, _, err) =
-        clsw(&["dist", "--bfile", &data("b"), "--format", "binary", "--out", s(&prefix), "--variant", "cpu"]);
+        clsw(&["distance", "--bfile", &data("b"), "--format", "binary", "--out", s(&prefix), "--variant", "cpu"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(std::fs::metadata(dir.join("ours.u32")).unwrap().len(), 20 * 20 * 4);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn errors_are_clear() {
-    let dir = scratch();
+    let dir = scratch_dir();
     let ragged = dir.join("ragged.fa");
     std::fs::write(&ragged, ">a\nACGT\n>b\nACG\n").unwrap();
-    let (code, _, err) = clsw(&["dist", s(&ragged), "--variant", "cpu"]);
+    let (code, _, err) = clsw(&["distance", s(&ragged), "--variant", "cpu"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("'b' has 3 sites") && err.contains("'a' has 4"), "{err}");
     let empty = dir.join("empty.fa");
     std::fs::write(&empty, "").unwrap();
-    let (code, _, err) = clsw(&["dist", s(&empty), "--variant", "cpu"]);
+    let (code, _, err) = clsw(&["distance", s(&empty), "--variant", "cpu"]);
     assert_eq!(code, 1);
     assert!(err.contains("no sequences"), "{err}");
-    let (code, _, err) = clsw(&["dist", "--bfile", s(&dir.join("missing")), "--variant", "cpu"]);
+    let (code, _, err) = clsw(&["distance", "--bfile", s(&dir.join("missing")), "--variant", "cpu"]);
     assert_eq!(code, 1);
     assert!(err.contains("missing.fam"), "{err}");
-    let (code, _, err) = clsw(&["dist", "--bfile", &data("a"), "--count-gaps"]);
+    let (code, _, err) = clsw(&["distance", "--bfile", &data("a"), "--count-gaps"]);
     assert_eq!(code, 1);
     assert!(err.contains("alignments only"), "{err}");
-    let (code, _, err) = clsw(&["dist", &data("hand.fa"), "--metric", "nope"]);
+    let (code, _, err) = clsw(&["distance", &data("hand.fa"), "--metric", "nope"]);
     assert_eq!(code, 1);
     assert!(err.contains("unknown metric"), "{err}");
-    let (code, _, err) = clsw(&["dist", &data("hand.fa"), "--variant", "cpu", "--bfile", &data("a")]);
+    let (code, _, err) = clsw(&["distance", &data("hand.fa"), "--variant", "cpu", "--bfile", &data("a")]);
     assert_eq!(code, 2, "{err}"); // clap: conflicting inputs
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bench_prints_a_row_per_variant() {
-    let mut args = vec!["bench", "dist", "--samples", "20", "--sites", "5000", "--runs", "1", "--variants"];
+    let mut args = vec!["bench", "distance", "--samples", "20", "--sites", "5000", "--runs", "1", "--variants"];
     let devices = test_devices();
     let index = devices.first().map(|d| d.info.index.to_string());
     if let Some(i) = &index {

@@ -54,8 +54,21 @@ fn search_args(device: &str, variant: &str) -> Vec<String> {
     let q = data.join("queries10.fasta");
     let d = data.join("uniprot300.fasta");
     [
-        "scan", "-q", q.to_str().unwrap(), "-d", d.to_str().unwrap(), "--device", device, "--variant", variant,
-        "--max-hits", "1000", "--evalue", "1e300", "--outfmt", "tabular-ext",
+        "scan",
+        "-q",
+        q.to_str().unwrap(),
+        "-d",
+        d.to_str().unwrap(),
+        "--device",
+        device,
+        "--variant",
+        variant,
+        "--max-hits",
+        "1000",
+        "--evalue",
+        "1e300",
+        "--outfmt",
+        "tabular-ext",
     ]
     .map(String::from)
     .to_vec()
@@ -78,7 +91,10 @@ fn every_device_is_exact_on_every_variant_or_refused() {
             let err = text(&out.stderr);
             if passed {
                 assert!(out.status.success(), "{name} {variant}: {err}");
-                assert!(out.stdout == native.stdout, "{name} ({platform}) {variant}: output differs from the native path");
+                assert!(
+                    out.stdout == native.stdout,
+                    "{name} ({platform}) {variant}: output differs from the native path"
+                );
             } else {
                 assert!(!out.status.success() && out.stdout.is_empty(), "{name} {variant}: wrong device was used");
                 assert!(err.contains("failed its self-test and was refused"), "{name} {variant}: {err}");
@@ -97,7 +113,8 @@ fn a_wrong_kernel_build_is_refused_naming_the_variant_and_pair() {
             continue; // refused already, for its own reason
         }
         let listing = text(&clsw(&["devices"], &wrong).stdout);
-        let line = listing.lines().skip_while(|l| !l.starts_with(&format!("[{index}]"))).find(|l| l.contains("self-test"));
+        let line =
+            listing.lines().skip_while(|l| !l.starts_with(&format!("[{index}]"))).find(|l| l.contains("self-test"));
         let line = line.unwrap_or_default();
         assert!(line.contains("FAILED: variant plain, protein case, subject 0"), "{name}: {line}");
         let args = search_args(&index.to_string(), "fast");

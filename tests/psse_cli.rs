@@ -4,18 +4,9 @@
 
 mod common;
 
+use common::cli::{clsw, same_output_on_two_devices, scratch};
 use common::{data_dir, test_devices};
 use std::path::PathBuf;
-use std::process::Command;
-
-fn clsw(device: &str, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_clsw")).args(args).env("CLSW_DEVICE", device).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 /// Writes the named records of the test data to a scratch FASTA file.
 fn fasta(name: &str, records: &[(&str, &str)]) -> PathBuf {
@@ -36,11 +27,7 @@ fn fasta(name: &str, records: &[(&str, &str)]) -> PathBuf {
         let s = if seq.is_empty() { all.iter().find(|(i, _)| i == id).unwrap().1.clone() } else { seq.to_string() };
         text.push_str(&format!(">{id}\n{s}\n"));
     }
-    let dir = std::env::temp_dir().join(format!("clsw-psse-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
+    scratch(name, text.as_bytes())
 }
 
 const Q: &str = "sp|Q3ZZU0|ATPD_DEHMC";
@@ -51,7 +38,7 @@ fn one_pair_gives_a_summary() {
     let q = fasta("q.fa", &[(Q, "")]);
     let s = fasta("s.fa", &[(S, "")]);
     let args = ["psse", "--query", q.to_str().unwrap(), "--subject", s.to_str().unwrap(), "--shuffles", "300"];
-    let (code, out, err) = clsw("reference", &[&args[..], &["--histogram"]].concat());
+    let (code, out, err) = clsw(&[&args[..], &["--histogram"]].concat());
     assert_eq!(code, 0, "{err}");
     for want in [
         "unshuffled s-w score: 54",
@@ -66,39 +53,37 @@ fn one_pair_gives_a_summary() {
     // The same numbers on every OpenCL device, both kernels.
     let numbers =
         |o: &str| o.lines().filter(|l| l.contains("Gumbel") || l.starts_with("P(")).collect::<Vec<_>>().join("\n");
-    let (_, plain, _) = clsw("reference", &args);
+    let (_, plain, _) = clsw(&args);
     for dev in test_devices() {
-        for kernel in ["fast", "inter"] {
+        for variant in ["fast", "inter"] {
             let index = dev.info.index.to_string();
-            let (code, got, err) = clsw("reference", &[&args[..], &["--device", &index, "--kernel", kernel]].concat());
+            let (code, got, err) = clsw(&[&args[..], &["--device", &index, "--variant", variant]].concat());
             assert_eq!(code, 0, "{err}");
-            assert_eq!(numbers(&got), numbers(&plain), "{} {kernel}", dev.info.label());
+            assert_eq!(numbers(&got), numbers(&plain), "{} {variant}", dev.info.label());
         }
     }
     // Censored: the summary says so.
-    let (code, out, err) = clsw("reference", &[&args[..], &["--censor-below", "0.5"]].concat());
+    let (code, out, err) = clsw(&[&args[..], &["--censor-below", "0.5"]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Gumbel ML fit (censored:"), "{out}");
+}
+
+#[test]
+fn a_list_of_two_devices_gives_the_native_results() {
+    let q = fasta("q2d.fa", &[(Q, ""), ("tr|M9HPM3|M9HPM3_ECOLX", "")]);
+    let s = fasta("s2d.fa", &[(S, ""), ("sp|Q3Z8Z5|ATPD_DEHM1", "")]);
+    let args = ["psse", "--query", q.to_str().unwrap(), "--subject", s.to_str().unwrap(), "--shuffles", "100"];
+    // TSV: the summary names the devices, the table does not.
+    let out = same_output_on_two_devices(&[&args[..], &["--format", "tsv"]].concat(), str::to_string);
+    assert_eq!(out.lines().count(), 5, "{out}");
 }
 
 #[test]
 fn many_pairs_give_a_table_with_na_for_unfittable_pairs() {
     let q = fasta("q2.fa", &[(Q, ""), ("tr|M9HPM3|M9HPM3_ECOLX", "")]);
     let s = fasta("s3.fa", &[(S, ""), ("sp|Q3Z8Z5|ATPD_DEHM1", ""), ("one", "W")]);
-    let (code, out, err) = clsw(
-        "reference",
-        &[
-            "psse",
-            "--query",
-            q.to_str().unwrap(),
-            "--subject",
-            s.to_str().unwrap(),
-            "--shuffles",
-            "100",
-            "--window",
-            "20",
-        ],
-    );
+    let base = ["psse", "--query", q.to_str().unwrap(), "--subject", s.to_str().unwrap()];
+    let (code, out, err) = clsw(&[&base[..], &["--shuffles", "100", "--window", "20"]].concat());
     assert_eq!(code, 0, "{err}");
     let lines: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
     assert_eq!(lines[0], ["query", "subject", "score", "mu", "lambda", "K", "P", "E"]);
@@ -109,20 +94,7 @@ fn many_pairs_give_a_table_with_na_for_unfittable_pairs() {
     assert!(lines[2][6].parse::<f64>().unwrap() < 1e-10, "{:?}", lines[2]);
     assert_eq!(&lines[3][2..], ["NA"; 6]);
     assert!(err.contains("2 pair(s) without statistics"), "{err}");
-    let (code, out, _) = clsw(
-        "reference",
-        &[
-            "psse",
-            "--query",
-            q.to_str().unwrap(),
-            "--subject",
-            s.to_str().unwrap(),
-            "--shuffles",
-            "50",
-            "--format",
-            "summary",
-        ],
-    );
+    let (code, out, _) = clsw(&[&base[..], &["--shuffles", "50", "--format", "summary"]].concat());
     assert_eq!(code, 0);
     assert_eq!(out.matches("unshuffled s-w score").count(), 4, "{out}");
 }
@@ -135,42 +107,39 @@ fn bad_options_are_clear_errors() {
     for (extra, want) in [
         (&["--shuffles", "1"][..], "at least 2 shuffles"),
         (&["--censor-below", "1.5"][..], "strictly between 0 and 1"),
+        (&["--variant", "warp"][..], "unknown psse kernel variant"),
         (&["--kernel", "warp"][..], "unknown psse kernel variant"),
         (&["--matrix", "EDNAFULL"][..], "not a dna residue"),
     ] {
-        let (code, _, err) = clsw("reference", &[&base[..], extra].concat());
+        let (code, _, err) = clsw(&[&base[..], extra].concat());
         assert_eq!(code, 1, "{extra:?}: {err}");
         assert!(err.contains(want), "{extra:?}: {err}");
     }
-    let (code, _, err) = clsw("reference", &["psse", "--query", "/nonexistent.fa", "--subject", s.to_str().unwrap()]);
+    let (code, _, err) = clsw(&["psse", "--query", "/nonexistent.fa", "--subject", s.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(err.contains("nonexistent"), "{err}");
     let one = fasta("one.fa", &[("one", "W")]);
-    let (code, _, err) =
-        clsw("reference", &["psse", "--query", q.to_str().unwrap(), "--subject", one.to_str().unwrap()]);
+    let (code, _, err) = clsw(&["psse", "--query", q.to_str().unwrap(), "--subject", one.to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("no pair could be fitted"), "{err}");
 }
 
 #[test]
 fn bench_prints_rates() {
-    let (code, out, err) = clsw(
-        "reference",
-        &[
-            "bench",
-            "psse",
-            "--num-subjects",
-            "4",
-            "--shuffles",
-            "20",
-            "--length",
-            "60",
-            "--runs",
-            "1",
-            "--variants",
-            "native",
-        ],
-    );
+    let (code, out, err) = clsw(&[
+        "bench",
+        "psse",
+        "--num-subjects",
+        "4",
+        "--shuffles",
+        "20",
+        "--length",
+        "60",
+        "--runs",
+        "1",
+        "--variants",
+        "native",
+    ]);
     assert_eq!(code, 0, "{err}");
     let row = out.lines().find(|l| l.starts_with("native")).unwrap_or_else(|| panic!("{out}"));
     let f: Vec<&str> = row.split_whitespace().collect();

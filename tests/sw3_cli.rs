@@ -8,34 +8,8 @@ use clsw::reference::sw3::sw3_score;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
 use clsw::sw3::{all_triples, sax};
+use common::cli::{clsw, s, same_output_on_two_devices, scratch};
 use common::{data_dir, test_devices};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn clsw(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_clsw"))
-        .args(args)
-        .env("CLSW_DEVICE", "reference")
-        .output()
-        .expect("running clsw");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("clsw-sw3-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
 
 /// Data rows of the results table (tab-separated, not comments, not the header).
 fn table_rows(out: &str) -> Vec<Vec<String>> {
@@ -70,19 +44,8 @@ fn fasta_triple_with_the_seed_scoring() {
 fn series_triples_match_the_library() {
     let csv = data_dir().join("sw3/channels.csv");
     let table = scratch("table.tsv", b"");
-    let (code, out, err) = clsw(&[
-        "sw3",
-        "--series",
-        s(&csv),
-        "--sax-word",
-        "24",
-        "--sax-alphabet",
-        "5",
-        "--top",
-        "3",
-        "--table",
-        s(&table),
-    ]);
+    let args = ["sw3", "--series", s(&csv), "--sax-word", "24", "--sax-alphabet", "5", "--top", "3"];
+    let (code, out, err) = clsw(&[&args[..], &["--table", s(&table)]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("constant channel") && err.contains("ch5"), "{err}");
     // The same computation through the library.
@@ -106,22 +69,25 @@ fn series_triples_match_the_library() {
     // The device path on every OpenCL device gives the same table.
     for dev in test_devices() {
         let idx = dev.info.index.to_string();
-        let (code, dout, err) = clsw(&[
-            "sw3",
-            "--series",
-            s(&csv),
-            "--sax-word",
-            "24",
-            "--sax-alphabet",
-            "5",
-            "--top",
-            "3",
-            "--device",
-            &idx,
-        ]);
+        let (code, dout, err) = clsw(&[&args[..], &["--device", &idx]].concat());
         assert_eq!(code, 0, "{err}");
-        assert_eq!(table_rows(&dout), rows, "{} vs reference:\n{dout}", dev.info.label());
+        assert_eq!(table_rows(&dout), rows, "{} vs native:\n{dout}", dev.info.label());
     }
+}
+
+#[test]
+fn a_list_of_two_devices_gives_the_native_results() {
+    let csv = data_dir().join("sw3/channels.csv");
+    // The first line names the devices and the time; the table and alignments follow.
+    let body = |out: &str| out.lines().skip(1).collect::<Vec<_>>().join("\n");
+    let args = ["sw3", "--series", s(&csv), "--sax-word", "16", "--sax-alphabet", "6", "--top", "5"];
+    let out = same_output_on_two_devices(&args, body);
+    assert!(out.contains("ch1\tch2\tch3"), "{out}");
+    // FASTA: the first two records of gap_pairs in each place (8 triples).
+    let text = std::fs::read_to_string(data_dir().join("gap_pairs.fasta")).unwrap();
+    let two: Vec<&str> = text.split_inclusive('>').take(3).collect();
+    let fa = scratch("two_pairs.fa", two.concat().trim_end_matches('>').as_bytes());
+    same_output_on_two_devices(&["sw3", s(&fa), s(&fa), s(&fa)], body);
 }
 
 #[test]

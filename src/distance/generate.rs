@@ -12,6 +12,11 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03 | 1)
     }
+    /// The generator in a given state (made odd, as xorshift never leaves zero), for
+    /// callers that seed it their own way and must keep drawing the same numbers.
+    pub fn from_state(state: u64) -> Rng {
+        Rng(state | 1)
+    }
     pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod capi;
+pub mod cli;
 
 use clsw::device::{ClDevice, DeviceKind, list_devices};
 use clsw::seq::{Alphabet, EmptyRecords, Sequence, fasta};

@@ -1,21 +1,15 @@
 //! The `clsw` command: every entry point of the library from a terminal.
 
+mod align;
+mod args;
 mod bench;
-mod dist;
+mod devices;
+mod distance;
 mod psse;
 mod scan;
 mod sw3;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use clsw::align::display::{TABULAR_COLUMNS, pairwise_view, tabular_line};
-use clsw::device::{ClDevice, DeviceKind, DeviceSpec, list_devices};
-use clsw::engine::self_test;
-use clsw::scoring::{DEFAULT_MATRICES, Matrix, Scoring, ScoringRequest};
-use clsw::seq::{Alphabet, EmptyRecords, Sequence, fasta};
-use clsw::{Error, Result, reference};
-use rayon::prelude::*;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -30,7 +24,7 @@ enum Command {
     /// List OpenCL platforms and devices, and run each device's self-test.
     Devices,
     /// Align every sequence of A with every sequence of B (local, with traceback).
-    Align(AlignArgs),
+    Align(align::AlignArgs),
     /// Search a database with queries: every subject's exact Smith-Waterman score, the
     /// best hits with E-values and alignments.
     Scan(scan::ScanArgs),
@@ -38,7 +32,8 @@ enum Command {
     Makedb(scan::MakedbArgs),
     /// All-pairs distance matrix of a FASTA alignment (SNP distances) or of genotypes
     /// (PLINK .bed, 0/1/2 table).
-    Dist(dist::DistArgs),
+    #[command(visible_alias = "dist")]
+    Distance(distance::DistanceArgs),
     /// Three-sequence local alignment (3-D Smith-Waterman) of FASTA records, or of every
     /// triple of channels of a time series as SAX words.
     Sw3(sw3::Sw3Args),
@@ -47,210 +42,20 @@ enum Command {
     Psse(psse::PsseArgs),
     /// Benchmarks that print tables (GCUPS per variant, device and size).
     #[command(subcommand)]
-    Bench(BenchCommand),
-}
-
-#[derive(Subcommand)]
-enum BenchCommand {
-    /// Database search: GCUPS per kernel variant, device and query length.
-    Scan(bench::BenchScanArgs),
-    /// Distance matrices: generated SNP alignments, time and comparisons per second.
-    Dist(dist::BenchDistArgs),
-    /// Three-sequence alignment: cells per second per variant, device and length, and for
-    /// a batch of all triples of channels, beside the CPU reference.
-    Sw3(sw3::BenchSw3Args),
-    /// Pairwise statistical significance: pairs and shuffle alignments per second per
-    /// device and kernel variant, optionally beside ssearch36 -k.
-    Psse(psse::BenchPsseArgs),
-}
-
-/// Options shared by everything that scores alignments.
-#[derive(clap::Args)]
-struct ScoringArgs {
-    /// Built-in matrix (BLOSUM45/50/62/80/90, PAM30/70/250, EDNAFULL) or an NCBI-format
-    /// matrix file [default: BLOSUM62 for protein, EDNAFULL for DNA].
-    #[arg(long)]
-    matrix: Option<String>,
-    /// Match score: use match/mismatch scoring instead of a matrix.
-    #[arg(long = "match", requires = "mismatch")]
-    match_score: Option<i32>,
-    /// Mismatch score (zero or negative), with --match.
-    #[arg(long, allow_hyphen_values = true)]
-    mismatch: Option<i32>,
-    /// Gap open cost: a gap of length L costs open + L * extend [default: the matrix's usual].
-    #[arg(long)]
-    gap_open: Option<i32>,
-    /// Gap extension cost, charged for every gapped residue [default: the matrix's usual].
-    #[arg(long)]
-    gap_extend: Option<i32>,
-    /// Sequence alphabet.
-    #[arg(long, value_enum, default_value_t = AlphabetArg::Auto)]
-    alphabet: AlphabetArg,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum AlphabetArg {
-    Auto,
-    Protein,
-    Dna,
-}
-
-#[derive(Clone, Copy, ValueEnum, PartialEq)]
-enum AlignFormat {
-    /// Readable pairwise view, with the tabular line under it.
-    Pairwise,
-    /// Tab-separated lines only (BLAST -outfmt 6 order, then raw score and CIGAR).
-    Tabular,
-}
-
-#[derive(clap::Args)]
-struct AlignArgs {
-    /// FASTA file of first sequences (plain or gzip).
-    a: PathBuf,
-    /// FASTA file of second sequences (plain or gzip).
-    b: PathBuf,
-    #[command(flatten)]
-    scoring: ScoringArgs,
-    #[arg(long, value_enum, default_value_t = AlignFormat::Pairwise)]
-    outfmt: AlignFormat,
-    /// Columns per line in the pairwise view.
-    #[arg(long, default_value_t = 60)]
-    width: usize,
-}
-
-impl ScoringArgs {
-    fn alphabet_for(&self, path: &Path) -> Result<Alphabet> {
-        Ok(match self.alphabet {
-            AlphabetArg::Protein => Alphabet::Protein,
-            AlphabetArg::Dna => Alphabet::Dna,
-            AlphabetArg::Auto => match &self.matrix {
-                Some(m) => Matrix::builtin_or_file(m)?.alphabet(),
-                None => fasta::guess_alphabet(path)?,
-            },
-        })
-    }
-
-    /// The options as the library's scoring request.
-    fn request(&self) -> ScoringRequest {
-        ScoringRequest {
-            matrix: self.matrix.clone(),
-            match_mismatch: self.match_score.zip(self.mismatch),
-            gap_open: self.gap_open,
-            gap_extend: self.gap_extend,
-        }
-    }
-
-    /// The scoring with the library's defaults for search, align and sw3.
-    fn scoring(&self, alphabet: Alphabet) -> Result<Scoring> {
-        self.request().resolve(alphabet, DEFAULT_MATRICES)
-    }
-}
-
-fn read_sequences(path: &Path, alphabet: Alphabet) -> Result<Vec<Sequence>> {
-    let (seqs, report) = fasta::read_file(path, alphabet, EmptyRecords::Error)?;
-    if let Some(notes) = report.notes(alphabet) {
-        eprintln!("clsw: {}: {notes}", path.display());
-    }
-    Ok(seqs)
-}
-
-fn run_align(args: &AlignArgs) -> Result<()> {
-    let alphabet = args.scoring.alphabet_for(&args.a)?;
-    let scoring = args.scoring.scoring(alphabet)?;
-    let a = read_sequences(&args.a, alphabet)?;
-    let b = read_sequences(&args.b, alphabet)?;
-    let pairs: Vec<(&Sequence, &Sequence)> = a.iter().flat_map(|x| b.iter().map(move |y| (x, y))).collect();
-    let alignments: Vec<_> =
-        pairs.par_iter().map(|(x, y)| reference::align(&x.residues, &y.residues, &scoring)).collect();
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let io = |e| Error::io("standard output", e);
-    if args.outfmt == AlignFormat::Tabular {
-        writeln!(out, "# {TABULAR_COLUMNS}").map_err(io)?;
-    }
-    for ((x, y), aln) in pairs.iter().zip(&alignments) {
-        match (aln, args.outfmt) {
-            (None, AlignFormat::Pairwise) => {
-                writeln!(out, "{} vs {}: no positive-scoring alignment\n", x.id, y.id).map_err(io)?
-            }
-            (None, AlignFormat::Tabular) => {}
-            (Some(aln), AlignFormat::Pairwise) => {
-                let view = pairwise_view(&x.id, &y.id, &x.residues, &y.residues, aln, &scoring, args.width);
-                writeln!(out, "{view}\n# {TABULAR_COLUMNS}\n{}\n", tabular_line(&x.id, &y.id, aln)).map_err(io)?;
-            }
-            (Some(aln), AlignFormat::Tabular) => writeln!(out, "{}", tabular_line(&x.id, &y.id, aln)).map_err(io)?,
-        }
-    }
-    out.flush().map_err(io)
-}
-
-fn gib(bytes: u64) -> String {
-    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
-}
-
-fn run_devices() -> Result<()> {
-    let devices = list_devices()?;
-    if devices.is_empty() {
-        println!("No OpenCL devices found: clsw computes on the CPU with its native SIMD path.");
-        println!("For GPUs install the vendor's OpenCL driver; for CPUs, PoCL (pocl-opencl-icd).");
-        return Ok(());
-    }
-    let mut failed = 0;
-    for d in &devices {
-        let kind = match d.kind {
-            DeviceKind::Gpu => "GPU",
-            DeviceKind::Cpu => "CPU",
-            DeviceKind::Other => "other",
-        };
-        println!("[{}] {}", d.index, d.name.trim());
-        println!("    platform:      {} (driver {})", d.platform.trim(), d.driver_version.trim());
-        println!("    type:          {kind}, {} compute units at {} MHz", d.compute_units, d.clock_mhz);
-        println!(
-            "    memory:        {} global, {} per allocation, {} KiB local",
-            gib(d.global_mem_bytes),
-            gib(d.max_alloc_bytes),
-            d.local_mem_bytes / 1024
-        );
-        println!("    OpenCL C:      {}", d.opencl_c_version.trim());
-        let result = ClDevice::new(d.clone()).and_then(|dev| self_test(&dev));
-        match result {
-            Ok(t) if t.passed() => println!("    self-test:     passed ({} pairs equal to the reference)", t.pairs),
-            Ok(t) => {
-                failed += 1;
-                println!("    self-test:     FAILED: {}", t.failure.unwrap_or_default());
-            }
-            Err(e) => {
-                failed += 1;
-                println!("    self-test:     FAILED: {e}");
-            }
-        }
-    }
-    let choice = DeviceSpec::resolve(None)?;
-    match choice.select() {
-        Ok(b) => {
-            println!("\ndevice choice '{choice}' uses: {}", b.iter().map(|b| b.label()).collect::<Vec<_>>().join(", "))
-        }
-        Err(e) => println!("\ndevice choice '{choice}': {e}"),
-    }
-    if failed > 0 {
-        return Err(Error::Device(format!("{failed} device(s) failed the self-test")));
-    }
-    Ok(())
+    Bench(bench::BenchCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Command::Devices => run_devices(),
-        Command::Align(args) => run_align(args),
+        Command::Devices => devices::run(),
+        Command::Align(args) => align::run(args),
         Command::Scan(args) => scan::run_scan(args),
         Command::Makedb(args) => scan::run_makedb(args),
-        Command::Dist(args) => dist::run_dist(args),
+        Command::Distance(args) => distance::run(args),
         Command::Sw3(args) => sw3::run(args),
         Command::Psse(args) => psse::run(args),
-        Command::Bench(BenchCommand::Scan(args)) => bench::run(args),
-        Command::Bench(BenchCommand::Dist(args)) => dist::run_bench(args),
-        Command::Bench(BenchCommand::Sw3(args)) => sw3::run_bench(args),
-        Command::Bench(BenchCommand::Psse(args)) => psse::run_bench(args),
+        Command::Bench(command) => bench::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

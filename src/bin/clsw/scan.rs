@@ -1,6 +1,6 @@
 //! `clsw scan` (database search) and `clsw makedb` (prepared databases).
 
-use super::{AlphabetArg, ScoringArgs};
+use crate::args::{AlphabetArg, DeviceArgs, ScoringArgs};
 use clap::Args;
 use clsw::output::{FormatOptions, OutputFormat, ResultWriter};
 use clsw::scan::Variant;
@@ -34,10 +34,8 @@ pub struct ScanArgs {
     /// sam, json, pairwise.
     #[arg(long, default_value = "tabular")]
     outfmt: String,
-    /// Devices: auto, gpu, cpu, reference, all, an index or a name, or a comma-separated list of
-    /// these (each a share of the database) [default: CLSW_DEVICE, else auto].
-    #[arg(long)]
-    device: Option<String>,
+    #[command(flatten)]
+    device: DeviceArgs,
     /// Kernel variant on OpenCL devices: fast, inter, intra, plain.
     #[arg(long, default_value = "fast")]
     variant: String,
@@ -194,7 +192,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
             );
         }
     }
-    let engine = Engine::open(args.device.as_deref())?;
+    let engine = Engine::open(args.device.device.as_deref())?;
     let options = SearchOptions {
         variant,
         max_hits: args.max_hits,

@@ -3,21 +3,28 @@
 //! events, end-to-end time from the host clock around each scan call (profile
 //! upload, kernels, recompute of saturated subjects, read-back).
 
+use super::{median_of_runs, opencl_devices, print_row, short_name, timed, write_csv};
 use clap::Args;
-use clsw::device::{Backend, ClDevice, DeviceSpec};
+use clsw::device::ClDevice;
 use clsw::engine::self_test;
 use clsw::scan::banded::{Banded, BandedScanner, Tuning};
 use clsw::scan::{Variant, scan_once};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::{EmptyRecords, fasta};
 use clsw::{Error, Result};
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 /// The 20 query lengths of the classic SWIPE / CUDASW++ benchmark (P02232 ... Q9UKN1).
 const CLASSIC_LENGTHS: [usize; 20] =
     [144, 189, 222, 375, 464, 567, 657, 729, 850, 1000, 1500, 2005, 2504, 3005, 3564, 4061, 4548, 4743, 5147, 5478];
+
+/// The printed table's columns: var, device, qlen, cells, kernel_s, e2e_s, GCUPS,
+/// e2e_GCUPS, recomp.
+const LAYOUT: &str = "<6 <28 >6 >14 >10 >10 >10 >10 >6";
+
+const CSV_HEADER: &str =
+    "variant,device,query_len,cells,kernel_s,end_to_end_s,kernel_gcups,end_to_end_gcups,recomputed";
 
 #[derive(Args)]
 pub struct BenchScanArgs {
@@ -79,11 +86,6 @@ pub struct BenchScanArgs {
     /// Also write the table as CSV here.
     #[arg(long)]
     csv: Option<PathBuf>,
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// A query of exactly `len` residues cut from real ones.
@@ -154,18 +156,25 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         tuning,
         args.runs
     );
-    let header = "variant,device,query_len,cells,kernel_s,end_to_end_s,kernel_gcups,end_to_end_gcups,recomputed";
-    let mut rows = vec![header.to_string()];
-    println!(
-        "{:<6} {:<28} {:>6} {:>14} {:>10} {:>10} {:>10} {:>10} {:>6}",
-        "var", "device", "qlen", "cells", "kernel_s", "e2e_s", "GCUPS", "e2e_GCUPS", "recomp"
-    );
+    let mut rows = Vec::new();
+    print_row(LAYOUT, &["var", "device", "qlen", "cells", "kernel_s", "e2e_s", "GCUPS", "e2e_GCUPS", "recomp"]);
     let mut row = |variant: &str, device: &str, len: usize, kernel: f64, e2e: f64, recomputed: usize| {
         let cells = residues as f64 * len as f64;
         let kg = if kernel > 0.0 { cells / kernel / 1e9 } else { f64::NAN };
         let eg = cells / e2e / 1e9;
-        println!(
-            "{variant:<6} {device:<28} {len:>6} {cells:>14.4e} {kernel:>10.4} {e2e:>10.4} {kg:>10.1} {eg:>10.1} {recomputed:>6}"
+        print_row(
+            LAYOUT,
+            &[
+                variant.to_string(),
+                device.to_string(),
+                len.to_string(),
+                format!("{cells:.4e}"),
+                format!("{kernel:.4}"),
+                format!("{e2e:.4}"),
+                format!("{kg:.1}"),
+                format!("{eg:.1}"),
+                recomputed.to_string(),
+            ],
         );
         rows.push(format!("{variant},{device},{len},{cells},{kernel:.6},{e2e:.6},{kg:.2},{eg:.2},{recomputed}"));
     };
@@ -174,28 +183,23 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         for &len in &lengths {
             let query = query_of_length(&queries, len);
             clsw::scan::native::scores(&query, &subjects, &scoring); // warm-up
-            let (mut e2e, mut recomputed) = (Vec::new(), 0);
-            for _ in 0..args.runs.max(1) {
-                let t = Instant::now();
-                recomputed = clsw::scan::native::scores(&query, &subjects, &scoring).recomputed;
-                e2e.push(t.elapsed().as_secs_f64());
-            }
-            let e = median(e2e);
-            row("native", &device, len, e, e, recomputed);
+            let time =
+                median_of_runs(args.runs, || Ok(clsw::scan::native::scores(&query, &subjects, &scoring)), |_| 0.0)?;
+            row("native", &device, len, time.e2e_s, time.e2e_s, time.last.recomputed);
         }
     }
-    let choice = DeviceSpec::resolve(args.device.as_deref())?;
-    let backends = if variants.is_empty() { Vec::new() } else { choice.select()? };
-    for backend in backends {
-        let Backend::OpenCl(info) = backend else {
-            return Err(Error::Device("clsw bench scan needs an OpenCL device".into()));
-        };
+    let (devices, native_device) =
+        if variants.is_empty() { (Vec::new(), false) } else { opencl_devices(args.device.as_deref())? };
+    if native_device {
+        return Err(Error::Device("clsw bench scan needs an OpenCL device".into()));
+    }
+    for info in devices {
         let dev = ClDevice::new(info)?;
         let test = self_test(&dev)?;
         if let Some(f) = test.failure {
             return Err(Error::Device(format!("{} failed its self-test: {f}", dev.info.label())));
         }
-        let name: String = dev.info.name.trim().chars().take(28).collect();
+        let name = short_name(&dev.info, 28);
         for &variant in &variants {
             let kind = match variant {
                 Variant::Inter => Some(Banded::Inter),
@@ -216,9 +220,9 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
                 scan(&queries[0])?; // warm-up: program build, first-touch
                 let (mut kernel, mut e2e, mut recomputed, mut total) = (0.0, 0.0, 0, 0);
                 for q in &queries {
-                    let t = Instant::now();
-                    let out = scan(q)?;
-                    e2e += t.elapsed().as_secs_f64();
+                    let (out, seconds) = timed(|| scan(q));
+                    let out = out?;
+                    e2e += seconds;
                     kernel += out.kernel_seconds;
                     recomputed += out.recomputed;
                     total += q.len();
@@ -233,23 +237,13 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
                     None => scan_once(&dev, variant, &query, &subjects, &scoring),
                 };
                 scan()?; // warm-up: program build, first-touch
-                let (mut kernel, mut e2e, mut recomputed) = (Vec::new(), Vec::new(), 0);
-                for _ in 0..args.runs.max(1) {
-                    let t = Instant::now();
-                    let out = scan()?;
-                    e2e.push(t.elapsed().as_secs_f64());
-                    kernel.push(out.kernel_seconds);
-                    recomputed = out.recomputed;
-                }
-                row(variant.name(), &name, len, median(kernel), median(e2e), recomputed);
+                let time = median_of_runs(args.runs, scan, |out| out.kernel_seconds)?;
+                row(variant.name(), &name, len, time.kernel_s, time.e2e_s, time.last.recomputed);
             }
         }
     }
     if let Some(path) = &args.csv {
-        let mut f = std::fs::File::create(path).map_err(|e| Error::io(path, e))?;
-        for r in &rows {
-            writeln!(f, "{r}").map_err(|e| Error::io(path, e))?;
-        }
+        write_csv(path, CSV_HEADER, &rows)?;
     }
     Ok(())
 }

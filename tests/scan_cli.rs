@@ -3,45 +3,9 @@
 
 mod common;
 
+use common::cli::{clsw, clsw_on, s, same_output_on_two_devices, scratch, scratch_dir};
 use common::{data_dir, test_devices};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// Runs clsw with `device` as CLSW_DEVICE (None: the default choice).
-fn clsw_on(device: Option<&str>, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_clsw"));
-    cmd.args(args);
-    match device {
-        Some(d) => cmd.env("CLSW_DEVICE", d),
-        None => cmd.env_remove("CLSW_DEVICE"),
-    };
-    let out = cmd.output().expect("running clsw");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn clsw(args: &[&str]) -> (i32, String, String) {
-    clsw_on(Some("reference"), args)
-}
-
-fn scratch_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("clsw-cli-scan-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
-    let p = scratch_dir().join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use std::path::PathBuf;
 
 fn data(name: &str) -> String {
     data_dir().join(name).to_str().unwrap().to_string()
@@ -68,11 +32,11 @@ fn three_queries() -> PathBuf {
 fn scan_on_the_native_path_and_the_default_device_agree() {
     let q = three_queries();
     let db = data("uniprot300.fasta");
-    let (code, reference, err) = clsw(&["scan", "--query", s(&q), "--db", &db]);
+    let (code, native, err) = clsw(&["scan", "--query", s(&q), "--db", &db]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("clsw: 3 queries (249 residues) x 299 subjects (169,296 residues)"), "{err}");
     assert!(err.contains("native path") && err.contains("E-values fitted for 3"), "{err}");
-    let lines: Vec<&str> = reference.lines().collect();
+    let lines: Vec<&str> = native.lines().collect();
     assert!(lines.len() > 10);
     // The first query's best hits: two identical 49-residue proteins (score 268, as
     // ssearch36 reports), whole-length, 100% identity.
@@ -89,19 +53,26 @@ fn scan_on_the_native_path_and_the_default_device_agree() {
         let (code, device, err) = clsw_on(Some("cpu"), &["scan", "--query", s(&q), "--db", &db]);
         assert_eq!(code, 0, "{err}");
         assert!(err.contains("variant fast on ["), "{err}");
-        assert_eq!(device, reference);
+        assert_eq!(device, native);
         // Other variants, and the database forced through small batches.
         let (code, inter, err) = clsw_on(Some("cpu"), &["scan", "-q", s(&q), "-d", &db, "--variant", "inter"]);
-        assert_eq!((code, &inter), (0, &reference), "{err}");
+        assert_eq!((code, &inter), (0, &native), "{err}");
         let (code, batched, err) =
             clsw_on(Some("cpu"), &["scan", "-q", s(&q), "-d", &db, "--batch-residues", "30000", "--quiet"]);
-        assert_eq!((code, &batched), (0, &reference), "{err}");
+        assert_eq!((code, &batched), (0, &native), "{err}");
         assert!(err.is_empty(), "--quiet prints nothing: {err}");
         // A device beside the native path, each with half the database.
-        let (code, split, err) = clsw_on(None, &["scan", "-q", s(&q), "-d", &db, "--device", "cpu,reference"]);
-        assert_eq!((code, &split), (0, &reference), "{err}");
+        let (code, split, err) = clsw_on(None, &["scan", "-q", s(&q), "-d", &db, "--device", "cpu,native"]);
+        assert_eq!((code, &split), (0, &native), "{err}");
         assert!(err.contains("native CPU path"), "{err}");
     }
+}
+
+#[test]
+fn a_list_of_two_devices_gives_the_native_results() {
+    let q = three_queries();
+    let db = data("uniprot300.fasta");
+    same_output_on_two_devices(&["scan", "-q", s(&q), "-d", &db, "--outfmt", "tabular-ext"], str::to_string);
 }
 
 #[test]
@@ -212,8 +183,8 @@ fn long_query_on_the_default_device() {
         assert_eq!(c[2], "100.00");
         assert_eq!(c[3], subject.len().to_string());
     }
-    let (_, reference, _) = clsw(&["scan", "-q", s(&q), "-d", s(&db)]);
-    assert_eq!(out, reference);
+    let (_, native, _) = clsw(&["scan", "-q", s(&q), "-d", s(&db)]);
+    assert_eq!(out, native);
 }
 
 #[test]

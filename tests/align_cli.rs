@@ -1,35 +1,10 @@
-//! The `clsw` command on good and bad input: bad input must give a clear message and
-//! exit code 1, never a panic (exit code 101).
+//! `clsw align` on good and bad input (bad input must give a clear message and exit
+//! code 1, never a panic: exit code 101), and `clsw devices`.
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn clsw(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_clsw"))
-        .args(args)
-        .env("CLSW_DEVICE", "reference")
-        .output()
-        .expect("running clsw");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("clsw-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::cli::{clsw, s, scratch};
+use std::path::PathBuf;
 
 #[test]
 fn align_prints_view_and_tabular_line() {
@@ -74,9 +49,8 @@ fn bad_inputs_give_clear_errors() {
 
 #[test]
 fn devices_lists_and_self_tests() {
-    let out = Command::new(env!("CARGO_BIN_EXE_clsw")).arg("devices").output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let (code, text, err) = clsw(&["devices"]);
+    assert_eq!(code, 0, "{text}{err}");
     if common::test_devices().is_empty() {
         assert!(text.contains("No OpenCL devices found"));
     } else {

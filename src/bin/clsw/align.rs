@@ -1,0 +1,62 @@
+//! `clsw align`: local alignment with traceback of every pair of two FASTA files.
+
+use crate::args::{ScoringArgs, read_sequences};
+use clap::ValueEnum;
+use clsw::align::display::{TABULAR_COLUMNS, pairwise_view, tabular_line};
+use clsw::seq::Sequence;
+use clsw::{Error, Result, reference};
+use rayon::prelude::*;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Clone, Copy, ValueEnum, PartialEq)]
+enum AlignFormat {
+    /// Readable pairwise view, with the tabular line under it.
+    Pairwise,
+    /// Tab-separated lines only (BLAST -outfmt 6 order, then raw score and CIGAR).
+    Tabular,
+}
+
+#[derive(clap::Args)]
+pub struct AlignArgs {
+    /// FASTA file of first sequences (plain or gzip).
+    a: PathBuf,
+    /// FASTA file of second sequences (plain or gzip).
+    b: PathBuf,
+    #[command(flatten)]
+    scoring: ScoringArgs,
+    #[arg(long, value_enum, default_value_t = AlignFormat::Pairwise)]
+    outfmt: AlignFormat,
+    /// Columns per line in the pairwise view.
+    #[arg(long, default_value_t = 60)]
+    width: usize,
+}
+
+pub fn run(args: &AlignArgs) -> Result<()> {
+    let alphabet = args.scoring.alphabet_for(&args.a)?;
+    let scoring = args.scoring.scoring(alphabet)?;
+    let a = read_sequences(&args.a, alphabet)?;
+    let b = read_sequences(&args.b, alphabet)?;
+    let pairs: Vec<(&Sequence, &Sequence)> = a.iter().flat_map(|x| b.iter().map(move |y| (x, y))).collect();
+    let alignments: Vec<_> =
+        pairs.par_iter().map(|(x, y)| reference::align(&x.residues, &y.residues, &scoring)).collect();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let io = |e| Error::io("standard output", e);
+    if args.outfmt == AlignFormat::Tabular {
+        writeln!(out, "# {TABULAR_COLUMNS}").map_err(io)?;
+    }
+    for ((x, y), aln) in pairs.iter().zip(&alignments) {
+        match (aln, args.outfmt) {
+            (None, AlignFormat::Pairwise) => {
+                writeln!(out, "{} vs {}: no positive-scoring alignment\n", x.id, y.id).map_err(io)?
+            }
+            (None, AlignFormat::Tabular) => {}
+            (Some(aln), AlignFormat::Pairwise) => {
+                let view = pairwise_view(&x.id, &y.id, &x.residues, &y.residues, aln, &scoring, args.width);
+                writeln!(out, "{view}\n# {TABULAR_COLUMNS}\n{}\n", tabular_line(&x.id, &y.id, aln)).map_err(io)?;
+            }
+            (Some(aln), AlignFormat::Tabular) => writeln!(out, "{}", tabular_line(&x.id, &y.id, aln)).map_err(io)?,
+        }
+    }
+    out.flush().map_err(io)
+}

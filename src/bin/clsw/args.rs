@@ -1,0 +1,86 @@
+//! Options several commands share: the devices, the scoring and alphabet, and reading
+//! FASTA inputs with their notes on standard error.
+
+use clap::ValueEnum;
+use clsw::Result;
+use clsw::scoring::{DEFAULT_MATRICES, Matrix, Scoring, ScoringRequest};
+use clsw::seq::{Alphabet, EmptyRecords, Sequence, fasta};
+use std::path::Path;
+
+/// `--device`, the same text in every job command.
+#[derive(clap::Args)]
+pub struct DeviceArgs {
+    /// Devices: auto, gpu, cpu, native (the SIMD CPU path, no OpenCL), all, an index or a
+    /// name from `clsw devices`, or a comma-separated list of these, each a share of the
+    /// work (`0,1`: devices 0 and 1) [default: CLSW_DEVICE, else auto].
+    #[arg(long)]
+    pub device: Option<String>,
+}
+
+/// Options shared by everything that scores alignments.
+#[derive(clap::Args)]
+pub struct ScoringArgs {
+    /// Built-in matrix (BLOSUM45/50/62/80/90, PAM30/70/250, EDNAFULL) or an NCBI-format
+    /// matrix file [default: BLOSUM62 for protein, EDNAFULL for DNA].
+    #[arg(long)]
+    pub matrix: Option<String>,
+    /// Match score: use match/mismatch scoring instead of a matrix.
+    #[arg(long = "match", requires = "mismatch")]
+    pub match_score: Option<i32>,
+    /// Mismatch score (zero or negative), with --match.
+    #[arg(long, allow_hyphen_values = true)]
+    pub mismatch: Option<i32>,
+    /// Gap open cost: a gap of length L costs open + L * extend [default: the matrix's usual].
+    #[arg(long)]
+    pub gap_open: Option<i32>,
+    /// Gap extension cost, charged for every gapped residue [default: the matrix's usual].
+    #[arg(long)]
+    pub gap_extend: Option<i32>,
+    /// Sequence alphabet.
+    #[arg(long, value_enum, default_value_t = AlphabetArg::Auto)]
+    pub alphabet: AlphabetArg,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum AlphabetArg {
+    Auto,
+    Protein,
+    Dna,
+}
+
+impl ScoringArgs {
+    pub fn alphabet_for(&self, path: &Path) -> Result<Alphabet> {
+        Ok(match self.alphabet {
+            AlphabetArg::Protein => Alphabet::Protein,
+            AlphabetArg::Dna => Alphabet::Dna,
+            AlphabetArg::Auto => match &self.matrix {
+                Some(m) => Matrix::builtin_or_file(m)?.alphabet(),
+                None => fasta::guess_alphabet(path)?,
+            },
+        })
+    }
+
+    /// The options as the library's scoring request.
+    pub fn request(&self) -> ScoringRequest {
+        ScoringRequest {
+            matrix: self.matrix.clone(),
+            match_mismatch: self.match_score.zip(self.mismatch),
+            gap_open: self.gap_open,
+            gap_extend: self.gap_extend,
+        }
+    }
+
+    /// The scoring with the library's defaults for search, align and sw3 (BLOSUM62 or
+    /// EDNAFULL and the matrix's customary gaps where the options name none).
+    pub fn scoring(&self, alphabet: Alphabet) -> Result<Scoring> {
+        self.request().resolve(alphabet, DEFAULT_MATRICES)
+    }
+}
+
+pub fn read_sequences(path: &Path, alphabet: Alphabet) -> Result<Vec<Sequence>> {
+    let (seqs, report) = fasta::read_file(path, alphabet, EmptyRecords::Error)?;
+    if let Some(notes) = report.notes(alphabet) {
+        eprintln!("clsw: {}: {notes}", path.display());
+    }
+    Ok(seqs)
+}

@@ -1,0 +1,139 @@
+//! `clsw bench`: the benchmarks, one file per job, apart from the job commands. What
+//! they all use is here: the median of timed runs, the clock, the generator of
+//! synthetic data, device names in table width, and the table and CSV writers.
+
+mod distance;
+mod psse;
+mod scan;
+mod sw3;
+
+use clap::Subcommand;
+use clsw::device::{Backend, DeviceInfo, DeviceSpec};
+use clsw::distance::generate::Rng;
+use clsw::{Error, Result};
+use std::path::Path;
+use std::time::Instant;
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Database search: GCUPS per kernel variant, device and query length.
+    Scan(scan::BenchScanArgs),
+    /// Distance matrices: generated SNP alignments, time and comparisons per second.
+    #[command(visible_alias = "dist")]
+    Distance(distance::BenchDistanceArgs),
+    /// Three-sequence alignment: cells per second per variant, device and length, and for
+    /// a batch of all triples of channels, beside the CPU reference.
+    Sw3(sw3::BenchSw3Args),
+    /// Pairwise statistical significance: pairs and shuffle alignments per second per
+    /// device and kernel variant, optionally beside ssearch36 -k.
+    Psse(psse::BenchPsseArgs),
+}
+
+pub fn run(command: &BenchCommand) -> Result<()> {
+    match command {
+        BenchCommand::Scan(args) => scan::run(args),
+        BenchCommand::Distance(args) => distance::run(args),
+        BenchCommand::Sw3(args) => sw3::run(args),
+        BenchCommand::Psse(args) => psse::run(args),
+    }
+}
+
+/// The median of timed runs (the upper one of an even count).
+pub fn median(mut runs: Vec<f64>) -> f64 {
+    runs.sort_by(f64::total_cmp);
+    runs[runs.len() / 2]
+}
+
+/// Runs `f` and returns its value with the seconds it took by the host clock.
+pub fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let start = Instant::now();
+    let value = f();
+    (value, start.elapsed().as_secs_f64())
+}
+
+/// What [`median_of_runs`] measured.
+pub struct Timings<T> {
+    /// The last run's value.
+    pub last: T,
+    /// The median of the runs' device seconds (as the caller reads them from a value).
+    pub kernel_s: f64,
+    /// The median of the runs' host seconds.
+    pub e2e_s: f64,
+}
+
+/// Runs `f` `runs` times (at least once; the caller has warmed up) and takes the median
+/// of the host clock around each run and of each run's `kernel` seconds.
+pub fn median_of_runs<T>(
+    runs: usize,
+    mut f: impl FnMut() -> Result<T>,
+    kernel: impl Fn(&T) -> f64,
+) -> Result<Timings<T>> {
+    let (mut kernel_s, mut e2e_s, mut last) = (Vec::new(), Vec::new(), None);
+    for _ in 0..runs.max(1) {
+        let (value, seconds) = timed(&mut f);
+        let value = value?;
+        e2e_s.push(seconds);
+        kernel_s.push(kernel(&value));
+        last = Some(value);
+    }
+    Ok(Timings { last: last.expect("at least one run"), kernel_s: median(kernel_s), e2e_s: median(e2e_s) })
+}
+
+/// The generator of every benchmark's synthetic data (the library's xorshift64*),
+/// seeded as the benchmarks always were, so a seed gives the data it gave before.
+pub fn rng(seed: u64) -> Rng {
+    Rng::from_state(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// A device's name cut to a table column of `width` characters.
+pub fn short_name(info: &DeviceInfo, width: usize) -> String {
+    info.name.trim().chars().take(width).collect()
+}
+
+/// The OpenCL devices of a device specification (`--device`, else `CLSW_DEVICE`, else
+/// auto), and whether it also named the native CPU path.
+pub fn opencl_devices(device: Option<&str>) -> Result<(Vec<DeviceInfo>, bool)> {
+    let mut devices = Vec::new();
+    let mut native = false;
+    for backend in DeviceSpec::resolve(device)?.select()? {
+        match backend {
+            Backend::OpenCl(info) => devices.push(info),
+            Backend::Native => native = true,
+        }
+    }
+    Ok((devices, native))
+}
+
+/// One line of a table: every cell padded to its column, one space between columns.
+/// `layout` gives the columns as format specifiers do: `<6` six characters, text on
+/// the left; `>14` fourteen, text on the right.
+pub fn print_row<S: AsRef<str>>(layout: &str, cells: &[S]) {
+    let columns: Vec<&str> = layout.split_whitespace().collect();
+    assert_eq!(columns.len(), cells.len(), "a table row has a cell per column");
+    let padded: Vec<String> = columns
+        .iter()
+        .zip(cells)
+        .map(|(column, cell)| {
+            let (side, width) = column.split_at(1);
+            let w: usize = width.parse().expect("a column width");
+            match side {
+                "<" => format!("{:<w$}", cell.as_ref()),
+                ">" => format!("{:>w$}", cell.as_ref()),
+                _ => panic!("a column is <WIDTH or >WIDTH, not {column}"),
+            }
+        })
+        .collect();
+    println!("{}", padded.join(" "));
+}
+
+/// Writes a CSV file: the header line, then one line per row.
+pub fn write_csv(path: &Path, header: &str, rows: &[String]) -> Result<()> {
+    let mut text = String::with_capacity(header.len() + 1 + rows.iter().map(|r| r.len() + 1).sum::<usize>());
+    text.push_str(header);
+    text.push('\n');
+    for row in rows {
+        text.push_str(row);
+        text.push('\n');
+    }
+    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+}

@@ -1,0 +1,60 @@
+//! `clsw devices`: every OpenCL device with its self-test, and what the device choice
+//! (`CLSW_DEVICE`, else auto) uses.
+
+use clsw::device::{ClDevice, DeviceKind, DeviceSpec, list_devices};
+use clsw::engine::self_test;
+use clsw::{Error, Result};
+
+fn gib(bytes: u64) -> String {
+    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+}
+
+pub fn run() -> Result<()> {
+    let devices = list_devices()?;
+    if devices.is_empty() {
+        println!("No OpenCL devices found: clsw computes on the CPU with its native SIMD path.");
+        println!("For GPUs install the vendor's OpenCL driver; for CPUs, PoCL (pocl-opencl-icd).");
+        return Ok(());
+    }
+    let mut failed = 0;
+    for d in &devices {
+        let kind = match d.kind {
+            DeviceKind::Gpu => "GPU",
+            DeviceKind::Cpu => "CPU",
+            DeviceKind::Other => "other",
+        };
+        println!("[{}] {}", d.index, d.name.trim());
+        println!("    platform:      {} (driver {})", d.platform.trim(), d.driver_version.trim());
+        println!("    type:          {kind}, {} compute units at {} MHz", d.compute_units, d.clock_mhz);
+        println!(
+            "    memory:        {} global, {} per allocation, {} KiB local",
+            gib(d.global_mem_bytes),
+            gib(d.max_alloc_bytes),
+            d.local_mem_bytes / 1024
+        );
+        println!("    OpenCL C:      {}", d.opencl_c_version.trim());
+        let result = ClDevice::new(d.clone()).and_then(|dev| self_test(&dev));
+        match result {
+            Ok(t) if t.passed() => println!("    self-test:     passed ({} pairs equal to the reference)", t.pairs),
+            Ok(t) => {
+                failed += 1;
+                println!("    self-test:     FAILED: {}", t.failure.unwrap_or_default());
+            }
+            Err(e) => {
+                failed += 1;
+                println!("    self-test:     FAILED: {e}");
+            }
+        }
+    }
+    let choice = DeviceSpec::resolve(None)?;
+    match choice.select() {
+        Ok(b) => {
+            println!("\ndevice choice '{choice}' uses: {}", b.iter().map(|b| b.label()).collect::<Vec<_>>().join(", "))
+        }
+        Err(e) => println!("\ndevice choice '{choice}': {e}"),
+    }
+    if failed > 0 {
+        return Err(Error::Device(format!("{failed} device(s) failed the self-test")));
+    }
+    Ok(())
+}
