@@ -239,11 +239,13 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
     let line_progress = args.progress && !terminal && !args.quiet;
 
     let (mut done, mut kernel, mut recomputed, mut hits) = (0usize, 0.0f64, 0usize, 0usize);
+    let mut kernel_from_host = false;
     let mut sources = [0usize; 3];
     searcher.search_all(&queries, |result| {
         writer.write(&result, &queries[result.query_index]).map_err(io)?;
         done += 1;
         kernel += result.kernel_seconds;
+        kernel_from_host |= result.kernel_seconds_from_host;
         recomputed += result.recomputed;
         hits += result.hits.len();
         sources[match result.statistics.source {
@@ -268,6 +270,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
     bar.finish_and_clear();
     writer.finish().map_err(io)?;
     let seconds = start.elapsed().as_secs_f64();
+    let clock = if kernel_from_host { " (host clock: the device gives no profiling times)" } else { "" };
 
     if !args.quiet {
         let devices = searcher.devices().join(", ");
@@ -296,8 +299,11 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
             setup_seconds,
             match engine.opencl_devices().len() {
                 0 => String::new(),
-                1 => format!("; kernels {kernel:.2} s = {} GCUPS", gcups(kernel)),
-                n => format!("; kernels {kernel:.2} s summed over {n} devices = {} GCUPS per device", gcups(kernel)),
+                1 => format!("; kernels {kernel:.2} s{clock} = {} GCUPS", gcups(kernel)),
+                n => format!(
+                    "; kernels {kernel:.2} s{clock} summed over {n} devices = {} GCUPS per device",
+                    gcups(kernel)
+                ),
             },
             thousands(recomputed as u64),
             thousands(hits as u64),
