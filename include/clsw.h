@@ -18,7 +18,7 @@
  * clsw never crosses the ABI: it becomes CLSW_ERR_INTERNAL with its message.
  *
  * Handles. clsw_engine, clsw_scoring, clsw_db, clsw_searcher, clsw_hits, clsw_alignment,
- * clsw_psse_results, clsw_distances, clsw_sw3_alignment and clsw_sw3_results are opaque.
+ * clsw_psse_results, clsw_distance_result, clsw_sw3_alignment and clsw_sw3_results are opaque.
  * Each function that makes one has a matching clsw_X_free, which accepts NULL. Using a handle
  * after freeing it is undefined behaviour, as in any C library; setting the pointer to NULL
  * after the free makes every later use a CLSW_ERR_NULL instead. Handles keep what they need
@@ -61,7 +61,7 @@
  * - clsw_scoring, clsw_db: read-only after creation; share them freely.
  * - clsw_searcher: may be shared; concurrent searches on one searcher are serialised
  *   per device queue (their statistics and alignments run in parallel on the CPU).
- * - clsw_hits, clsw_alignment, clsw_psse_results, clsw_distances, clsw_sw3_alignment,
+ * - clsw_hits, clsw_alignment, clsw_psse_results, clsw_distance_result, clsw_sw3_alignment,
  *   clsw_sw3_results: immutable, but give each thread its own (pass them between threads,
  *   do not use one from two threads at once).
  * - clsw_sax and the other calls without a handle may run on any thread at any time.
@@ -86,6 +86,19 @@
 #define CLSW_GAPS_DEFAULT (-1)
 
 /**
+ * Marks a name kept for one release after it was renamed: compilers warn where it is
+ * used (clsw 0.2.0 renamed clsw_distances / clsw_distances_* to clsw_distance_result /
+ * clsw_distance_result_*; the old names still work).
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define CLSW_DEPRECATED(note) __attribute__((deprecated(note)))
+#elif defined(_MSC_VER)
+#define CLSW_DEPRECATED(note) __declspec(deprecated(note))
+#else
+#define CLSW_DEPRECATED(note)
+#endif
+
+/**
  * Major version of the library (from Cargo.toml; a compile-time check keeps them equal).
  */
 #define CLSW_VERSION_MAJOR 0
@@ -93,7 +106,7 @@
 /**
  * Minor version of the library.
  */
-#define CLSW_VERSION_MINOR 1
+#define CLSW_VERSION_MINOR 2
 
 /**
  * Patch version of the library.
@@ -165,7 +178,7 @@ typedef struct clsw_db clsw_db;
  * An all-pairs distance matrix, with its sample names when it was read from a file.
  * Immutable; give each thread its own.
  */
-typedef struct clsw_distances clsw_distances;
+typedef struct clsw_distance_result clsw_distance_result;
 
 /**
  * A set of devices ready for work, each OpenCL device having passed its
@@ -715,7 +728,7 @@ typedef uint32_t clsw_distance_coding;
 typedef uint32_t clsw_distance_variant;
 
 /**
- * The values `clsw_distances_values` gives (`clsw_distance_options.metric`); PLINK's
+ * The values `clsw_distance_result_values` gives (`clsw_distance_options.metric`); PLINK's
  * definitions with missing calls skipped (`--distance ... flat-missing`).
  */
 typedef uint32_t clsw_distance_metric;
@@ -746,16 +759,21 @@ typedef struct clsw_distance_options {
      */
     clsw_distance_variant variant;
     /**
-     * Nonzero: also count the sites each pair compares (`clsw_distances_compared`).
+     * Nonzero: also count the sites each pair compares (`clsw_distance_result_compared`).
      * Implied by every metric but `CLSW_METRIC_DIFF`. Default 0.
      */
     int32_t want_compared;
     /**
-     * What `clsw_distances_values` gives: `CLSW_METRIC_DIFF` (default),
+     * What `clsw_distance_result_values` gives: `CLSW_METRIC_DIFF` (default),
      * `CLSW_METRIC_ALLELE_CT`, `CLSW_METRIC_IBS` or `CLSW_METRIC_ONE_MINUS_IBS`.
      */
     clsw_distance_metric metric;
 } clsw_distance_options;
+
+/**
+ * Deprecated since 0.2.0: the old name of `clsw_distance_result`.
+ */
+typedef struct clsw_distance_result clsw_distances;
 
 /**
  * How sequences are given to the sw3 functions (`clsw_sw3_options.input`).
@@ -1184,7 +1202,7 @@ enum clsw_status clsw_db_sequence(const struct clsw_db *db,
 /**
  * Creates an engine on the chosen devices. `device` is a NUL-terminated choice:
  * `"auto"` (the fastest GPU, else the native CPU path), `"gpu"`, `"cpu"` (a CPU
- * OpenCL device such as PoCL), `"reference"` (the native CPU path, no OpenCL),
+ * OpenCL device such as PoCL), `"native"` (the native CPU path, no OpenCL; `"reference"` is an older spelling),
  * `"all"` (every GPU), a device index (`"0"`), a name substring (`"H100"`), or a
  * comma-separated list of these (the work is split over all of them). NULL means
  * the `CLSW_DEVICE` environment variable, or `"auto"` when it is unset.
@@ -1197,7 +1215,8 @@ enum clsw_status clsw_db_sequence(const struct clsw_db *db,
  * `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`, `CLSW_ERR_INVALID_ARGUMENT` (an empty
  * choice), `CLSW_ERR_NULL` (`out` is NULL).
  */
-enum clsw_status clsw_engine_new(const char *device, struct clsw_engine **out);
+enum clsw_status clsw_engine_new(const char *device,
+                                 struct clsw_engine **out);
 
 /**
  * Frees an engine; NULL is ignored. Searchers made with it keep what they need, so
@@ -1527,7 +1546,7 @@ enum clsw_status clsw_distance_options_init(struct clsw_distance_options *option
  * Distances of `count` aligned sequences from caller arrays: sequence `k` is
  * `lengths[k]` alignment letters at `sequences[k]` (A, C, G, T, gaps `-` `.`, N, IUPAC
  * codes, `?`; any case; not NUL-terminated), all of the same length. The samples have
- * no names. On success `*out` is a new matrix to free with `clsw_distances_free`.
+ * no names. On success `*out` is a new matrix to free with `clsw_distance_result_free`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (a count of 0, sequences of different lengths or
  * of length 0, a byte that is not an alignment letter — the message names the sequence
  * and site —, an impossible option), `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
@@ -1537,7 +1556,7 @@ enum clsw_status clsw_distance_aligned(const struct clsw_engine *engine,
                                        const uint8_t *const *sequences,
                                        const size_t *lengths,
                                        const struct clsw_distance_options *options,
-                                       struct clsw_distances **out);
+                                       struct clsw_distance_result **out);
 
 /**
  * Distances of the records of a FASTA multiple alignment (plain or gzip; all records
@@ -1549,7 +1568,7 @@ enum clsw_status clsw_distance_aligned(const struct clsw_engine *engine,
 enum clsw_status clsw_distance_fasta(const struct clsw_engine *engine,
                                      const char *path,
                                      const struct clsw_distance_options *options,
-                                     struct clsw_distances **out);
+                                     struct clsw_distance_result **out);
 
 /**
  * Genotype distances of a PLINK 1 binary fileset: `prefix` names `prefix.bed`,
@@ -1562,7 +1581,7 @@ enum clsw_status clsw_distance_fasta(const struct clsw_engine *engine,
 enum clsw_status clsw_distance_bed(const struct clsw_engine *engine,
                                    const char *prefix,
                                    const struct clsw_distance_options *options,
-                                   struct clsw_distances **out);
+                                   struct clsw_distance_result **out);
 
 /**
  * Genotype distances of a 0/1/2 table file (plain or gzip): one sample per line
@@ -1574,7 +1593,7 @@ enum clsw_status clsw_distance_bed(const struct clsw_engine *engine,
 enum clsw_status clsw_distance_genotype_table(const struct clsw_engine *engine,
                                               const char *path,
                                               const struct clsw_distance_options *options,
-                                              struct clsw_distances **out);
+                                              struct clsw_distance_result **out);
 
 /**
  * Genotype distances of a caller matrix: `genotypes` holds `samples * sites` values,
@@ -1589,27 +1608,28 @@ enum clsw_status clsw_distance_genotypes(const struct clsw_engine *engine,
                                          size_t samples,
                                          size_t sites,
                                          const struct clsw_distance_options *options,
-                                         struct clsw_distances **out);
+                                         struct clsw_distance_result **out);
 
 /**
  * Frees a distance matrix; NULL is ignored. Names read from it stay valid only
  * until then.
  */
-void clsw_distances_free(struct clsw_distances *distances);
+void clsw_distance_result_free(struct clsw_distance_result *distances);
 
 /**
  * The number of samples `n` (the matrices are `n x n`).
  */
-enum clsw_status clsw_distances_count(const struct clsw_distances *distances, size_t *out);
+enum clsw_status clsw_distance_result_count(const struct clsw_distance_result *distances,
+                                            size_t *out);
 
 /**
  * Sites in the input (`*sites`) and sites the counters range over (`*considered`:
  * all of them, or the non-constant ones with `options.ignore_constant`); the
  * allele-count metric is scaled to `*considered`. Either output may be NULL.
  */
-enum clsw_status clsw_distances_sites(const struct clsw_distances *distances,
-                                      uint64_t *sites,
-                                      uint64_t *considered);
+enum clsw_status clsw_distance_result_sites(const struct clsw_distance_result *distances,
+                                            uint64_t *sites,
+                                            uint64_t *considered);
 
 /**
  * The full symmetric `n x n` matrix of differences (differing compared sites), row-major
@@ -1619,34 +1639,34 @@ enum clsw_status clsw_distances_sites(const struct clsw_distances *distances,
  * Errors: `CLSW_ERR_BUFFER_TOO_SMALL` (`len < n * n`; nothing is written),
  * `CLSW_ERR_NULL`.
  */
-enum clsw_status clsw_distances_matrix(const struct clsw_distances *distances,
-                                       uint32_t *matrix,
-                                       size_t len,
-                                       size_t *needed);
+enum clsw_status clsw_distance_result_matrix(const struct clsw_distance_result *distances,
+                                             uint32_t *matrix,
+                                             size_t len,
+                                             size_t *needed);
 
 /**
  * The `n x n` matrix of compared sites (sites where both samples have a compared
- * state), row-major, zero diagonal; buffer as for `clsw_distances_matrix`.
+ * state), row-major, zero diagonal; buffer as for `clsw_distance_result_matrix`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (not counted: set `options.want_compared`, or
  * use a metric other than `CLSW_METRIC_DIFF`), `CLSW_ERR_BUFFER_TOO_SMALL`,
  * `CLSW_ERR_NULL`.
  */
-enum clsw_status clsw_distances_compared(const struct clsw_distances *distances,
-                                         uint32_t *compared,
-                                         size_t len,
-                                         size_t *needed);
+enum clsw_status clsw_distance_result_compared(const struct clsw_distance_result *distances,
+                                               uint32_t *compared,
+                                               size_t len,
+                                               size_t *needed);
 
 /**
  * The `n x n` matrix of the metric chosen in the options (`options.metric`), as
  * doubles, row-major; the diagonal is the metric's self value (1 for
  * `CLSW_METRIC_IBS`, else 0); a pair with no compared site gets NaN. Buffer as for
- * `clsw_distances_matrix`.
+ * `clsw_distance_result_matrix`.
  * Errors: `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
  */
-enum clsw_status clsw_distances_values(const struct clsw_distances *distances,
-                                       double *values,
-                                       size_t len,
-                                       size_t *needed);
+enum clsw_status clsw_distance_result_values(const struct clsw_distance_result *distances,
+                                             double *values,
+                                             size_t len,
+                                             size_t *needed);
 
 /**
  * Sample `index`'s name (0-based, in input order): the FASTA record's id, the .fam's
@@ -1655,17 +1675,85 @@ enum clsw_status clsw_distances_values(const struct clsw_distances *distances,
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, a matrix made from caller
  * arrays, which has no names), `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
  */
-enum clsw_status clsw_distances_name(const struct clsw_distances *distances,
+enum clsw_status clsw_distance_result_name(const struct clsw_distance_result *distances,
+                                           size_t index,
+                                           char *buf,
+                                           size_t len,
+                                           size_t *needed);
+
+/**
+ * Sample `index`'s family id (PLINK's FID from the .fam; the same as the name for FASTA
+ * and table inputs). Arguments and errors as for `clsw_distance_result_name`.
+ */
+enum clsw_status clsw_distance_result_family(const struct clsw_distance_result *distances,
+                                             size_t index,
+                                             char *buf,
+                                             size_t len,
+                                             size_t *needed);
+
+/**
+ * Deprecated since 0.2.0: use `clsw_distance_result_free` (same arguments and behaviour).
+ */
+CLSW_DEPRECATED("use clsw_distance_result_free")
+void clsw_distances_free(clsw_distances *distances);
+
+/**
+ * Deprecated since 0.2.0: use `clsw_distance_result_count` (same arguments and behaviour).
+ */
+CLSW_DEPRECATED("use clsw_distance_result_count")
+enum clsw_status clsw_distances_count(const clsw_distances *distances,
+                                      size_t *out);
+
+/**
+ * Deprecated since 0.2.0: use `clsw_distance_result_sites` (same arguments and behaviour).
+ */
+CLSW_DEPRECATED("use clsw_distance_result_sites")
+enum clsw_status clsw_distances_sites(const clsw_distances *distances,
+                                      uint64_t *sites,
+                                      uint64_t *considered);
+
+/**
+ * Deprecated since 0.2.0: use `clsw_distance_result_matrix` (same arguments and behaviour).
+ */
+CLSW_DEPRECATED("use clsw_distance_result_matrix")
+enum clsw_status clsw_distances_matrix(const clsw_distances *distances,
+                                       uint32_t *matrix,
+                                       size_t len,
+                                       size_t *needed);
+
+/**
+ * Deprecated since 0.2.0: use `clsw_distance_result_compared` (same arguments and behaviour).
+ */
+CLSW_DEPRECATED("use clsw_distance_result_compared")
+enum clsw_status clsw_distances_compared(const clsw_distances *distances,
+                                         uint32_t *compared,
+                                         size_t len,
+                                         size_t *needed);
+
+/**
+ * Deprecated since 0.2.0: use `clsw_distance_result_values` (same arguments and behaviour).
+ */
+CLSW_DEPRECATED("use clsw_distance_result_values")
+enum clsw_status clsw_distances_values(const clsw_distances *distances,
+                                       double *values,
+                                       size_t len,
+                                       size_t *needed);
+
+/**
+ * Deprecated since 0.2.0: use `clsw_distance_result_name` (same arguments and behaviour).
+ */
+CLSW_DEPRECATED("use clsw_distance_result_name")
+enum clsw_status clsw_distances_name(const clsw_distances *distances,
                                      size_t index,
                                      char *buf,
                                      size_t len,
                                      size_t *needed);
 
 /**
- * Sample `index`'s family id (PLINK's FID from the .fam; the same as the name for FASTA
- * and table inputs). Arguments and errors as for `clsw_distances_name`.
+ * Deprecated since 0.2.0: use `clsw_distance_result_family` (same arguments and behaviour).
  */
-enum clsw_status clsw_distances_family(const struct clsw_distances *distances,
+CLSW_DEPRECATED("use clsw_distance_result_family")
+enum clsw_status clsw_distances_family(const clsw_distances *distances,
                                        size_t index,
                                        char *buf,
                                        size_t len,

@@ -46,35 +46,35 @@ static void print_u32(const char *tag, const uint32_t *m, size_t n) {
 
 /* Prints a distance matrix: names (if any), differences, compared counts (if counted),
    values. */
-static int show(const char *tag, clsw_distances *d) {
+static int show(const char *tag, clsw_distance_result *d) {
     size_t n = 0, needed = 0;
-    if (clsw_distances_count(d, &n)) return fail("count");
+    if (clsw_distance_result_count(d, &n)) return fail("count");
     uint64_t sites = 0, considered = 0;
-    if (clsw_distances_sites(d, &sites, &considered)) return fail("sites");
+    if (clsw_distance_result_sites(d, &sites, &considered)) return fail("sites");
     printf("%s n %zu sites %llu %llu\n", tag, n, (unsigned long long)sites, (unsigned long long)considered);
     /* A size query, then a buffer one element short, then the right size. */
-    if (clsw_distances_matrix(d, NULL, 0, &needed) != CLSW_ERR_BUFFER_TOO_SMALL || needed != n * n)
+    if (clsw_distance_result_matrix(d, NULL, 0, &needed) != CLSW_ERR_BUFFER_TOO_SMALL || needed != n * n)
         return fail("size query");
     uint32_t *m = malloc(n * n * sizeof *m);
-    if (clsw_distances_matrix(d, m, n * n - 1, NULL) != CLSW_ERR_BUFFER_TOO_SMALL) return fail("too small");
-    if (clsw_distances_matrix(d, m, n * n, NULL)) return fail("matrix");
+    if (clsw_distance_result_matrix(d, m, n * n - 1, NULL) != CLSW_ERR_BUFFER_TOO_SMALL) return fail("too small");
+    if (clsw_distance_result_matrix(d, m, n * n, NULL)) return fail("matrix");
     print_u32(tag, m, n);
-    if (clsw_distances_compared(d, m, n * n, NULL) == CLSW_OK) print_u32("compared", m, n);
+    if (clsw_distance_result_compared(d, m, n * n, NULL) == CLSW_OK) print_u32("compared", m, n);
     double *v = malloc(n * n * sizeof *v);
-    if (clsw_distances_values(d, v, n * n, NULL)) return fail("values");
+    if (clsw_distance_result_values(d, v, n * n, NULL)) return fail("values");
     printf("values");
     for (size_t k = 0; k < n * n; k++) printf(" %.17g", v[k]);
     printf("\n");
     char name[64];
     for (size_t i = 0; i < n; i++) {
-        if (clsw_distances_name(d, i, name, sizeof name, NULL)) break;
+        if (clsw_distance_result_name(d, i, name, sizeof name, NULL)) break;
         printf("name %zu %s", i, name);
-        if (clsw_distances_family(d, i, name, sizeof name, NULL)) return fail("family");
+        if (clsw_distance_result_family(d, i, name, sizeof name, NULL)) return fail("family");
         printf(" %s\n", name);
     }
     free(v);
     free(m);
-    clsw_distances_free(d);
+    clsw_distance_result_free(d);
     return 0;
 }
 
@@ -82,7 +82,7 @@ int main(int argc, char **argv) {
     if (argc != 3) return 2;
     clsw_engine *engine = NULL;
     if (clsw_engine_new(NULL, &engine)) return fail("engine");
-    clsw_distances *d = NULL;
+    clsw_distance_result *d = NULL;
 
     clsw_distance_options o;
     if (clsw_distance_options_init(&o, sizeof o)) return fail("options");
@@ -331,7 +331,7 @@ fn distance_contracts_hold() {
     let seqs: [&[u8]; 2] = [b"ACGT", b"ACGA"];
     let ptrs = seqs.map(|s| s.as_ptr());
     let lens = seqs.map(|s| s.len());
-    let mut d: *mut clsw_distances = std::ptr::null_mut();
+    let mut d: *mut clsw_distance_result = std::ptr::null_mut();
     let mut o: clsw_distance_options = unsafe { std::mem::zeroed() };
     unsafe {
         // Options: defaults, size checks, NULL.
@@ -416,39 +416,39 @@ fn distance_contracts_hold() {
         // A good matrix: buffers, sizes, names.
         assert_eq!(clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), std::ptr::null(), &mut d), CLSW_OK);
         let mut n = 0;
-        assert_eq!(clsw_distances_count(d, &mut n), CLSW_OK);
+        assert_eq!(clsw_distance_result_count(d, &mut n), CLSW_OK);
         assert_eq!(n, 2);
-        assert_eq!(clsw_distances_count(d, std::ptr::null_mut()), CLSW_ERR_NULL);
+        assert_eq!(clsw_distance_result_count(d, std::ptr::null_mut()), CLSW_ERR_NULL);
         let mut buf = [7u32; 4];
         let mut needed = 0;
-        assert_eq!(clsw_distances_matrix(d, buf.as_mut_ptr(), 3, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
+        assert_eq!(clsw_distance_result_matrix(d, buf.as_mut_ptr(), 3, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
         assert_eq!((needed, buf), (4, [7; 4]), "nothing is written when the buffer is too small");
         assert!(common::capi::last_error().contains("4 are needed"), "{}", common::capi::last_error());
-        assert_eq!(clsw_distances_matrix(d, std::ptr::null_mut(), 4, &mut needed), CLSW_ERR_NULL);
-        assert_eq!(clsw_distances_matrix(d, buf.as_mut_ptr(), 4, std::ptr::null_mut()), CLSW_OK);
+        assert_eq!(clsw_distance_result_matrix(d, std::ptr::null_mut(), 4, &mut needed), CLSW_ERR_NULL);
+        assert_eq!(clsw_distance_result_matrix(d, buf.as_mut_ptr(), 4, std::ptr::null_mut()), CLSW_OK);
         assert_eq!(buf, [0, 1, 1, 0]);
         // Compared counts were not asked for; names do not exist for caller arrays.
-        let st = clsw_distances_compared(d, buf.as_mut_ptr(), 4, std::ptr::null_mut());
+        let st = clsw_distance_result_compared(d, buf.as_mut_ptr(), 4, std::ptr::null_mut());
         assert!(
             st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("want_compared"),
             "{}",
             common::capi::last_error()
         );
         let mut name = [0 as std::ffi::c_char; 8];
-        let st = clsw_distances_name(d, 0, name.as_mut_ptr(), 8, std::ptr::null_mut());
+        let st = clsw_distance_result_name(d, 0, name.as_mut_ptr(), 8, std::ptr::null_mut());
         assert!(
             st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("no names"),
             "{}",
             common::capi::last_error()
         );
         let mut values = [0f64; 4];
-        assert_eq!(clsw_distances_values(d, values.as_mut_ptr(), 2, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
-        assert_eq!(clsw_distances_values(d, values.as_mut_ptr(), 4, &mut needed), CLSW_OK);
+        assert_eq!(clsw_distance_result_values(d, values.as_mut_ptr(), 2, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
+        assert_eq!(clsw_distance_result_values(d, values.as_mut_ptr(), 4, &mut needed), CLSW_OK);
         assert_eq!(values, [0.0, 1.0, 1.0, 0.0]);
-        clsw_distances_free(d);
-        clsw_distances_free(std::ptr::null_mut());
+        clsw_distance_result_free(d);
+        clsw_distance_result_free(std::ptr::null_mut());
         d = std::ptr::null_mut();
-        assert_eq!(clsw_distances_count(d, &mut n), CLSW_ERR_NULL);
+        assert_eq!(clsw_distance_result_count(d, &mut n), CLSW_ERR_NULL);
 
         // File inputs have names; an index out of range is refused; a short name buffer
         // gets the size needed.
@@ -461,22 +461,37 @@ fn distance_contracts_hold() {
             "{}",
             common::capi::last_error()
         );
-        let st = clsw_distances_name(d, 1, name.as_mut_ptr(), 2, &mut needed);
+        let st = clsw_distance_result_name(d, 1, name.as_mut_ptr(), 2, &mut needed);
         assert_eq!((st, needed), (CLSW_ERR_BUFFER_TOO_SMALL, 3));
-        assert_eq!(clsw_distances_name(d, 1, name.as_mut_ptr(), 8, std::ptr::null_mut()), CLSW_OK);
+        assert_eq!(clsw_distance_result_name(d, 1, name.as_mut_ptr(), 8, std::ptr::null_mut()), CLSW_OK);
         assert_eq!(CStr::from_ptr(name.as_ptr()).to_str().unwrap(), "s2");
-        assert_eq!(clsw_distances_name(d, 5, name.as_mut_ptr(), 8, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            clsw_distance_result_name(d, 5, name.as_mut_ptr(), 8, std::ptr::null_mut()),
+            CLSW_ERR_INVALID_ARGUMENT
+        );
         let mut c = [0u32; 25];
         assert_eq!(
-            clsw_distances_compared(d, c.as_mut_ptr(), 25, std::ptr::null_mut()),
+            clsw_distance_result_compared(d, c.as_mut_ptr(), 25, std::ptr::null_mut()),
             CLSW_OK,
             "the metric implies it"
         );
         assert_eq!(c[1], 12);
         let mut v = [0f64; 25];
-        assert_eq!(clsw_distances_values(d, v.as_mut_ptr(), 25, std::ptr::null_mut()), CLSW_OK);
+        assert_eq!(clsw_distance_result_values(d, v.as_mut_ptr(), 25, std::ptr::null_mut()), CLSW_OK);
         assert_eq!((v[0], v[1]), (1.0, 1.0 - 1.0 / 12.0));
-        clsw_distances_free(d);
+
+        // The 0.1 names (deprecated aliases, kept for one release) still answer.
+        #[allow(deprecated)]
+        {
+            let old: *const clsw_distances = d;
+            let mut n = 0usize;
+            assert_eq!(clsw_distances_count(old, &mut n), CLSW_OK);
+            assert_eq!(n, 5);
+            let mut old_v = [0f64; 25];
+            assert_eq!(clsw_distances_values(old, old_v.as_mut_ptr(), 25, std::ptr::null_mut()), CLSW_OK);
+            assert_eq!(old_v, v);
+            clsw_distances_free(d);
+        }
     }
 }
 

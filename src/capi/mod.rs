@@ -45,7 +45,7 @@ use std::path::PathBuf;
 /// Major version of the library (from Cargo.toml; a compile-time check keeps them equal).
 pub const CLSW_VERSION_MAJOR: u32 = 0;
 /// Minor version of the library.
-pub const CLSW_VERSION_MINOR: u32 = 1;
+pub const CLSW_VERSION_MINOR: u32 = 2;
 /// Patch version of the library.
 pub const CLSW_VERSION_PATCH: u32 = 0;
 
@@ -430,6 +430,11 @@ pub(crate) trait Versioned: Copy {
 unsafe fn caller_size<T: Versioned>(p: *const T) -> Outcome<usize> {
     // SAFETY: p is non-NULL and points to a T, whose first field is a size_t.
     let size = unsafe { (p as *const usize).read() };
+    check_size::<T>(size)
+}
+
+/// Refuses a caller `size` below the first version's size of `T`.
+fn check_size<T: Versioned>(size: usize) -> Outcome<usize> {
     if size < T::FIRST_SIZE {
         return Err(Failure::invalid(format!(
             "{}.size is {size}; set it to sizeof({}) ({} in this version of clsw.h)",
@@ -439,6 +444,75 @@ unsafe fn caller_size<T: Versioned>(p: *const T) -> Outcome<usize> {
         )));
     }
     Ok(size)
+}
+
+/// The body of every `clsw_*_options_init(options, size)`: checks `options` and `size`
+/// before writing anything, then writes `size` and the defaults (`T::default()`, which
+/// takes them from the library's own options) up to `size` bytes.
+pub(crate) unsafe fn options_init<T: Versioned + Default>(options: *mut T, size: usize) -> clsw_status {
+    run(|| {
+        if options.is_null() {
+            return Err(Failure::null("options"));
+        }
+        check_size::<T>(size)?;
+        // SAFETY: the caller's struct has `size` writable bytes (at least the first
+        // version's, checked above); the size field comes first.
+        unsafe { (options as *mut usize).write(size) };
+        unsafe { write_versioned(options, T::default(), "options") }
+    })
+}
+
+/// The body of a getter `clsw_x_y(const x *h, V *out)`: `*out = value(h)`, with `h`
+/// (named `what`) and `out` checked for NULL.
+pub(crate) unsafe fn get<H, V>(
+    h: *const H,
+    what: &str,
+    out: *mut V,
+    value: impl FnOnce(&H) -> Outcome<V>,
+) -> clsw_status {
+    run(|| {
+        let h = unsafe { handle(h, what) }?;
+        let out = unsafe { out_ptr(out, "out") }?;
+        *out = value(h)?;
+        Ok(())
+    })
+}
+
+/// The body of a getter that fills a caller's versioned struct (`size` set by the
+/// caller): `*out = value(h)` up to the caller's size; `out_what` names `out`.
+pub(crate) unsafe fn get_versioned<H, V: Versioned>(
+    h: *const H,
+    what: &str,
+    out: *mut V,
+    out_what: &str,
+    value: impl FnOnce(&H) -> Outcome<V>,
+) -> clsw_status {
+    run(|| {
+        let h = unsafe { handle(h, what) }?;
+        if out.is_null() {
+            return Err(Failure::null(out_what));
+        }
+        let v = value(h)?;
+        unsafe { write_versioned(out, v, out_what) }
+    })
+}
+
+/// The body of a constructor: `*out` is set to NULL, then to the new handle that
+/// `make` builds; `what` names `out` in the NULL message.
+pub(crate) unsafe fn new_handle<T>(out: *mut *mut T, what: &str, make: impl FnOnce() -> Outcome<T>) -> clsw_status {
+    run(|| {
+        let out = unsafe { out_handle(out, what) }?;
+        *out = Box::into_raw(Box::new(make()?));
+        Ok(())
+    })
+}
+
+/// Element `index` of a handle's items, or `CLSW_ERR_INVALID_ARGUMENT`:
+/// "`{what} {index}` is out of range (`{len} {plural}`)".
+pub(crate) fn item<'a, T>(items: &'a [T], index: usize, what: &str, plural: &str) -> Outcome<&'a T> {
+    items
+        .get(index)
+        .ok_or_else(|| Failure::invalid(format!("{what} {index} is out of range ({} {plural})", items.len())))
 }
 
 /// Reads an options struct: NULL gives `default`; fields past the caller's `size`

@@ -321,11 +321,11 @@ static void impossible_options(const char *dir) {
     EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "options.variant 99");
     EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
     o.evalue = -1.0;
-    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "evalue");
+    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "E-value threshold must be >= 0");
     EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
     o.alignments = 0;
     o.cigar = CLSW_CIGAR_EXTENDED;
-    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "alignments is 0");
+    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "needs the hits' alignments");
     EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
     o.size = 8;
     EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT,

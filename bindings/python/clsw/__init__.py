@@ -1035,14 +1035,18 @@ _declare(
     "clsw_distance_genotypes",
     [_H, ctypes.POINTER(ctypes.c_int8), _size, _size, ctypes.POINTER(_DistanceOptions), _PP],
 )
-_declare("clsw_distances_free", [_P], None)
-_declare("clsw_distances_count", [_H, ctypes.POINTER(_size)])
-_declare("clsw_distances_sites", [_H, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)])
-_declare("clsw_distances_matrix", [_H, _u32p, _size, ctypes.POINTER(_size)])
-_declare("clsw_distances_compared", [_H, _u32p, _size, ctypes.POINTER(_size)])
-_declare("clsw_distances_values", [_H, _f64p, _size, ctypes.POINTER(_size)])
-_declare("clsw_distances_name", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
-_declare("clsw_distances_family", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distance_result_free", [_P], None)
+_declare("clsw_distance_result_count", [_H, ctypes.POINTER(_size)])
+_declare("clsw_distance_result_sites", [_H, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)])
+_declare("clsw_distance_result_matrix", [_H, _u32p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distance_result_compared", [_H, _u32p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distance_result_values", [_H, _f64p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distance_result_name", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distance_result_family", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+# The 0.1 names of the functions above (deprecated aliases in clsw.h, kept for one release).
+for _f in ("free", "count", "sites", "matrix", "compared", "values", "name", "family"):
+    _new = getattr(_lib, "clsw_distance_result_" + _f)
+    _declare("clsw_distances_" + _f, _new.argtypes, _new.restype)
 
 
 @dataclass
@@ -1083,25 +1087,25 @@ def _distance_options(count_gaps, count_n, ignore_constant, variant, metric, com
 
 def _read_distances(p, metric: str, with_compared: bool) -> Distances:
     n = _size(0)
-    _check(_lib.clsw_distances_count(p, ctypes.byref(n)))
+    _check(_lib.clsw_distance_result_count(p, ctypes.byref(n)))
     n = n.value
     sites, considered = ctypes.c_uint64(0), ctypes.c_uint64(0)
-    _check(_lib.clsw_distances_sites(p, ctypes.byref(sites), ctypes.byref(considered)))
+    _check(_lib.clsw_distance_result_sites(p, ctypes.byref(sites), ctypes.byref(considered)))
     matrix = np.zeros((n, n), dtype=np.uint32)
-    _check(_lib.clsw_distances_matrix(p, matrix.ctypes.data_as(_u32p), matrix.size, None))
+    _check(_lib.clsw_distance_result_matrix(p, matrix.ctypes.data_as(_u32p), matrix.size, None))
     compared = None
     if with_compared:
         compared = np.zeros((n, n), dtype=np.uint32)
-        _check(_lib.clsw_distances_compared(p, compared.ctypes.data_as(_u32p), compared.size, None))
+        _check(_lib.clsw_distance_result_compared(p, compared.ctypes.data_as(_u32p), compared.size, None))
     values = np.zeros((n, n), dtype=np.float64)
-    _check(_lib.clsw_distances_values(p, values.ctypes.data_as(_f64p), values.size, None))
+    _check(_lib.clsw_distance_result_values(p, values.ctypes.data_as(_f64p), values.size, None))
     names = families = None
     if n > 0:
         first = _size(0)
-        status = _lib.clsw_distances_name(p, 0, None, 0, ctypes.byref(first))
+        status = _lib.clsw_distance_result_name(p, 0, None, 0, ctypes.byref(first))
         if status == ERR_BUFFER_TOO_SMALL:  # the matrix has names (file inputs)
-            names = [_text(lambda b, k, need, i=i: _lib.clsw_distances_name(p, i, b, k, need)) for i in range(n)]
-            families = [_text(lambda b, k, need, i=i: _lib.clsw_distances_family(p, i, b, k, need)) for i in range(n)]
+            names = [_text(lambda b, k, need, i=i: _lib.clsw_distance_result_name(p, i, b, k, need)) for i in range(n)]
+            families = [_text(lambda b, k, need, i=i: _lib.clsw_distance_result_family(p, i, b, k, need)) for i in range(n)]
     return Distances(matrix, compared, values, metric, names, families, sites.value, considered.value)
 
 
@@ -1157,7 +1161,7 @@ def distances(
     try:
         return _read_distances(p, metric, compared or metric != "diff")
     finally:
-        _lib.clsw_distances_free(p)
+        _lib.clsw_distance_result_free(p)
 
 
 def distance_matrix(engine: Engine, sequences=None, *, compared: bool = False, **kwargs):
