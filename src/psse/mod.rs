@@ -178,7 +178,7 @@ impl PsseOptions {
             && !(q > 0.0 && q < 1.0)
         {
             return Err(Error::InvalidArgument(format!(
-                "censoring quantile must lie strictly between 0 and 1, got {q}"
+                "censoring quantile (censor_below) must lie strictly between 0 and 1, got {q}"
             )));
         }
         Ok(())
