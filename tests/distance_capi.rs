@@ -12,12 +12,7 @@ use common::capi::Handles;
 
 use clsw::Engine;
 use clsw::capi::distance::*;
-use clsw::capi::engine::{clsw_engine, clsw_engine_free, clsw_engine_new};
-use clsw::capi::scoring::{clsw_scoring, clsw_scoring_free, clsw_scoring_new_match_mismatch};
-use clsw::capi::sw3::*;
-use clsw::capi::{
-    CLSW_ALPHABET_DNA, CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_IO, CLSW_ERR_NULL, CLSW_OK,
-};
+use clsw::capi::{CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_IO, CLSW_ERR_NULL, CLSW_OK};
 use clsw::device::DeviceChoice;
 use clsw::distance::input::{read_alignment, read_bed};
 use clsw::distance::{Coding, Metric, Options, alignment_matrix, compute, genotype_matrix};

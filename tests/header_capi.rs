@@ -27,7 +27,7 @@ fn committed_header_matches_the_rust_source() {
     assert!(
         out.status.success(),
         "include/clsw.h is not what cbindgen generates from src/capi:\n{text}\nRegenerate it with: \
-         CLSW_BLESS=1 cargo test --release --test capi_header"
+         CLSW_BLESS=1 cargo test --release --test header_capi"
     );
 }
 

@@ -5,9 +5,9 @@
 
 mod common;
 
-use clsw::capi::engine::{clsw_engine, clsw_engine_free, clsw_engine_new};
+use common::capi::Handles;
+
 use clsw::capi::psse::*;
-use clsw::capi::scoring::{clsw_scoring, clsw_scoring_free, clsw_scoring_new_builtin};
 use clsw::capi::{CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_NULL, CLSW_OK};
 use clsw::device::DeviceChoice;
 use clsw::psse::{PsseOptions, psse_many};
@@ -136,31 +136,6 @@ fn a_c_program_gets_the_rust_apis_numbers() {
     }
 }
 
-struct Handles {
-    engine: *mut clsw_engine,
-    scoring: *mut clsw_scoring,
-}
-
-impl Handles {
-    fn new() -> Handles {
-        let (mut engine, mut scoring) = (std::ptr::null_mut(), std::ptr::null_mut());
-        unsafe {
-            assert_eq!(clsw_engine_new(c"reference".as_ptr(), &mut engine), CLSW_OK);
-            assert_eq!(clsw_scoring_new_builtin(c"BLOSUM50".as_ptr(), 10, 2, &mut scoring), CLSW_OK);
-        }
-        Handles { engine, scoring }
-    }
-}
-
-impl Drop for Handles {
-    fn drop(&mut self) {
-        unsafe {
-            clsw_scoring_free(self.scoring);
-            clsw_engine_free(self.engine);
-        }
-    }
-}
-
 fn result() -> clsw_psse_result {
     let mut r: clsw_psse_result = unsafe { std::mem::zeroed() };
     r.size = std::mem::size_of::<clsw_psse_result>();
@@ -169,7 +144,7 @@ fn result() -> clsw_psse_result {
 
 #[test]
 fn contracts_hold() {
-    let h = Handles::new();
+    let h = Handles::builtin(c"BLOSUM50", 10, 2);
     let (q, s) = (Q.as_bytes(), S1.as_bytes());
     let mut o: clsw_psse_options = unsafe { std::mem::zeroed() };
     unsafe {

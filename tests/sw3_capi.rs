@@ -36,7 +36,10 @@ fn sw3_and_sax_contracts_hold() {
         assert_eq!((score, Some(end)), (want.score, want.end));
         // `end` may be NULL; `score`, handles and sequences may not.
         assert_eq!(call(h.engine, h.scoring, a, std::ptr::null(), &mut score, std::ptr::null_mut()), CLSW_OK);
-        assert_eq!(call(h.engine, h.scoring, a, std::ptr::null(), std::ptr::null_mut(), end.as_mut_ptr()), CLSW_ERR_NULL);
+        assert_eq!(
+            call(h.engine, h.scoring, a, std::ptr::null(), std::ptr::null_mut(), end.as_mut_ptr()),
+            CLSW_ERR_NULL
+        );
         let st = call(std::ptr::null(), h.scoring, a, std::ptr::null(), &mut score, std::ptr::null_mut());
         assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
         let st = call(h.engine, std::ptr::null(), a, std::ptr::null(), &mut score, std::ptr::null_mut());

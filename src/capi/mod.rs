@@ -1,5 +1,5 @@
 //! The C ABI: the `extern "C"` surface of clsw, from which cbindgen generates
-//! `include/clsw.h` (settings in `cbindgen.toml`; `tests/capi_header.rs` fails when the
+//! `include/clsw.h` (settings in `cbindgen.toml`; `tests/header_capi.rs` fails when the
 //! committed header differs from a fresh one, and `CLSW_BLESS=1` rewrites it).
 //!
 //! One file per entry point, as in the rest of the crate: [`engine`] (devices),

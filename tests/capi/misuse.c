@@ -3,7 +3,7 @@
  *
  *   misuse CHECK SCRATCH_DIR
  *
- * Runs one named check (tests/capi_c.rs runs each as its own test) and prints one
+ * Runs one named check (tests/scan_capi.rs runs each as its own test) and prints one
  * line per expectation; exits 1 at the first call that returns another status than
  * expected or whose clsw_last_error() lacks the expected words.
  */

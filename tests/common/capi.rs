@@ -55,3 +55,42 @@ pub fn compile_c(dir: &Path, name: &str, program: &str) -> PathBuf {
 pub fn last_error() -> String {
     unsafe { CStr::from_ptr(clsw::capi::clsw_last_error()) }.to_string_lossy().into_owned()
 }
+
+/// An engine on the native path and a scoring for the C ABI contract tests; freed on drop.
+pub struct Handles {
+    pub engine: *mut clsw::capi::engine::clsw_engine,
+    pub scoring: *mut clsw::capi::scoring::clsw_scoring,
+}
+
+impl Handles {
+    /// The native engine and a built-in matrix with gaps `open`/`extend`.
+    pub fn builtin(matrix: &std::ffi::CStr, open: i32, extend: i32) -> Handles {
+        Handles::with(|out| unsafe {
+            clsw::capi::scoring::clsw_scoring_new_builtin(matrix.as_ptr(), open, extend, out)
+        })
+    }
+
+    /// The native engine and the DNA match/mismatch scoring `+1/-1`, linear gaps of 1 (the sw3 seed's).
+    pub fn dna_seed() -> Handles {
+        Handles::with(|out| unsafe {
+            clsw::capi::scoring::clsw_scoring_new_match_mismatch(clsw::capi::CLSW_ALPHABET_DNA, 1, -1, 0, 1, out)
+        })
+    }
+
+    fn with(scoring: impl FnOnce(*mut *mut clsw::capi::scoring::clsw_scoring) -> clsw::capi::clsw_status) -> Handles {
+        let (mut engine, mut sc) = (std::ptr::null_mut(), std::ptr::null_mut());
+        let st = unsafe { clsw::capi::engine::clsw_engine_new(c"reference".as_ptr(), &mut engine) };
+        assert_eq!(st, clsw::capi::CLSW_OK, "{}", last_error());
+        assert_eq!(scoring(&mut sc), clsw::capi::CLSW_OK, "{}", last_error());
+        Handles { engine, scoring: sc }
+    }
+}
+
+impl Drop for Handles {
+    fn drop(&mut self) {
+        unsafe {
+            clsw::capi::scoring::clsw_scoring_free(self.scoring);
+            clsw::capi::engine::clsw_engine_free(self.engine);
+        }
+    }
+}

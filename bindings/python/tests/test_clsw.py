@@ -1,6 +1,6 @@
 """Tests of the Python bindings, over the same C ABI as C and C++ programs.
 
-Run from the repository (tests/capi_python.rs does, with CLSW_LIB set to the library
+Run from the repository (tests/python_bindings.rs does, with CLSW_LIB set to the library
 cargo built and CLSW_BIN to the clsw binary):
 
     CLSW_LIB=target/release/libclsw.so python3 -m pytest bindings/python/tests

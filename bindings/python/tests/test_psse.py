@@ -58,7 +58,7 @@ def test_one_pair_matches_the_command_line(blosum50, tmp_path):
     assert math.isclose(r.k * r.query_length * r.subject_length, math.exp(r.lambda_ * r.mu), rel_tol=1e-9)
     exe = os.environ.get("CLSW_BIN")
     if not exe:
-        pytest.skip("CLSW_BIN is not set (tests/capi_python.rs sets it)")
+        pytest.skip("CLSW_BIN is not set (tests/python_bindings.rs sets it)")
     (tmp_path / "q.fa").write_text(f">q\n{Q}\n")
     (tmp_path / "s.fa").write_text(f">s\n{UNRELATED}\n")
     out = subprocess.run(
