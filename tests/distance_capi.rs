@@ -467,3 +467,27 @@ fn distance_contracts_hold() {
         }
     }
 }
+
+/// bindings/cpp/distance.cpp (clsw::DistanceResult) prints what the Rust API gives.
+#[test]
+fn cpp_example_matches_the_rust_api() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp-distance");
+    std::fs::create_dir_all(&dir).unwrap();
+    let got = common::capi::run_native(&common::capi::compile_cpp_example(&dir, "distance.cpp"));
+    let engine = Engine::open(Some("reference")).unwrap();
+    let seqs = ["ACGTACGTAC", "ACGTTCGTAA", "ACG-ACGNAC", "TCGTACGTAC"];
+    let packed = clsw::distance::pack_alignment(&seqs, Coding::SNP).unwrap();
+    let opts = Options { want_compared: Metric::Ibs.want_compared(false), ..Options::default() };
+    let (m, _) = compute(&engine, &packed, &opts).unwrap();
+    let n = m.n;
+    let (diff, compared) = (m.square(), m.square_compared().unwrap());
+    let mut want = format!("sites\t{n}\t{}\t{}\n", m.sites, m.considered_sites);
+    for i in 0..n {
+        want += &format!("row\t{i}");
+        for j in 0..n {
+            want += &format!("\t{}/{}/{}", diff[i * n + j], compared[i * n + j], m.value(Metric::Ibs, i, j));
+        }
+        want += "\n";
+    }
+    common::capi::assert_same_lines(&got, &want);
+}

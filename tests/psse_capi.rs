@@ -285,3 +285,36 @@ fn contracts_hold() {
         clsw::psse::psse(&Engine::new(DeviceChoice::Native).unwrap(), &codes(Q), &codes("W"), &PsseOptions::default());
     assert!(matches!(e, Err(Error::InvalidArgument(_))));
 }
+
+/// bindings/cpp/psse.cpp (clsw::psse, clsw::psse_many) prints what the Rust API gives.
+#[test]
+fn cpp_example_matches_the_rust_api() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp-psse");
+    std::fs::create_dir_all(&dir).unwrap();
+    let got = common::capi::run_native(&common::capi::compile_cpp_example(&dir, "psse.cpp"));
+    let engine = Engine::open(Some("reference")).unwrap();
+    let enc = |s: &str| Alphabet::Protein.encode_all(s.as_bytes()).unwrap();
+    let (q, s) = (["MKTAYIAKQRQISFVKSHFSRQ", "GSHMLEDPVDAFQGW"], ["MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQ", "W"]);
+    let opts = PsseOptions { shuffles: 200, seed: 7, ..PsseOptions::default() };
+    let line = |tag: &str, qi: usize, si: usize, r: &clsw::Result<clsw::psse::PsseResult>, kept: bool| match r {
+        Ok(r) => format!(
+            "{tag}\t{qi}\t{si}\t0\t{}\t{}\t{}\t{}\t{}\t{}\n",
+            r.score,
+            r.lambda,
+            r.k,
+            r.p_value,
+            r.e_value,
+            if kept { r.shuffle_scores.len() } else { 0 }
+        ),
+        Err(_) => format!("{tag}\t{qi}\t{si}\t{}\t0\t0\t0\t0\t0\t0\n", CLSW_ERR_INVALID_ARGUMENT as i32),
+    };
+    let mut want = line("pair", 0, 0, &clsw::psse::psse(&engine, &enc(q[0]), &enc(s[0]), &opts), false);
+    let keep = PsseOptions { keep_scores: true, ..opts };
+    let (qs, ss): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
+        (q.iter().map(|x| enc(x)).collect(), s.iter().map(|x| enc(x)).collect());
+    let run = clsw::psse::psse_run(&engine, &qs, &ss, &keep).unwrap();
+    for (i, r) in run.pairs.iter().enumerate() {
+        want += &line("many", i / 2, i % 2, r, true);
+    }
+    common::capi::assert_same_lines(&got, &want);
+}

@@ -278,3 +278,37 @@ fn sw3_and_sax_contracts_hold() {
         assert_eq!((&w[..4], constant), (&[2u8, 2, 2, 2][..], 1));
     }
 }
+
+/// bindings/cpp/sw3.cpp (clsw::sw3_score, sw3_align, sw3_batch, sax) prints what the
+/// Rust API gives.
+#[test]
+fn cpp_example_matches_the_rust_api() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp-sw3");
+    std::fs::create_dir_all(&dir).unwrap();
+    let got = common::capi::run_native(&common::capi::compile_cpp_example(&dir, "sw3.cpp"));
+    let engine = clsw::Engine::open(Some("reference")).unwrap();
+    let scoring = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 1, -1).unwrap(), Gaps::linear(1).unwrap());
+    let enc = |s: &str| Alphabet::Dna.encode_all(s.as_bytes()).unwrap();
+    let (a, b, c, d) = (enc("ACGTACGGT"), enc("GACGTACGG"), enc("ACGTTCGG"), enc("TTACGTAC"));
+    let s = sw3::score(&engine, &a, &b, &c, &scoring).unwrap();
+    let e = s.end.unwrap_or([0; 3]);
+    let mut want = format!("score\t{}\t{}\t{}\t{}\n", s.score, e[0], e[1], e[2]);
+    let al = sw3::align_on(&engine, &a, &b, &c, &scoring).unwrap().unwrap();
+    let seqs: [&[u8]; 3] = [&a, &b, &c];
+    let rows = al.rows(seqs, |x| Alphabet::Dna.decode(x));
+    want +=
+        &format!("align\t{}\t{}\t{}\t{}\t{}\t{}\n", al.score, al.len(), al.identities(seqs), rows[0], rows[1], rows[2]);
+    let all: Vec<&[u8]> = vec![&a, &b, &c, &d];
+    let triples = sw3::all_triples(4);
+    let scores = sw3::batch(&engine, &all, &triples, &scoring).unwrap();
+    for r in sw3::ranked(&triples, &scores) {
+        want += &format!("batch\t{}\t{}\t{}\t{}\n", r.triple[0], r.triple[1], r.triple[2], r.score.score);
+    }
+    let w = sax::sax(&[1.0, 2.0, 3.0, 2.5, 0.5, -1.0, 4.0, 3.5], 4, 4).unwrap();
+    want += "sax";
+    for code in &w.codes {
+        want += &format!("\t{code}");
+    }
+    want += &format!("\t{}\n", w.constant as i32);
+    common::capi::assert_same_lines(&got, &want);
+}
