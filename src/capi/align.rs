@@ -61,10 +61,7 @@ pub struct clsw_alignment_info {
     pub subject_row: *const c_char,
 }
 
-impl Versioned for clsw_alignment_info {
-    const NAME: &'static str = "clsw_alignment_info";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_alignment_info>();
-}
+versioned!(clsw_alignment_info);
 
 /// The three display rows of an alignment.
 fn rows(a: &Alignment, q: &[u8], s: &[u8], sc: &crate::scoring::Scoring) -> (String, String, String) {

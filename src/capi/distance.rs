@@ -70,10 +70,7 @@ pub struct clsw_distance_options {
     pub metric: clsw_distance_metric,
 }
 
-impl Versioned for clsw_distance_options {
-    const NAME: &'static str = "clsw_distance_options";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_distance_options>();
-}
+versioned!(clsw_distance_options);
 
 impl Default for clsw_distance_options {
     fn default() -> Self {
@@ -350,11 +347,7 @@ pub unsafe extern "C" fn clsw_distance_result_matrix(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
-    run(|| {
-        let d = unsafe { handle(distances, "distances") }?;
-        unsafe { check_room(d.matrix.n * d.matrix.n, matrix, len, needed, "matrix") }?;
-        unsafe { write_array(&d.matrix.square(), matrix, len, needed, "matrix") }
-    })
+    unsafe { square(distances, matrix, len, needed, "matrix", false, |d| Some(d.matrix.square())) }
 }
 
 /// The `n x n` matrix of compared sites (sites where both samples have a compared
@@ -369,16 +362,7 @@ pub unsafe extern "C" fn clsw_distance_result_compared(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
-    run(|| {
-        let d = unsafe { handle(distances, "distances") }?;
-        if d.matrix.compared.is_some() {
-            unsafe { check_room(d.matrix.n * d.matrix.n, compared, len, needed, "compared") }?;
-        }
-        let sq = d.matrix.square_compared().ok_or_else(|| {
-            Failure::invalid("the compared sites were not counted: set options.want_compared (or a metric)")
-        })?;
-        unsafe { write_array(&sq, compared, len, needed, "compared") }
-    })
+    unsafe { square(distances, compared, len, needed, "compared", true, |d| d.matrix.square_compared()) }
 }
 
 /// The `n x n` matrix of the metric chosen in the options (`options.metric`), as
@@ -393,13 +377,35 @@ pub unsafe extern "C" fn clsw_distance_result_values(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
+    unsafe {
+        square(distances, values, len, needed, "values", false, |d| {
+            let n = d.matrix.n;
+            Some((0..n * n).map(|k| d.matrix.value(d.metric, k / n, k % n)).collect())
+        })
+    }
+}
+
+/// The body of the `n x n` getters: the buffer is checked before the matrix is made;
+/// `needs_compared`: the matrix is made from the compared counts, which a run may lack.
+unsafe fn square<T: Copy>(
+    distances: *const clsw_distance_result,
+    buf: *mut T,
+    len: usize,
+    needed: *mut usize,
+    what: &str,
+    needs_compared: bool,
+    values: impl FnOnce(&clsw_distance_result) -> Option<Vec<T>>,
+) -> clsw_status {
     run(|| {
         let d = unsafe { handle(distances, "distances") }?;
-        let n = d.matrix.n;
-        let want = n * n;
-        unsafe { check_room(want, values, len, needed, "values") }?;
-        let v: Vec<f64> = (0..want).map(|k| d.matrix.value(d.metric, k / n, k % n)).collect();
-        unsafe { write_array(&v, values, len, needed, "values") }
+        if needs_compared && d.matrix.compared.is_none() {
+            return Err(Failure::invalid(
+                "the compared sites were not counted: set options.want_compared (or a metric)",
+            ));
+        }
+        unsafe { check_room(d.matrix.n * d.matrix.n, buf, len, needed, what) }?;
+        let v = values(d).ok_or_else(|| Failure::new(CLSW_ERR_INTERNAL, format!("{what}: no matrix")))?;
+        unsafe { write_array(&v, buf, len, needed, what) }
     })
 }
 
@@ -548,7 +554,4 @@ pub unsafe extern "C" fn clsw_distances_family(
 }
 
 // Distance handles may be passed between threads.
-const _: () = {
-    const fn sendable<T: Send + Sync>() {}
-    sendable::<clsw_distance_result>();
-};
+send_sync!(clsw_distance_result);

@@ -52,10 +52,7 @@ pub struct clsw_device_info {
     pub driver_version: [c_char; 64],
 }
 
-impl Versioned for clsw_device_info {
-    const NAME: &'static str = "clsw_device_info";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_device_info>();
-}
+versioned!(clsw_device_info);
 
 fn fixed<const N: usize>(s: &str) -> [c_char; N] {
     let mut out = [0 as c_char; N];

@@ -427,6 +427,31 @@ pub(crate) trait Versioned: Copy {
     const FIRST_SIZE: usize;
 }
 
+/// `impl Versioned` for a struct whose first release is this one: its name, and its
+/// size today as the first version's. When a later release appends fields, write the
+/// impl by hand with the old size as `FIRST_SIZE`.
+macro_rules! versioned {
+    ($t:ident) => {
+        impl $crate::capi::Versioned for $t {
+            const NAME: &'static str = stringify!($t);
+            const FIRST_SIZE: usize = std::mem::size_of::<$t>();
+        }
+    };
+}
+pub(crate) use versioned;
+
+/// Compile-time proof that handles the header calls shareable (or passable between
+/// threads) are `Send + Sync`.
+macro_rules! send_sync {
+    ($($t:ty),+) => {
+        const _: () = {
+            const fn send_sync<T: Send + Sync>() {}
+            $(send_sync::<$t>();)+
+        };
+    };
+}
+pub(crate) use send_sync;
+
 unsafe fn caller_size<T: Versioned>(p: *const T) -> Outcome<usize> {
     // SAFETY: p is non-NULL and points to a T, whose first field is a size_t.
     let size = unsafe { (p as *const usize).read() };

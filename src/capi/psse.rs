@@ -34,10 +34,7 @@ pub struct clsw_psse_options {
     pub keep_scores: i32,
 }
 
-impl Versioned for clsw_psse_options {
-    const NAME: &'static str = "clsw_psse_options";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_psse_options>();
-}
+versioned!(clsw_psse_options);
 
 impl Default for clsw_psse_options {
     fn default() -> Self {
@@ -125,10 +122,7 @@ pub struct clsw_psse_result {
     pub error: *const c_char,
 }
 
-impl Versioned for clsw_psse_result {
-    const NAME: &'static str = "clsw_psse_result";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_psse_result>();
-}
+versioned!(clsw_psse_result);
 
 fn result_of(
     q: usize,
@@ -341,7 +335,4 @@ pub unsafe extern "C" fn clsw_psse_results_scores(
 }
 
 // Results handles may be passed between threads.
-const _: () = {
-    const fn sendable<T: Send + Sync>() {}
-    sendable::<clsw_psse_results>();
-};
+send_sync!(clsw_psse_results);

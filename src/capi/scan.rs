@@ -88,10 +88,7 @@ pub struct clsw_search_options {
     pub cigar: clsw_cigar,
 }
 
-impl Versioned for clsw_search_options {
-    const NAME: &'static str = "clsw_search_options";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_search_options>();
-}
+versioned!(clsw_search_options);
 
 impl Default for clsw_search_options {
     fn default() -> Self {
@@ -421,10 +418,7 @@ pub struct clsw_hit {
     pub cigar: *const c_char,
 }
 
-impl Versioned for clsw_hit {
-    const NAME: &'static str = "clsw_hit";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_hit>();
-}
+versioned!(clsw_hit);
 
 /// Copies hit `index` (0 is the best) into `*out`, whose `size` the caller sets to
 /// `sizeof(clsw_hit)`. The strings it points to belong to `hits`.
@@ -497,10 +491,7 @@ pub struct clsw_search_info {
     pub wall_seconds: f64,
 }
 
-impl Versioned for clsw_search_info {
-    const NAME: &'static str = "clsw_search_info";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_search_info>();
-}
+versioned!(clsw_search_info);
 
 /// Copies the search's statistics into `*out`, whose `size` the caller sets to
 /// `sizeof(clsw_search_info)`.
@@ -562,11 +553,4 @@ pub unsafe extern "C" fn clsw_hits_tabular(
 
 // The header promises that engines, scorings, databases and searchers may be shared
 // between threads: keep that true at compile time.
-const _: () = {
-    const fn shareable<T: Send + Sync>() {}
-    shareable::<clsw_searcher>();
-    shareable::<super::engine::clsw_engine>();
-    shareable::<super::db::clsw_db>();
-    shareable::<super::scoring::clsw_scoring>();
-    shareable::<clsw_hits>();
-};
+send_sync!(clsw_searcher, super::engine::clsw_engine, super::db::clsw_db, super::scoring::clsw_scoring, clsw_hits);

@@ -32,10 +32,7 @@ pub struct clsw_sw3_options {
     pub input: clsw_sw3_input,
 }
 
-impl Versioned for clsw_sw3_options {
-    const NAME: &'static str = "clsw_sw3_options";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_sw3_options>();
-}
+versioned!(clsw_sw3_options);
 
 impl Default for clsw_sw3_options {
     fn default() -> Self {
@@ -180,10 +177,7 @@ pub struct clsw_sw3_alignment_info {
     pub rows: [*const c_char; 3],
 }
 
-impl Versioned for clsw_sw3_alignment_info {
-    const NAME: &'static str = "clsw_sw3_alignment_info";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_sw3_alignment_info>();
-}
+versioned!(clsw_sw3_alignment_info);
 
 /// The optimal local alignment of three sequences with traceback (arguments as for
 /// `clsw_sw3_score`): the score on the engine's first device, the traceback on the
@@ -278,10 +272,7 @@ pub struct clsw_sw3_row {
     pub end: [usize; 3],
 }
 
-impl Versioned for clsw_sw3_row {
-    const NAME: &'static str = "clsw_sw3_row";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_sw3_row>();
-}
+versioned!(clsw_sw3_row);
 
 /// Scores triples of `count` sequences (sequence `k`: `lengths[k]` letters, or codes,
 /// at `sequences[k]`; a length may be 0): the `triple_count` triples at `triples`
@@ -418,8 +409,4 @@ pub unsafe extern "C" fn clsw_sax(
 }
 
 // Results handles may be passed between threads.
-const _: () = {
-    const fn sendable<T: Send + Sync>() {}
-    sendable::<clsw_sw3_alignment>();
-    sendable::<clsw_sw3_results>();
-};
+send_sync!(clsw_sw3_alignment, clsw_sw3_results);
