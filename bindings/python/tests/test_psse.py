@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import clsw
+from conftest import choices
 
 ROOT = Path(__file__).resolve().parents[3]
 DATA = Path(os.environ.get("CLSW_TEST_DATA", ROOT / "tests" / "data"))
@@ -36,13 +37,6 @@ SUBJECTS = records(DATA / "golden_subjects.fasta")
 Q = QUERIES["sp|Q3ZZU0|ATPD_DEHMC"]
 UNRELATED = SUBJECTS["tr|V4P9A4|V4P9A4_EUTSA"]
 HOMOLOG = SUBJECTS["sp|Q3Z8Z5|ATPD_DEHM1"]
-
-
-def choices():
-    out = ["reference"]
-    if any(d.kind == "cpu" for d in clsw.devices()):
-        out.append("cpu")
-    return out
 
 
 @pytest.fixture(scope="module")
