@@ -617,6 +617,15 @@ mod tests {
     }
 
     #[test]
+    fn options_init_checks_the_size_before_writing_anything() {
+        let mut o = sw3::clsw_sw3_options { size: 999, input: 7 };
+        assert_eq!(unsafe { sw3::clsw_sw3_options_init(&mut o, 4) }, CLSW_ERR_INVALID_ARGUMENT);
+        assert_eq!((o.size, o.input), (999, 7), "nothing is written when size is too small");
+        assert_eq!(unsafe { sw3::clsw_sw3_options_init(&mut o, std::mem::size_of_val(&o)) }, CLSW_OK);
+        assert_eq!((o.size, o.input), (std::mem::size_of_val(&o), sw3::CLSW_SW3_LETTERS));
+    }
+
+    #[test]
     fn strings_are_written_with_their_nul_or_refused_with_the_size() {
         let mut buf = [1 as c_char; 4];
         let mut needed = 0usize;
