@@ -5,9 +5,9 @@
 
 mod common;
 
-use clsw::capi::engine::{clsw_engine, clsw_engine_free, clsw_engine_new};
+use common::capi::Handles;
+
 use clsw::capi::psse::*;
-use clsw::capi::scoring::{clsw_scoring, clsw_scoring_free, clsw_scoring_new_builtin};
 use clsw::capi::{CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_NULL, CLSW_OK};
 use clsw::device::DeviceChoice;
 use clsw::psse::{PsseOptions, psse_many};
@@ -136,31 +136,6 @@ fn a_c_program_gets_the_rust_apis_numbers() {
     }
 }
 
-struct Handles {
-    engine: *mut clsw_engine,
-    scoring: *mut clsw_scoring,
-}
-
-impl Handles {
-    fn new() -> Handles {
-        let (mut engine, mut scoring) = (std::ptr::null_mut(), std::ptr::null_mut());
-        unsafe {
-            assert_eq!(clsw_engine_new(c"reference".as_ptr(), &mut engine), CLSW_OK);
-            assert_eq!(clsw_scoring_new_builtin(c"BLOSUM50".as_ptr(), 10, 2, &mut scoring), CLSW_OK);
-        }
-        Handles { engine, scoring }
-    }
-}
-
-impl Drop for Handles {
-    fn drop(&mut self) {
-        unsafe {
-            clsw_scoring_free(self.scoring);
-            clsw_engine_free(self.engine);
-        }
-    }
-}
-
 fn result() -> clsw_psse_result {
     let mut r: clsw_psse_result = unsafe { std::mem::zeroed() };
     r.size = std::mem::size_of::<clsw_psse_result>();
@@ -169,7 +144,7 @@ fn result() -> clsw_psse_result {
 
 #[test]
 fn contracts_hold() {
-    let h = Handles::new();
+    let h = Handles::builtin(c"BLOSUM50", 10, 2);
     let (q, s) = (Q.as_bytes(), S1.as_bytes());
     let mut o: clsw_psse_options = unsafe { std::mem::zeroed() };
     unsafe {
@@ -309,4 +284,37 @@ fn contracts_hold() {
     let e =
         clsw::psse::psse(&Engine::new(DeviceChoice::Native).unwrap(), &codes(Q), &codes("W"), &PsseOptions::default());
     assert!(matches!(e, Err(Error::InvalidArgument(_))));
+}
+
+/// bindings/cpp/psse.cpp (clsw::psse, clsw::psse_many) prints what the Rust API gives.
+#[test]
+fn cpp_example_matches_the_rust_api() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp-psse");
+    std::fs::create_dir_all(&dir).unwrap();
+    let got = common::capi::run_native(&common::capi::compile_cpp_example(&dir, "psse.cpp"));
+    let engine = Engine::open(Some("reference")).unwrap();
+    let enc = |s: &str| Alphabet::Protein.encode_all(s.as_bytes()).unwrap();
+    let (q, s) = (["MKTAYIAKQRQISFVKSHFSRQ", "GSHMLEDPVDAFQGW"], ["MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQ", "W"]);
+    let opts = PsseOptions { shuffles: 200, seed: 7, ..PsseOptions::default() };
+    let line = |tag: &str, qi: usize, si: usize, r: &clsw::Result<clsw::psse::PsseResult>, kept: bool| match r {
+        Ok(r) => format!(
+            "{tag}\t{qi}\t{si}\t0\t{}\t{}\t{}\t{}\t{}\t{}\n",
+            r.score,
+            r.lambda,
+            r.k,
+            r.p_value,
+            r.e_value,
+            if kept { r.shuffle_scores.len() } else { 0 }
+        ),
+        Err(_) => format!("{tag}\t{qi}\t{si}\t{}\t0\t0\t0\t0\t0\t0\n", CLSW_ERR_INVALID_ARGUMENT as i32),
+    };
+    let mut want = line("pair", 0, 0, &clsw::psse::psse(&engine, &enc(q[0]), &enc(s[0]), &opts), false);
+    let keep = PsseOptions { keep_scores: true, ..opts };
+    let (qs, ss): (Vec<Vec<u8>>, Vec<Vec<u8>>) =
+        (q.iter().map(|x| enc(x)).collect(), s.iter().map(|x| enc(x)).collect());
+    let run = clsw::psse::psse_run(&engine, &qs, &ss, &keep).unwrap();
+    for (i, r) in run.pairs.iter().enumerate() {
+        want += &line("many", i / 2, i % 2, r, true);
+    }
+    common::capi::assert_same_lines(&got, &want);
 }

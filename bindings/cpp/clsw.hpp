@@ -1,6 +1,9 @@
 // clsw.hpp: a header-only C++17 wrapper over clsw's C ABI (clsw.h).
 //
-// RAII handles: Engine, Scoring, Database and Searcher are cheap to copy (shared
+// Every entry point: scan (Searcher), align, psse (psse, psse_many), distance
+// (DistanceResult), sw3 (sw3_score, sw3_align, sw3_batch, sax).
+//
+// RAII handles: Engine, Scoring, Database, Searcher and DistanceResult are cheap to copy (shared
 // ownership, like the C handles they wrap they may be shared between threads);
 // Hits and Alignment results are plain values. Every failure throws clsw::error,
 // which carries the clsw_status and clsw_last_error()'s message.
@@ -19,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -218,7 +222,7 @@ class Database {
 
 /// Search options, initialised to the library's defaults.
 struct SearchOptions : clsw_search_options {
-    SearchOptions() : clsw_search_options() { check(clsw_search_options_init(this, sizeof(clsw_search_options))); }
+    SearchOptions();
 };
 
 /// One hit (coordinates 1-based inclusive, BLAST's convention; see clsw_hit in clsw.h).
@@ -322,6 +326,266 @@ inline int32_t align_score(const Scoring &scoring, std::string_view query, std::
                            &score));
     return score;
 }
+
+namespace detail {
+/// A C options struct filled with the library's defaults (`clsw_*_options_init`).
+template <class T, class Init> T options(Init init) {
+    T o{};
+    check(init(&o, sizeof o));
+    return o;
+}
+
+/// Pointers and lengths of caller sequences, for the calls that take arrays of them.
+struct Arrays {
+    std::vector<const uint8_t *> ptrs;
+    std::vector<size_t> lens;
+    explicit Arrays(const std::vector<std::string> &seqs) {
+        for (const auto &s : seqs) {
+            ptrs.push_back(bytes(s));
+            lens.push_back(s.size());
+        }
+    }
+};
+
+/// A results struct whose `size` is set, as the C getters want it.
+template <class T> T sized() {
+    T v{};
+    v.size = sizeof(T);
+    return v;
+}
+} // namespace detail
+
+// ---- psse: pairwise statistical significance ----
+
+/// psse options, initialised to the library's defaults.
+struct PsseOptions : clsw_psse_options {
+    PsseOptions() : clsw_psse_options(detail::options<clsw_psse_options>(clsw_psse_options_init)) {}
+};
+
+/// One pair's significance: the fields of clsw_psse_result (its `error` pointer is NULL
+/// here), `message` why a pair of psse_many has no statistics (`status` is then not
+/// CLSW_OK), `shuffle_scores` when the options kept them.
+struct PsseResult : clsw_psse_result {
+    std::string message;
+    std::vector<int32_t> shuffle_scores;
+};
+
+/// The significance of one pair (residue letters).
+inline PsseResult psse(const Engine &engine, const Scoring &scoring, std::string_view query, std::string_view subject,
+                       const clsw_psse_options *options = nullptr) {
+    PsseResult r{};
+    static_cast<clsw_psse_result &>(r) = detail::sized<clsw_psse_result>();
+    check(clsw_psse(engine.get(), scoring.get(), detail::bytes(query), query.size(), detail::bytes(subject),
+                    subject.size(), options, &r));
+    return r;
+}
+
+/// Every pair of queries x subjects, query-major; a pair that cannot be fitted carries
+/// its own status and message instead of throwing.
+inline std::vector<PsseResult> psse_many(const Engine &engine, const Scoring &scoring,
+                                         const std::vector<std::string> &queries,
+                                         const std::vector<std::string> &subjects,
+                                         const clsw_psse_options *options = nullptr) {
+    detail::Arrays q(queries), s(subjects);
+    clsw_psse_results *raw = nullptr;
+    check(clsw_psse_many(engine.get(), scoring.get(), queries.size(), q.ptrs.data(), q.lens.data(), subjects.size(),
+                         s.ptrs.data(), s.lens.data(), options, &raw));
+    std::unique_ptr<clsw_psse_results, void (*)(clsw_psse_results *)> results(raw, clsw_psse_results_free);
+    size_t n = 0;
+    check(clsw_psse_results_count(results.get(), &n));
+    std::vector<PsseResult> out(n);
+    for (size_t i = 0; i < n; i++) {
+        PsseResult &r = out[i];
+        static_cast<clsw_psse_result &>(r) = detail::sized<clsw_psse_result>();
+        check(clsw_psse_results_get(results.get(), i, &r));
+        if (r.error) r.message = r.error;
+        r.error = nullptr; // it dies with the results handle
+        if (r.status == CLSW_OK && options && options->keep_scores) {
+            r.shuffle_scores.resize(r.shuffles);
+            check(clsw_psse_results_scores(results.get(), i, r.shuffle_scores.data(), r.shuffle_scores.size(),
+                                           nullptr));
+        }
+    }
+    return out;
+}
+
+// ---- distance: all-pairs distance matrices ----
+
+/// Distance options, initialised to the library's defaults.
+struct DistanceOptions : clsw_distance_options {
+    DistanceOptions() : clsw_distance_options(detail::options<clsw_distance_options>(clsw_distance_options_init)) {}
+};
+
+/// An all-pairs distance matrix (samples x samples, row-major). Immutable; cheap to copy.
+class DistanceResult {
+  public:
+    /// Aligned sequences (all the same length).
+    static DistanceResult aligned(const Engine &engine, const std::vector<std::string> &sequences,
+                                  const clsw_distance_options *options = nullptr) {
+        detail::Arrays a(sequences);
+        return make([&](clsw_distance_result **out) {
+            return clsw_distance_aligned(engine.get(), sequences.size(), a.ptrs.data(), a.lens.data(), options, out);
+        });
+    }
+    /// A FASTA multiple alignment (plain or gzip).
+    static DistanceResult fasta(const Engine &engine, const std::string &path,
+                                const clsw_distance_options *options = nullptr) {
+        return make([&](clsw_distance_result **out) {
+            return clsw_distance_fasta(engine.get(), path.c_str(), options, out);
+        });
+    }
+    /// A PLINK .bed/.bim/.fam fileset by its prefix.
+    static DistanceResult bed(const Engine &engine, const std::string &prefix,
+                              const clsw_distance_options *options = nullptr) {
+        return make([&](clsw_distance_result **out) {
+            return clsw_distance_bed(engine.get(), prefix.c_str(), options, out);
+        });
+    }
+    /// A 0/1/2 genotype table file.
+    static DistanceResult genotype_table(const Engine &engine, const std::string &path,
+                                         const clsw_distance_options *options = nullptr) {
+        return make([&](clsw_distance_result **out) {
+            return clsw_distance_genotype_table(engine.get(), path.c_str(), options, out);
+        });
+    }
+    /// A samples x sites genotype matrix, row-major (0, 1, 2; anything else missing).
+    static DistanceResult genotypes(const Engine &engine, const std::vector<int8_t> &matrix, size_t samples,
+                                    size_t sites, const clsw_distance_options *options = nullptr) {
+        if (matrix.size() != samples * sites)
+            throw error(CLSW_ERR_INVALID_ARGUMENT, "the genotype matrix is not samples x sites");
+        return make([&](clsw_distance_result **out) {
+            return clsw_distance_genotypes(engine.get(), matrix.data(), samples, sites, options, out);
+        });
+    }
+
+    /// The number of samples n.
+    size_t count() const {
+        size_t n = 0;
+        check(clsw_distance_result_count(get(), &n));
+        return n;
+    }
+    /// Sites in the input and sites counted (`ignore_constant` drops some).
+    std::pair<uint64_t, uint64_t> sites() const {
+        uint64_t s = 0, c = 0;
+        check(clsw_distance_result_sites(get(), &s, &c));
+        return {s, c};
+    }
+    /// Differences, n x n.
+    std::vector<uint32_t> matrix() const {
+        return square<uint32_t>([&](uint32_t *b, size_t n) { return clsw_distance_result_matrix(get(), b, n, nullptr); });
+    }
+    /// Compared sites, n x n (throws unless counted: want_compared or a metric).
+    std::vector<uint32_t> compared() const {
+        return square<uint32_t>(
+            [&](uint32_t *b, size_t n) { return clsw_distance_result_compared(get(), b, n, nullptr); });
+    }
+    /// The options' metric, n x n.
+    std::vector<double> values() const {
+        return square<double>([&](double *b, size_t n) { return clsw_distance_result_values(get(), b, n, nullptr); });
+    }
+    /// Sample i's name (file inputs only).
+    std::string name(size_t i) const {
+        return detail::text(
+            [&](char *b, size_t n, size_t *need) { return clsw_distance_result_name(get(), i, b, n, need); });
+    }
+    /// Sample i's family id (PLINK's FID; the name for other inputs).
+    std::string family(size_t i) const {
+        return detail::text(
+            [&](char *b, size_t n, size_t *need) { return clsw_distance_result_family(get(), i, b, n, need); });
+    }
+    const clsw_distance_result *get() const noexcept { return handle_.get(); }
+
+  private:
+    template <class Make> static DistanceResult make(Make m) {
+        clsw_distance_result *d = nullptr;
+        check(m(&d));
+        DistanceResult r;
+        r.handle_.reset(d, clsw_distance_result_free);
+        return r;
+    }
+    template <class T, class Get> std::vector<T> square(Get get) const {
+        size_t n = count();
+        std::vector<T> out(n * n);
+        check(get(out.data(), out.size()));
+        return out;
+    }
+    std::shared_ptr<clsw_distance_result> handle_;
+};
+
+// ---- sw3: three-sequence local alignment, batches, SAX ----
+
+/// sw3 options, initialised to the library's defaults (residue letters).
+struct Sw3Options : clsw_sw3_options {
+    Sw3Options() : clsw_sw3_options(detail::options<clsw_sw3_options>(clsw_sw3_options_init)) {}
+};
+
+/// A triple's best local score and end cell (1-based per sequence; all 0 for score 0).
+struct Sw3Score {
+    int32_t score;
+    size_t end[3];
+};
+
+/// The best local three-sequence score of a, b, c.
+inline Sw3Score sw3_score(const Engine &engine, const Scoring &scoring, std::string_view a, std::string_view b,
+                          std::string_view c, const clsw_sw3_options *options = nullptr) {
+    Sw3Score r{};
+    check(clsw_sw3_score(engine.get(), scoring.get(), detail::bytes(a), a.size(), detail::bytes(b), b.size(),
+                         detail::bytes(c), c.size(), options, &r.score, r.end));
+    return r;
+}
+
+/// A three-sequence alignment (the fields of clsw_sw3_alignment_info, whose row
+/// pointers are NULL here) and its three gapped rows.
+struct Sw3Alignment : clsw_sw3_alignment_info {
+    std::string row[3];
+};
+
+/// The optimal local alignment of a, b, c with traceback.
+inline Sw3Alignment sw3_align(const Engine &engine, const Scoring &scoring, std::string_view a, std::string_view b,
+                              std::string_view c, const clsw_sw3_options *options = nullptr) {
+    clsw_sw3_alignment *raw = nullptr;
+    check(clsw_sw3_align(engine.get(), scoring.get(), detail::bytes(a), a.size(), detail::bytes(b), b.size(),
+                         detail::bytes(c), c.size(), options, &raw));
+    std::unique_ptr<clsw_sw3_alignment, void (*)(clsw_sw3_alignment *)> h(raw, clsw_sw3_alignment_free);
+    Sw3Alignment r{};
+    static_cast<clsw_sw3_alignment_info &>(r) = detail::sized<clsw_sw3_alignment_info>();
+    check(clsw_sw3_alignment_get(h.get(), &r));
+    for (int k = 0; k < 3; k++) {
+        r.row[k] = r.rows[k];
+        r.rows[k] = nullptr; // they die with the handle
+    }
+    return r;
+}
+
+/// Scores `triples` of `sequences` (every triple a < b < c when empty), highest first.
+inline std::vector<clsw_sw3_row> sw3_batch(const Engine &engine, const Scoring &scoring,
+                                           const std::vector<std::string> &sequences,
+                                           const std::vector<uint32_t> &triples = {},
+                                           const clsw_sw3_options *options = nullptr) {
+    detail::Arrays a(sequences);
+    clsw_sw3_results *raw = nullptr;
+    check(clsw_sw3_batch(engine.get(), scoring.get(), sequences.size(), a.ptrs.data(), a.lens.data(),
+                         triples.empty() ? nullptr : triples.data(), triples.size() / 3, options, &raw));
+    std::unique_ptr<clsw_sw3_results, void (*)(clsw_sw3_results *)> results(raw, clsw_sw3_results_free);
+    size_t n = 0;
+    check(clsw_sw3_results_count(results.get(), &n));
+    std::vector<clsw_sw3_row> out(n, detail::sized<clsw_sw3_row>());
+    for (size_t i = 0; i < n; i++) check(clsw_sw3_results_get(results.get(), i, &out[i]));
+    return out;
+}
+
+/// The SAX word of a series: codes 0 .. alphabet - 1 (`*constant` set for a constant series).
+inline std::vector<uint8_t> sax(const std::vector<double> &series, size_t word, size_t alphabet,
+                                bool *constant = nullptr) {
+    std::vector<uint8_t> codes(word);
+    int32_t flat = 0;
+    check(clsw_sax(series.data(), series.size(), word, alphabet, codes.data(), codes.size(), &flat));
+    if (constant) *constant = flat != 0;
+    return codes;
+}
+
+inline SearchOptions::SearchOptions()
+    : clsw_search_options(detail::options<clsw_search_options>(clsw_search_options_init)) {}
 
 } // namespace clsw
 

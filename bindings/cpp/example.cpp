@@ -5,7 +5,7 @@
 // For every query: its hits (with CIGARs), a summary of every subject's score, and the
 // pairwise alignment with the best hit; then a failure caught as a clsw::error. The
 // lines are tab-separated and meant to be compared with the Rust API's results
-// (tests/capi_c.rs does).
+// (tests/scan_capi.rs does).
 //
 // Build: c++ -std=c++17 example.cpp $(pkg-config --cflags --libs clsw) -o example
 #include "clsw.hpp"

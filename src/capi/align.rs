@@ -61,10 +61,7 @@ pub struct clsw_alignment_info {
     pub subject_row: *const c_char,
 }
 
-impl Versioned for clsw_alignment_info {
-    const NAME: &'static str = "clsw_alignment_info";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_alignment_info>();
-}
+versioned!(clsw_alignment_info);
 
 unsafe fn encoded_pair<'a>(
     scoring: *const clsw_scoring,
@@ -158,8 +155,11 @@ pub unsafe extern "C" fn clsw_alignment_get(
     alignment: *const clsw_alignment,
     out: *mut clsw_alignment_info,
 ) -> clsw_status {
-    run(|| {
-        let h = unsafe { handle(alignment, "alignment") }?;
+    unsafe { get_versioned(alignment, "alignment", out, "out (the alignment info)", |h| Ok(info_of(h))) }
+}
+
+fn info_of(h: &clsw_alignment) -> clsw_alignment_info {
+    {
         // SAFETY: every field is a number or a pointer; zero is valid.
         let mut c: clsw_alignment_info = unsafe { std::mem::zeroed() };
         c.size = std::mem::size_of::<clsw_alignment_info>();
@@ -182,6 +182,6 @@ pub unsafe extern "C" fn clsw_alignment_get(
         c.query_row = h.query_row.as_ptr();
         c.midline = h.midline.as_ptr();
         c.subject_row = h.subject_row.as_ptr();
-        unsafe { write_versioned(out, c, "out (the alignment info)") }
-    })
+        c
+    }
 }

@@ -11,13 +11,14 @@ pub struct clsw_db {
     pub(crate) db: Arc<Database>,
 }
 
-fn finish(out: &mut *mut clsw_db, db: Database) -> Outcome {
+fn finish(db: Database) -> Outcome<clsw_db> {
     if db.is_empty() {
         return Err(Failure::invalid("the database holds no sequences"));
     }
-    *out = Box::into_raw(Box::new(clsw_db { db: Arc::new(db) }));
-    Ok(())
+    Ok(clsw_db { db: Arc::new(db) })
 }
+
+const OUT: &str = "out (the database output)";
 
 /// Reads a FASTA file (plain or gzip, multi-line records) into a database. `path` is
 /// NUL-terminated, any bytes. `alphabet` is `CLSW_ALPHABET_PROTEIN`,
@@ -35,22 +36,23 @@ pub unsafe extern "C" fn clsw_db_new_fasta(
     alphabet: clsw_alphabet,
     out: *mut *mut clsw_db,
 ) -> clsw_status {
-    run(|| {
-        let out = unsafe { out_handle(out, "out (the database output)") }?;
-        let path = unsafe { c_path(path, "path (the FASTA file)") }?;
-        let alphabet = match alphabet {
-            CLSW_ALPHABET_AUTO => fasta::guess_alphabet(&path)?,
-            a => alphabet_from(a)?,
-        };
-        if is_prepared(&path)? {
-            return Err(Failure::invalid(format!(
-                "{} is a prepared database, not FASTA; open it with clsw_db_new_prepared",
-                path.display()
-            )));
-        }
-        let (db, _report) = Database::from_fasta(&path, alphabet, EmptyRecords::Skip)?;
-        finish(out, db)
-    })
+    unsafe {
+        new_handle(out, OUT, || {
+            let path = c_path(path, "path (the FASTA file)")?;
+            let alphabet = match alphabet {
+                CLSW_ALPHABET_AUTO => fasta::guess_alphabet(&path)?,
+                a => alphabet_from(a)?,
+            };
+            if is_prepared(&path)? {
+                return Err(Failure::invalid(format!(
+                    "{} is a prepared database, not FASTA; open it with clsw_db_new_prepared",
+                    path.display()
+                )));
+            }
+            let (db, _report) = Database::from_fasta(&path, alphabet, EmptyRecords::Skip)?;
+            finish(db)
+        })
+    }
 }
 
 /// Opens a prepared database written by `clsw_db_write_prepared` or `clsw makedb`:
@@ -61,11 +63,12 @@ pub unsafe extern "C" fn clsw_db_new_fasta(
 /// `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_new_prepared(path: *const c_char, out: *mut *mut clsw_db) -> clsw_status {
-    run(|| {
-        let out = unsafe { out_handle(out, "out (the database output)") }?;
-        let path = unsafe { c_path(path, "path (the prepared database)") }?;
-        finish(out, Database::open_prepared(&path)?)
-    })
+    unsafe {
+        new_handle(out, OUT, || {
+            let path = c_path(path, "path (the prepared database)")?;
+            finish(Database::open_prepared(&path)?)
+        })
+    }
 }
 
 /// Builds a database from `count` sequences in memory (copied; the caller's arrays
@@ -86,40 +89,41 @@ pub unsafe extern "C" fn clsw_db_new_sequences(
     names: *const *const c_char,
     out: *mut *mut clsw_db,
 ) -> clsw_status {
-    run(|| {
-        let out = unsafe { out_handle(out, "out (the database output)") }?;
-        let alphabet: Alphabet = alphabet_from(alphabet)?;
-        if count == 0 {
-            return Err(Failure::invalid("count is 0: a database needs at least one sequence"));
-        }
-        if count > u32::MAX as usize {
-            return Err(Failure::invalid(format!("{count} sequences: at most {} fit a database", u32::MAX)));
-        }
-        let seqs = unsafe { array(sequences, count, "sequences") }?;
-        let lens = unsafe { array(lengths, count, "lengths") }?;
-        let names = if names.is_null() { None } else { Some(unsafe { array(names, count, "names") }?) };
-        let mut records = Vec::with_capacity(count);
-        for k in 0..count {
-            let (id, description) = match names.map(|n| n[k]).filter(|p| !p.is_null()) {
-                Some(p) => {
-                    let name = unsafe { c_text(p, &format!("names[{k}]")) }?.trim();
-                    match name.split_once(char::is_whitespace) {
-                        Some((id, rest)) => (id.to_string(), rest.trim().to_string()),
-                        None => (name.to_string(), String::new()),
-                    }
-                }
-                None => ((k + 1).to_string(), String::new()),
-            };
-            let what = format!("sequences[{k}] ('{id}')");
-            let letters = unsafe { bytes(seqs[k], lens[k], &what) }?;
-            if letters.len() > u32::MAX as usize {
-                return Err(Failure::invalid(format!("{what}: longer than {} residues", u32::MAX)));
+    unsafe {
+        new_handle(out, OUT, || {
+            let alphabet: Alphabet = alphabet_from(alphabet)?;
+            if count == 0 {
+                return Err(Failure::invalid("count is 0: a database needs at least one sequence"));
             }
-            let residues = encode(letters, alphabet, &what)?;
-            records.push(Sequence { id, description, residues });
-        }
-        finish(out, Database::from_sequences(alphabet, records))
-    })
+            if count > u32::MAX as usize {
+                return Err(Failure::invalid(format!("{count} sequences: at most {} fit a database", u32::MAX)));
+            }
+            let seqs = array(sequences, count, "sequences")?;
+            let lens = array(lengths, count, "lengths")?;
+            let names = if names.is_null() { None } else { Some(array(names, count, "names")?) };
+            let mut records = Vec::with_capacity(count);
+            for k in 0..count {
+                let (id, description) = match names.map(|n| n[k]).filter(|p| !p.is_null()) {
+                    Some(p) => {
+                        let name = c_text(p, &format!("names[{k}]"))?.trim();
+                        match name.split_once(char::is_whitespace) {
+                            Some((id, rest)) => (id.to_string(), rest.trim().to_string()),
+                            None => (name.to_string(), String::new()),
+                        }
+                    }
+                    None => ((k + 1).to_string(), String::new()),
+                };
+                let what = format!("sequences[{k}] ('{id}')");
+                let letters = bytes(seqs[k], lens[k], &what)?;
+                if letters.len() > u32::MAX as usize {
+                    return Err(Failure::invalid(format!("{what}: longer than {} residues", u32::MAX)));
+                }
+                let residues = encode(letters, alphabet, &what)?;
+                records.push(Sequence { id, description, residues });
+            }
+            finish(Database::from_sequences(alphabet, records))
+        })
+    }
 }
 
 /// Writes the database as a prepared file (checksummed, memory-mapped when opened
@@ -145,31 +149,19 @@ pub unsafe extern "C" fn clsw_db_free(db: *mut clsw_db) {
 /// The number of sequences.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_count(db: *const clsw_db, out: *mut usize) -> clsw_status {
-    run(|| {
-        let d = unsafe { handle(db, "db") }?;
-        *unsafe { out_ptr(out, "out") }? = d.db.len();
-        Ok(())
-    })
+    unsafe { get(db, "db", out, |d| Ok(d.db.len())) }
 }
 
 /// The total number of residues.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_total_residues(db: *const clsw_db, out: *mut u64) -> clsw_status {
-    run(|| {
-        let d = unsafe { handle(db, "db") }?;
-        *unsafe { out_ptr(out, "out") }? = d.db.total_residues();
-        Ok(())
-    })
+    unsafe { get(db, "db", out, |d| Ok(d.db.total_residues())) }
 }
 
 /// The database's alphabet.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_alphabet(db: *const clsw_db, out: *mut clsw_alphabet) -> clsw_status {
-    run(|| {
-        let d = unsafe { handle(db, "db") }?;
-        *unsafe { out_ptr(out, "out") }? = alphabet_to(d.db.alphabet());
-        Ok(())
-    })
+    unsafe { get(db, "db", out, |d| Ok(alphabet_to(d.db.alphabet()))) }
 }
 
 fn index_ok(db: &Database, index: usize) -> Outcome {
@@ -185,13 +177,12 @@ fn index_ok(db: &Database, index: usize) -> Outcome {
 /// The length of sequence `index` (0-based, database order).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_length(db: *const clsw_db, index: usize, out: *mut usize) -> clsw_status {
-    run(|| {
-        let d = unsafe { handle(db, "db") }?;
-        let out = unsafe { out_ptr(out, "out") }?;
-        index_ok(&d.db, index)?;
-        *out = d.db.seq_len(index);
-        Ok(())
-    })
+    unsafe {
+        get(db, "db", out, |d| {
+            index_ok(&d.db, index)?;
+            Ok(d.db.seq_len(index))
+        })
+    }
 }
 
 /// The id of sequence `index` (the first word of its FASTA header) into `buf` of

@@ -6,7 +6,8 @@ use super::engine::clsw_engine;
 use super::*;
 use crate::distance::input::{read_alignment, read_bed, read_genotype_table};
 use crate::distance::{
-    Coding, DistanceMatrix, Metric, Options, Packed, SampleName, Variant, compute, pack_alignment, pack_genotype_matrix,
+    Coding, DistanceMatrix, Metric, Options, Packed, SampleName, Variant, check_coding_flags, compute, pack_alignment,
+    pack_genotype_matrix,
 };
 
 /// Which alignment letters are compared (`clsw_distance_options.coding`): flags, OR-ed.
@@ -30,7 +31,7 @@ pub const CLSW_DISTANCE_CHARPACKED: clsw_distance_variant = 1;
 /// runs, whatever the variant).
 pub const CLSW_DISTANCE_CPU: clsw_distance_variant = 2;
 
-/// The values `clsw_distances_values` gives (`clsw_distance_options.metric`); PLINK's
+/// The values `clsw_distance_result_values` gives (`clsw_distance_options.metric`); PLINK's
 /// definitions with missing calls skipped (`--distance ... flat-missing`).
 pub type clsw_distance_metric = u32;
 /// Differing compared sites (snp-dists' SNP distance; differing genotypes).
@@ -61,18 +62,15 @@ pub struct clsw_distance_options {
     /// `CLSW_DISTANCE_BITPLANE` (default), `CLSW_DISTANCE_CHARPACKED` or
     /// `CLSW_DISTANCE_CPU`. All give the same counts.
     pub variant: clsw_distance_variant,
-    /// Nonzero: also count the sites each pair compares (`clsw_distances_compared`).
+    /// Nonzero: also count the sites each pair compares (`clsw_distance_result_compared`).
     /// Implied by every metric but `CLSW_METRIC_DIFF`. Default 0.
     pub want_compared: i32,
-    /// What `clsw_distances_values` gives: `CLSW_METRIC_DIFF` (default),
+    /// What `clsw_distance_result_values` gives: `CLSW_METRIC_DIFF` (default),
     /// `CLSW_METRIC_ALLELE_CT`, `CLSW_METRIC_IBS` or `CLSW_METRIC_ONE_MINUS_IBS`.
     pub metric: clsw_distance_metric,
 }
 
-impl Versioned for clsw_distance_options {
-    const NAME: &'static str = "clsw_distance_options";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_distance_options>();
-}
+versioned!(clsw_distance_options);
 
 impl Default for clsw_distance_options {
     fn default() -> Self {
@@ -94,14 +92,7 @@ impl Default for clsw_distance_options {
 /// `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_options_init(options: *mut clsw_distance_options, size: usize) -> clsw_status {
-    run(|| {
-        if options.is_null() {
-            return Err(Failure::null("options"));
-        }
-        // SAFETY: the caller's struct has `size` writable bytes; the size field comes first.
-        unsafe { (options as *mut usize).write(size) };
-        unsafe { write_versioned(options, clsw_distance_options::default(), "options") }
-    })
+    unsafe { options_init(options, size) }
 }
 
 /// The parsed options: the library's, the metric, and the alignment coding.
@@ -119,11 +110,8 @@ fn parse(o: &clsw_distance_options, genotype: bool) -> Outcome<Parsed> {
             o.coding
         )));
     }
-    if genotype && o.coding != CLSW_DISTANCE_SNP {
-        return Err(Failure::invalid(
-            "options.coding: CLSW_DISTANCE_COUNT_GAPS and CLSW_DISTANCE_COUNT_N apply to alignments only",
-        ));
-    }
+    let (count_gaps, count_n) = (o.coding & CLSW_DISTANCE_COUNT_GAPS != 0, o.coding & CLSW_DISTANCE_COUNT_N != 0);
+    check_coding_flags(count_gaps, count_n, genotype)?;
     let variant = match o.variant {
         CLSW_DISTANCE_BITPLANE => Variant::Bitplane,
         CLSW_DISTANCE_CHARPACKED => Variant::Charpacked,
@@ -147,13 +135,10 @@ fn parse(o: &clsw_distance_options, genotype: bool) -> Outcome<Parsed> {
             )));
         }
     };
-    let coding = Coding::Nucleotide {
-        count_gaps: o.coding & CLSW_DISTANCE_COUNT_GAPS != 0,
-        count_n: o.coding & CLSW_DISTANCE_COUNT_N != 0,
-    };
+    let coding = Coding::Nucleotide { count_gaps, count_n };
     let opts = Options {
         variant,
-        want_compared: o.want_compared != 0 || metric.needs_compared(),
+        want_compared: metric.want_compared(o.want_compared != 0),
         ignore_constant: o.ignore_constant != 0,
         ..Options::default()
     };
@@ -162,7 +147,7 @@ fn parse(o: &clsw_distance_options, genotype: bool) -> Outcome<Parsed> {
 
 /// An all-pairs distance matrix, with its sample names when it was read from a file.
 /// Immutable; give each thread its own.
-pub struct clsw_distances {
+pub struct clsw_distance_result {
     matrix: DistanceMatrix,
     metric: Metric,
     names: Option<Vec<SampleName>>,
@@ -171,18 +156,18 @@ pub struct clsw_distances {
 unsafe fn finish(
     engine: *const clsw_engine,
     options: *const clsw_distance_options,
-    out: *mut *mut clsw_distances,
+    out: *mut *mut clsw_distance_result,
     genotype: bool,
     input: impl FnOnce(Coding) -> Outcome<(Packed, Option<Vec<SampleName>>)>,
 ) -> clsw_status {
     run(|| {
-        let out = unsafe { out_handle(out, "out (the distances output)") }?;
+        let out = unsafe { out_handle(out, "out (the distance result output)") }?;
         let e = unsafe { handle(engine, "engine") }?;
         let o = unsafe { read_versioned(options, clsw_distance_options::default()) }?;
         let p = parse(&o, genotype)?;
         let (packed, names) = input(p.coding)?;
         let (matrix, _) = compute(&e.engine, &packed, &p.opts)?;
-        *out = Box::into_raw(Box::new(clsw_distances { matrix, metric: p.metric, names }));
+        *out = Box::into_raw(Box::new(clsw_distance_result { matrix, metric: p.metric, names }));
         Ok(())
     })
 }
@@ -190,7 +175,7 @@ unsafe fn finish(
 /// Distances of `count` aligned sequences from caller arrays: sequence `k` is
 /// `lengths[k]` alignment letters at `sequences[k]` (A, C, G, T, gaps `-` `.`, N, IUPAC
 /// codes, `?`; any case; not NUL-terminated), all of the same length. The samples have
-/// no names. On success `*out` is a new matrix to free with `clsw_distances_free`.
+/// no names. On success `*out` is a new matrix to free with `clsw_distance_result_free`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (a count of 0, sequences of different lengths or
 /// of length 0, a byte that is not an alignment letter — the message names the sequence
 /// and site —, an impossible option), `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
@@ -201,7 +186,7 @@ pub unsafe extern "C" fn clsw_distance_aligned(
     sequences: *const *const u8,
     lengths: *const usize,
     options: *const clsw_distance_options,
-    out: *mut *mut clsw_distances,
+    out: *mut *mut clsw_distance_result,
 ) -> clsw_status {
     unsafe {
         finish(engine, options, out, false, |coding| {
@@ -227,7 +212,7 @@ pub unsafe extern "C" fn clsw_distance_fasta(
     engine: *const clsw_engine,
     path: *const c_char,
     options: *const clsw_distance_options,
-    out: *mut *mut clsw_distances,
+    out: *mut *mut clsw_distance_result,
 ) -> clsw_status {
     unsafe {
         finish(engine, options, out, false, |coding| {
@@ -249,7 +234,7 @@ pub unsafe extern "C" fn clsw_distance_bed(
     engine: *const clsw_engine,
     prefix: *const c_char,
     options: *const clsw_distance_options,
-    out: *mut *mut clsw_distances,
+    out: *mut *mut clsw_distance_result,
 ) -> clsw_status {
     unsafe {
         finish(engine, options, out, true, |_| {
@@ -270,7 +255,7 @@ pub unsafe extern "C" fn clsw_distance_genotype_table(
     engine: *const clsw_engine,
     path: *const c_char,
     options: *const clsw_distance_options,
-    out: *mut *mut clsw_distances,
+    out: *mut *mut clsw_distance_result,
 ) -> clsw_status {
     unsafe {
         finish(engine, options, out, true, |_| {
@@ -294,7 +279,7 @@ pub unsafe extern "C" fn clsw_distance_genotypes(
     samples: usize,
     sites: usize,
     options: *const clsw_distance_options,
-    out: *mut *mut clsw_distances,
+    out: *mut *mut clsw_distance_result,
 ) -> clsw_status {
     unsafe {
         finish(engine, options, out, true, |_| {
@@ -315,26 +300,25 @@ pub unsafe extern "C" fn clsw_distance_genotypes(
 /// Frees a distance matrix; NULL is ignored. Names read from it stay valid only
 /// until then.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn clsw_distances_free(distances: *mut clsw_distances) {
+pub unsafe extern "C" fn clsw_distance_result_free(distances: *mut clsw_distance_result) {
     unsafe { free_box(distances) }
 }
 
 /// The number of samples `n` (the matrices are `n x n`).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn clsw_distances_count(distances: *const clsw_distances, out: *mut usize) -> clsw_status {
-    run(|| {
-        let d = unsafe { handle(distances, "distances") }?;
-        *unsafe { out_ptr(out, "out") }? = d.matrix.n;
-        Ok(())
-    })
+pub unsafe extern "C" fn clsw_distance_result_count(
+    distances: *const clsw_distance_result,
+    out: *mut usize,
+) -> clsw_status {
+    unsafe { get(distances, "distances", out, |d| Ok(d.matrix.n)) }
 }
 
 /// Sites in the input (`*sites`) and sites the counters range over (`*considered`:
 /// all of them, or the non-constant ones with `options.ignore_constant`); the
 /// allele-count metric is scaled to `*considered`. Either output may be NULL.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn clsw_distances_sites(
-    distances: *const clsw_distances,
+pub unsafe extern "C" fn clsw_distance_result_sites(
+    distances: *const clsw_distance_result,
     sites: *mut u64,
     considered: *mut u64,
 ) -> clsw_status {
@@ -357,67 +341,76 @@ pub unsafe extern "C" fn clsw_distances_sites(
 /// Errors: `CLSW_ERR_BUFFER_TOO_SMALL` (`len < n * n`; nothing is written),
 /// `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn clsw_distances_matrix(
-    distances: *const clsw_distances,
+pub unsafe extern "C" fn clsw_distance_result_matrix(
+    distances: *const clsw_distance_result,
     matrix: *mut u32,
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
-    run(|| {
-        let d = unsafe { handle(distances, "distances") }?;
-        unsafe { check_room(d.matrix.n * d.matrix.n, matrix, len, needed, "matrix") }?;
-        unsafe { write_array(&d.matrix.square(), matrix, len, needed, "matrix") }
-    })
+    unsafe { square(distances, matrix, len, needed, "matrix", false, |d| Some(d.matrix.square())) }
 }
 
 /// The `n x n` matrix of compared sites (sites where both samples have a compared
-/// state), row-major, zero diagonal; buffer as for `clsw_distances_matrix`.
+/// state), row-major, zero diagonal; buffer as for `clsw_distance_result_matrix`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (not counted: set `options.want_compared`, or
 /// use a metric other than `CLSW_METRIC_DIFF`), `CLSW_ERR_BUFFER_TOO_SMALL`,
 /// `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn clsw_distances_compared(
-    distances: *const clsw_distances,
+pub unsafe extern "C" fn clsw_distance_result_compared(
+    distances: *const clsw_distance_result,
     compared: *mut u32,
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
-    run(|| {
-        let d = unsafe { handle(distances, "distances") }?;
-        if d.matrix.compared.is_some() {
-            unsafe { check_room(d.matrix.n * d.matrix.n, compared, len, needed, "compared") }?;
-        }
-        let sq = d.matrix.square_compared().ok_or_else(|| {
-            Failure::invalid("the compared sites were not counted: set options.want_compared (or a metric)")
-        })?;
-        unsafe { write_array(&sq, compared, len, needed, "compared") }
-    })
+    unsafe { square(distances, compared, len, needed, "compared", true, |d| d.matrix.square_compared()) }
 }
 
 /// The `n x n` matrix of the metric chosen in the options (`options.metric`), as
 /// doubles, row-major; the diagonal is the metric's self value (1 for
 /// `CLSW_METRIC_IBS`, else 0); a pair with no compared site gets NaN. Buffer as for
-/// `clsw_distances_matrix`.
+/// `clsw_distance_result_matrix`.
 /// Errors: `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn clsw_distances_values(
-    distances: *const clsw_distances,
+pub unsafe extern "C" fn clsw_distance_result_values(
+    distances: *const clsw_distance_result,
     values: *mut f64,
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
+    unsafe {
+        square(distances, values, len, needed, "values", false, |d| {
+            let n = d.matrix.n;
+            Some((0..n * n).map(|k| d.matrix.value(d.metric, k / n, k % n)).collect())
+        })
+    }
+}
+
+/// The body of the `n x n` getters: the buffer is checked before the matrix is made;
+/// `needs_compared`: the matrix is made from the compared counts, which a run may lack.
+unsafe fn square<T: Copy>(
+    distances: *const clsw_distance_result,
+    buf: *mut T,
+    len: usize,
+    needed: *mut usize,
+    what: &str,
+    needs_compared: bool,
+    values: impl FnOnce(&clsw_distance_result) -> Option<Vec<T>>,
+) -> clsw_status {
     run(|| {
         let d = unsafe { handle(distances, "distances") }?;
-        let n = d.matrix.n;
-        let want = n * n;
-        unsafe { check_room(want, values, len, needed, "values") }?;
-        let v: Vec<f64> = (0..want).map(|k| d.matrix.value(d.metric, k / n, k % n)).collect();
-        unsafe { write_array(&v, values, len, needed, "values") }
+        if needs_compared && d.matrix.compared.is_none() {
+            return Err(Failure::invalid(
+                "the compared sites were not counted: set options.want_compared (or a metric)",
+            ));
+        }
+        unsafe { check_room(d.matrix.n * d.matrix.n, buf, len, needed, what) }?;
+        let v = values(d).ok_or_else(|| Failure::new(CLSW_ERR_INTERNAL, format!("{what}: no matrix")))?;
+        unsafe { write_array(&v, buf, len, needed, what) }
     })
 }
 
 unsafe fn name_of(
-    distances: *const clsw_distances,
+    distances: *const clsw_distance_result,
     index: usize,
     buf: *mut c_char,
     len: usize,
@@ -444,8 +437,8 @@ unsafe fn name_of(
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, a matrix made from caller
 /// arrays, which has no names), `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn clsw_distances_name(
-    distances: *const clsw_distances,
+pub unsafe extern "C" fn clsw_distance_result_name(
+    distances: *const clsw_distance_result,
     index: usize,
     buf: *mut c_char,
     len: usize,
@@ -455,10 +448,10 @@ pub unsafe extern "C" fn clsw_distances_name(
 }
 
 /// Sample `index`'s family id (PLINK's FID from the .fam; the same as the name for FASTA
-/// and table inputs). Arguments and errors as for `clsw_distances_name`.
+/// and table inputs). Arguments and errors as for `clsw_distance_result_name`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn clsw_distances_family(
-    distances: *const clsw_distances,
+pub unsafe extern "C" fn clsw_distance_result_family(
+    distances: *const clsw_distance_result,
     index: usize,
     buf: *mut c_char,
     len: usize,
@@ -467,8 +460,98 @@ pub unsafe extern "C" fn clsw_distances_family(
     unsafe { name_of(distances, index, buf, len, needed, true) }
 }
 
+// Deprecated names (clsw 0.1): the result handle was `clsw_distances` and its
+// functions `clsw_distances_*`. Kept for one release as thin aliases.
+
+/// Deprecated since 0.2.0: the old name of `clsw_distance_result`.
+pub type clsw_distances = clsw_distance_result;
+
+/// Deprecated since 0.2.0: use `clsw_distance_result_free` (same arguments and behaviour).
+#[deprecated(since = "0.2.0", note = "use clsw_distance_result_free")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_free(distances: *mut clsw_distances) {
+    unsafe { clsw_distance_result_free(distances) }
+}
+
+/// Deprecated since 0.2.0: use `clsw_distance_result_count` (same arguments and behaviour).
+#[deprecated(since = "0.2.0", note = "use clsw_distance_result_count")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_count(distances: *const clsw_distances, out: *mut usize) -> clsw_status {
+    unsafe { clsw_distance_result_count(distances, out) }
+}
+
+/// Deprecated since 0.2.0: use `clsw_distance_result_sites` (same arguments and behaviour).
+#[deprecated(since = "0.2.0", note = "use clsw_distance_result_sites")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_sites(
+    distances: *const clsw_distances,
+    sites: *mut u64,
+    considered: *mut u64,
+) -> clsw_status {
+    unsafe { clsw_distance_result_sites(distances, sites, considered) }
+}
+
+/// Deprecated since 0.2.0: use `clsw_distance_result_matrix` (same arguments and behaviour).
+#[deprecated(since = "0.2.0", note = "use clsw_distance_result_matrix")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_matrix(
+    distances: *const clsw_distances,
+    matrix: *mut u32,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    unsafe { clsw_distance_result_matrix(distances, matrix, len, needed) }
+}
+
+/// Deprecated since 0.2.0: use `clsw_distance_result_compared` (same arguments and behaviour).
+#[deprecated(since = "0.2.0", note = "use clsw_distance_result_compared")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_compared(
+    distances: *const clsw_distances,
+    compared: *mut u32,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    unsafe { clsw_distance_result_compared(distances, compared, len, needed) }
+}
+
+/// Deprecated since 0.2.0: use `clsw_distance_result_values` (same arguments and behaviour).
+#[deprecated(since = "0.2.0", note = "use clsw_distance_result_values")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_values(
+    distances: *const clsw_distances,
+    values: *mut f64,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    unsafe { clsw_distance_result_values(distances, values, len, needed) }
+}
+
+/// Deprecated since 0.2.0: use `clsw_distance_result_name` (same arguments and behaviour).
+#[deprecated(since = "0.2.0", note = "use clsw_distance_result_name")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_name(
+    distances: *const clsw_distances,
+    index: usize,
+    buf: *mut c_char,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    unsafe { clsw_distance_result_name(distances, index, buf, len, needed) }
+}
+
+/// Deprecated since 0.2.0: use `clsw_distance_result_family` (same arguments and behaviour).
+#[deprecated(since = "0.2.0", note = "use clsw_distance_result_family")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_distances_family(
+    distances: *const clsw_distances,
+    index: usize,
+    buf: *mut c_char,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    unsafe { clsw_distance_result_family(distances, index, buf, len, needed) }
+}
+
 // Distance handles may be passed between threads.
-const _: () = {
-    const fn sendable<T: Send + Sync>() {}
-    sendable::<clsw_distances>();
-};
+send_sync!(clsw_distance_result);

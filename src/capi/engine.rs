@@ -52,10 +52,7 @@ pub struct clsw_device_info {
     pub driver_version: [c_char; 64],
 }
 
-impl Versioned for clsw_device_info {
-    const NAME: &'static str = "clsw_device_info";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_device_info>();
-}
+versioned!(clsw_device_info);
 
 fn fixed<const N: usize>(s: &str) -> [c_char; N] {
     let mut out = [0 as c_char; N];
@@ -82,13 +79,12 @@ fn fixed<const N: usize>(s: &str) -> [c_char; N] {
 /// choice), `CLSW_ERR_NULL` (`out` is NULL).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_engine_new(device: *const c_char, out: *mut *mut clsw_engine) -> clsw_status {
-    run(|| {
-        let out = unsafe { out_handle(out, "out (the engine output)") }?;
-        let text = if device.is_null() { None } else { Some(unsafe { c_text(device, "device") }?) };
-        let engine = Engine::open(text)?;
-        *out = Box::into_raw(Box::new(clsw_engine { engine: Arc::new(engine) }));
-        Ok(())
-    })
+    unsafe {
+        new_handle(out, "out (the engine output)", || {
+            let text = if device.is_null() { None } else { Some(c_text(device, "device")?) };
+            Ok(clsw_engine { engine: Arc::new(Engine::open(text)?) })
+        })
+    }
 }
 
 /// Frees an engine; NULL is ignored. Searchers made with it keep what they need, so
@@ -102,12 +98,7 @@ pub unsafe extern "C" fn clsw_engine_free(engine: *mut clsw_engine) {
 /// `"all"` or a list. The native CPU path counts as one.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_engine_device_count(engine: *const clsw_engine, out: *mut usize) -> clsw_status {
-    run(|| {
-        let e = unsafe { handle(engine, "engine") }?;
-        let out = unsafe { out_ptr(out, "out") }?;
-        *out = e.engine.describe().len();
-        Ok(())
-    })
+    unsafe { get(engine, "engine", out, |e| Ok(e.engine.describe().len())) }
 }
 
 /// Describes the engine's devices, one line each (`"[0] NAME (PLATFORM)"`, or

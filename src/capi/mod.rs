@@ -1,5 +1,5 @@
 //! The C ABI: the `extern "C"` surface of clsw, from which cbindgen generates
-//! `include/clsw.h` (settings in `cbindgen.toml`; `tests/capi_header.rs` fails when the
+//! `include/clsw.h` (settings in `cbindgen.toml`; `tests/header_capi.rs` fails when the
 //! committed header differs from a fresh one, and `CLSW_BLESS=1` rewrites it).
 //!
 //! One file per entry point, as in the rest of the crate: [`engine`] (devices),
@@ -45,7 +45,7 @@ use std::path::PathBuf;
 /// Major version of the library (from Cargo.toml; a compile-time check keeps them equal).
 pub const CLSW_VERSION_MAJOR: u32 = 0;
 /// Minor version of the library.
-pub const CLSW_VERSION_MINOR: u32 = 1;
+pub const CLSW_VERSION_MINOR: u32 = 2;
 /// Patch version of the library.
 pub const CLSW_VERSION_PATCH: u32 = 0;
 
@@ -427,9 +427,39 @@ pub(crate) trait Versioned: Copy {
     const FIRST_SIZE: usize;
 }
 
+/// `impl Versioned` for a struct whose first release is this one: its name, and its
+/// size today as the first version's. When a later release appends fields, write the
+/// impl by hand with the old size as `FIRST_SIZE`.
+macro_rules! versioned {
+    ($t:ident) => {
+        impl $crate::capi::Versioned for $t {
+            const NAME: &'static str = stringify!($t);
+            const FIRST_SIZE: usize = std::mem::size_of::<$t>();
+        }
+    };
+}
+pub(crate) use versioned;
+
+/// Compile-time proof that handles the header calls shareable (or passable between
+/// threads) are `Send + Sync`.
+macro_rules! send_sync {
+    ($($t:ty),+) => {
+        const _: () = {
+            const fn send_sync<T: Send + Sync>() {}
+            $(send_sync::<$t>();)+
+        };
+    };
+}
+pub(crate) use send_sync;
+
 unsafe fn caller_size<T: Versioned>(p: *const T) -> Outcome<usize> {
     // SAFETY: p is non-NULL and points to a T, whose first field is a size_t.
     let size = unsafe { (p as *const usize).read() };
+    check_size::<T>(size)
+}
+
+/// Refuses a caller `size` below the first version's size of `T`.
+fn check_size<T: Versioned>(size: usize) -> Outcome<usize> {
     if size < T::FIRST_SIZE {
         return Err(Failure::invalid(format!(
             "{}.size is {size}; set it to sizeof({}) ({} in this version of clsw.h)",
@@ -439,6 +469,75 @@ unsafe fn caller_size<T: Versioned>(p: *const T) -> Outcome<usize> {
         )));
     }
     Ok(size)
+}
+
+/// The body of every `clsw_*_options_init(options, size)`: checks `options` and `size`
+/// before writing anything, then writes `size` and the defaults (`T::default()`, which
+/// takes them from the library's own options) up to `size` bytes.
+pub(crate) unsafe fn options_init<T: Versioned + Default>(options: *mut T, size: usize) -> clsw_status {
+    run(|| {
+        if options.is_null() {
+            return Err(Failure::null("options"));
+        }
+        check_size::<T>(size)?;
+        // SAFETY: the caller's struct has `size` writable bytes (at least the first
+        // version's, checked above); the size field comes first.
+        unsafe { (options as *mut usize).write(size) };
+        unsafe { write_versioned(options, T::default(), "options") }
+    })
+}
+
+/// The body of a getter `clsw_x_y(const x *h, V *out)`: `*out = value(h)`, with `h`
+/// (named `what`) and `out` checked for NULL.
+pub(crate) unsafe fn get<H, V>(
+    h: *const H,
+    what: &str,
+    out: *mut V,
+    value: impl FnOnce(&H) -> Outcome<V>,
+) -> clsw_status {
+    run(|| {
+        let h = unsafe { handle(h, what) }?;
+        let out = unsafe { out_ptr(out, "out") }?;
+        *out = value(h)?;
+        Ok(())
+    })
+}
+
+/// The body of a getter that fills a caller's versioned struct (`size` set by the
+/// caller): `*out = value(h)` up to the caller's size; `out_what` names `out`.
+pub(crate) unsafe fn get_versioned<H, V: Versioned>(
+    h: *const H,
+    what: &str,
+    out: *mut V,
+    out_what: &str,
+    value: impl FnOnce(&H) -> Outcome<V>,
+) -> clsw_status {
+    run(|| {
+        let h = unsafe { handle(h, what) }?;
+        if out.is_null() {
+            return Err(Failure::null(out_what));
+        }
+        let v = value(h)?;
+        unsafe { write_versioned(out, v, out_what) }
+    })
+}
+
+/// The body of a constructor: `*out` is set to NULL, then to the new handle that
+/// `make` builds; `what` names `out` in the NULL message.
+pub(crate) unsafe fn new_handle<T>(out: *mut *mut T, what: &str, make: impl FnOnce() -> Outcome<T>) -> clsw_status {
+    run(|| {
+        let out = unsafe { out_handle(out, what) }?;
+        *out = Box::into_raw(Box::new(make()?));
+        Ok(())
+    })
+}
+
+/// Element `index` of a handle's items, or `CLSW_ERR_INVALID_ARGUMENT`:
+/// "`{what} {index}` is out of range (`{len} {plural}`)".
+pub(crate) fn item<'a, T>(items: &'a [T], index: usize, what: &str, plural: &str) -> Outcome<&'a T> {
+    items
+        .get(index)
+        .ok_or_else(|| Failure::invalid(format!("{what} {index} is out of range ({} {plural})", items.len())))
 }
 
 /// Reads an options struct: NULL gives `default`; fields past the caller's `size`
@@ -515,6 +614,15 @@ mod tests {
         }
         assert_eq!(unsafe { CStr::from_ptr(clsw_status_str(-3)) }.to_str().unwrap(), "unknown clsw_status");
         assert_eq!(CLSW_ERR_INTERNAL as i32, 9);
+    }
+
+    #[test]
+    fn options_init_checks_the_size_before_writing_anything() {
+        let mut o = sw3::clsw_sw3_options { size: 999, input: 7 };
+        assert_eq!(unsafe { sw3::clsw_sw3_options_init(&mut o, 4) }, CLSW_ERR_INVALID_ARGUMENT);
+        assert_eq!((o.size, o.input), (999, 7), "nothing is written when size is too small");
+        assert_eq!(unsafe { sw3::clsw_sw3_options_init(&mut o, std::mem::size_of_val(&o)) }, CLSW_OK);
+        assert_eq!((o.size, o.input), (std::mem::size_of_val(&o), sw3::CLSW_SW3_LETTERS));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! and E-value (`clsw psse`, `ssearch36 -k`); one pair, or every pair of two sets.
 
 use super::engine::clsw_engine;
-use super::scan::{CLSW_VARIANT_FAST, CLSW_VARIANT_INTER, clsw_variant};
+use super::scan::{CLSW_VARIANT_FAST, clsw_variant, variant_from};
 use super::scoring::clsw_scoring;
 use super::*;
 use crate::psse::{PsseOptions, PsseResult, Variant, psse_run};
@@ -34,10 +34,7 @@ pub struct clsw_psse_options {
     pub keep_scores: i32,
 }
 
-impl Versioned for clsw_psse_options {
-    const NAME: &'static str = "clsw_psse_options";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_psse_options>();
-}
+versioned!(clsw_psse_options);
 
 impl Default for clsw_psse_options {
     fn default() -> Self {
@@ -61,46 +58,24 @@ impl Default for clsw_psse_options {
 /// `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_psse_options_init(options: *mut clsw_psse_options, size: usize) -> clsw_status {
-    run(|| {
-        if options.is_null() {
-            return Err(Failure::null("options"));
-        }
-        // SAFETY: the caller's struct has `size` writable bytes; the size field comes first.
-        unsafe { (options as *mut usize).write(size) };
-        unsafe { write_versioned(options, clsw_psse_options::default(), "options") }?;
-        Ok(())
-    })
+    unsafe { options_init(options, size) }
 }
 
 fn psse_options(o: &clsw_psse_options, sc: &clsw_scoring) -> Outcome<PsseOptions> {
-    let variant = match o.variant {
-        CLSW_VARIANT_FAST => Variant::Fast,
-        CLSW_VARIANT_INTER => Variant::Inter,
-        v => {
-            return Err(Failure::invalid(format!(
-                "options.variant {v}: psse runs CLSW_VARIANT_FAST (0) or CLSW_VARIANT_INTER (1)"
-            )));
-        }
-    };
-    let q = o.censor_below;
-    let censor_below = if q == 0.0 {
-        None
-    } else if q > 0.0 && q < 1.0 {
-        Some(q)
-    } else {
-        return Err(Failure::invalid(format!(
-            "options.censor_below must be 0 (complete fit) or a quantile strictly between 0 and 1 (got {q})"
-        )));
-    };
-    Ok(PsseOptions {
+    let variant = Variant::try_from(variant_from(o.variant)?)
+        .map_err(|e| Failure::invalid(format!("options.variant {}: {e}", o.variant)))?;
+    let opts = PsseOptions {
         shuffles: o.shuffles,
         window: o.window,
         seed: o.seed,
-        censor_below,
+        // 0 is the complete fit; any other value is a quantile for the library to check.
+        censor_below: (o.censor_below != 0.0).then_some(o.censor_below),
         variant,
         keep_scores: o.keep_scores != 0,
         ..PsseOptions::new(sc.scoring.clone())
-    })
+    };
+    opts.validate()?;
+    Ok(opts)
 }
 
 /// One pair's significance (`clsw_psse`, `clsw_psse_results_get`).
@@ -147,10 +122,7 @@ pub struct clsw_psse_result {
     pub error: *const c_char,
 }
 
-impl Versioned for clsw_psse_result {
-    const NAME: &'static str = "clsw_psse_result";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_psse_result>();
-}
+versioned!(clsw_psse_result);
 
 fn result_of(
     q: usize,
@@ -298,11 +270,7 @@ pub unsafe extern "C" fn clsw_psse_results_free(results: *mut clsw_psse_results)
 /// The number of pairs (`query_count * subject_count`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_psse_results_count(results: *const clsw_psse_results, out: *mut usize) -> clsw_status {
-    run(|| {
-        let r = unsafe { handle(results, "results") }?;
-        *unsafe { out_ptr(out, "out") }? = r.pairs.len();
-        Ok(())
-    })
+    unsafe { get(results, "results", out, |r| Ok(r.pairs.len())) }
 }
 
 /// Copies pair `index` into `*out`, whose `size` the caller sets to
@@ -316,19 +284,14 @@ pub unsafe extern "C" fn clsw_psse_results_get(
     index: usize,
     out: *mut clsw_psse_result,
 ) -> clsw_status {
-    run(|| {
-        let r = unsafe { handle(results, "results") }?;
-        if out.is_null() {
-            return Err(Failure::null("out (the result)"));
-        }
-        let pair = r
-            .pairs
-            .get(index)
-            .ok_or_else(|| Failure::invalid(format!("pair index {index} is out of range ({} pairs)", r.pairs.len())))?;
-        let (q, s, m, n) = r.shape[index];
-        let error = r.errors[index].as_ref().map_or(std::ptr::null(), |e| e.as_ptr());
-        unsafe { write_versioned(out, result_of(q, s, m, n, pair, error), "out (the result)") }
-    })
+    unsafe {
+        get_versioned(results, "results", out, "out (the result)", |r| {
+            let pair = item(&r.pairs, index, "pair index", "pairs")?;
+            let (q, s, m, n) = r.shape[index];
+            let error = r.errors[index].as_ref().map_or(std::ptr::null(), |e| e.as_ptr());
+            Ok(result_of(q, s, m, n, pair, error))
+        })
+    }
 }
 
 /// Copies pair `index`'s shuffle scores (in shuffle order) into `scores` of `len`
@@ -346,10 +309,7 @@ pub unsafe extern "C" fn clsw_psse_results_scores(
 ) -> clsw_status {
     run(|| {
         let r = unsafe { handle(results, "results") }?;
-        let pair = r
-            .pairs
-            .get(index)
-            .ok_or_else(|| Failure::invalid(format!("pair index {index} is out of range ({} pairs)", r.pairs.len())))?;
+        let pair = item(&r.pairs, index, "pair index", "pairs")?;
         let pair = pair.as_ref().map_err(|e| Failure::invalid(format!("pair {index} has no statistics: {e}")))?;
         if pair.shuffle_scores.is_empty() {
             return Err(Failure::invalid("the run kept no shuffle scores: set options.keep_scores"));
@@ -375,7 +335,4 @@ pub unsafe extern "C" fn clsw_psse_results_scores(
 }
 
 // Results handles may be passed between threads.
-const _: () = {
-    const fn sendable<T: Send + Sync>() {}
-    sendable::<clsw_psse_results>();
-};
+send_sync!(clsw_psse_results);

@@ -88,10 +88,7 @@ pub struct clsw_search_options {
     pub cigar: clsw_cigar,
 }
 
-impl Versioned for clsw_search_options {
-    const NAME: &'static str = "clsw_search_options";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_search_options>();
-}
+versioned!(clsw_search_options);
 
 impl Default for clsw_search_options {
     fn default() -> Self {
@@ -116,25 +113,23 @@ impl Default for clsw_search_options {
 /// `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_search_options_init(options: *mut clsw_search_options, size: usize) -> clsw_status {
-    run(|| {
-        if options.is_null() {
-            return Err(Failure::null("options"));
-        }
-        // SAFETY: the caller's struct has `size` writable bytes; the size field comes first.
-        unsafe { (options as *mut usize).write(size) };
-        unsafe { write_versioned(options, clsw_search_options::default(), "options") }?;
-        Ok(())
-    })
+    unsafe { options_init(options, size) }
 }
 
-fn search_options(o: &clsw_search_options) -> Outcome<SearchOptions> {
-    let variant = match o.variant {
+/// A `CLSW_VARIANT_*` as the library's kernel variant.
+pub(crate) fn variant_from(v: clsw_variant) -> Outcome<Variant> {
+    Ok(match v {
         CLSW_VARIANT_FAST => Variant::Fast,
         CLSW_VARIANT_INTER => Variant::Inter,
         CLSW_VARIANT_INTRA => Variant::Intra,
         CLSW_VARIANT_PLAIN => Variant::Plain,
         v => return Err(Failure::invalid(format!("options.variant {v} is not a CLSW_VARIANT_* value (0 to 3)"))),
-    };
+    })
+}
+
+/// The C options as the library's; the library's rules refuse impossible values.
+fn search_options(o: &clsw_search_options) -> Outcome<SearchOptions> {
+    let variant = variant_from(o.variant)?;
     let strands = match o.strands {
         CLSW_STRANDS_BOTH => Strands::Both,
         CLSW_STRANDS_PLUS => Strands::Plus,
@@ -144,13 +139,7 @@ fn search_options(o: &clsw_search_options) -> Outcome<SearchOptions> {
     if o.cigar > CLSW_CIGAR_M {
         return Err(Failure::invalid(format!("options.cigar {} is not a CLSW_CIGAR_* value (0 to 2)", o.cigar)));
     }
-    if o.cigar != CLSW_CIGAR_NONE && o.alignments == 0 {
-        return Err(Failure::invalid("options.cigar asks for CIGAR strings, but options.alignments is 0"));
-    }
-    if o.evalue.is_nan() || o.evalue < 0.0 {
-        return Err(Failure::invalid(format!("options.evalue must be >= 0 (got {})", o.evalue)));
-    }
-    Ok(SearchOptions {
+    let opts = SearchOptions {
         variant,
         max_hits: o.max_hits,
         evalue: o.evalue,
@@ -158,7 +147,12 @@ fn search_options(o: &clsw_search_options) -> Outcome<SearchOptions> {
         batch_residues: (o.batch_residues > 0).then_some(o.batch_residues),
         alignments: o.alignments != 0,
         ..SearchOptions::default()
-    })
+    };
+    if o.cigar != CLSW_CIGAR_NONE {
+        opts.require_alignments("options.cigar (CIGAR strings)")?;
+    }
+    opts.validate()?;
+    Ok(opts)
 }
 
 /// A database laid out on an engine's devices for one scoring and set of options:
@@ -367,11 +361,7 @@ pub unsafe extern "C" fn clsw_hits_free(hits: *mut clsw_hits) {
 /// The number of hits (0 to `max_hits`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_hits_count(hits: *const clsw_hits, out: *mut usize) -> clsw_status {
-    run(|| {
-        let h = unsafe { handle(hits, "hits") }?;
-        *unsafe { out_ptr(out, "out") }? = h.result.hits.len();
-        Ok(())
-    })
+    unsafe { get(hits, "hits", out, |h| Ok(h.result.hits.len())) }
 }
 
 /// One hit. Coordinates are 1-based and inclusive, as BLAST tabular and SAM print
@@ -428,10 +418,7 @@ pub struct clsw_hit {
     pub cigar: *const c_char,
 }
 
-impl Versioned for clsw_hit {
-    const NAME: &'static str = "clsw_hit";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_hit>();
-}
+versioned!(clsw_hit);
 
 /// Copies hit `index` (0 is the best) into `*out`, whose `size` the caller sets to
 /// `sizeof(clsw_hit)`. The strings it points to belong to `hits`.
@@ -439,14 +426,12 @@ impl Versioned for clsw_hit {
 /// `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_hits_get(hits: *const clsw_hits, index: usize, out: *mut clsw_hit) -> clsw_status {
-    run(|| {
-        let h = unsafe { handle(hits, "hits") }?;
-        if out.is_null() {
-            return Err(Failure::null("out (the hit)"));
-        }
-        let hit = h.result.hits.get(index).ok_or_else(|| {
-            Failure::invalid(format!("hit index {index} is out of range ({} hits)", h.result.hits.len()))
-        })?;
+    unsafe { get_versioned(hits, "hits", out, "out (the hit)", |h| hit_of(h, index)) }
+}
+
+fn hit_of(h: &clsw_hits, index: usize) -> Outcome<clsw_hit> {
+    {
+        let hit = item(&h.result.hits, index, "hit index", "hits")?;
         // SAFETY: every field of clsw_hit is a number or a pointer; zero is valid.
         let mut c: clsw_hit = unsafe { std::mem::zeroed() };
         c.size = std::mem::size_of::<clsw_hit>();
@@ -470,8 +455,8 @@ pub unsafe extern "C" fn clsw_hits_get(hits: *const clsw_hits, index: usize, out
             c.percent_identity = a.percent_identity();
         }
         c.cigar = h.cigars[index].as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
-        unsafe { write_versioned(out, c, "out (the hit)") }
-    })
+        Ok(c)
+    }
 }
 
 /// About one query's search (`clsw_hits_info`).
@@ -506,19 +491,18 @@ pub struct clsw_search_info {
     pub wall_seconds: f64,
 }
 
-impl Versioned for clsw_search_info {
-    const NAME: &'static str = "clsw_search_info";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_search_info>();
-}
+versioned!(clsw_search_info);
 
 /// Copies the search's statistics into `*out`, whose `size` the caller sets to
 /// `sizeof(clsw_search_info)`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_hits_info(hits: *const clsw_hits, out: *mut clsw_search_info) -> clsw_status {
-    run(|| {
-        let h = unsafe { handle(hits, "hits") }?;
-        let r = &h.result;
-        let info = clsw_search_info {
+    unsafe { get_versioned(hits, "hits", out, "out (the search info)", |h| Ok(info_of(&h.result))) }
+}
+
+fn info_of(r: &SearchResult) -> clsw_search_info {
+    {
+        clsw_search_info {
             size: std::mem::size_of::<clsw_search_info>(),
             hits: r.hits.len(),
             query_length: r.query_len,
@@ -536,9 +520,8 @@ pub unsafe extern "C" fn clsw_hits_info(hits: *const clsw_hits, out: *mut clsw_s
             kernel_seconds: r.kernel_seconds,
             scan_seconds: r.scan_seconds,
             wall_seconds: r.wall_seconds,
-        };
-        unsafe { write_versioned(out, info, "out (the search info)") }
-    })
+        }
+    }
 }
 
 /// Hit `index` as one BLAST tabular line (`-outfmt 6`: qseqid sseqid pident length
@@ -561,9 +544,7 @@ pub unsafe extern "C" fn clsw_hits_tabular(
 ) -> clsw_status {
     run(|| {
         let h = unsafe { handle(hits, "hits") }?;
-        let hit = h.result.hits.get(index).ok_or_else(|| {
-            Failure::invalid(format!("hit index {index} is out of range ({} hits)", h.result.hits.len()))
-        })?;
+        let hit = item(&h.result.hits, index, "hit index", "hits")?;
         let line = tabular_line(&h.result, hit, &h.db, extended != 0)
             .ok_or_else(|| Failure::invalid("the hit has no alignment: the search ran with options.alignments = 0"))?;
         unsafe { write_string(&line, buf, len, needed, "tabular line") }
@@ -572,11 +553,4 @@ pub unsafe extern "C" fn clsw_hits_tabular(
 
 // The header promises that engines, scorings, databases and searchers may be shared
 // between threads: keep that true at compile time.
-const _: () = {
-    const fn shareable<T: Send + Sync>() {}
-    shareable::<clsw_searcher>();
-    shareable::<super::engine::clsw_engine>();
-    shareable::<super::db::clsw_db>();
-    shareable::<super::scoring::clsw_scoring>();
-    shareable::<clsw_hits>();
-};
+send_sync!(clsw_searcher, super::engine::clsw_engine, super::db::clsw_db, super::scoring::clsw_scoring, clsw_hits);

@@ -23,11 +23,12 @@ fn gaps_for(matrix: &Matrix, open: i32, extend: i32) -> Outcome<Gaps> {
     Ok(Gaps::affine(open, extend)?)
 }
 
-fn make(out: &mut *mut clsw_scoring, matrix: Matrix, open: i32, extend: i32) -> Outcome {
+fn make(matrix: Matrix, open: i32, extend: i32) -> Outcome<clsw_scoring> {
     let gaps = gaps_for(&matrix, open, extend)?;
-    *out = Box::into_raw(Box::new(clsw_scoring { scoring: Scoring::new(matrix, gaps) }));
-    Ok(())
+    Ok(clsw_scoring { scoring: Scoring::new(matrix, gaps) })
 }
+
+const OUT: &str = "out (the scoring output)";
 
 /// A built-in matrix by name, any case: `BLOSUM45`, `BLOSUM50`, `BLOSUM62`,
 /// `BLOSUM80`, `BLOSUM90`, `PAM30`, `PAM70`, `PAM250` (protein), `EDNAFULL` (DNA; also
@@ -44,13 +45,14 @@ pub unsafe extern "C" fn clsw_scoring_new_builtin(
     gap_extend: i32,
     out: *mut *mut clsw_scoring,
 ) -> clsw_status {
-    run(|| {
-        let out = unsafe { out_handle(out, "out (the scoring output)") }?;
-        let name = unsafe { c_text(matrix, "matrix (the name)") }?;
-        // An unknown name is a bad argument here, not a malformed file.
-        let m = Matrix::builtin(name).map_err(|e| Failure::invalid(e.to_string()))?;
-        make(out, m, gap_open, gap_extend)
-    })
+    unsafe {
+        new_handle(out, OUT, || {
+            let name = c_text(matrix, "matrix (the name)")?;
+            // An unknown name is a bad argument here, not a malformed file.
+            let m = Matrix::builtin(name).map_err(|e| Failure::invalid(e.to_string()))?;
+            make(m, gap_open, gap_extend)
+        })
+    }
 }
 
 /// A matrix read from an NCBI-format file (`#` comments, a line of column letters, one
@@ -67,11 +69,11 @@ pub unsafe extern "C" fn clsw_scoring_new_file(
     gap_extend: i32,
     out: *mut *mut clsw_scoring,
 ) -> clsw_status {
-    run(|| {
-        let out = unsafe { out_handle(out, "out (the scoring output)") }?;
-        let path = unsafe { c_path(path, "path (the matrix file)") }?;
-        make(out, Matrix::from_file(&path)?, gap_open, gap_extend)
-    })
+    unsafe {
+        new_handle(out, OUT, || {
+            make(Matrix::from_file(&c_path(path, "path (the matrix file)")?)?, gap_open, gap_extend)
+        })
+    }
 }
 
 /// `match_score` (> 0) for identical residues and `mismatch` (<= 0) for all other
@@ -88,11 +90,11 @@ pub unsafe extern "C" fn clsw_scoring_new_match_mismatch(
     gap_extend: i32,
     out: *mut *mut clsw_scoring,
 ) -> clsw_status {
-    run(|| {
-        let out = unsafe { out_handle(out, "out (the scoring output)") }?;
-        let m = Matrix::match_mismatch(alphabet_from(alphabet)?, match_score, mismatch)?;
-        make(out, m, gap_open, gap_extend)
-    })
+    unsafe {
+        new_handle(out, OUT, || {
+            make(Matrix::match_mismatch(alphabet_from(alphabet)?, match_score, mismatch)?, gap_open, gap_extend)
+        })
+    }
 }
 
 /// Frees a scoring; NULL is ignored. Searchers made with it keep their own copy.
@@ -104,11 +106,7 @@ pub unsafe extern "C" fn clsw_scoring_free(scoring: *mut clsw_scoring) {
 /// The scoring's alphabet (`CLSW_ALPHABET_PROTEIN` or `CLSW_ALPHABET_DNA`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_alphabet(scoring: *const clsw_scoring, out: *mut clsw_alphabet) -> clsw_status {
-    run(|| {
-        let s = unsafe { handle(scoring, "scoring") }?;
-        *unsafe { out_ptr(out, "out") }? = alphabet_to(s.scoring.matrix.alphabet());
-        Ok(())
-    })
+    unsafe { get(scoring, "scoring", out, |s| Ok(alphabet_to(s.scoring.matrix.alphabet()))) }
 }
 
 /// The gap penalties in use (BLAST's convention: a gap of length L costs

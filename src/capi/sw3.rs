@@ -32,10 +32,7 @@ pub struct clsw_sw3_options {
     pub input: clsw_sw3_input,
 }
 
-impl Versioned for clsw_sw3_options {
-    const NAME: &'static str = "clsw_sw3_options";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_sw3_options>();
-}
+versioned!(clsw_sw3_options);
 
 impl Default for clsw_sw3_options {
     fn default() -> Self {
@@ -49,14 +46,7 @@ impl Default for clsw_sw3_options {
 /// `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_sw3_options_init(options: *mut clsw_sw3_options, size: usize) -> clsw_status {
-    run(|| {
-        if options.is_null() {
-            return Err(Failure::null("options"));
-        }
-        // SAFETY: the caller's struct has `size` writable bytes; the size field comes first.
-        unsafe { (options as *mut usize).write(size) };
-        unsafe { write_versioned(options, clsw_sw3_options::default(), "options") }
-    })
+    unsafe { options_init(options, size) }
 }
 
 /// Whether sequences are codes (`true`) or letters.
@@ -180,10 +170,7 @@ pub struct clsw_sw3_alignment_info {
     pub rows: [*const c_char; 3],
 }
 
-impl Versioned for clsw_sw3_alignment_info {
-    const NAME: &'static str = "clsw_sw3_alignment_info";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_sw3_alignment_info>();
-}
+versioned!(clsw_sw3_alignment_info);
 
 /// The optimal local alignment of three sequences with traceback (arguments as for
 /// `clsw_sw3_score`): the score on the engine's first device, the traceback on the
@@ -233,8 +220,11 @@ pub unsafe extern "C" fn clsw_sw3_alignment_get(
     alignment: *const clsw_sw3_alignment,
     out: *mut clsw_sw3_alignment_info,
 ) -> clsw_status {
-    run(|| {
-        let h = unsafe { handle(alignment, "alignment") }?;
+    unsafe { get_versioned(alignment, "alignment", out, "out (the alignment info)", |h| Ok(info_of(h))) }
+}
+
+fn info_of(h: &clsw_sw3_alignment) -> clsw_sw3_alignment_info {
+    {
         // SAFETY: every field is a number or a pointer; zero is valid.
         let mut c: clsw_sw3_alignment_info = unsafe { std::mem::zeroed() };
         c.size = std::mem::size_of::<clsw_sw3_alignment_info>();
@@ -247,8 +237,8 @@ pub unsafe extern "C" fn clsw_sw3_alignment_get(
             c.gapped_columns = a.gapped_columns();
         }
         c.rows = [h.rows[0].as_ptr(), h.rows[1].as_ptr(), h.rows[2].as_ptr()];
-        unsafe { write_versioned(out, c, "out (the alignment info)") }
-    })
+        c
+    }
 }
 
 /// The scores of a batch of triples, highest first. Immutable; give each thread its own.
@@ -275,10 +265,7 @@ pub struct clsw_sw3_row {
     pub end: [usize; 3],
 }
 
-impl Versioned for clsw_sw3_row {
-    const NAME: &'static str = "clsw_sw3_row";
-    const FIRST_SIZE: usize = std::mem::size_of::<clsw_sw3_row>();
-}
+versioned!(clsw_sw3_row);
 
 /// Scores triples of `count` sequences (sequence `k`: `lengths[k]` letters, or codes,
 /// at `sequences[k]`; a length may be 0): the `triple_count` triples at `triples`
@@ -347,11 +334,7 @@ pub unsafe extern "C" fn clsw_sw3_results_free(results: *mut clsw_sw3_results) {
 /// The number of triples scored.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_sw3_results_count(results: *const clsw_sw3_results, out: *mut usize) -> clsw_status {
-    run(|| {
-        let r = unsafe { handle(results, "results") }?;
-        *unsafe { out_ptr(out, "out") }? = r.rows.len();
-        Ok(())
-    })
+    unsafe { get(results, "results", out, |r| Ok(r.rows.len())) }
 }
 
 /// Copies the triple of rank `rank` (0: the highest score) into `*out`, whose `size`
@@ -364,26 +347,20 @@ pub unsafe extern "C" fn clsw_sw3_results_get(
     rank: usize,
     out: *mut clsw_sw3_row,
 ) -> clsw_status {
-    run(|| {
-        let r = unsafe { handle(results, "results") }?;
-        if out.is_null() {
-            return Err(Failure::null("out (the row)"));
-        }
-        let row = r
-            .rows
-            .get(rank)
-            .ok_or_else(|| Failure::invalid(format!("rank {rank} is out of range ({} triples)", r.rows.len())))?;
-        let [a, b, c] = row.triple.map(|x| x as usize);
-        let value = clsw_sw3_row {
-            size: std::mem::size_of::<clsw_sw3_row>(),
-            a,
-            b,
-            c,
-            score: row.score.score,
-            end: row.score.end.unwrap_or([0; 3]),
-        };
-        unsafe { write_versioned(out, value, "out (the row)") }
-    })
+    unsafe {
+        get_versioned(results, "results", out, "out (the row)", |r| {
+            let row = item(&r.rows, rank, "rank", "triples")?;
+            let [a, b, c] = row.triple.map(|x| x as usize);
+            Ok(clsw_sw3_row {
+                size: std::mem::size_of::<clsw_sw3_row>(),
+                a,
+                b,
+                c,
+                score: row.score.score,
+                end: row.score.end.unwrap_or([0; 3]),
+            })
+        })
+    }
 }
 
 /// The SAX word of a numeric series: `series` (`len` finite values) is z-normalised
@@ -425,8 +402,4 @@ pub unsafe extern "C" fn clsw_sax(
 }
 
 // Results handles may be passed between threads.
-const _: () = {
-    const fn sendable<T: Send + Sync>() {}
-    sendable::<clsw_sw3_alignment>();
-    sendable::<clsw_sw3_results>();
-};
+send_sync!(clsw_sw3_alignment, clsw_sw3_results);

@@ -84,6 +84,17 @@ crate::error::named_enum! {
     }
 }
 
+/// Refuses the alignment coding flags (gaps or N as states of their own) for genotype
+/// inputs, which have no gaps or N.
+pub fn check_coding_flags(count_gaps: bool, count_n: bool, genotype: bool) -> Result<()> {
+    if genotype && (count_gaps || count_n) {
+        return Err(Error::InvalidArgument(
+            "counting gaps or N as states (count-gaps, count-n) applies to alignments only".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Whether sites that cannot change a requested counter are dropped before counting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SiteFilter {
@@ -345,6 +356,12 @@ impl Metric {
     /// Whether the metric needs the compared counts.
     pub fn needs_compared(self) -> bool {
         self != Metric::Differences
+    }
+
+    /// Whether a run must count the compared sites: when the caller asks for them
+    /// (`--compared`, `options.want_compared`) or when the metric needs them.
+    pub fn want_compared(self, asked: bool) -> bool {
+        asked || self.needs_compared()
     }
 }
 

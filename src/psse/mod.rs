@@ -81,6 +81,19 @@ crate::error::named_enum! {
     }
 }
 
+impl TryFrom<crate::scan::Variant> for Variant {
+    type Error = Error;
+    /// psse aligns shuffles with the scan kernels `fast` and `inter` only: `intra` and
+    /// `plain` are refused.
+    fn try_from(v: crate::scan::Variant) -> Result<Variant> {
+        match v {
+            crate::scan::Variant::Fast => Ok(Variant::Fast),
+            crate::scan::Variant::Inter => Ok(Variant::Inter),
+            other => Err(Error::InvalidArgument(format!("psse runs the fast or inter kernel, not {other}"))),
+        }
+    }
+}
+
 /// How to estimate significance.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PsseOptions {
@@ -130,7 +143,10 @@ impl PsseOptions {
         }
     }
 
-    fn check(&self) -> Result<()> {
+    /// Checks the options before any work: at least 2 shuffles, a censoring quantile
+    /// strictly between 0 and 1. [`psse`], [`psse_many`] and [`psse_run`] call it; the C
+    /// layer and the CLI call it to refuse options before reading their inputs.
+    pub fn validate(&self) -> Result<()> {
         if self.shuffles < 2 || self.shuffles >= u32::MAX as usize {
             return Err(Error::InvalidArgument(format!(
                 "psse needs at least 2 shuffles (1,000 is usual), got {}",
@@ -141,7 +157,7 @@ impl PsseOptions {
             && !(q > 0.0 && q < 1.0)
         {
             return Err(Error::InvalidArgument(format!(
-                "censoring quantile must lie strictly between 0 and 1, got {q}"
+                "censoring quantile (censor_below) must lie strictly between 0 and 1, got {q}"
             )));
         }
         Ok(())
@@ -249,7 +265,7 @@ where
     Q: AsRef<[u8]> + Sync,
     S: AsRef<[u8]> + Sync,
 {
-    opts.check()?;
+    opts.validate()?;
     let queries: Vec<&[u8]> = queries.iter().map(|q| q.as_ref()).collect();
     let subjects: Vec<&[u8]> = subjects.iter().map(|s| s.as_ref()).collect();
     if subjects.len() > u32::MAX as usize {

@@ -109,6 +109,30 @@ impl Default for SearchOptions {
     }
 }
 
+impl SearchOptions {
+    /// Checks the options before any work: an E-value threshold >= 0 (not NaN), a batch
+    /// of at least one residue. [`Searcher::new`] calls it; the C layer and the CLI may
+    /// call it to refuse options before reading their inputs.
+    pub fn validate(&self) -> Result<()> {
+        if self.evalue.is_nan() || self.evalue < 0.0 {
+            return Err(Error::InvalidArgument(format!("E-value threshold must be >= 0 (got {})", self.evalue)));
+        }
+        if self.batch_residues == Some(0) {
+            return Err(Error::InvalidArgument("batch size must be at least one residue".into()));
+        }
+        Ok(())
+    }
+
+    /// Refuses an output that is made from the hits' alignments (CIGAR strings, SAM,
+    /// tabular lines) when `alignments` is off; `what` names that output.
+    pub fn require_alignments(&self, what: &str) -> Result<()> {
+        if !self.alignments {
+            return Err(Error::InvalidArgument(format!("{what} needs the hits' alignments, but alignments are off")));
+        }
+        Ok(())
+    }
+}
+
 /// A database ready for search on an engine's devices.
 pub struct Searcher<'a> {
     db: &'a Database,
@@ -143,12 +167,7 @@ impl<'a> Searcher<'a> {
                 db.alphabet().name()
             )));
         }
-        if options.evalue.is_nan() || options.evalue < 0.0 {
-            return Err(Error::InvalidArgument(format!("E-value threshold must be >= 0 (got {})", options.evalue)));
-        }
-        if options.batch_residues == Some(0) {
-            return Err(Error::InvalidArgument("batch size must be at least one residue".into()));
-        }
+        options.validate()?;
         let strands = options.strands.for_alphabet(db.alphabet())?;
         let lengths: Vec<usize> = db.lengths().iter().map(|&l| l as usize).collect();
         let workers = engine.workers();

@@ -3,7 +3,7 @@
  *
  *   misuse CHECK SCRATCH_DIR
  *
- * Runs one named check (tests/capi_c.rs runs each as its own test) and prints one
+ * Runs one named check (tests/scan_capi.rs runs each as its own test) and prints one
  * line per expectation; exits 1 at the first call that returns another status than
  * expected or whose clsw_last_error() lacks the expected words.
  */
@@ -321,11 +321,11 @@ static void impossible_options(const char *dir) {
     EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "options.variant 99");
     EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
     o.evalue = -1.0;
-    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "evalue");
+    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "E-value threshold must be >= 0");
     EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
     o.alignments = 0;
     o.cigar = CLSW_CIGAR_EXTENDED;
-    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "alignments is 0");
+    EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "needs the hits' alignments");
     EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
     o.size = 8;
     EXPECT(clsw_searcher_new(f.engine, f.scoring, f.db, &o, &s), CLSW_ERR_INVALID_ARGUMENT,

@@ -21,6 +21,51 @@ pub fn library_dir() -> PathBuf {
 pub fn compile_c(dir: &Path, name: &str, program: &str) -> PathBuf {
     let src = dir.join(format!("{name}.c"));
     std::fs::write(&src, program).unwrap();
+    compile(dir, name, &src, false)
+}
+
+/// Compiles a C++17 example of bindings/cpp (`file`, e.g. "psse.cpp") against clsw.hpp,
+/// include/clsw.h and libclsw.so; returns the executable.
+pub fn compile_cpp_example(dir: &Path, file: &str) -> PathBuf {
+    let src = repository_root().join("bindings/cpp").join(file);
+    compile(dir, file.trim_end_matches(".cpp"), &src, true)
+}
+
+/// Runs an example on the native path (`CLSW_DEVICE=reference`); its stdout.
+pub fn run_native(bin: &Path) -> String {
+    let out = Command::new(bin).env("CLSW_DEVICE", "reference").output().unwrap();
+    assert!(out.status.success(), "{}: {}", bin.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Compares tab-separated lines field by field; fields that are numbers on both sides
+/// must be the same double bit for bit (C's `%.17g` and Rust's `{}` print them differently).
+pub fn assert_same_lines(got: &str, want: &str) {
+    let (g, w): (Vec<&str>, Vec<&str>) = (got.lines().collect(), want.lines().collect());
+    assert_eq!(g.len(), w.len(), "got:\n{got}\nwant:\n{want}");
+    for (gl, wl) in g.iter().zip(&w) {
+        let (gf, wf): (Vec<&str>, Vec<&str>) = (gl.split(['\t', '/']).collect(), wl.split(['\t', '/']).collect());
+        assert_eq!(gf.len(), wf.len(), "{gl} vs {wl}");
+        for (x, y) in gf.iter().zip(&wf) {
+            match (x.parse::<f64>(), y.parse::<f64>()) {
+                (Ok(p), Ok(q)) => assert!(p.to_bits() == q.to_bits(), "{gl} vs {wl}"),
+                _ => assert_eq!(x, y, "{gl} vs {wl}"),
+            }
+        }
+    }
+}
+
+/// The repository root: the current directory when it holds the header (test
+/// executables copied to another machine run from there), else the source tree.
+fn repository_root() -> PathBuf {
+    if Path::new("include/clsw.h").is_file() {
+        std::env::current_dir().unwrap()
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    }
+}
+
+fn compile(dir: &Path, name: &str, src: &Path, cpp: bool) -> PathBuf {
     let bin = dir.join(name);
     // The library's soname is libclsw.so.<major>: link through a folder that has both names.
     let lib = dir.join("lib");
@@ -29,17 +74,13 @@ pub fn compile_c(dir: &Path, name: &str, program: &str) -> PathBuf {
         let _ = std::fs::remove_file(lib.join(&link));
         std::os::unix::fs::symlink(library_dir().join("libclsw.so"), lib.join(&link)).unwrap();
     }
-    // The repository root: the current directory when it holds the header (test
-    // executables copied to another machine run from there), else the source tree.
-    let root = if Path::new("include/clsw.h").is_file() {
-        std::env::current_dir().unwrap()
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-    };
-    let out = Command::new("cc")
-        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror"])
+    let root = repository_root();
+    let out = Command::new(if cpp { "c++" } else { "cc" })
+        .arg(if cpp { "-std=c++17" } else { "-std=c11" })
+        .args(["-O1", "-Wall", "-Wextra", "-Werror"])
         .arg(format!("-I{}", root.join("include").display()))
-        .arg(&src)
+        .arg(format!("-I{}", root.join("bindings/cpp").display()))
+        .arg(src)
         .arg("-o")
         .arg(&bin)
         .arg(format!("-L{}", lib.display()))
@@ -47,11 +88,50 @@ pub fn compile_c(dir: &Path, name: &str, program: &str) -> PathBuf {
         .arg("-lclsw")
         .output()
         .expect("running cc");
-    assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "compiling {} failed:\n{}", src.display(), String::from_utf8_lossy(&out.stderr));
     bin
 }
 
 /// This thread's `clsw_last_error()`.
 pub fn last_error() -> String {
     unsafe { CStr::from_ptr(clsw::capi::clsw_last_error()) }.to_string_lossy().into_owned()
+}
+
+/// An engine on the native path and a scoring for the C ABI contract tests; freed on drop.
+pub struct Handles {
+    pub engine: *mut clsw::capi::engine::clsw_engine,
+    pub scoring: *mut clsw::capi::scoring::clsw_scoring,
+}
+
+impl Handles {
+    /// The native engine and a built-in matrix with gaps `open`/`extend`.
+    pub fn builtin(matrix: &std::ffi::CStr, open: i32, extend: i32) -> Handles {
+        Handles::with(|out| unsafe {
+            clsw::capi::scoring::clsw_scoring_new_builtin(matrix.as_ptr(), open, extend, out)
+        })
+    }
+
+    /// The native engine and the DNA match/mismatch scoring `+1/-1`, linear gaps of 1 (the sw3 seed's).
+    pub fn dna_seed() -> Handles {
+        Handles::with(|out| unsafe {
+            clsw::capi::scoring::clsw_scoring_new_match_mismatch(clsw::capi::CLSW_ALPHABET_DNA, 1, -1, 0, 1, out)
+        })
+    }
+
+    fn with(scoring: impl FnOnce(*mut *mut clsw::capi::scoring::clsw_scoring) -> clsw::capi::clsw_status) -> Handles {
+        let (mut engine, mut sc) = (std::ptr::null_mut(), std::ptr::null_mut());
+        let st = unsafe { clsw::capi::engine::clsw_engine_new(c"reference".as_ptr(), &mut engine) };
+        assert_eq!(st, clsw::capi::CLSW_OK, "{}", last_error());
+        assert_eq!(scoring(&mut sc), clsw::capi::CLSW_OK, "{}", last_error());
+        Handles { engine, scoring: sc }
+    }
+}
+
+impl Drop for Handles {
+    fn drop(&mut self) {
+        unsafe {
+            clsw::capi::scoring::clsw_scoring_free(self.scoring);
+            clsw::capi::engine::clsw_engine_free(self.engine);
+        }
+    }
 }

@@ -83,6 +83,7 @@ VARIANTS = {"fast": 0, "inter": 1, "intra": 2, "plain": 3}
 STRANDS = {"both": 0, "plus": 1, "minus": 2}
 CIGARS = {None: 0, "extended": 1, "M": 2}
 EVALUE_SOURCES = {0: "fitted", 1: "published", 2: "none"}
+HIT_STRANDS = {0: "plus", 1: "minus"}
 DEVICE_KINDS = {0: "gpu", 1: "cpu", 2: "other"}
 GAPS_DEFAULT = -1
 
@@ -249,7 +250,13 @@ class _AlignmentInfo(ctypes.Structure):
     ]
 
 
+_DECLARED = set()
+
+
 def _declare(name, args, restype=ctypes.c_int):
+    """Declares a C function's signature (tests/test_drift.py checks that every function
+    in clsw.h is declared, and nothing else)."""
+    _DECLARED.add(name)
     f = getattr(_lib, name)
     f.argtypes = args
     f.restype = restype
@@ -257,6 +264,26 @@ def _declare(name, args, restype=ctypes.c_int):
 
 
 _c = ctypes.c_char_p
+
+
+def _options(struct, init, table=None, **fields):
+    """An options struct filled by the library's ``clsw_*_options_init`` (the defaults
+    live there, not here), then the fields the caller gave (None keeps the default).
+    ``table`` maps a field to a dict that translates the caller's value."""
+    o = struct()
+    _check(init(ctypes.byref(o), ctypes.sizeof(o)))
+    for name, value in fields.items():
+        if value is None:
+            continue
+        if table and name in table:
+            try:
+                value = table[name][value]
+            except KeyError:
+                raise ValueError(f"unknown {name} {value!r}; use one of {sorted(map(str, table[name]))}") from None
+        setattr(o, name, value)
+    return o
+
+
 _i32 = ctypes.c_int32
 _u32 = ctypes.c_uint32
 _declare("clsw_version", [], _c)
@@ -640,7 +667,7 @@ def _result(hits_ptr) -> SearchResult:
                     h.subject_id.decode("utf-8", "replace"),
                     h.subject_length,
                     h.score,
-                    "minus" if h.strand == 1 else "plus",
+                    HIT_STRANDS[h.strand],
                     h.evalue,
                     h.bit_score,
                     bool(h.has_alignment),
@@ -689,26 +716,27 @@ class Searcher(_Handle):
         scoring: Scoring,
         db: Database,
         *,
-        max_hits: int = 50,
-        evalue: float = 10.0,
-        variant: str = "fast",
-        strands: str = "both",
-        alignments: bool = True,
+        max_hits: Optional[int] = None,
+        evalue: Optional[float] = None,
+        variant: Optional[str] = None,
+        strands: Optional[str] = None,
+        alignments: Optional[bool] = None,
         cigar: Optional[str] = None,
-        batch_residues: int = 0,
+        batch_residues: Optional[int] = None,
     ):
-        o = _SearchOptions()
-        _check(_lib.clsw_search_options_init(ctypes.byref(o), ctypes.sizeof(o)))
-        o.max_hits = max_hits
-        o.evalue = evalue
-        o.batch_residues = batch_residues
-        try:
-            o.variant = VARIANTS[variant]
-            o.strands = STRANDS[strands]
-            o.cigar = CIGARS[cigar]
-        except KeyError as e:
-            raise ValueError(f"unknown option value {e.args[0]!r}") from None
-        o.alignments = 1 if alignments else 0
+        """Options left at None keep the library's defaults (``clsw_search_options_init``)."""
+        o = _options(
+            _SearchOptions,
+            _lib.clsw_search_options_init,
+            {"variant": VARIANTS, "strands": STRANDS, "cigar": CIGARS},
+            max_hits=max_hits,
+            evalue=evalue,
+            batch_residues=batch_residues,
+            variant=variant,
+            strands=strands,
+            cigar=cigar,
+            alignments=None if alignments is None else int(bool(alignments)),
+        )
         p = _P()
         _check(_lib.clsw_searcher_new(engine, scoring, db, ctypes.byref(o), ctypes.byref(p)))
         super().__init__(p)
@@ -898,18 +926,17 @@ class PsseResult:
 
 
 def _psse_options(shuffles, window, seed, censor_below, variant, keep_scores) -> _PsseOptions:
-    o = _PsseOptions()
-    _check(_lib.clsw_psse_options_init(ctypes.byref(o), ctypes.sizeof(o)))
-    o.shuffles = shuffles
-    o.window = window
-    o.seed = seed
-    o.censor_below = 0.0 if censor_below is None else float(censor_below)
-    try:
-        o.variant = PSSE_VARIANTS[variant]
-    except KeyError:
-        raise ValueError(f"unknown psse variant {variant!r}; use one of {sorted(PSSE_VARIANTS)}") from None
-    o.keep_scores = 1 if keep_scores else 0
-    return o
+    return _options(
+        _PsseOptions,
+        _lib.clsw_psse_options_init,
+        {"variant": PSSE_VARIANTS},
+        shuffles=shuffles,
+        window=window,
+        seed=seed,
+        censor_below=None if censor_below is None else float(censor_below),
+        variant=variant,
+        keep_scores=None if keep_scores is None else int(bool(keep_scores)),
+    )
 
 
 def _psse_result(r: _PsseResult, scores=None) -> PsseResult:
@@ -941,11 +968,11 @@ def psse(
     query: Union[str, bytes],
     subject: Union[str, bytes],
     *,
-    shuffles: int = 1000,
-    window: int = 0,
-    seed: int = 42,
+    shuffles: Optional[int] = None,
+    window: Optional[int] = None,
+    seed: Optional[int] = None,
     censor_below: Optional[float] = None,
-    variant: str = "fast",
+    variant: Optional[str] = None,
 ) -> PsseResult:
     """Pairwise statistical significance of one pair (residue letters), as prss /
     ``ssearch36 -k``: the subject is shuffled ``shuffles`` times on the engine's devices
@@ -966,12 +993,12 @@ def psse_many(
     queries: Sequence[Union[str, bytes]],
     subjects: Sequence[Union[str, bytes]],
     *,
-    shuffles: int = 1000,
-    window: int = 0,
-    seed: int = 42,
+    shuffles: Optional[int] = None,
+    window: Optional[int] = None,
+    seed: Optional[int] = None,
     censor_below: Optional[float] = None,
-    variant: str = "fast",
-    keep_scores: bool = False,
+    variant: Optional[str] = None,
+    keep_scores: Optional[bool] = None,
 ) -> List[PsseResult]:
     """Every pair of ``queries`` x ``subjects``, query-major (pair (q, s) at
     ``q * len(subjects) + s``). Each subject's shuffles are made once and serve every
@@ -1019,6 +1046,7 @@ class _DistanceOptions(ctypes.Structure):
 
 DISTANCE_VARIANTS = {"bitplane": 0, "charpacked": 1, "cpu": 2}
 METRICS = {"diff": 0, "allele-ct": 1, "ibs": 2, "1-ibs": 3}
+_METRIC_NAMES = {v: k for k, v in METRICS.items()}
 _DIST_COUNT_GAPS = 1
 _DIST_COUNT_N = 2
 _u32p = ctypes.POINTER(ctypes.c_uint32)
@@ -1035,14 +1063,18 @@ _declare(
     "clsw_distance_genotypes",
     [_H, ctypes.POINTER(ctypes.c_int8), _size, _size, ctypes.POINTER(_DistanceOptions), _PP],
 )
-_declare("clsw_distances_free", [_P], None)
-_declare("clsw_distances_count", [_H, ctypes.POINTER(_size)])
-_declare("clsw_distances_sites", [_H, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)])
-_declare("clsw_distances_matrix", [_H, _u32p, _size, ctypes.POINTER(_size)])
-_declare("clsw_distances_compared", [_H, _u32p, _size, ctypes.POINTER(_size)])
-_declare("clsw_distances_values", [_H, _f64p, _size, ctypes.POINTER(_size)])
-_declare("clsw_distances_name", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
-_declare("clsw_distances_family", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distance_result_free", [_P], None)
+_declare("clsw_distance_result_count", [_H, ctypes.POINTER(_size)])
+_declare("clsw_distance_result_sites", [_H, ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)])
+_declare("clsw_distance_result_matrix", [_H, _u32p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distance_result_compared", [_H, _u32p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distance_result_values", [_H, _f64p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distance_result_name", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+_declare("clsw_distance_result_family", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+# The 0.1 names of the functions above (deprecated aliases in clsw.h, kept for one release).
+for _f in ("free", "count", "sites", "matrix", "compared", "values", "name", "family"):
+    _new = getattr(_lib, "clsw_distance_result_" + _f)
+    _declare("clsw_distances_" + _f, _new.argtypes, _new.restype)
 
 
 @dataclass
@@ -1065,43 +1097,43 @@ class Distances:
 
 
 def _distance_options(count_gaps, count_n, ignore_constant, variant, metric, compared) -> _DistanceOptions:
-    o = _DistanceOptions()
-    _check(_lib.clsw_distance_options_init(ctypes.byref(o), ctypes.sizeof(o)))
-    o.coding = (_DIST_COUNT_GAPS if count_gaps else 0) | (_DIST_COUNT_N if count_n else 0)
-    o.ignore_constant = 1 if ignore_constant else 0
-    try:
-        o.variant = DISTANCE_VARIANTS[variant]
-    except KeyError:
-        raise ValueError(f"unknown distance variant {variant!r}; use one of {sorted(DISTANCE_VARIANTS)}") from None
-    try:
-        o.metric = METRICS[metric]
-    except KeyError:
-        raise ValueError(f"unknown metric {metric!r}; use one of {sorted(METRICS)}") from None
-    o.want_compared = 1 if compared else 0
+    flag = lambda v: None if v is None else int(bool(v))  # noqa: E731
+    o = _options(
+        _DistanceOptions,
+        _lib.clsw_distance_options_init,
+        {"variant": DISTANCE_VARIANTS, "metric": METRICS},
+        ignore_constant=flag(ignore_constant),
+        variant=variant,
+        metric=metric,
+        want_compared=flag(compared),
+    )
+    o.coding |= (_DIST_COUNT_GAPS if count_gaps else 0) | (_DIST_COUNT_N if count_n else 0)
     return o
 
 
-def _read_distances(p, metric: str, with_compared: bool) -> Distances:
+def _read_distances(p, metric: str) -> Distances:
     n = _size(0)
-    _check(_lib.clsw_distances_count(p, ctypes.byref(n)))
+    _check(_lib.clsw_distance_result_count(p, ctypes.byref(n)))
     n = n.value
     sites, considered = ctypes.c_uint64(0), ctypes.c_uint64(0)
-    _check(_lib.clsw_distances_sites(p, ctypes.byref(sites), ctypes.byref(considered)))
+    _check(_lib.clsw_distance_result_sites(p, ctypes.byref(sites), ctypes.byref(considered)))
     matrix = np.zeros((n, n), dtype=np.uint32)
-    _check(_lib.clsw_distances_matrix(p, matrix.ctypes.data_as(_u32p), matrix.size, None))
+    _check(_lib.clsw_distance_result_matrix(p, matrix.ctypes.data_as(_u32p), matrix.size, None))
     compared = None
-    if with_compared:
+    # The library decides whether the compared sites were counted (asked for, or implied
+    # by the metric): a size query answers "too small" when they were.
+    if _lib.clsw_distance_result_compared(p, None, 0, None) == ERR_BUFFER_TOO_SMALL:
         compared = np.zeros((n, n), dtype=np.uint32)
-        _check(_lib.clsw_distances_compared(p, compared.ctypes.data_as(_u32p), compared.size, None))
+        _check(_lib.clsw_distance_result_compared(p, compared.ctypes.data_as(_u32p), compared.size, None))
     values = np.zeros((n, n), dtype=np.float64)
-    _check(_lib.clsw_distances_values(p, values.ctypes.data_as(_f64p), values.size, None))
+    _check(_lib.clsw_distance_result_values(p, values.ctypes.data_as(_f64p), values.size, None))
     names = families = None
     if n > 0:
         first = _size(0)
-        status = _lib.clsw_distances_name(p, 0, None, 0, ctypes.byref(first))
+        status = _lib.clsw_distance_result_name(p, 0, None, 0, ctypes.byref(first))
         if status == ERR_BUFFER_TOO_SMALL:  # the matrix has names (file inputs)
-            names = [_text(lambda b, k, need, i=i: _lib.clsw_distances_name(p, i, b, k, need)) for i in range(n)]
-            families = [_text(lambda b, k, need, i=i: _lib.clsw_distances_family(p, i, b, k, need)) for i in range(n)]
+            names = [_text(lambda b, k, need, i=i: _lib.clsw_distance_result_name(p, i, b, k, need)) for i in range(n)]
+            families = [_text(lambda b, k, need, i=i: _lib.clsw_distance_result_family(p, i, b, k, need)) for i in range(n)]
     return Distances(matrix, compared, values, metric, names, families, sites.value, considered.value)
 
 
@@ -1115,10 +1147,10 @@ def distances(
     genotype_table=None,
     count_gaps: bool = False,
     count_n: bool = False,
-    ignore_constant: bool = False,
-    variant: str = "bitplane",
-    metric: str = "diff",
-    compared: bool = False,
+    ignore_constant: Optional[bool] = None,
+    variant: Optional[str] = None,
+    metric: Optional[str] = None,
+    compared: Optional[bool] = None,
 ) -> Distances:
     """All-pairs distances of exactly one input: ``sequences`` (aligned sequences, all the
     same length: A, C, G, T, gaps, N, IUPAC codes), ``fasta`` (a FASTA alignment path),
@@ -1155,9 +1187,9 @@ def distances(
         ptr = g8.ctypes.data_as(ctypes.POINTER(ctypes.c_int8))
         _check(_lib.clsw_distance_genotypes(engine, ptr, samples, sites, ctypes.byref(o), ctypes.byref(p)))
     try:
-        return _read_distances(p, metric, compared or metric != "diff")
+        return _read_distances(p, _METRIC_NAMES[o.metric])
     finally:
-        _lib.clsw_distances_free(p)
+        _lib.clsw_distance_result_free(p)
 
 
 def distance_matrix(engine: Engine, sequences=None, *, compared: bool = False, **kwargs):
@@ -1253,11 +1285,12 @@ class Sw3Row:
     end: Optional[tuple]
 
 
+_SW3_LETTERS = 0
+_SW3_CODES = 1
+
+
 def _sw3_options(codes: bool) -> _Sw3Options:
-    o = _Sw3Options()
-    _check(_lib.clsw_sw3_options_init(ctypes.byref(o), ctypes.sizeof(o)))
-    o.input = 1 if codes else 0
-    return o
+    return _options(_Sw3Options, _lib.clsw_sw3_options_init, input=_SW3_CODES if codes else None)
 
 
 def _sw3_seq(seq, codes: bool) -> bytes:
@@ -1367,3 +1400,47 @@ def sax(series, word: int, alphabet: int, *, letters: bool = False):
     if letters:
         return "".join(chr(ord("a") + int(v)) for v in out)
     return out
+
+
+# What the bindings take from include/clsw.h, by its C names: tests/test_drift.py compiles
+# a C program against the header and checks every struct's size and field offsets, every
+# constant, and that every declared function (and only those) has a ctypes signature.
+_C_STRUCTS = {
+    "clsw_device_info": _DeviceInfo,
+    "clsw_search_options": _SearchOptions,
+    "clsw_hit": _Hit,
+    "clsw_search_info": _SearchInfo,
+    "clsw_alignment_info": _AlignmentInfo,
+    "clsw_psse_options": _PsseOptions,
+    "clsw_psse_result": _PsseResult,
+    "clsw_distance_options": _DistanceOptions,
+    "clsw_sw3_options": _Sw3Options,
+    "clsw_sw3_alignment_info": _Sw3AlignmentInfo,
+    "clsw_sw3_row": _Sw3Row,
+}
+# ctypes field names that differ from C's (Python keywords).
+_C_FIELD_NAMES = {"lambda": "lambda_"}
+
+
+def _c_constants():
+    table = {name: code for code, name in STATUS_NAMES.items()}
+    table["CLSW_GAPS_DEFAULT"] = GAPS_DEFAULT
+    for prefix, values in [
+        ("CLSW_ALPHABET_", ALPHABETS),
+        ("CLSW_VARIANT_", VARIANTS),
+        ("CLSW_STRANDS_", STRANDS),
+        ("CLSW_DISTANCE_", DISTANCE_VARIANTS),
+        ("CLSW_METRIC_", METRICS),
+    ]:
+        for name, value in values.items():
+            table[prefix + name.upper().replace("-", "_").replace("1_", "ONE_MINUS_")] = value
+    table.update(CLSW_CIGAR_NONE=CIGARS[None], CLSW_CIGAR_EXTENDED=CIGARS["extended"], CLSW_CIGAR_M=CIGARS["M"])
+    table.update({"CLSW_STRAND_" + n.upper(): v for v, n in HIT_STRANDS.items()})
+    table.update({"CLSW_EVALUE_" + n.upper(): v for v, n in EVALUE_SOURCES.items()})
+    table.update({"CLSW_DEVICE_" + n.upper(): v for v, n in DEVICE_KINDS.items()})
+    table.update(CLSW_DISTANCE_SNP=0, CLSW_DISTANCE_COUNT_GAPS=_DIST_COUNT_GAPS, CLSW_DISTANCE_COUNT_N=_DIST_COUNT_N)
+    table.update(CLSW_SW3_LETTERS=_SW3_LETTERS, CLSW_SW3_CODES=_SW3_CODES)
+    # The header this library was built with: its version is the library's.
+    major, minor, patch = (int(x) for x in _lib.clsw_version().decode().split("."))
+    table.update(CLSW_VERSION_MAJOR=major, CLSW_VERSION_MINOR=minor, CLSW_VERSION_PATCH=patch)
+    return table

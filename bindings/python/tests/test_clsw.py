@@ -1,6 +1,6 @@
 """Tests of the Python bindings, over the same C ABI as C and C++ programs.
 
-Run from the repository (tests/capi_python.rs does, with CLSW_LIB set to the library
+Run from the repository (tests/python_bindings.rs does, with CLSW_LIB set to the library
 cargo built and CLSW_BIN to the clsw binary):
 
     CLSW_LIB=target/release/libclsw.so python3 -m pytest bindings/python/tests
@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import clsw
+from conftest import choices
 
 ROOT = Path(__file__).resolve().parents[3]
 DATA = Path(os.environ.get("CLSW_TEST_DATA", ROOT / "tests" / "data"))
@@ -46,14 +47,7 @@ def test_devices():
         assert d.name and d.platform and d.global_mem_bytes > 0 and d.compute_units > 0
 
 
-def device_choices():
-    choices = ["reference"]
-    if any(d.kind == "cpu" for d in clsw.devices()):
-        choices.append("cpu")
-    return choices
-
-
-@pytest.fixture(scope="module", params=device_choices())
+@pytest.fixture(scope="module", params=choices())
 def engine(request):
     with clsw.Engine(request.param) as e:
         yield e

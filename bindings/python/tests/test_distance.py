@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import clsw
+from conftest import choices
 
 ROOT = Path(__file__).resolve().parents[3]
 DATA = Path(os.environ.get("CLSW_TEST_DATA", ROOT / "tests" / "data")) / "distance"
@@ -36,19 +37,6 @@ def square(tri, n=5):
             m[i, j] = m[j, i] = tri[k]
             k += 1
     return m
-
-
-def choices():
-    out = ["reference"]
-    if any(d.kind == "cpu" for d in clsw.devices()):
-        out.append("cpu")
-    return out
-
-
-@pytest.fixture(scope="module")
-def engine():
-    with clsw.Engine("reference") as e:
-        yield e
 
 
 @pytest.mark.parametrize("device", choices())

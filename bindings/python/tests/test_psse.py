@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import clsw
+from conftest import choices
 
 ROOT = Path(__file__).resolve().parents[3]
 DATA = Path(os.environ.get("CLSW_TEST_DATA", ROOT / "tests" / "data"))
@@ -38,13 +39,6 @@ UNRELATED = SUBJECTS["tr|V4P9A4|V4P9A4_EUTSA"]
 HOMOLOG = SUBJECTS["sp|Q3Z8Z5|ATPD_DEHM1"]
 
 
-def choices():
-    out = ["reference"]
-    if any(d.kind == "cpu" for d in clsw.devices()):
-        out.append("cpu")
-    return out
-
-
 @pytest.fixture(scope="module")
 def blosum50():
     return clsw.Scoring.builtin("BLOSUM50", 10, 2)
@@ -58,7 +52,7 @@ def test_one_pair_matches_the_command_line(blosum50, tmp_path):
     assert math.isclose(r.k * r.query_length * r.subject_length, math.exp(r.lambda_ * r.mu), rel_tol=1e-9)
     exe = os.environ.get("CLSW_BIN")
     if not exe:
-        pytest.skip("CLSW_BIN is not set (tests/capi_python.rs sets it)")
+        pytest.skip("CLSW_BIN is not set (tests/python_bindings.rs sets it)")
     (tmp_path / "q.fa").write_text(f">q\n{Q}\n")
     (tmp_path / "s.fa").write_text(f">s\n{UNRELATED}\n")
     out = subprocess.run(

@@ -11,21 +11,9 @@ import numpy as np
 import pytest
 
 import clsw
+from conftest import choices
 
 A, B, C = "TTTTACGTACGGTCCC", "GGACGTACGGTAA", "ACGTACGGTC"
-
-
-def choices():
-    out = ["reference"]
-    if any(d.kind == "cpu" for d in clsw.devices()):
-        out.append("cpu")
-    return out
-
-
-@pytest.fixture(scope="module")
-def engine():
-    with clsw.Engine("reference") as e:
-        yield e
 
 
 @pytest.fixture(scope="module")

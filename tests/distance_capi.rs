@@ -1,5 +1,6 @@
-//! Distance matrices and three-sequence alignment through the C ABI
-//! (src/capi/distance.rs, src/capi/sw3.rs): a C program compiled against
+//! Distance matrices through the C ABI (src/capi/distance.rs), and the C program that
+//! also runs three-sequence alignment (src/capi/sw3.rs; its contracts are in
+//! tests/sw3_capi.rs): a C program compiled against
 //! include/clsw.h and libclsw.so prints what clsw_distance_*, clsw_sw3_* and clsw_sax
 //! give, which must be what the Rust API gives, on the native path and on every test
 //! device; and the calls' contracts (NULL pointers, option sizes, buffers too small,
@@ -7,14 +8,11 @@
 
 mod common;
 
+use common::capi::Handles;
+
 use clsw::Engine;
 use clsw::capi::distance::*;
-use clsw::capi::engine::{clsw_engine, clsw_engine_free, clsw_engine_new};
-use clsw::capi::scoring::{clsw_scoring, clsw_scoring_free, clsw_scoring_new_match_mismatch};
-use clsw::capi::sw3::*;
-use clsw::capi::{
-    CLSW_ALPHABET_DNA, CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_IO, CLSW_ERR_NULL, CLSW_OK,
-};
+use clsw::capi::{CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_IO, CLSW_ERR_NULL, CLSW_OK};
 use clsw::device::DeviceChoice;
 use clsw::distance::input::{read_alignment, read_bed};
 use clsw::distance::{Coding, Metric, Options, alignment_matrix, compute, genotype_matrix};
@@ -46,35 +44,35 @@ static void print_u32(const char *tag, const uint32_t *m, size_t n) {
 
 /* Prints a distance matrix: names (if any), differences, compared counts (if counted),
    values. */
-static int show(const char *tag, clsw_distances *d) {
+static int show(const char *tag, clsw_distance_result *d) {
     size_t n = 0, needed = 0;
-    if (clsw_distances_count(d, &n)) return fail("count");
+    if (clsw_distance_result_count(d, &n)) return fail("count");
     uint64_t sites = 0, considered = 0;
-    if (clsw_distances_sites(d, &sites, &considered)) return fail("sites");
+    if (clsw_distance_result_sites(d, &sites, &considered)) return fail("sites");
     printf("%s n %zu sites %llu %llu\n", tag, n, (unsigned long long)sites, (unsigned long long)considered);
     /* A size query, then a buffer one element short, then the right size. */
-    if (clsw_distances_matrix(d, NULL, 0, &needed) != CLSW_ERR_BUFFER_TOO_SMALL || needed != n * n)
+    if (clsw_distance_result_matrix(d, NULL, 0, &needed) != CLSW_ERR_BUFFER_TOO_SMALL || needed != n * n)
         return fail("size query");
     uint32_t *m = malloc(n * n * sizeof *m);
-    if (clsw_distances_matrix(d, m, n * n - 1, NULL) != CLSW_ERR_BUFFER_TOO_SMALL) return fail("too small");
-    if (clsw_distances_matrix(d, m, n * n, NULL)) return fail("matrix");
+    if (clsw_distance_result_matrix(d, m, n * n - 1, NULL) != CLSW_ERR_BUFFER_TOO_SMALL) return fail("too small");
+    if (clsw_distance_result_matrix(d, m, n * n, NULL)) return fail("matrix");
     print_u32(tag, m, n);
-    if (clsw_distances_compared(d, m, n * n, NULL) == CLSW_OK) print_u32("compared", m, n);
+    if (clsw_distance_result_compared(d, m, n * n, NULL) == CLSW_OK) print_u32("compared", m, n);
     double *v = malloc(n * n * sizeof *v);
-    if (clsw_distances_values(d, v, n * n, NULL)) return fail("values");
+    if (clsw_distance_result_values(d, v, n * n, NULL)) return fail("values");
     printf("values");
     for (size_t k = 0; k < n * n; k++) printf(" %.17g", v[k]);
     printf("\n");
     char name[64];
     for (size_t i = 0; i < n; i++) {
-        if (clsw_distances_name(d, i, name, sizeof name, NULL)) break;
+        if (clsw_distance_result_name(d, i, name, sizeof name, NULL)) break;
         printf("name %zu %s", i, name);
-        if (clsw_distances_family(d, i, name, sizeof name, NULL)) return fail("family");
+        if (clsw_distance_result_family(d, i, name, sizeof name, NULL)) return fail("family");
         printf(" %s\n", name);
     }
     free(v);
     free(m);
-    clsw_distances_free(d);
+    clsw_distance_result_free(d);
     return 0;
 }
 
@@ -82,7 +80,7 @@ int main(int argc, char **argv) {
     if (argc != 3) return 2;
     clsw_engine *engine = NULL;
     if (clsw_engine_new(NULL, &engine)) return fail("engine");
-    clsw_distances *d = NULL;
+    clsw_distance_result *d = NULL;
 
     clsw_distance_options o;
     if (clsw_distance_options_init(&o, sizeof o)) return fail("options");
@@ -300,38 +298,13 @@ fn a_c_program_gets_the_rust_apis_answers() {
     }
 }
 
-struct Handles {
-    engine: *mut clsw_engine,
-    seed: *mut clsw_scoring,
-}
-
-impl Handles {
-    fn new() -> Handles {
-        let (mut engine, mut seed) = (std::ptr::null_mut(), std::ptr::null_mut());
-        unsafe {
-            assert_eq!(clsw_engine_new(c"reference".as_ptr(), &mut engine), CLSW_OK);
-            assert_eq!(clsw_scoring_new_match_mismatch(CLSW_ALPHABET_DNA, 1, -1, 0, 1, &mut seed), CLSW_OK);
-        }
-        Handles { engine, seed }
-    }
-}
-
-impl Drop for Handles {
-    fn drop(&mut self) {
-        unsafe {
-            clsw_scoring_free(self.seed);
-            clsw_engine_free(self.engine);
-        }
-    }
-}
-
 #[test]
 fn distance_contracts_hold() {
-    let h = Handles::new();
+    let h = Handles::dna_seed();
     let seqs: [&[u8]; 2] = [b"ACGT", b"ACGA"];
     let ptrs = seqs.map(|s| s.as_ptr());
     let lens = seqs.map(|s| s.len());
-    let mut d: *mut clsw_distances = std::ptr::null_mut();
+    let mut d: *mut clsw_distance_result = std::ptr::null_mut();
     let mut o: clsw_distance_options = unsafe { std::mem::zeroed() };
     unsafe {
         // Options: defaults, size checks, NULL.
@@ -416,39 +389,39 @@ fn distance_contracts_hold() {
         // A good matrix: buffers, sizes, names.
         assert_eq!(clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), std::ptr::null(), &mut d), CLSW_OK);
         let mut n = 0;
-        assert_eq!(clsw_distances_count(d, &mut n), CLSW_OK);
+        assert_eq!(clsw_distance_result_count(d, &mut n), CLSW_OK);
         assert_eq!(n, 2);
-        assert_eq!(clsw_distances_count(d, std::ptr::null_mut()), CLSW_ERR_NULL);
+        assert_eq!(clsw_distance_result_count(d, std::ptr::null_mut()), CLSW_ERR_NULL);
         let mut buf = [7u32; 4];
         let mut needed = 0;
-        assert_eq!(clsw_distances_matrix(d, buf.as_mut_ptr(), 3, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
+        assert_eq!(clsw_distance_result_matrix(d, buf.as_mut_ptr(), 3, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
         assert_eq!((needed, buf), (4, [7; 4]), "nothing is written when the buffer is too small");
         assert!(common::capi::last_error().contains("4 are needed"), "{}", common::capi::last_error());
-        assert_eq!(clsw_distances_matrix(d, std::ptr::null_mut(), 4, &mut needed), CLSW_ERR_NULL);
-        assert_eq!(clsw_distances_matrix(d, buf.as_mut_ptr(), 4, std::ptr::null_mut()), CLSW_OK);
+        assert_eq!(clsw_distance_result_matrix(d, std::ptr::null_mut(), 4, &mut needed), CLSW_ERR_NULL);
+        assert_eq!(clsw_distance_result_matrix(d, buf.as_mut_ptr(), 4, std::ptr::null_mut()), CLSW_OK);
         assert_eq!(buf, [0, 1, 1, 0]);
         // Compared counts were not asked for; names do not exist for caller arrays.
-        let st = clsw_distances_compared(d, buf.as_mut_ptr(), 4, std::ptr::null_mut());
+        let st = clsw_distance_result_compared(d, buf.as_mut_ptr(), 4, std::ptr::null_mut());
         assert!(
             st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("want_compared"),
             "{}",
             common::capi::last_error()
         );
         let mut name = [0 as std::ffi::c_char; 8];
-        let st = clsw_distances_name(d, 0, name.as_mut_ptr(), 8, std::ptr::null_mut());
+        let st = clsw_distance_result_name(d, 0, name.as_mut_ptr(), 8, std::ptr::null_mut());
         assert!(
             st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("no names"),
             "{}",
             common::capi::last_error()
         );
         let mut values = [0f64; 4];
-        assert_eq!(clsw_distances_values(d, values.as_mut_ptr(), 2, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
-        assert_eq!(clsw_distances_values(d, values.as_mut_ptr(), 4, &mut needed), CLSW_OK);
+        assert_eq!(clsw_distance_result_values(d, values.as_mut_ptr(), 2, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
+        assert_eq!(clsw_distance_result_values(d, values.as_mut_ptr(), 4, &mut needed), CLSW_OK);
         assert_eq!(values, [0.0, 1.0, 1.0, 0.0]);
-        clsw_distances_free(d);
-        clsw_distances_free(std::ptr::null_mut());
+        clsw_distance_result_free(d);
+        clsw_distance_result_free(std::ptr::null_mut());
         d = std::ptr::null_mut();
-        assert_eq!(clsw_distances_count(d, &mut n), CLSW_ERR_NULL);
+        assert_eq!(clsw_distance_result_count(d, &mut n), CLSW_ERR_NULL);
 
         // File inputs have names; an index out of range is refused; a short name buffer
         // gets the size needed.
@@ -461,284 +434,60 @@ fn distance_contracts_hold() {
             "{}",
             common::capi::last_error()
         );
-        let st = clsw_distances_name(d, 1, name.as_mut_ptr(), 2, &mut needed);
+        let st = clsw_distance_result_name(d, 1, name.as_mut_ptr(), 2, &mut needed);
         assert_eq!((st, needed), (CLSW_ERR_BUFFER_TOO_SMALL, 3));
-        assert_eq!(clsw_distances_name(d, 1, name.as_mut_ptr(), 8, std::ptr::null_mut()), CLSW_OK);
+        assert_eq!(clsw_distance_result_name(d, 1, name.as_mut_ptr(), 8, std::ptr::null_mut()), CLSW_OK);
         assert_eq!(CStr::from_ptr(name.as_ptr()).to_str().unwrap(), "s2");
-        assert_eq!(clsw_distances_name(d, 5, name.as_mut_ptr(), 8, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            clsw_distance_result_name(d, 5, name.as_mut_ptr(), 8, std::ptr::null_mut()),
+            CLSW_ERR_INVALID_ARGUMENT
+        );
         let mut c = [0u32; 25];
         assert_eq!(
-            clsw_distances_compared(d, c.as_mut_ptr(), 25, std::ptr::null_mut()),
+            clsw_distance_result_compared(d, c.as_mut_ptr(), 25, std::ptr::null_mut()),
             CLSW_OK,
             "the metric implies it"
         );
         assert_eq!(c[1], 12);
         let mut v = [0f64; 25];
-        assert_eq!(clsw_distances_values(d, v.as_mut_ptr(), 25, std::ptr::null_mut()), CLSW_OK);
+        assert_eq!(clsw_distance_result_values(d, v.as_mut_ptr(), 25, std::ptr::null_mut()), CLSW_OK);
         assert_eq!((v[0], v[1]), (1.0, 1.0 - 1.0 / 12.0));
-        clsw_distances_free(d);
+
+        // The 0.1 names (deprecated aliases, kept for one release) still answer.
+        #[allow(deprecated)]
+        {
+            let old: *const clsw_distances = d;
+            let mut n = 0usize;
+            assert_eq!(clsw_distances_count(old, &mut n), CLSW_OK);
+            assert_eq!(n, 5);
+            let mut old_v = [0f64; 25];
+            assert_eq!(clsw_distances_values(old, old_v.as_mut_ptr(), 25, std::ptr::null_mut()), CLSW_OK);
+            assert_eq!(old_v, v);
+            clsw_distances_free(d);
+        }
     }
 }
 
+/// bindings/cpp/distance.cpp (clsw::DistanceResult) prints what the Rust API gives.
 #[test]
-fn sw3_and_sax_contracts_hold() {
-    let h = Handles::new();
-    let (a, b, c) = (b"ACGTACGGT".as_slice(), b"GACGTACGG".as_slice(), b"ACGTTCGG".as_slice());
-    let mut score = -1;
-    let mut end = [9usize; 3];
-    let mut aln: *mut clsw_sw3_alignment = std::ptr::null_mut();
-    let mut res: *mut clsw_sw3_results = std::ptr::null_mut();
-    unsafe {
-        let call = |e, s, a: &[u8], o, score: *mut i32, end: *mut usize| {
-            clsw_sw3_score(e, s, a.as_ptr(), a.len(), b.as_ptr(), b.len(), c.as_ptr(), c.len(), o, score, end)
-        };
-        assert_eq!(call(h.engine, h.seed, a, std::ptr::null(), &mut score, end.as_mut_ptr()), CLSW_OK);
-        let want = sw3::score_cpu(
-            &Alphabet::Dna.encode_all(a).unwrap(),
-            &Alphabet::Dna.encode_all(b).unwrap(),
-            &Alphabet::Dna.encode_all(c).unwrap(),
-            &Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 1, -1).unwrap(), Gaps::linear(1).unwrap()),
-        )
-        .unwrap();
-        assert_eq!((score, Some(end)), (want.score, want.end));
-        // `end` may be NULL; `score`, handles and sequences may not.
-        assert_eq!(call(h.engine, h.seed, a, std::ptr::null(), &mut score, std::ptr::null_mut()), CLSW_OK);
-        assert_eq!(call(h.engine, h.seed, a, std::ptr::null(), std::ptr::null_mut(), end.as_mut_ptr()), CLSW_ERR_NULL);
-        let st = call(std::ptr::null(), h.seed, a, std::ptr::null(), &mut score, std::ptr::null_mut());
-        assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
-        let st = call(h.engine, std::ptr::null(), a, std::ptr::null(), &mut score, std::ptr::null_mut());
-        assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "scoring is NULL"));
-        let st = clsw_sw3_score(
-            h.engine,
-            h.seed,
-            std::ptr::null(),
-            3,
-            b.as_ptr(),
-            1,
-            c.as_ptr(),
-            1,
-            std::ptr::null(),
-            &mut score,
-            std::ptr::null_mut(),
-        );
-        assert_eq!(st, CLSW_ERR_NULL);
-        // Empty sequences are allowed (NULL with length 0).
-        let st = clsw_sw3_score(
-            h.engine,
-            h.seed,
-            std::ptr::null(),
-            0,
-            std::ptr::null(),
-            0,
-            std::ptr::null(),
-            0,
-            std::ptr::null(),
-            &mut score,
-            end.as_mut_ptr(),
-        );
-        assert_eq!((st, score, end), (CLSW_OK, 0, [0; 3]));
-        // A bad letter, a bad option, options too small, codes outside the matrix.
-        let st = call(h.engine, h.seed, b"AC!T", std::ptr::null(), &mut score, std::ptr::null_mut());
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("position 3"),
-            "{}",
-            common::capi::last_error()
-        );
-        let mut o: clsw_sw3_options = std::mem::zeroed();
-        assert_eq!(clsw_sw3_options_init(&mut o, std::mem::size_of::<clsw_sw3_options>()), CLSW_OK);
-        assert_eq!(o.input, CLSW_SW3_LETTERS);
-        assert_eq!(clsw_sw3_options_init(&mut o, 4), CLSW_ERR_INVALID_ARGUMENT);
-        assert_eq!(clsw_sw3_options_init(std::ptr::null_mut(), 16), CLSW_ERR_NULL);
-        let mut bad = clsw_sw3_options { size: std::mem::size_of::<clsw_sw3_options>(), input: 7 };
-        let st = call(h.engine, h.seed, a, &bad, &mut score, std::ptr::null_mut());
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("options.input"),
-            "{}",
-            common::capi::last_error()
-        );
-        bad.size = 4;
-        assert_eq!(call(h.engine, h.seed, a, &bad, &mut score, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
-        let codes = clsw_sw3_options { size: std::mem::size_of::<clsw_sw3_options>(), input: CLSW_SW3_CODES };
-        let st = clsw_sw3_score(
-            h.engine,
-            h.seed,
-            [0u8, 9].as_ptr(),
-            2,
-            [0u8].as_ptr(),
-            1,
-            [0u8].as_ptr(),
-            1,
-            &codes,
-            &mut score,
-            std::ptr::null_mut(),
-        );
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("code 9"),
-            "{}",
-            common::capi::last_error()
-        );
-        let st = clsw_sw3_score(
-            h.engine,
-            h.seed,
-            [0u8, 1].as_ptr(),
-            2,
-            [0u8, 1].as_ptr(),
-            2,
-            [0u8, 1].as_ptr(),
-            2,
-            &codes,
-            &mut score,
-            std::ptr::null_mut(),
-        );
-        assert_eq!((st, score), (CLSW_OK, 6));
-
-        // Alignment: the output handle is NULL on failure; info size checked.
-        let st = clsw_sw3_align(
-            h.engine,
-            h.seed,
-            b"A!".as_ptr(),
-            2,
-            b.as_ptr(),
-            b.len(),
-            c.as_ptr(),
-            c.len(),
-            std::ptr::null(),
-            &mut aln,
-        );
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && aln.is_null());
-        let st = clsw_sw3_align(
-            h.engine,
-            h.seed,
-            a.as_ptr(),
-            a.len(),
-            b.as_ptr(),
-            b.len(),
-            c.as_ptr(),
-            c.len(),
-            std::ptr::null(),
-            &mut aln,
-        );
-        assert_eq!(st, CLSW_OK);
-        let mut info: clsw_sw3_alignment_info = std::mem::zeroed();
-        info.size = 8;
-        assert_eq!(clsw_sw3_alignment_get(aln, &mut info), CLSW_ERR_INVALID_ARGUMENT);
-        info.size = std::mem::size_of::<clsw_sw3_alignment_info>();
-        assert_eq!(clsw_sw3_alignment_get(aln, &mut info), CLSW_OK);
-        assert_eq!(info.score, want.score);
-        assert_eq!(info.end.to_vec(), want.end.unwrap().to_vec());
-        for r in info.rows {
-            assert_eq!(CStr::from_ptr(r).to_bytes().len(), info.length);
+fn cpp_example_matches_the_rust_api() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp-distance");
+    std::fs::create_dir_all(&dir).unwrap();
+    let got = common::capi::run_native(&common::capi::compile_cpp_example(&dir, "distance.cpp"));
+    let engine = Engine::open(Some("reference")).unwrap();
+    let seqs = ["ACGTACGTAC", "ACGTTCGTAA", "ACG-ACGNAC", "TCGTACGTAC"];
+    let packed = clsw::distance::pack_alignment(&seqs, Coding::SNP).unwrap();
+    let opts = Options { want_compared: Metric::Ibs.want_compared(false), ..Options::default() };
+    let (m, _) = compute(&engine, &packed, &opts).unwrap();
+    let n = m.n;
+    let (diff, compared) = (m.square(), m.square_compared().unwrap());
+    let mut want = format!("sites\t{n}\t{}\t{}\n", m.sites, m.considered_sites);
+    for i in 0..n {
+        want += &format!("row\t{i}");
+        for j in 0..n {
+            want += &format!("\t{}/{}/{}", diff[i * n + j], compared[i * n + j], m.value(Metric::Ibs, i, j));
         }
-        assert_eq!(clsw_sw3_alignment_get(aln, std::ptr::null_mut()), CLSW_ERR_NULL);
-        clsw_sw3_alignment_free(aln);
-        clsw_sw3_alignment_free(std::ptr::null_mut());
-        assert_eq!(clsw_sw3_alignment_get(std::ptr::null(), &mut info), CLSW_ERR_NULL);
-
-        // Batches: fewer than 3 sequences for all triples, an index out of range, a row
-        // out of range, a given list kept in its roles.
-        let seqs = [a.as_ptr(), b.as_ptr(), c.as_ptr()];
-        let lens = [a.len(), b.len(), c.len()];
-        let st = clsw_sw3_batch(
-            h.engine,
-            h.seed,
-            2,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            std::ptr::null(),
-            0,
-            std::ptr::null(),
-            &mut res,
-        );
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("at least 3") && res.is_null(),
-            "{}",
-            common::capi::last_error()
-        );
-        let tri = [2u32, 0, 1, 0, 1, 3];
-        let st = clsw_sw3_batch(
-            h.engine,
-            h.seed,
-            3,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            tri.as_ptr(),
-            2,
-            std::ptr::null(),
-            &mut res,
-        );
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("out of range"),
-            "{}",
-            common::capi::last_error()
-        );
-        let st = clsw_sw3_batch(
-            h.engine,
-            h.seed,
-            3,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            std::ptr::null(),
-            2,
-            std::ptr::null(),
-            &mut res,
-        );
-        assert_eq!(st, CLSW_ERR_NULL);
-        let st = clsw_sw3_batch(
-            h.engine,
-            h.seed,
-            3,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            tri.as_ptr(),
-            1,
-            std::ptr::null(),
-            &mut res,
-        );
-        assert_eq!(st, CLSW_OK, "{}", common::capi::last_error());
-        let mut n = 0;
-        assert_eq!(clsw_sw3_results_count(res, &mut n), CLSW_OK);
-        assert_eq!(n, 1);
-        let mut row: clsw_sw3_row = std::mem::zeroed();
-        row.size = std::mem::size_of::<clsw_sw3_row>();
-        assert_eq!(clsw_sw3_results_get(res, 0, &mut row), CLSW_OK);
-        assert_eq!((row.a, row.b, row.c, row.score), (2, 0, 1, want.score));
-        assert_eq!(clsw_sw3_results_get(res, 1, &mut row), CLSW_ERR_INVALID_ARGUMENT);
-        row.size = 8;
-        assert_eq!(clsw_sw3_results_get(res, 0, &mut row), CLSW_ERR_INVALID_ARGUMENT);
-        clsw_sw3_results_free(res);
-        clsw_sw3_results_free(std::ptr::null_mut());
-
-        // SAX: the hand-computed word, a buffer too small, NaN, a bad alphabet, empty.
-        let x = [2.0, 4.0, 6.0, 8.0, 10.0, 12.0];
-        let mut w = [0u8; 6];
-        let mut constant = -1;
-        assert_eq!(clsw_sax(x.as_ptr(), 6, 6, 5, w.as_mut_ptr(), 6, &mut constant), CLSW_OK);
-        assert_eq!((w, constant), ([0, 0, 1, 3, 4, 4], 0));
-        assert_eq!(w.to_vec(), sax::sax(&x, 6, 5).unwrap().codes);
-        assert_eq!(clsw_sax(x.as_ptr(), 6, 6, 5, w.as_mut_ptr(), 5, std::ptr::null_mut()), CLSW_ERR_BUFFER_TOO_SMALL);
-        assert_eq!(clsw_sax(x.as_ptr(), 6, 3, 5, std::ptr::null_mut(), 3, std::ptr::null_mut()), CLSW_ERR_NULL);
-        let nan = [1.0, f64::NAN, 3.0];
-        let st = clsw_sax(nan.as_ptr(), 3, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut());
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("position 2"),
-            "{}",
-            common::capi::last_error()
-        );
-        let st = clsw_sax(x.as_ptr(), 6, 3, 2, w.as_mut_ptr(), 6, std::ptr::null_mut());
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("between 3 and 20"),
-            "{}",
-            common::capi::last_error()
-        );
-        assert_eq!(clsw_sax(x.as_ptr(), 6, 0, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
-        assert_eq!(
-            clsw_sax(std::ptr::null(), 0, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()),
-            CLSW_ERR_INVALID_ARGUMENT
-        );
-        assert_eq!(clsw_sax(std::ptr::null(), 6, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()), CLSW_ERR_NULL);
-        // A constant series: the middle symbol, flagged.
-        let flat = [5.0; 8];
-        assert_eq!(clsw_sax(flat.as_ptr(), 8, 4, 5, w.as_mut_ptr(), 6, &mut constant), CLSW_OK);
-        assert_eq!((&w[..4], constant), (&[2u8, 2, 2, 2][..], 1));
+        want += "\n";
     }
+    common::capi::assert_same_lines(&got, &want);
 }

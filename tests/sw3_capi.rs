@@ -1,0 +1,314 @@
+//! Three-sequence alignment and SAX through the C ABI (src/capi/sw3.rs): the calls'
+//! contracts (NULL pointers, option sizes, buffers too small, ranks out of range, bad
+//! inputs) from Rust, against the Rust API's answers. The C program that prints sw3
+//! results next to distance matrices is in tests/distance_capi.rs.
+
+mod common;
+
+use clsw::capi::sw3::*;
+use clsw::capi::{CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_NULL, CLSW_OK};
+use clsw::scoring::{Gaps, Matrix, Scoring};
+use clsw::seq::Alphabet;
+use clsw::sw3::{self, sax};
+use common::capi::Handles;
+use std::ffi::CStr;
+
+#[test]
+fn sw3_and_sax_contracts_hold() {
+    let h = Handles::dna_seed();
+    let (a, b, c) = (b"ACGTACGGT".as_slice(), b"GACGTACGG".as_slice(), b"ACGTTCGG".as_slice());
+    let mut score = -1;
+    let mut end = [9usize; 3];
+    let mut aln: *mut clsw_sw3_alignment = std::ptr::null_mut();
+    let mut res: *mut clsw_sw3_results = std::ptr::null_mut();
+    unsafe {
+        let call = |e, s, a: &[u8], o, score: *mut i32, end: *mut usize| {
+            clsw_sw3_score(e, s, a.as_ptr(), a.len(), b.as_ptr(), b.len(), c.as_ptr(), c.len(), o, score, end)
+        };
+        assert_eq!(call(h.engine, h.scoring, a, std::ptr::null(), &mut score, end.as_mut_ptr()), CLSW_OK);
+        let want = sw3::score_cpu(
+            &Alphabet::Dna.encode_all(a).unwrap(),
+            &Alphabet::Dna.encode_all(b).unwrap(),
+            &Alphabet::Dna.encode_all(c).unwrap(),
+            &Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 1, -1).unwrap(), Gaps::linear(1).unwrap()),
+        )
+        .unwrap();
+        assert_eq!((score, Some(end)), (want.score, want.end));
+        // `end` may be NULL; `score`, handles and sequences may not.
+        assert_eq!(call(h.engine, h.scoring, a, std::ptr::null(), &mut score, std::ptr::null_mut()), CLSW_OK);
+        assert_eq!(
+            call(h.engine, h.scoring, a, std::ptr::null(), std::ptr::null_mut(), end.as_mut_ptr()),
+            CLSW_ERR_NULL
+        );
+        let st = call(std::ptr::null(), h.scoring, a, std::ptr::null(), &mut score, std::ptr::null_mut());
+        assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
+        let st = call(h.engine, std::ptr::null(), a, std::ptr::null(), &mut score, std::ptr::null_mut());
+        assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "scoring is NULL"));
+        let st = clsw_sw3_score(
+            h.engine,
+            h.scoring,
+            std::ptr::null(),
+            3,
+            b.as_ptr(),
+            1,
+            c.as_ptr(),
+            1,
+            std::ptr::null(),
+            &mut score,
+            std::ptr::null_mut(),
+        );
+        assert_eq!(st, CLSW_ERR_NULL);
+        // Empty sequences are allowed (NULL with length 0).
+        let st = clsw_sw3_score(
+            h.engine,
+            h.scoring,
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            &mut score,
+            end.as_mut_ptr(),
+        );
+        assert_eq!((st, score, end), (CLSW_OK, 0, [0; 3]));
+        // A bad letter, a bad option, options too small, codes outside the matrix.
+        let st = call(h.engine, h.scoring, b"AC!T", std::ptr::null(), &mut score, std::ptr::null_mut());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("position 3"),
+            "{}",
+            common::capi::last_error()
+        );
+        let mut o: clsw_sw3_options = std::mem::zeroed();
+        assert_eq!(clsw_sw3_options_init(&mut o, std::mem::size_of::<clsw_sw3_options>()), CLSW_OK);
+        assert_eq!(o.input, CLSW_SW3_LETTERS);
+        assert_eq!(clsw_sw3_options_init(&mut o, 4), CLSW_ERR_INVALID_ARGUMENT);
+        assert_eq!(clsw_sw3_options_init(std::ptr::null_mut(), 16), CLSW_ERR_NULL);
+        let mut bad = clsw_sw3_options { size: std::mem::size_of::<clsw_sw3_options>(), input: 7 };
+        let st = call(h.engine, h.scoring, a, &bad, &mut score, std::ptr::null_mut());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("options.input"),
+            "{}",
+            common::capi::last_error()
+        );
+        bad.size = 4;
+        assert_eq!(call(h.engine, h.scoring, a, &bad, &mut score, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
+        let codes = clsw_sw3_options { size: std::mem::size_of::<clsw_sw3_options>(), input: CLSW_SW3_CODES };
+        let st = clsw_sw3_score(
+            h.engine,
+            h.scoring,
+            [0u8, 9].as_ptr(),
+            2,
+            [0u8].as_ptr(),
+            1,
+            [0u8].as_ptr(),
+            1,
+            &codes,
+            &mut score,
+            std::ptr::null_mut(),
+        );
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("code 9"),
+            "{}",
+            common::capi::last_error()
+        );
+        let st = clsw_sw3_score(
+            h.engine,
+            h.scoring,
+            [0u8, 1].as_ptr(),
+            2,
+            [0u8, 1].as_ptr(),
+            2,
+            [0u8, 1].as_ptr(),
+            2,
+            &codes,
+            &mut score,
+            std::ptr::null_mut(),
+        );
+        assert_eq!((st, score), (CLSW_OK, 6));
+
+        // Alignment: the output handle is NULL on failure; info size checked.
+        let st = clsw_sw3_align(
+            h.engine,
+            h.scoring,
+            b"A!".as_ptr(),
+            2,
+            b.as_ptr(),
+            b.len(),
+            c.as_ptr(),
+            c.len(),
+            std::ptr::null(),
+            &mut aln,
+        );
+        assert!(st == CLSW_ERR_INVALID_ARGUMENT && aln.is_null());
+        let st = clsw_sw3_align(
+            h.engine,
+            h.scoring,
+            a.as_ptr(),
+            a.len(),
+            b.as_ptr(),
+            b.len(),
+            c.as_ptr(),
+            c.len(),
+            std::ptr::null(),
+            &mut aln,
+        );
+        assert_eq!(st, CLSW_OK);
+        let mut info: clsw_sw3_alignment_info = std::mem::zeroed();
+        info.size = 8;
+        assert_eq!(clsw_sw3_alignment_get(aln, &mut info), CLSW_ERR_INVALID_ARGUMENT);
+        info.size = std::mem::size_of::<clsw_sw3_alignment_info>();
+        assert_eq!(clsw_sw3_alignment_get(aln, &mut info), CLSW_OK);
+        assert_eq!(info.score, want.score);
+        assert_eq!(info.end.to_vec(), want.end.unwrap().to_vec());
+        for r in info.rows {
+            assert_eq!(CStr::from_ptr(r).to_bytes().len(), info.length);
+        }
+        assert_eq!(clsw_sw3_alignment_get(aln, std::ptr::null_mut()), CLSW_ERR_NULL);
+        clsw_sw3_alignment_free(aln);
+        clsw_sw3_alignment_free(std::ptr::null_mut());
+        assert_eq!(clsw_sw3_alignment_get(std::ptr::null(), &mut info), CLSW_ERR_NULL);
+
+        // Batches: fewer than 3 sequences for all triples, an index out of range, a row
+        // out of range, a given list kept in its roles.
+        let seqs = [a.as_ptr(), b.as_ptr(), c.as_ptr()];
+        let lens = [a.len(), b.len(), c.len()];
+        let st = clsw_sw3_batch(
+            h.engine,
+            h.scoring,
+            2,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            std::ptr::null(),
+            0,
+            std::ptr::null(),
+            &mut res,
+        );
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("at least 3") && res.is_null(),
+            "{}",
+            common::capi::last_error()
+        );
+        let tri = [2u32, 0, 1, 0, 1, 3];
+        let st = clsw_sw3_batch(
+            h.engine,
+            h.scoring,
+            3,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            tri.as_ptr(),
+            2,
+            std::ptr::null(),
+            &mut res,
+        );
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("out of range"),
+            "{}",
+            common::capi::last_error()
+        );
+        let st = clsw_sw3_batch(
+            h.engine,
+            h.scoring,
+            3,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            std::ptr::null(),
+            2,
+            std::ptr::null(),
+            &mut res,
+        );
+        assert_eq!(st, CLSW_ERR_NULL);
+        let st = clsw_sw3_batch(
+            h.engine,
+            h.scoring,
+            3,
+            seqs.as_ptr(),
+            lens.as_ptr(),
+            tri.as_ptr(),
+            1,
+            std::ptr::null(),
+            &mut res,
+        );
+        assert_eq!(st, CLSW_OK, "{}", common::capi::last_error());
+        let mut n = 0;
+        assert_eq!(clsw_sw3_results_count(res, &mut n), CLSW_OK);
+        assert_eq!(n, 1);
+        let mut row: clsw_sw3_row = std::mem::zeroed();
+        row.size = std::mem::size_of::<clsw_sw3_row>();
+        assert_eq!(clsw_sw3_results_get(res, 0, &mut row), CLSW_OK);
+        assert_eq!((row.a, row.b, row.c, row.score), (2, 0, 1, want.score));
+        assert_eq!(clsw_sw3_results_get(res, 1, &mut row), CLSW_ERR_INVALID_ARGUMENT);
+        row.size = 8;
+        assert_eq!(clsw_sw3_results_get(res, 0, &mut row), CLSW_ERR_INVALID_ARGUMENT);
+        clsw_sw3_results_free(res);
+        clsw_sw3_results_free(std::ptr::null_mut());
+
+        // SAX: the hand-computed word, a buffer too small, NaN, a bad alphabet, empty.
+        let x = [2.0, 4.0, 6.0, 8.0, 10.0, 12.0];
+        let mut w = [0u8; 6];
+        let mut constant = -1;
+        assert_eq!(clsw_sax(x.as_ptr(), 6, 6, 5, w.as_mut_ptr(), 6, &mut constant), CLSW_OK);
+        assert_eq!((w, constant), ([0, 0, 1, 3, 4, 4], 0));
+        assert_eq!(w.to_vec(), sax::sax(&x, 6, 5).unwrap().codes);
+        assert_eq!(clsw_sax(x.as_ptr(), 6, 6, 5, w.as_mut_ptr(), 5, std::ptr::null_mut()), CLSW_ERR_BUFFER_TOO_SMALL);
+        assert_eq!(clsw_sax(x.as_ptr(), 6, 3, 5, std::ptr::null_mut(), 3, std::ptr::null_mut()), CLSW_ERR_NULL);
+        let nan = [1.0, f64::NAN, 3.0];
+        let st = clsw_sax(nan.as_ptr(), 3, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("position 2"),
+            "{}",
+            common::capi::last_error()
+        );
+        let st = clsw_sax(x.as_ptr(), 6, 3, 2, w.as_mut_ptr(), 6, std::ptr::null_mut());
+        assert!(
+            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("between 3 and 20"),
+            "{}",
+            common::capi::last_error()
+        );
+        assert_eq!(clsw_sax(x.as_ptr(), 6, 0, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
+        assert_eq!(
+            clsw_sax(std::ptr::null(), 0, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()),
+            CLSW_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(clsw_sax(std::ptr::null(), 6, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()), CLSW_ERR_NULL);
+        // A constant series: the middle symbol, flagged.
+        let flat = [5.0; 8];
+        assert_eq!(clsw_sax(flat.as_ptr(), 8, 4, 5, w.as_mut_ptr(), 6, &mut constant), CLSW_OK);
+        assert_eq!((&w[..4], constant), (&[2u8, 2, 2, 2][..], 1));
+    }
+}
+
+/// bindings/cpp/sw3.cpp (clsw::sw3_score, sw3_align, sw3_batch, sax) prints what the
+/// Rust API gives.
+#[test]
+fn cpp_example_matches_the_rust_api() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp-sw3");
+    std::fs::create_dir_all(&dir).unwrap();
+    let got = common::capi::run_native(&common::capi::compile_cpp_example(&dir, "sw3.cpp"));
+    let engine = clsw::Engine::open(Some("reference")).unwrap();
+    let scoring = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 1, -1).unwrap(), Gaps::linear(1).unwrap());
+    let enc = |s: &str| Alphabet::Dna.encode_all(s.as_bytes()).unwrap();
+    let (a, b, c, d) = (enc("ACGTACGGT"), enc("GACGTACGG"), enc("ACGTTCGG"), enc("TTACGTAC"));
+    let s = sw3::score(&engine, &a, &b, &c, &scoring).unwrap();
+    let e = s.end.unwrap_or([0; 3]);
+    let mut want = format!("score\t{}\t{}\t{}\t{}\n", s.score, e[0], e[1], e[2]);
+    let al = sw3::align_on(&engine, &a, &b, &c, &scoring).unwrap().unwrap();
+    let seqs: [&[u8]; 3] = [&a, &b, &c];
+    let rows = al.rows(seqs, |x| Alphabet::Dna.decode(x));
+    want +=
+        &format!("align\t{}\t{}\t{}\t{}\t{}\t{}\n", al.score, al.len(), al.identities(seqs), rows[0], rows[1], rows[2]);
+    let all: Vec<&[u8]> = vec![&a, &b, &c, &d];
+    let triples = sw3::all_triples(4);
+    let scores = sw3::batch(&engine, &all, &triples, &scoring).unwrap();
+    for r in sw3::ranked(&triples, &scores) {
+        want += &format!("batch\t{}\t{}\t{}\t{}\n", r.triple[0], r.triple[1], r.triple[2], r.score.score);
+    }
+    let w = sax::sax(&[1.0, 2.0, 3.0, 2.5, 0.5, -1.0, 4.0, 3.5], 4, 4).unwrap();
+    want += "sax";
+    for code in &w.codes {
+        want += &format!("\t{code}");
+    }
+    want += &format!("\t{}\n", w.constant as i32);
+    common::capi::assert_same_lines(&got, &want);
+}
