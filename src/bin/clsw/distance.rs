@@ -95,9 +95,11 @@ fn read_input(args: &DistanceArgs) -> Result<(Dataset, String)> {
 }
 
 pub fn run(args: &DistanceArgs) -> Result<()> {
-    if (args.bfile.is_some() || args.genotypes.is_some()) && (args.count_gaps || args.count_n) {
-        return Err(Error::InvalidArgument("--count-gaps and --count-n apply to alignments only".into()));
-    }
+    clsw::distance::check_coding_flags(
+        args.count_gaps,
+        args.count_n,
+        args.bfile.is_some() || args.genotypes.is_some(),
+    )?;
     let metric: Metric = args.metric.parse()?;
     let variant: Variant = args.variant.parse()?;
     let tuning = match &args.tile {
@@ -109,7 +111,7 @@ pub fn run(args: &DistanceArgs) -> Result<()> {
     let read_s = t0.elapsed().as_secs_f64();
     let opts = Options {
         variant,
-        want_compared: metric.needs_compared() || args.compared,
+        want_compared: metric.want_compared(args.compared),
         ignore_constant: args.ignore_constant,
         site_filter: SiteFilter::Auto,
         tuning,
