@@ -123,20 +123,36 @@ pub fn sw_score(query: &[u8], subject: &[u8], sc: &Scoring) -> LocalScore {
     best
 }
 
+/// Letters to codes and scorings for the reference's unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::scoring::{Gaps, Matrix, Scoring};
+    use crate::seq::Alphabet;
+
+    pub fn protein(s: &str) -> Vec<u8> {
+        Alphabet::Protein.encode_all(s.as_bytes()).unwrap()
+    }
+
+    pub fn dna(s: &str) -> Vec<u8> {
+        Alphabet::Dna.encode_all(s.as_bytes()).unwrap()
+    }
+
+    pub fn blosum62(open: i32, extend: i32) -> Scoring {
+        Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(open, extend).unwrap())
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::testing::{blosum62, dna, protein};
     use super::*;
     use crate::scoring::{Gaps, Matrix};
     use crate::seq::Alphabet;
 
-    fn protein(s: &str) -> Vec<u8> {
-        Alphabet::Protein.encode_all(s.as_bytes()).unwrap()
-    }
-
     #[test]
     fn hand_computed_scores() {
         // BLOSUM62: W/W 11, so "W" vs "W" scores 11 ending at (0,0).
-        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+        let sc = blosum62(11, 1);
         assert_eq!(sw_score(&protein("W"), &protein("W"), &sc), LocalScore { score: 11, end: Some((0, 0)) });
         // Nothing positive: score 0, no end.
         assert_eq!(sw_score(&protein("W"), &protein("P"), &sc), LocalScore { score: 0, end: None });
@@ -150,7 +166,7 @@ mod tests {
     #[test]
     fn ties_pick_smallest_subject_then_query_position() {
         let sc = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 1, -3).unwrap(), Gaps::affine(5, 2).unwrap());
-        let d = |s: &str| Alphabet::Dna.encode_all(s.as_bytes()).unwrap();
+        let d = dna;
         // "A" matches at subject 1 and 3 and query 0 and 2: smallest subject, then query.
         let r = sw_score(&d("ACA"), &d("GAGA"), &sc);
         assert_eq!(r, LocalScore { score: 1, end: Some((0, 1)) });

@@ -330,12 +330,9 @@ pub fn sw3_align_full(a: &[u8], b: &[u8], c: &[u8], sc: &Scoring) -> Option<Alig
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reference::testing::dna;
     use crate::scoring::{Gaps, Matrix};
     use crate::seq::Alphabet;
-
-    fn dna(s: &str) -> Vec<u8> {
-        Alphabet::Dna.encode_all(s.as_bytes()).unwrap()
-    }
 
     #[test]
     fn opens_follow_the_pattern_table() {

@@ -128,16 +128,11 @@ fn traceback(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scoring::{Gaps, Matrix};
-    use crate::seq::Alphabet;
-
-    fn protein(s: &str) -> Vec<u8> {
-        Alphabet::Protein.encode_all(s.as_bytes()).unwrap()
-    }
+    use crate::reference::testing::{blosum62, protein};
 
     #[test]
     fn hand_made_alignment_with_a_deletion() {
-        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+        let sc = blosum62(11, 1);
         let q = protein("WWWWW");
         let s = protein("PWWAWWWP");
         let a = align(&q, &s, &sc).unwrap();
@@ -151,7 +146,7 @@ mod tests {
 
     #[test]
     fn insertion_and_mismatch() {
-        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(5, 1).unwrap());
+        let sc = blosum62(5, 1);
         let q = protein("HEAGAWGHEE");
         let s = protein("PAWHEAE");
         let a = align(&q, &s, &sc).unwrap();
@@ -161,7 +156,7 @@ mod tests {
 
     #[test]
     fn zero_score_has_no_alignment() {
-        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+        let sc = blosum62(11, 1);
         assert!(align(&protein("W"), &protein("P"), &sc).is_none());
     }
 }

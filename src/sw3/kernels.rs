@@ -6,6 +6,7 @@ use crate::device::{ClDevice, KernelArgs, KernelSource, cl, launch};
 use crate::error::{Error, Result};
 use crate::reference::NEG_INF;
 use crate::scoring::Scoring;
+use opencl3::command_queue::CommandQueue;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
@@ -192,6 +193,38 @@ fn to_score(out: &[i32]) -> Sw3Score {
     }
 }
 
+/// The last step of a one-triple run: `sw3_reduce` over per-pencil records (a buffer
+/// and the offsets of its score, k and i sections; rows, row stride and columns), then
+/// the best cell read back and the run's device time.
+#[allow(clippy::too_many_arguments)]
+fn reduce_run(
+    dev: &ClDevice,
+    queue: &CommandQueue,
+    reduce: &Kernel,
+    (records, off_score, off_k, off_i): (&Buffer<i32>, i32, i32, i32),
+    [rows, stride, cols]: [usize; 3],
+    d_out: &Buffer<i32>,
+    mut events: Vec<Event>,
+    launches: usize,
+) -> Result<Run> {
+    KernelArgs::new(reduce)
+        .arg(&records.get())?
+        .arg(&off_score)?
+        .arg(&off_k)?
+        .arg(&off_i)?
+        .arg(&(rows as i32))?
+        .arg(&(stride as i32))?
+        .arg(&(cols as i32))?
+        .arg(&d_out.get())?
+        .local(4 * REDUCE_GROUP * 4)?;
+    let rgroup = REDUCE_GROUP.min(dev.info.max_work_group_size);
+    events.push(launch(queue, reduce, rgroup, rgroup)?);
+    let mut out = [0i32; 4];
+    dev.read(queue, d_out, &mut out)?;
+    let kernel_seconds = span_seconds(&events)?;
+    Ok(Run { score: to_score(&out), kernel_seconds, launches })
+}
+
 /// The best local score of three sequences (alphabet codes) and its end cell, on `dev`
 /// with kernel `variant` (`tuning` shapes the `tile` kernel).
 pub fn score_on(
@@ -333,22 +366,8 @@ fn score_tile(dev: &ClDevice, a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring, t
     }
     let f = 2 * ew;
     let plane = nstr * jp;
-    KernelArgs::new(&reduce)
-        .arg(&d_tface.get())?
-        .arg(&((f * plane) as i32))?
-        .arg(&(((f + 1) * plane) as i32))?
-        .arg(&(((f + 2) * plane) as i32))?
-        .arg(&(nstr as i32))?
-        .arg(&(jp as i32))?
-        .arg(&((n2 + 1) as i32))?
-        .arg(&d_out.get())?
-        .local(4 * REDUCE_GROUP * 4)?;
-    let rgroup = REDUCE_GROUP.min(dev.info.max_work_group_size);
-    events.push(launch(&queue, &reduce, rgroup, rgroup)?);
-    let mut out = [0i32; 4];
-    dev.read(&queue, &d_out, &mut out)?;
-    let kernel_seconds = span_seconds(&events)?;
-    Ok(Run { score: to_score(&out), kernel_seconds, launches })
+    let records = (&d_tface, (f * plane) as i32, ((f + 1) * plane) as i32, ((f + 2) * plane) as i32);
+    reduce_run(dev, &queue, &reduce, records, [nstr, jp, n2 + 1], &d_out, events, launches)
 }
 
 fn score_plane(dev: &ClDevice, a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring) -> Result<Run> {
@@ -400,22 +419,16 @@ fn score_plane(dev: &ClDevice, a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring) 
         events.push(launch(&queue, &kernel, count.div_ceil(PLANE_GROUP) * PLANE_GROUP, PLANE_GROUP)?);
         launches += 1;
     }
-    KernelArgs::new(&reduce)
-        .arg(&d_best.get())?
-        .arg(&0i32)?
-        .arg(&(p as i32))?
-        .arg(&((2 * p) as i32))?
-        .arg(&((n1 + 1) as i32))?
-        .arg(&((n2 + 1) as i32))?
-        .arg(&((n2 + 1) as i32))?
-        .arg(&d_out.get())?
-        .local(4 * REDUCE_GROUP * 4)?;
-    let rgroup = REDUCE_GROUP.min(dev.info.max_work_group_size);
-    events.push(launch(&queue, &reduce, rgroup, rgroup)?);
-    let mut out = [0i32; 4];
-    dev.read(&queue, &d_out, &mut out)?;
-    let kernel_seconds = span_seconds(&events)?;
-    Ok(Run { score: to_score(&out), kernel_seconds, launches })
+    reduce_run(
+        dev,
+        &queue,
+        &reduce,
+        (&d_best, 0, p as i32, (2 * p) as i32),
+        [n1 + 1, n2 + 1, n2 + 1],
+        &d_out,
+        events,
+        launches,
+    )
 }
 
 /// Scores many triples of `seqs` (alphabet codes) on `dev`: `triples[t]` names the
