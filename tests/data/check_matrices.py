@@ -35,6 +35,18 @@ MATRICES = [
 ]
 
 
+
+def from_probes(per_flank, pick):
+    """Matrix entries from the probe scores: s(a,b) is the (a,b) probe's score less
+    40 times s(F,F) of its flank F, and the tool scores the (F,F) probe 41*s(F,F)."""
+    got = {}
+    for a in LETTERS:
+        for b in LETTERS:
+            fl = pick(a, b)
+            ff = per_flank[fl][(fl, fl)] // 41
+            got[(a, b)] = per_flank[fl][(a, b)] - 40 * ff
+    return got
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--matrix-dir", required=True)
@@ -64,26 +76,13 @@ def main():
                                           ["-p", "-s", s_arg, "-f", "-11", "-g", "-1"],
                                           len(LETTERS))
                 per_flank[fl] = {(idx[q], idx[s]): sc for q, s, sc in res}
-            # s(F,F) as seen by the tool: the (F,F) probe scores 41*s(F,F)
-            got = {}
-            for a in LETTERS:
-                for b in LETTERS:
-                    fl = pick(a, b)
-                    ff = per_flank[fl][(fl, fl)] // 41
-                    got[(a, b)] = per_flank[fl][(a, b)] - 40 * ff
-            measured["ssearch36 -s " + (fname if sm == "@FILE" else sm)] = got
+            measured["ssearch36 -s " + (fname if sm == "@FILE" else sm)] = from_probes(per_flank, pick)
         per_flank = {}
         for fl in flanks:
             res, _ = sw_tools.parasail(args.parasail, fq[fl], fq[fl],
                                        ["-m", pmat, "-o", "12", "-e", "1"])
             per_flank[fl] = {(LETTERS[q], LETTERS[d]): sc for q, d, sc in res}
-        got = {}
-        for a in LETTERS:
-            for b in LETTERS:
-                fl = pick(a, b)
-                ff = per_flank[fl][(fl, fl)] // 41
-                got[(a, b)] = per_flank[fl][(a, b)] - 40 * ff
-        measured["parasail -m " + pmat] = got
+        measured["parasail -m " + pmat] = from_probes(per_flank, pick)
         print(f"== {fname} (NCBI letters {''.join(cols)})")
         for name, got in measured.items():
             diffs = []

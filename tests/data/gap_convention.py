@@ -31,7 +31,12 @@ import argparse
 import os
 import re
 import subprocess
+import sys
 import tempfile
+
+sys.dont_write_bytecode = True  # keep tests/data free of __pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sw_tools  # noqa: E402
 
 P1 = "WCHYFPMRKQENDTSGAVIL"      # the 20 amino acids, each once
 P2 = "KRDENQSTGAPVILMFYWHC"      # another permutation
@@ -80,23 +85,11 @@ def ssearch_scores(exe, qfile, lfile, kind, mat, f, g):
 
 
 def parasail_scores(exe, dbfile, qfile, kind, mat, o, e, tmp):
-    """Return list of (query_index, db_index, score) from the csv (-g)."""
-    outcsv = os.path.join(tmp, "p.csv")
-    cmd = [exe, "-x", "-a", "sw_scan_32", "-o", str(o), "-e", str(e), "-f", dbfile, "-g", outcsv]
-    if kind == "prot":
-        cmd += ["-m", mat]
-    else:
-        cmd += ["-d", "-M", "5", "-X", "4"]
-    # parasail_aligner refuses -q when stdin is not a terminal, so the query
-    # file is given on stdin.
-    with open(qfile) as qf:
-        subprocess.run(cmd, stdin=qf, capture_output=True, text=True, check=True)
-    rows = []
-    with open(outcsv) as f:
-        for line in f:
-            p = line.strip().split(",")
-            rows.append((int(p[0]), int(p[1]), int(p[4])))
-    return rows, " ".join(cmd) + " < " + os.path.basename(qfile)
+    """Return list of (query_index, db_index, score), and the command line."""
+    extra = ["-o", str(o), "-e", str(e)]
+    extra += ["-m", mat] if kind == "prot" else ["-d", "-M", "5", "-X", "4"]
+    rows, cmd = sw_tools.parasail(exe, dbfile, qfile, extra)
+    return rows, " ".join(cmd[:-2]) + " < " + os.path.basename(qfile)
 
 
 def main():
