@@ -15,11 +15,10 @@
 use super::Variant;
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::{Error, Result};
-use crate::scan::banded::{Banded, Tuning, query_profile};
-use crate::scan::outputs::ScoreOutputs;
+use crate::scan::banded::{Banded, BandedBuffers, Tuning, query_profile};
 use crate::scoring::Scoring;
 use opencl3::kernel::Kernel;
-use opencl3::memory::{Buffer, ClMem};
+use opencl3::memory::ClMem;
 
 pub const SOURCE: KernelSource = KernelSource { name: "psse.cl", text: include_str!("../../cl/psse.cl") };
 
@@ -132,12 +131,7 @@ pub(crate) struct DeviceTile<'d> {
     dev: &'d ClDevice,
     kernel: Banded,
     pub layout: TileLayout,
-    d_words: Buffer<u32>,
-    d_group_word: Buffer<u32>,
-    d_lengths: Buffer<u32>,
-    d_group_cell: Buffer<u64>,
-    d_boundary: Buffer<u8>,
-    outputs: ScoreOutputs,
+    buffers: BandedBuffers,
     /// Device seconds of the shuffle kernel.
     pub shuffle_seconds: f64,
 }
@@ -172,20 +166,16 @@ impl<'d> DeviceTile<'d> {
             residues.extend_from_slice(s);
         }
         let lengths32: Vec<u32> = lengths.iter().map(|&n| n as u32).collect();
-        let outputs = layout.lengths.len();
         let cells = *layout.group_cell.last().unwrap_or(&0);
-        let tile = DeviceTile {
+        let buffers = BandedBuffers::new(
             dev,
-            kernel,
-            d_words: dev.buffer::<u32>(layout.words)?,
-            d_group_word: dev.buffer_from(&layout.group_word)?,
-            d_lengths: dev.buffer_from(&layout.lengths)?,
-            d_group_cell: dev.buffer_from(&layout.group_cell)?,
-            d_boundary: dev.buffer::<u8>(cells as usize * kernel.boundary_bytes() as usize)?,
-            outputs: ScoreOutputs::new(dev, outputs)?,
-            layout,
-            shuffle_seconds: 0.0,
-        };
+            dev.buffer::<u32>(layout.words)?,
+            &layout.group_word,
+            &layout.lengths,
+            &layout.group_cell,
+            cells as usize * kernel.boundary_bytes() as usize,
+        )?;
+        let tile = DeviceTile { dev, kernel, buffers, layout, shuffle_seconds: 0.0 };
         if tile.layout.groups() == 0 {
             return Ok(tile);
         }
@@ -207,12 +197,12 @@ impl<'d> DeviceTile<'d> {
             .arg(&((spec.seed >> 32) as u32))?
             .arg(&(spec.window.min(u32::MAX as usize) as u32))?
             .arg(&(tuning.group as u32))?
-            .arg(&tile.d_group_word.get())?
+            .arg(&tile.buffers.group_word.get())?
             .arg(&d_group_len.get())?
-            .arg(&tile.d_words.get())?
+            .arg(&tile.buffers.words.get())?
             .arg(&(spec.pad as u32))?;
         let queue = dev.queue();
-        let event = launch(&queue, &k, outputs, tuning.group)?;
+        let event = launch(&queue, &k, tile.layout.lengths.len(), tuning.group)?;
         let seconds = event_seconds(&event)?;
         drop(queue);
         Ok(DeviceTile { shuffle_seconds: seconds, ..tile })
@@ -234,24 +224,11 @@ impl<'d> DeviceTile<'d> {
         let d_profile = dev.buffer_from(&profile)?;
         let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.kernel_name()))?;
         let mut args = KernelArgs::new(&k);
-        args.arg(&d_profile.get())?
-            .arg(&(m_pad as i32))?
-            .arg(&(letters as i32))?
-            .arg(&self.d_words.get())?
-            .arg(&self.d_group_word.get())?
-            .arg(&self.d_lengths.get())?
-            .arg(&self.d_boundary.get())?
-            .arg(&self.d_group_cell.get())?
-            .arg(&0u64)?
-            .arg(&0i32)?
-            .arg(&scoring.gaps.open)?
-            .arg(&scoring.gaps.extend)?
-            .arg(&self.kernel.sat_limit(scoring))?
-            .local(letters * (band + 2) * 2)?;
-        self.outputs.args(&mut args)?;
+        let profile_bytes = letters * (band + 2) * 2;
+        self.buffers.args(&mut args, &d_profile, (m_pad, letters), (0, 0), self.kernel, scoring, profile_bytes)?;
         let queue = dev.queue();
         let event = launch(&queue, &k, self.layout.groups() * group, group)?;
-        let mut scores = self.outputs.read_scores(dev, &queue)?;
+        let mut scores = self.buffers.outputs.read_scores(dev, &queue)?;
         let seconds = event_seconds(&event)?;
         drop(queue);
         scores.truncate(entries);
@@ -271,7 +248,7 @@ impl<'d> DeviceTile<'d> {
         let mut words = vec![0u32; l.words];
         {
             let queue = self.dev.queue();
-            self.dev.read(&queue, &self.d_words, &mut words)?;
+            self.dev.read(&queue, &self.buffers.words, &mut words)?;
         }
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         let per_group = l.slots * l.lanes;

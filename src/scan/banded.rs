@@ -110,6 +110,72 @@ impl Default for Tuning {
     }
 }
 
+/// Subjects of a banded kernel on the device: the group layout's buffers, the boundary
+/// row and the outputs, in the order the kernels take them (shared by the scanner below
+/// and psse's tiles of shuffles).
+pub(crate) struct BandedBuffers {
+    pub(crate) words: Buffer<u32>,
+    pub(crate) group_word: Buffer<u32>,
+    lengths: Buffer<u32>,
+    group_cell: Buffer<u64>,
+    boundary: Buffer<u8>,
+    pub(crate) outputs: ScoreOutputs,
+}
+
+impl BandedBuffers {
+    /// `words` already on the device (uploaded, or to be written there by a kernel);
+    /// a boundary row of `boundary_bytes`, outputs for every slot and lane.
+    pub(crate) fn new(
+        dev: &ClDevice,
+        words: Buffer<u32>,
+        group_word: &[u32],
+        lengths: &[u32],
+        group_cell: &[u64],
+        boundary_bytes: usize,
+    ) -> Result<BandedBuffers> {
+        Ok(BandedBuffers {
+            words,
+            group_word: dev.buffer_from(group_word)?,
+            lengths: dev.buffer_from(lengths)?,
+            group_cell: dev.buffer_from(group_cell)?,
+            boundary: dev.buffer::<u8>(boundary_bytes)?,
+            outputs: ScoreOutputs::new(dev, lengths.len())?,
+        })
+    }
+
+    /// Every argument of `scan_inter` / `scan_fast` / `scan_fast_long` but the long
+    /// kernel's extra local buffers: the query profile (`m_pad` rows of `letters`),
+    /// these buffers, the launch's first boundary cell and group, the gaps and the
+    /// saturation limit, `profile_bytes` of local memory for the profile, the outputs.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn args<'a, 'k>(
+        &self,
+        args: &'a mut KernelArgs<'k>,
+        profile: &Buffer<i16>,
+        (m_pad, letters): (usize, usize),
+        (first_cell, first_group): (u64, usize),
+        kind: Banded,
+        scoring: &Scoring,
+        profile_bytes: usize,
+    ) -> Result<&'a mut KernelArgs<'k>> {
+        args.arg(&profile.get())?
+            .arg(&(m_pad as i32))?
+            .arg(&(letters as i32))?
+            .arg(&self.words.get())?
+            .arg(&self.group_word.get())?
+            .arg(&self.lengths.get())?
+            .arg(&self.boundary.get())?
+            .arg(&self.group_cell.get())?
+            .arg(&first_cell)?
+            .arg(&(first_group as i32))?
+            .arg(&scoring.gaps.open)?
+            .arg(&scoring.gaps.extend)?
+            .arg(&kind.sat_limit(scoring))?
+            .local(profile_bytes)?;
+        self.outputs.args(args)
+    }
+}
+
 /// Upper bound on the boundary-row buffer of one launch.
 const BOUNDARY_BYTES: u64 = 1 << 30;
 
@@ -124,13 +190,8 @@ struct Part {
     members: Vec<u32>,
     /// Launches as runs of groups whose boundary rows fit one buffer.
     launches: Vec<(usize, usize)>,
-    d_words: Buffer<u32>,
-    d_group_word: Buffer<u32>,
-    d_lengths: Buffer<u32>,
-    d_group_cell: Buffer<u64>,
-    /// Work buffers reused by every query: the boundary row and the three outputs.
-    d_boundary: Buffer<u8>,
-    outputs: ScoreOutputs,
+    /// The layout on the device, with the boundary row and outputs every query reuses.
+    buffers: BandedBuffers,
 }
 
 /// A set of subjects laid out and resident on one device for a banded kernel.
@@ -178,20 +239,16 @@ impl<'d> BandedScanner<'d> {
             let layout = GroupLayout::new(&chosen, slots_per_group, kind.lanes(), pad_code)?;
             let launches = layout.launches(BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem);
             let largest = launches.iter().map(|&(a, b)| layout.cells(a, b)).max().unwrap_or(1);
-            let outputs = layout.subject_of.len();
-            parts.push(Part {
-                kernel,
-                work_group,
-                launches,
-                d_boundary: dev.buffer::<u8>((largest * elem) as usize)?,
-                outputs: ScoreOutputs::new(dev, outputs)?,
-                d_words: dev.buffer_from(&layout.words)?,
-                d_group_word: dev.buffer_from(&layout.group_word)?,
-                d_lengths: dev.buffer_from(&layout.lengths)?,
-                d_group_cell: dev.buffer_from(&layout.group_cell)?,
-                layout,
-                members,
-            });
+            let words = dev.buffer_from(&layout.words)?;
+            let buffers = BandedBuffers::new(
+                dev,
+                words,
+                &layout.group_word,
+                &layout.lengths,
+                &layout.group_cell,
+                (largest * elem) as usize,
+            )?;
+            parts.push(Part { kernel, work_group, launches, buffers, layout, members });
         }
         let mut position = vec![(0, 0); subjects.len()];
         for (q, part) in parts.iter().enumerate() {
@@ -263,21 +320,15 @@ impl<'d> BandedScanner<'d> {
             let mut events = Vec::new();
             for &(a, b) in &part.launches {
                 let mut args = KernelArgs::new(&kernel);
-                args.arg(&d_profile.get())?
-                    .arg(&(m_pad as i32))?
-                    .arg(&(letters as i32))?
-                    .arg(&part.d_words.get())?
-                    .arg(&part.d_group_word.get())?
-                    .arg(&part.d_lengths.get())?
-                    .arg(&part.d_boundary.get())?
-                    .arg(&part.d_group_cell.get())?
-                    .arg(&part.layout.group_cell[a])?
-                    .arg(&(a as i32))?
-                    .arg(&scoring.gaps.open)?
-                    .arg(&scoring.gaps.extend)?
-                    .arg(&self.kind.sat_limit(scoring))?
-                    .local(profile_bytes * if long { work_group } else { 1 })?;
-                part.outputs.args(&mut args)?;
+                part.buffers.args(
+                    &mut args,
+                    &d_profile,
+                    (m_pad, letters),
+                    (part.layout.group_cell[a], a),
+                    self.kind,
+                    scoring,
+                    profile_bytes * if long { work_group } else { 1 },
+                )?;
                 if long {
                     args.local(2 * work_group * tile * 8)?.local(work_group * 6 * 4)?;
                 }
@@ -287,7 +338,7 @@ impl<'d> BandedScanner<'d> {
         }
         let mut results = Vec::with_capacity(self.parts.len());
         for (part, events) in pending {
-            results.push(part.outputs.read(dev, &queue)?);
+            results.push(part.buffers.outputs.read(dev, &queue)?);
             for e in &events {
                 out.kernel_seconds += event_seconds(e)?;
             }
