@@ -494,26 +494,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn evalues_like_blast() {
-        assert_eq!(format_evalue(0.0), "0.0");
-        assert_eq!(format_evalue(1e-200), "0.0");
-        assert_eq!(format_evalue(1.4e-120), "1e-120");
-        assert_eq!(format_evalue(3.2e-45), "3e-45");
-        assert_eq!(format_evalue(0.00051), "5e-04");
-        assert_eq!(format_evalue(0.0123), "0.012");
-        assert_eq!(format_evalue(0.456), "0.46");
-        assert_eq!(format_evalue(3.125), "3.1");
-        assert_eq!(format_evalue(123.4), "123");
-        assert_eq!(format_evalue(f64::NAN), "NA");
-    }
-
-    #[test]
-    fn bit_scores_like_blast() {
-        assert_eq!(format_bit_score(45.678), "45.7");
-        assert_eq!(format_bit_score(99.9), "99.9");
-        assert_eq!(format_bit_score(123.9), "123");
-        assert_eq!(format_bit_score(12345.6), "1.235e+04");
-        assert_eq!(format_bit_score(f64::NAN), "NA");
+    fn evalues_and_bit_scores_like_blast() {
+        let evalues = [
+            (0.0, "0.0"),
+            (1e-200, "0.0"),
+            (1.4e-120, "1e-120"),
+            (3.2e-45, "3e-45"),
+            (0.00051, "5e-04"),
+            (0.0123, "0.012"),
+            (0.456, "0.46"),
+            (3.125, "3.1"),
+            (123.4, "123"),
+            (f64::NAN, "NA"),
+        ];
+        for (e, want) in evalues {
+            assert_eq!(format_evalue(e), want, "E = {e}");
+        }
+        let bits = [(45.678, "45.7"), (99.9, "99.9"), (123.9, "123"), (12345.6, "1.235e+04"), (f64::NAN, "NA")];
+        for (b, want) in bits {
+            assert_eq!(format_bit_score(b), want, "bits = {b}");
+        }
     }
 
     #[test]
