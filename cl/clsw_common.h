@@ -17,3 +17,11 @@
 /* Minus infinity for E and F at 32 bits, far from INT_MIN so that subtracting gap
  * penalties cannot wrap (the same value as NEG_INF in src/reference). */
 #define CLSW_NEG_INF (-536870912)
+
+/* The group of subjects a work-group takes in a launch of groups first_group.. that
+ * are sorted by ascending length: the longest first, so they do not start last and
+ * run alone. */
+inline int clsw_longest_first(const int first_group)
+{
+    return first_group + (int)(get_num_groups(0) - 1 - get_group_id(0));
+}

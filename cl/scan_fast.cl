@@ -180,8 +180,7 @@ __kernel void scan_fast(
 {
     const int G = get_local_size(0);
     const int t = get_local_id(0);
-    /* Longest groups first, so they do not start last and run alone. */
-    const int g = first_group + (int)(get_num_groups(0) - 1 - get_group_id(0));
+    const int g = clsw_longest_first(first_group);
     const int slot = g * G + t;
     const int n0 = (int)lengths[2 * slot], n1 = (int)lengths[2 * slot + 1];
     const int n = max(n0, n1);

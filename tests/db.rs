@@ -59,6 +59,24 @@ fn prepared_file(scratch: &Scratch, db: &Database) -> (PathBuf, Vec<u8>) {
     (path, bytes)
 }
 
+/// The bundled UniProt subset written as a prepared file for a damage test: the scratch
+/// folder, the database, the file, its bytes, and the path as messages show it.
+struct DamageCase {
+    _scratch: Scratch,
+    db: Database,
+    path: PathBuf,
+    bytes: Vec<u8>,
+    shown: String,
+}
+
+fn damage_case(name: &str) -> DamageCase {
+    let scratch = Scratch::new(name);
+    let (db, _) = Database::from_fasta(&uniprot(), Alphabet::Protein, EmptyRecords::Error).unwrap();
+    let (path, bytes) = prepared_file(&scratch, &db);
+    let shown = path.display().to_string();
+    DamageCase { _scratch: scratch, db, path, bytes, shown }
+}
+
 fn open_err(path: &Path) -> String {
     match Database::open_prepared(path) {
         Ok(db) => panic!("{} opened as a database of {} sequences", path.display(), db.len()),
@@ -200,10 +218,7 @@ fn empty_database_round_trips() {
 
 #[test]
 fn truncated_file_is_refused() {
-    let s = Scratch::new("truncated");
-    let (db, _) = Database::from_fasta(&uniprot(), Alphabet::Protein, EmptyRecords::Error).unwrap();
-    let (path, bytes) = prepared_file(&s, &db);
-    let shown = path.display().to_string();
+    let DamageCase { path, bytes, shown, _scratch: _s, .. } = damage_case("truncated");
     for keep in [bytes.len() - 1, bytes.len() - 8, bytes.len() / 2, HEADER_LEN, HEADER_LEN - 1, 9] {
         std::fs::write(&path, &bytes[..keep]).unwrap();
         let msg = open_err(&path);
@@ -219,10 +234,7 @@ fn truncated_file_is_refused() {
 
 #[test]
 fn flipped_bytes_are_refused() {
-    let s = Scratch::new("flipped");
-    let (db, _) = Database::from_fasta(&uniprot(), Alphabet::Protein, EmptyRecords::Error).unwrap();
-    let (path, bytes) = prepared_file(&s, &db);
-    let shown = path.display().to_string();
+    let DamageCase { db, path, bytes, shown, _scratch: _s } = damage_case("flipped");
     let residues_start = bytes.len() - (db.total_residues() as usize).next_multiple_of(8);
     let mut rng = Rng::new(17);
     // One flipped bit anywhere in the residues, the names, the lengths, or the header
@@ -245,10 +257,7 @@ fn flipped_bytes_are_refused() {
 
 #[test]
 fn other_format_versions_are_refused() {
-    let s = Scratch::new("version");
-    let (db, _) = Database::from_fasta(&uniprot(), Alphabet::Protein, EmptyRecords::Error).unwrap();
-    let (path, bytes) = prepared_file(&s, &db);
-    let shown = path.display().to_string();
+    let DamageCase { path, bytes, shown, _scratch: _s, .. } = damage_case("version");
     for (version, who) in [(FORMAT_VERSION + 1, "newer"), (0, "damaged"), (u32::MAX, "damaged")] {
         let mut bad = bytes.clone();
         bad[8..12].copy_from_slice(&version.to_le_bytes());

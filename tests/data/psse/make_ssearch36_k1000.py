@@ -35,23 +35,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from sw_tools import read_fasta, seq_id, write_fasta  # noqa: E402
 
-# (pair name, query id, subject id, relation). Related pairs are homologs found by
-# make_subsets.py (rule B); unrelated pairs are proteins of unrelated families.
-PAIRS = [tuple(line.split()) for line in """
-r1 tr|V5R462|V5R462_9CAUD tr|G8IC53|G8IC53_9CAUD related
-r2 tr|A0A0K0LCH2|A0A0K0LCH2_9SCOR tr|A0A0K0LBT2|A0A0K0LBT2_9SCOR related
-r3 sp|Q3ZZU0|ATPD_DEHMC sp|Q3Z8Z5|ATPD_DEHM1 related
-r4 tr|A0A0W1BG93|A0A0W1BG93_9GAMM tr|F3BFA6|F3BFA6_PSEHA related
-r5 tr|A0A0W1BG93|A0A0W1BG93_9GAMM tr|A0A134DMY9|A0A134DMY9_PORGN related
-r6 sp|B4SG54|HRCA_PELPB tr|Q0YS78|Q0YS78_9CHLB related
-r7 tr|E9PZM8|E9PZM8_MOUSE sp|O95502|NPTXR_HUMAN related
-u1 sp|Q3ZZU0|ATPD_DEHMC tr|V4P9A4|V4P9A4_EUTSA unrelated
-u2 tr|M9HPM3|M9HPM3_ECOLX tr|A0A022Q875|A0A022Q875_ERYGU unrelated
-u3 tr|A0A0W1BG93|A0A0W1BG93_9GAMM tr|A0A0A6L1Q9|A0A0A6L1Q9_CANAX unrelated
-u4 tr|A0A0K0LCH2|A0A0K0LCH2_9SCOR tr|I7JUJ6|I7JUJ6_ELECO unrelated
-u5 sp|B4SG54|HRCA_PELPB tr|M3X9A8|M3X9A8_FELCA unrelated
-u6 tr|V5R462|V5R462_9CAUD tr|A0A134DMY9|A0A134DMY9_PORGN unrelated
-""".strip().splitlines()]
+# (pair name, query id, subject id, relation), from pairs.tsv beside this script.
+PAIRS = [tuple(line.rstrip("\n").split("\t")) for line in open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "pairs.tsv"))
+         if not line.startswith("#")]
 
 ARGS = ["-q", "-p", "-s", "BL50", "-f", "-10", "-g", "-2", "-k", "1000", "-E", "1e6", "-b", "1", "-d", "1"]
 STATS = re.compile(r"MLE statistics: Lambda=\s*([0-9.eE+-]+);\s*K=\s*([0-9.eE+-]+)")
