@@ -150,104 +150,71 @@ class _H:
 
 _size = ctypes.c_size_t
 _u8p = ctypes.POINTER(ctypes.c_uint8)
+_CTYPE = {
+    "size": _size,
+    "i32": ctypes.c_int32,
+    "u32": ctypes.c_uint32,
+    "u64": ctypes.c_uint64,
+    "f64": ctypes.c_double,
+    "int": ctypes.c_int,
+    "str": ctypes.c_char_p,
+    "char": ctypes.c_char,
+}
+
+
+def _layout(spec: str):
+    """The ``_fields_`` of a ctypes mirror of a clsw.h struct, from ``"name:type ..."``
+    in declaration order (``type*N`` for an array of N); one table of C types serves
+    every struct, and tests/test_drift.py checks each layout against the header."""
+    fields = []
+    for item in spec.split():
+        name, kind = item.split(":")
+        kind, _, n = kind.partition("*")
+        fields.append((name, _CTYPE[kind] * int(n) if n else _CTYPE[kind]))
+    return fields
 
 
 class _DeviceInfo(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("index", _size),
-        ("kind", ctypes.c_uint32),
-        ("compute_units", ctypes.c_uint32),
-        ("clock_mhz", ctypes.c_uint32),
-        ("global_mem_bytes", ctypes.c_uint64),
-        ("max_alloc_bytes", ctypes.c_uint64),
-        ("local_mem_bytes", ctypes.c_uint64),
-        ("max_work_group_size", _size),
-        ("name", ctypes.c_char * 256),
-        ("platform", ctypes.c_char * 128),
-        ("opencl_c_version", ctypes.c_char * 64),
-        ("driver_version", ctypes.c_char * 64),
-    ]
+    _fields_ = _layout(
+        "size:size index:size kind:u32 compute_units:u32 clock_mhz:u32 "
+        "global_mem_bytes:u64 max_alloc_bytes:u64 local_mem_bytes:u64 "
+        "max_work_group_size:size name:char*256 platform:char*128 "
+        "opencl_c_version:char*64 driver_version:char*64"
+    )
 
 
 class _SearchOptions(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("max_hits", _size),
-        ("evalue", ctypes.c_double),
-        ("batch_residues", ctypes.c_uint64),
-        ("variant", ctypes.c_uint32),
-        ("strands", ctypes.c_uint32),
-        ("alignments", ctypes.c_int32),
-        ("cigar", ctypes.c_uint32),
-    ]
+    _fields_ = _layout(
+        "size:size max_hits:size evalue:f64 batch_residues:u64 variant:u32 "
+        "strands:u32 alignments:i32 cigar:u32"
+    )
 
 
 class _Hit(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("subject", _size),
-        ("subject_id", ctypes.c_char_p),
-        ("subject_length", _size),
-        ("score", ctypes.c_int32),
-        ("strand", ctypes.c_uint32),
-        ("evalue", ctypes.c_double),
-        ("bit_score", ctypes.c_double),
-        ("has_alignment", ctypes.c_int32),
-        ("query_start", _size),
-        ("query_end", _size),
-        ("subject_start", _size),
-        ("subject_end", _size),
-        ("length", _size),
-        ("identities", _size),
-        ("similarities", _size),
-        ("mismatches", _size),
-        ("gap_opens", _size),
-        ("gap_columns", _size),
-        ("percent_identity", ctypes.c_double),
-        ("cigar", ctypes.c_char_p),
-    ]
+    _fields_ = _layout(
+        "size:size subject:size subject_id:str subject_length:size score:i32 "
+        "strand:u32 evalue:f64 bit_score:f64 has_alignment:i32 query_start:size "
+        "query_end:size subject_start:size subject_end:size length:size "
+        "identities:size similarities:size mismatches:size gap_opens:size "
+        "gap_columns:size percent_identity:f64 cigar:str"
+    )
 
 
 class _SearchInfo(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("hits", _size),
-        ("query_length", _size),
-        ("db_sequences", _size),
-        ("strands_searched", _size),
-        ("recomputed", _size),
-        ("cells", ctypes.c_uint64),
-        ("evalue_source", ctypes.c_uint32),
-        ("lambda_", ctypes.c_double),
-        ("k", ctypes.c_double),
-        ("kernel_seconds", ctypes.c_double),
-        ("scan_seconds", ctypes.c_double),
-        ("wall_seconds", ctypes.c_double),
-    ]
+    _fields_ = _layout(
+        "size:size hits:size query_length:size db_sequences:size "
+        "strands_searched:size recomputed:size cells:u64 evalue_source:u32 "
+        "lambda_:f64 k:f64 kernel_seconds:f64 scan_seconds:f64 wall_seconds:f64"
+    )
 
 
 class _AlignmentInfo(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("score", ctypes.c_int32),
-        ("query_start", _size),
-        ("query_end", _size),
-        ("subject_start", _size),
-        ("subject_end", _size),
-        ("length", _size),
-        ("identities", _size),
-        ("similarities", _size),
-        ("mismatches", _size),
-        ("gap_opens", _size),
-        ("gap_columns", _size),
-        ("percent_identity", ctypes.c_double),
-        ("cigar", ctypes.c_char_p),
-        ("cigar_m", ctypes.c_char_p),
-        ("query_row", ctypes.c_char_p),
-        ("midline", ctypes.c_char_p),
-        ("subject_row", ctypes.c_char_p),
-    ]
+    _fields_ = _layout(
+        "size:size score:i32 query_start:size query_end:size subject_start:size "
+        "subject_end:size length:size identities:size similarities:size "
+        "mismatches:size gap_opens:size gap_columns:size percent_identity:f64 "
+        "cigar:str cigar_m:str query_row:str midline:str subject_row:str"
+    )
 
 
 _DECLARED = set()
@@ -842,37 +809,18 @@ def align_score(scoring: Scoring, query: Union[str, bytes], subject: Union[str, 
 
 
 class _PsseOptions(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("shuffles", _size),
-        ("window", _size),
-        ("seed", ctypes.c_uint64),
-        ("censor_below", ctypes.c_double),
-        ("variant", ctypes.c_uint32),
-        ("keep_scores", ctypes.c_int32),
-    ]
+    _fields_ = _layout(
+        "size:size shuffles:size window:size seed:u64 censor_below:f64 variant:u32 "
+        "keep_scores:i32"
+    )
 
 
 class _PsseResult(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("status", ctypes.c_int),
-        ("query", _size),
-        ("subject", _size),
-        ("query_length", _size),
-        ("subject_length", _size),
-        ("score", ctypes.c_int32),
-        ("mu", ctypes.c_double),
-        ("lambda_", ctypes.c_double),
-        ("k", ctypes.c_double),
-        ("p_value", ctypes.c_double),
-        ("e_value", ctypes.c_double),
-        ("shuffles", _size),
-        ("censored", _size),
-        ("cutoff", ctypes.c_double),
-        ("recomputed", _size),
-        ("error", ctypes.c_char_p),
-    ]
+    _fields_ = _layout(
+        "size:size status:int query:size subject:size query_length:size "
+        "subject_length:size score:i32 mu:f64 lambda_:f64 k:f64 p_value:f64 "
+        "e_value:f64 shuffles:size censored:size cutoff:f64 recomputed:size error:str"
+    )
 
 
 PSSE_VARIANTS = {"fast": 0, "inter": 1}
@@ -1034,14 +982,10 @@ def psse_many(
 
 
 class _DistanceOptions(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("coding", ctypes.c_uint32),
-        ("ignore_constant", ctypes.c_int32),
-        ("variant", ctypes.c_uint32),
-        ("want_compared", ctypes.c_int32),
-        ("metric", ctypes.c_uint32),
-    ]
+    _fields_ = _layout(
+        "size:size coding:u32 ignore_constant:i32 variant:u32 want_compared:i32 "
+        "metric:u32"
+    )
 
 
 DISTANCE_VARIANTS = {"bitplane": 0, "charpacked": 1, "cpu": 2}
@@ -1204,31 +1148,18 @@ def distance_matrix(engine: Engine, sequences=None, *, compared: bool = False, *
 
 
 class _Sw3Options(ctypes.Structure):
-    _fields_ = [("size", _size), ("input", ctypes.c_uint32)]
+    _fields_ = _layout("size:size input:u32")
 
 
 class _Sw3AlignmentInfo(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("score", ctypes.c_int32),
-        ("start", _size * 3),
-        ("end", _size * 3),
-        ("length", _size),
-        ("identities", _size),
-        ("gapped_columns", _size),
-        ("rows", ctypes.c_char_p * 3),
-    ]
+    _fields_ = _layout(
+        "size:size score:i32 start:size*3 end:size*3 length:size identities:size "
+        "gapped_columns:size rows:str*3"
+    )
 
 
 class _Sw3Row(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("a", _size),
-        ("b", _size),
-        ("c", _size),
-        ("score", ctypes.c_int32),
-        ("end", _size * 3),
-    ]
+    _fields_ = _layout("size:size a:size b:size c:size score:i32 end:size*3")
 
 
 _declare("clsw_sw3_options_init", [ctypes.POINTER(_Sw3Options), _size])
