@@ -97,6 +97,14 @@ pub fn last_error() -> String {
     unsafe { CStr::from_ptr(clsw::capi::clsw_last_error()) }.to_string_lossy().into_owned()
 }
 
+/// Asserts that a call returned `want` and that its last error mentions `needed`
+/// (the message is shown when it does not).
+#[track_caller]
+pub fn assert_fails(got: clsw::capi::clsw_status, want: clsw::capi::clsw_status, needed: &str) {
+    let message = last_error();
+    assert!(got == want && message.contains(needed), "{message}");
+}
+
 /// An engine on the native path and a scoring for the C ABI contract tests; freed on drop.
 pub struct Handles {
     pub engine: *mut clsw::capi::engine::clsw_engine,
