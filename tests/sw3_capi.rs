@@ -117,31 +117,23 @@ fn sw3_and_sax_contracts_hold() {
         assert_eq!((st, score), (CLSW_OK, 6));
 
         // Alignment: the output handle is NULL on failure; info size checked.
-        let st = clsw_sw3_align(
-            h.engine,
-            h.scoring,
-            b"A!".as_ptr(),
-            2,
-            b.as_ptr(),
-            b.len(),
-            c.as_ptr(),
-            c.len(),
-            std::ptr::null(),
-            &mut aln,
-        );
+        let align3 = |a: &[u8], out: &mut *mut clsw_sw3_alignment| {
+            clsw_sw3_align(
+                h.engine,
+                h.scoring,
+                a.as_ptr(),
+                a.len(),
+                b.as_ptr(),
+                b.len(),
+                c.as_ptr(),
+                c.len(),
+                std::ptr::null(),
+                out,
+            )
+        };
+        let st = align3(b"A!", &mut aln);
         assert!(st == CLSW_ERR_INVALID_ARGUMENT && aln.is_null());
-        let st = clsw_sw3_align(
-            h.engine,
-            h.scoring,
-            a.as_ptr(),
-            a.len(),
-            b.as_ptr(),
-            b.len(),
-            c.as_ptr(),
-            c.len(),
-            std::ptr::null(),
-            &mut aln,
-        );
+        let st = align3(a, &mut aln);
         assert_eq!(st, CLSW_OK);
         let mut info: clsw_sw3_alignment_info = std::mem::zeroed();
         info.size = 8;
