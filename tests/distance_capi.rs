@@ -282,19 +282,8 @@ fn a_c_program_gets_the_rust_apis_answers() {
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{device}: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
-        let got: Vec<&str> = stdout.lines().collect();
-        assert_eq!(got.len(), want.len(), "{device}:\n{stdout}");
-        for (g, w) in got.iter().zip(&want) {
-            // %.17g and {:?} print the same double differently; compare numbers bit for bit.
-            let (gf, wf): (Vec<&str>, Vec<&str>) = (g.split(' ').collect(), w.split(' ').collect());
-            assert_eq!(gf.len(), wf.len(), "{device}: {g} vs {w}");
-            for (x, y) in gf.iter().zip(&wf) {
-                match (x.parse::<f64>(), y.parse::<f64>()) {
-                    (Ok(p), Ok(q)) => assert!(p.to_bits() == q.to_bits(), "{device}: {g} vs {w}"),
-                    _ => assert_eq!(x, y, "{device}: {g} vs {w}"),
-                }
-            }
-        }
+        // %.17g and {:?} print the same double differently; compare numbers bit for bit.
+        common::capi::assert_same_fields(&device, &stdout, &want, &[' '], |_| false);
     }
 }
 

@@ -116,23 +116,8 @@ fn a_c_program_gets_the_rust_apis_numbers() {
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{device}: {}", String::from_utf8_lossy(&out.stderr));
         // %.17g and {:?} both give a double's shortest exact digits only up to formatting;
-        // compare the numbers, parsed back, bit for bit.
-        let got: Vec<&str> = stdout.lines().collect();
-        assert_eq!(got.len(), want.len(), "{device}:\n{stdout}");
-        for (g, w) in got.iter().zip(&want) {
-            let (gf, wf): (Vec<&str>, Vec<&str>) = (g.split(' ').collect(), w.split(' ').collect());
-            if g.contains("status") {
-                assert_eq!(g, w, "{device}");
-                continue;
-            }
-            assert_eq!(gf.len(), wf.len(), "{device}: {g} vs {w}");
-            for (a, b) in gf.iter().zip(&wf) {
-                match (a.parse::<f64>(), b.parse::<f64>()) {
-                    (Ok(x), Ok(y)) => assert_eq!(x.to_bits(), y.to_bits(), "{device}: {g} vs {w}"),
-                    _ => assert_eq!(a, b, "{device}: {g} vs {w}"),
-                }
-            }
-        }
+        // compare the numbers, parsed back, bit for bit (a failed pair's line as text).
+        common::capi::assert_same_fields(&device, &stdout, &want, &[' '], |g| g.contains("status"));
     }
 }
 

@@ -41,15 +41,35 @@ pub fn run_native(bin: &Path) -> String {
 /// Compares tab-separated lines field by field; fields that are numbers on both sides
 /// must be the same double bit for bit (C's `%.17g` and Rust's `{}` print them differently).
 pub fn assert_same_lines(got: &str, want: &str) {
-    let (g, w): (Vec<&str>, Vec<&str>) = (got.lines().collect(), want.lines().collect());
-    assert_eq!(g.len(), w.len(), "got:\n{got}\nwant:\n{want}");
-    for (gl, wl) in g.iter().zip(&w) {
-        let (gf, wf): (Vec<&str>, Vec<&str>) = (gl.split(['\t', '/']).collect(), wl.split(['\t', '/']).collect());
-        assert_eq!(gf.len(), wf.len(), "{gl} vs {wl}");
+    let want: Vec<&str> = want.lines().collect();
+    assert_same_fields("", got, &want, &['\t', '/'], |_| false);
+}
+
+/// Compares the lines of `got` with `want` field by field, fields split at any of
+/// `separators`: fields that are numbers on both sides must be the same double bit for
+/// bit (C's `%.17g` and Rust's `{}` or `{:?}` print them differently); a line for which
+/// `verbatim` holds must be the same text. `context` (a device) starts every message.
+pub fn assert_same_fields<S: AsRef<str>>(
+    context: &str,
+    got: &str,
+    want: &[S],
+    separators: &[char],
+    verbatim: impl Fn(&str) -> bool,
+) {
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), want.len(), "{context}:\n{got}");
+    for (g, w) in lines.iter().zip(want) {
+        let w = w.as_ref();
+        if verbatim(g) {
+            assert_eq!(*g, w, "{context}");
+            continue;
+        }
+        let (gf, wf): (Vec<&str>, Vec<&str>) = (g.split(separators).collect(), w.split(separators).collect());
+        assert_eq!(gf.len(), wf.len(), "{context}: {g} vs {w}");
         for (x, y) in gf.iter().zip(&wf) {
             match (x.parse::<f64>(), y.parse::<f64>()) {
-                (Ok(p), Ok(q)) => assert!(p.to_bits() == q.to_bits(), "{gl} vs {wl}"),
-                _ => assert_eq!(x, y, "{gl} vs {wl}"),
+                (Ok(p), Ok(q)) => assert!(p.to_bits() == q.to_bits(), "{context}: {g} vs {w}"),
+                _ => assert_eq!(x, y, "{context}: {g} vs {w}"),
             }
         }
     }
