@@ -428,9 +428,7 @@ fn distance_contracts_hold() {
 /// bindings/cpp/distance.cpp (clsw::DistanceResult) prints what the Rust API gives.
 #[test]
 fn cpp_example_matches_the_rust_api() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp-distance");
-    std::fs::create_dir_all(&dir).unwrap();
-    let got = common::capi::run_native(&common::capi::compile_cpp_example(&dir, "distance.cpp"));
+    let got = common::capi::cpp_example_output("distance.cpp");
     let engine = Engine::open(Some("reference")).unwrap();
     let seqs = ["ACGTACGTAC", "ACGTTCGTAA", "ACG-ACGNAC", "TCGTACGTAC"];
     let packed = clsw::distance::pack_alignment(&seqs, Coding::SNP).unwrap();

@@ -237,9 +237,7 @@ fn contracts_hold() {
 /// bindings/cpp/psse.cpp (clsw::psse, clsw::psse_many) prints what the Rust API gives.
 #[test]
 fn cpp_example_matches_the_rust_api() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp-psse");
-    std::fs::create_dir_all(&dir).unwrap();
-    let got = common::capi::run_native(&common::capi::compile_cpp_example(&dir, "psse.cpp"));
+    let got = common::capi::cpp_example_output("psse.cpp");
     let engine = Engine::open(Some("reference")).unwrap();
     let enc = |s: &str| Alphabet::Protein.encode_all(s.as_bytes()).unwrap();
     let (q, s) = (["MKTAYIAKQRQISFVKSHFSRQ", "GSHMLEDPVDAFQGW"], ["MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQ", "W"]);

@@ -222,9 +222,7 @@ fn sw3_and_sax_contracts_hold() {
 /// Rust API gives.
 #[test]
 fn cpp_example_matches_the_rust_api() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp-sw3");
-    std::fs::create_dir_all(&dir).unwrap();
-    let got = common::capi::run_native(&common::capi::compile_cpp_example(&dir, "sw3.cpp"));
+    let got = common::capi::cpp_example_output("sw3.cpp");
     let engine = clsw::Engine::open(Some("reference")).unwrap();
     let scoring = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 1, -1).unwrap(), Gaps::linear(1).unwrap());
     let enc = |s: &str| Alphabet::Dna.encode_all(s.as_bytes()).unwrap();

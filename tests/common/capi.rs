@@ -31,6 +31,14 @@ pub fn compile_cpp_example(dir: &Path, file: &str) -> PathBuf {
     compile(dir, file.trim_end_matches(".cpp"), &src, true)
 }
 
+/// What the C++ example `file` of bindings/cpp prints on the native path, built in
+/// its own folder of the test run's temporary directory.
+pub fn cpp_example_output(file: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cpp-{}", file.trim_end_matches(".cpp")));
+    std::fs::create_dir_all(&dir).unwrap();
+    run_native(&compile_cpp_example(&dir, file))
+}
+
 /// Runs an example on the native path (`CLSW_DEVICE=reference`); its stdout.
 pub fn run_native(bin: &Path) -> String {
     let out = Command::new(bin).env("CLSW_DEVICE", "reference").output().unwrap();
