@@ -27,6 +27,7 @@ import ctypes
 import ctypes.util
 import os
 from dataclasses import dataclass
+from dataclasses import fields as _fields_of
 from typing import List, Optional, Sequence, Union
 
 import numpy as np
@@ -308,6 +309,32 @@ def _check(status: int) -> None:
         raise ClswError(status, _lib.clsw_last_error().decode("utf-8", "replace"))
 
 
+
+def _got(struct, getter, *args):
+    """A versioned struct (``size`` set to this version's) filled by ``getter(*args, &out)``."""
+    out = struct()
+    out.size = ctypes.sizeof(out)
+    _check(getter(*args, ctypes.byref(out)))
+    return out
+
+
+def _items(struct, count, get, handle):
+    """``(index, struct)`` for each item of a results handle: ``count(handle, &n)`` of
+    them, each read with ``get(handle, index, &out)``."""
+    n = _size(0)
+    _check(count(handle, ctypes.byref(n)))
+    for i in range(n.value):
+        yield i, _got(struct, get, handle, i)
+
+
+def _from_struct(cls, s, **converted):
+    """A public dataclass from its ctypes mirror: each field copied from the struct's
+    field of the same name, except those given in ``converted`` (decoded text, names
+    for codes)."""
+    values = {name: getattr(s, name) for name in (f.name for f in _fields_of(cls)) if name not in converted}
+    return cls(**values, **converted)
+
+
 def _text(getter) -> str:
     """Calls a (buf, len, needed) getter, growing the buffer once."""
     needed = _size(0)
@@ -398,9 +425,7 @@ def devices() -> List[DeviceInfo]:
     _check(_lib.clsw_device_count(ctypes.byref(n)))
     out = []
     for i in range(n.value):
-        d = _DeviceInfo()
-        d.size = ctypes.sizeof(d)
-        _check(_lib.clsw_device_get(i, ctypes.byref(d)))
+        d = _got(_DeviceInfo, _lib.clsw_device_get, i)
         out.append(
             DeviceInfo(
                 d.index,
@@ -617,55 +642,26 @@ class SearchResult:
 
 def _result(hits_ptr) -> SearchResult:
     try:
-        info = _SearchInfo()
-        info.size = ctypes.sizeof(info)
-        _check(_lib.clsw_hits_info(hits_ptr, ctypes.byref(info)))
+        info = _got(_SearchInfo, _lib.clsw_hits_info, hits_ptr)
         hits = []
         for i in range(info.hits):
-            h = _Hit()
-            h.size = ctypes.sizeof(h)
-            _check(_lib.clsw_hits_get(hits_ptr, i, ctypes.byref(h)))
+            h = _got(_Hit, _lib.clsw_hits_get, hits_ptr, i)
             tabular = None
             if h.has_alignment:
                 tabular = _text(lambda b, n, need, i=i: _lib.clsw_hits_tabular(hits_ptr, i, 0, b, n, need))
             hits.append(
-                Hit(
-                    h.subject,
-                    h.subject_id.decode("utf-8", "replace"),
-                    h.subject_length,
-                    h.score,
-                    HIT_STRANDS[h.strand],
-                    h.evalue,
-                    h.bit_score,
-                    bool(h.has_alignment),
-                    h.query_start,
-                    h.query_end,
-                    h.subject_start,
-                    h.subject_end,
-                    h.length,
-                    h.identities,
-                    h.similarities,
-                    h.mismatches,
-                    h.gap_opens,
-                    h.gap_columns,
-                    h.percent_identity,
-                    None if not h.cigar else h.cigar.decode(),
-                    tabular,
+                _from_struct(
+                    Hit,
+                    h,
+                    subject_id=h.subject_id.decode("utf-8", "replace"),
+                    strand=HIT_STRANDS[h.strand],
+                    has_alignment=bool(h.has_alignment),
+                    cigar=None if not h.cigar else h.cigar.decode(),
+                    tabular=tabular,
                 )
             )
-        return SearchResult(
-            hits,
-            info.query_length,
-            info.db_sequences,
-            info.strands_searched,
-            info.recomputed,
-            info.cells,
-            EVALUE_SOURCES.get(info.evalue_source, "none"),
-            info.lambda_,
-            info.k,
-            info.kernel_seconds,
-            info.scan_seconds,
-            info.wall_seconds,
+        return _from_struct(
+            SearchResult, info, hits=hits, evalue_source=EVALUE_SOURCES.get(info.evalue_source, "none")
         )
     finally:
         _lib.clsw_hits_free(hits_ptr)
@@ -771,28 +767,9 @@ def align(scoring: Scoring, query: Union[str, bytes], subject: Union[str, bytes]
     p = _P()
     _check(_lib.clsw_align(scoring, _buffer(q), len(q), _buffer(s), len(s), ctypes.byref(p)))
     try:
-        i = _AlignmentInfo()
-        i.size = ctypes.sizeof(i)
-        _check(_lib.clsw_alignment_get(p, ctypes.byref(i)))
-        return Alignment(
-            i.score,
-            i.query_start,
-            i.query_end,
-            i.subject_start,
-            i.subject_end,
-            i.length,
-            i.identities,
-            i.similarities,
-            i.mismatches,
-            i.gap_opens,
-            i.gap_columns,
-            i.percent_identity,
-            i.cigar.decode(),
-            i.cigar_m.decode(),
-            i.query_row.decode(),
-            i.midline.decode(),
-            i.subject_row.decode(),
-        )
+        i = _got(_AlignmentInfo, _lib.clsw_alignment_get, p)
+        text = ("cigar", "cigar_m", "query_row", "midline", "subject_row")
+        return _from_struct(Alignment, i, **{name: getattr(i, name).decode() for name in text})
     finally:
         _lib.clsw_alignment_free(p)
 
@@ -889,24 +866,15 @@ def _psse_options(shuffles, window, seed, censor_below, variant, keep_scores) ->
 
 def _psse_result(r: _PsseResult, scores=None) -> PsseResult:
     ok = r.status == OK
-    value = (lambda v: v) if ok else (lambda v: None)
-    return PsseResult(
-        r.query,
-        r.subject,
-        r.query_length,
-        r.subject_length,
-        value(r.score),
-        value(r.mu),
-        value(r.lambda_),
-        value(r.k),
-        value(r.p_value),
-        value(r.e_value),
-        r.shuffles,
-        r.censored,
-        None if r.cutoff != r.cutoff else r.cutoff,
-        r.recomputed,
-        None if ok else (r.error or b"").decode("utf-8", "replace"),
-        scores,
+    # A pair that could not be fitted has no score or fitted numbers.
+    unfitted = {} if ok else dict.fromkeys(("score", "mu", "lambda_", "k", "p_value", "e_value"))
+    return _from_struct(
+        PsseResult,
+        r,
+        **unfitted,
+        cutoff=None if r.cutoff != r.cutoff else r.cutoff,
+        error=None if ok else (r.error or b"").decode("utf-8", "replace"),
+        scores=scores,
     )
 
 
@@ -929,9 +897,7 @@ def psse(
     Raises :class:`ClswError` when the shuffle scores cannot be fitted."""
     q, s = _bytes(query), _bytes(subject)
     o = _psse_options(shuffles, window, seed, censor_below, variant, False)
-    r = _PsseResult()
-    r.size = ctypes.sizeof(r)
-    _check(_lib.clsw_psse(engine, scoring, _buffer(q), len(q), _buffer(s), len(s), ctypes.byref(o), ctypes.byref(r)))
+    r = _got(_PsseResult, _lib.clsw_psse, engine, scoring, _buffer(q), len(q), _buffer(s), len(s), ctypes.byref(o))
     return _psse_result(r)
 
 
@@ -960,13 +926,8 @@ def psse_many(
     p = _P()
     _check(_lib.clsw_psse_many(engine, scoring, len(qd), qp, ql, len(sd), sp, sl, ctypes.byref(o), ctypes.byref(p)))
     try:
-        n = _size(0)
-        _check(_lib.clsw_psse_results_count(p, ctypes.byref(n)))
         out = []
-        for i in range(n.value):
-            r = _PsseResult()
-            r.size = ctypes.sizeof(r)
-            _check(_lib.clsw_psse_results_get(p, i, ctypes.byref(r)))
+        for i, r in _items(_PsseResult, _lib.clsw_psse_results_count, _lib.clsw_psse_results_get, p):
             scores = None
             if keep_scores and r.status == OK:
                 scores = np.zeros(r.shuffles, dtype=np.int32)
@@ -1262,9 +1223,7 @@ def sw3_align(engine: Engine, scoring: Scoring, a, b, c, *, codes: bool = False)
         )
     )
     try:
-        i = _Sw3AlignmentInfo()
-        i.size = ctypes.sizeof(i)
-        _check(_lib.clsw_sw3_alignment_get(p, ctypes.byref(i)))
+        i = _got(_Sw3AlignmentInfo, _lib.clsw_sw3_alignment_get, p)
         return Sw3Alignment(
             i.score,
             tuple(i.start),
@@ -1299,15 +1258,10 @@ def sw3_batch(
     p = _P()
     _check(_lib.clsw_sw3_batch(engine, scoring, len(data), ptrs, lens, tri, count, ctypes.byref(o), ctypes.byref(p)))
     try:
-        n = _size(0)
-        _check(_lib.clsw_sw3_results_count(p, ctypes.byref(n)))
-        out = []
-        for k in range(n.value):
-            r = _Sw3Row()
-            r.size = ctypes.sizeof(r)
-            _check(_lib.clsw_sw3_results_get(p, k, ctypes.byref(r)))
-            out.append(Sw3Row(r.a, r.b, r.c, r.score, tuple(r.end) if r.score > 0 else None))
-        return out
+        return [
+            Sw3Row(r.a, r.b, r.c, r.score, tuple(r.end) if r.score > 0 else None)
+            for _, r in _items(_Sw3Row, _lib.clsw_sw3_results_count, _lib.clsw_sw3_results_get, p)
+        ]
     finally:
         _lib.clsw_sw3_results_free(p)
 
