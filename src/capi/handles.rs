@@ -88,6 +88,29 @@ pub(crate) unsafe fn get<H, V>(
     })
 }
 
+/// The body of a getter with two optional outputs, `clsw_x_y(const x *h, A *a, B *b)`:
+/// each of `first` and `second` that is not NULL gets its part of `value(h)`; `h`
+/// (named `what`) is checked for NULL.
+pub(crate) unsafe fn get_pair<H, A, B>(
+    h: *const H,
+    what: &str,
+    first: *mut A,
+    second: *mut B,
+    value: impl FnOnce(&H) -> (A, B),
+) -> clsw_status {
+    run(|| {
+        let h = unsafe { handle(h, what) }?;
+        let (a, b) = value(h);
+        if let Some(first) = unsafe { first.as_mut() } {
+            *first = a;
+        }
+        if let Some(second) = unsafe { second.as_mut() } {
+            *second = b;
+        }
+        Ok(())
+    })
+}
+
 /// The body of a getter that fills a caller's versioned struct (`size` set by the
 /// caller): `*out = value(h)` up to the caller's size; `out_what` names `out`.
 pub(crate) unsafe fn get_versioned<H, V: Versioned>(
