@@ -282,19 +282,8 @@ fn a_c_program_gets_the_rust_apis_answers() {
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{device}: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
-        let got: Vec<&str> = stdout.lines().collect();
-        assert_eq!(got.len(), want.len(), "{device}:\n{stdout}");
-        for (g, w) in got.iter().zip(&want) {
-            // %.17g and {:?} print the same double differently; compare numbers bit for bit.
-            let (gf, wf): (Vec<&str>, Vec<&str>) = (g.split(' ').collect(), w.split(' ').collect());
-            assert_eq!(gf.len(), wf.len(), "{device}: {g} vs {w}");
-            for (x, y) in gf.iter().zip(&wf) {
-                match (x.parse::<f64>(), y.parse::<f64>()) {
-                    (Ok(p), Ok(q)) => assert!(p.to_bits() == q.to_bits(), "{device}: {g} vs {w}"),
-                    _ => assert_eq!(x, y, "{device}: {g} vs {w}"),
-                }
-            }
-        }
+        // %.17g and {:?} print the same double differently; compare numbers bit for bit.
+        common::capi::assert_same_fields(&device, &stdout, &want, &[' '], |_| false);
     }
 }
 
@@ -316,11 +305,7 @@ fn distance_contracts_hold() {
         let mut small = o;
         small.size = 8;
         let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &small, &mut d);
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("clsw_distance_options.size"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "clsw_distance_options.size");
         for (field, value) in [("coding", 4u32), ("variant", 3), ("metric", 4)] {
             let mut bad = o;
             match field {
@@ -329,22 +314,14 @@ fn distance_contracts_hold() {
                 _ => bad.metric = value,
             }
             let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &bad, &mut d);
-            assert!(
-                st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains(field),
-                "{field}: {}",
-                common::capi::last_error()
-            );
+            common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, field);
             assert!(d.is_null());
         }
         // NULL handles, arrays and outputs are named.
         let st = clsw_distance_aligned(std::ptr::null(), 2, ptrs.as_ptr(), lens.as_ptr(), &o, &mut d);
         assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
         let st = clsw_distance_aligned(h.engine, 2, std::ptr::null(), lens.as_ptr(), &o, &mut d);
-        assert!(
-            st == CLSW_ERR_NULL && common::capi::last_error().contains("sequences"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_NULL, "sequences");
         let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &o, std::ptr::null_mut());
         assert_eq!(st, CLSW_ERR_NULL);
         let st = clsw_distance_fasta(h.engine, std::ptr::null(), &o, &mut d);
@@ -360,28 +337,16 @@ fn distance_contracts_hold() {
         let bad: [&[u8]; 2] = [b"ACGT", b"AC1T"];
         let bad_ptrs = bad.map(|s| s.as_ptr());
         let st = clsw_distance_aligned(h.engine, 2, bad_ptrs.as_ptr(), lens.as_ptr(), &o, &mut d);
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("site 3"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "site 3");
         let st = clsw_distance_fasta(h.engine, c"/nonexistent/aln.fa".as_ptr(), &o, &mut d);
-        assert!(
-            st == CLSW_ERR_IO && common::capi::last_error().contains("/nonexistent/aln.fa"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_IO, "/nonexistent/aln.fa");
         let st = clsw_distance_bed(h.engine, c"/nonexistent/set".as_ptr(), &o, &mut d);
         assert_eq!(st, CLSW_ERR_IO, "{}", common::capi::last_error());
         let mut gaps = o;
         gaps.coding = CLSW_DISTANCE_COUNT_GAPS;
         let g = [0i8, 1, 2, 0];
         let st = clsw_distance_genotypes(h.engine, g.as_ptr(), 2, 2, &gaps, &mut d);
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("alignments only"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "alignments only");
         assert_eq!(clsw_distance_genotypes(h.engine, g.as_ptr(), 0, 2, &o, &mut d), CLSW_ERR_INVALID_ARGUMENT);
         assert_eq!(clsw_distance_genotypes(h.engine, std::ptr::null(), 2, 2, &o, &mut d), CLSW_ERR_NULL);
         assert!(d.is_null());
@@ -402,18 +367,10 @@ fn distance_contracts_hold() {
         assert_eq!(buf, [0, 1, 1, 0]);
         // Compared counts were not asked for; names do not exist for caller arrays.
         let st = clsw_distance_result_compared(d, buf.as_mut_ptr(), 4, std::ptr::null_mut());
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("want_compared"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "want_compared");
         let mut name = [0 as std::ffi::c_char; 8];
         let st = clsw_distance_result_name(d, 0, name.as_mut_ptr(), 8, std::ptr::null_mut());
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("no names"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "no names");
         let mut values = [0f64; 4];
         assert_eq!(clsw_distance_result_values(d, values.as_mut_ptr(), 2, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
         assert_eq!(clsw_distance_result_values(d, values.as_mut_ptr(), 4, &mut needed), CLSW_OK);
@@ -471,9 +428,7 @@ fn distance_contracts_hold() {
 /// bindings/cpp/distance.cpp (clsw::DistanceResult) prints what the Rust API gives.
 #[test]
 fn cpp_example_matches_the_rust_api() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp-distance");
-    std::fs::create_dir_all(&dir).unwrap();
-    let got = common::capi::run_native(&common::capi::compile_cpp_example(&dir, "distance.cpp"));
+    let got = common::capi::cpp_example_output("distance.cpp");
     let engine = Engine::open(Some("reference")).unwrap();
     let seqs = ["ACGTACGTAC", "ACGTTCGTAA", "ACG-ACGNAC", "TCGTACGTAC"];
     let packed = clsw::distance::pack_alignment(&seqs, Coding::SNP).unwrap();

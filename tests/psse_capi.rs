@@ -116,23 +116,8 @@ fn a_c_program_gets_the_rust_apis_numbers() {
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{device}: {}", String::from_utf8_lossy(&out.stderr));
         // %.17g and {:?} both give a double's shortest exact digits only up to formatting;
-        // compare the numbers, parsed back, bit for bit.
-        let got: Vec<&str> = stdout.lines().collect();
-        assert_eq!(got.len(), want.len(), "{device}:\n{stdout}");
-        for (g, w) in got.iter().zip(&want) {
-            let (gf, wf): (Vec<&str>, Vec<&str>) = (g.split(' ').collect(), w.split(' ').collect());
-            if g.contains("status") {
-                assert_eq!(g, w, "{device}");
-                continue;
-            }
-            assert_eq!(gf.len(), wf.len(), "{device}: {g} vs {w}");
-            for (a, b) in gf.iter().zip(&wf) {
-                match (a.parse::<f64>(), b.parse::<f64>()) {
-                    (Ok(x), Ok(y)) => assert_eq!(x.to_bits(), y.to_bits(), "{device}: {g} vs {w}"),
-                    _ => assert_eq!(a, b, "{device}: {g} vs {w}"),
-                }
-            }
-        }
+        // compare the numbers, parsed back, bit for bit (a failed pair's line as text).
+        common::capi::assert_same_fields(&device, &stdout, &want, &[' '], |g| g.contains("status"));
     }
 }
 
@@ -179,17 +164,9 @@ fn contracts_hold() {
             assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT, "{field}");
         }
         let st = clsw_psse(h.engine, h.scoring, b"MK1".as_ptr(), 3, s.as_ptr(), s.len(), &o, &mut r);
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("position 3"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "position 3");
         let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), b"W".as_ptr(), 1, &o, &mut r);
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("all equal"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "all equal");
         // A result struct whose size is too small is refused.
         let mut small = result();
         small.size = 8;
@@ -199,19 +176,27 @@ fn contracts_hold() {
         // Many pairs: per-pair statuses, index checks, scores only when kept.
         let seqs = [q.as_ptr(), b"W".as_ptr()];
         let lens = [q.len(), 1];
+        // The first `queries` of `queries_ptr` against the first `subjects` of seqs.
+        let many = |queries: usize,
+                    queries_ptr: *const *const u8,
+                    subjects: usize,
+                    o: &clsw_psse_options,
+                    res: &mut *mut clsw_psse_results| {
+            clsw_psse_many(
+                h.engine,
+                h.scoring,
+                queries,
+                queries_ptr,
+                lens.as_ptr(),
+                subjects,
+                seqs.as_ptr(),
+                lens.as_ptr(),
+                o,
+                res,
+            )
+        };
         let mut res: *mut clsw_psse_results = std::ptr::null_mut();
-        let st = clsw_psse_many(
-            h.engine,
-            h.scoring,
-            1,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            2,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            &o,
-            &mut res,
-        );
+        let st = many(1, seqs.as_ptr(), 2, &o, &mut res);
         assert_eq!(st, CLSW_OK, "{}", common::capi::last_error());
         let mut n = 0;
         assert_eq!(clsw_psse_results_count(res, &mut n), CLSW_OK);
@@ -224,27 +209,12 @@ fn contracts_hold() {
         assert_eq!(clsw_psse_results_get(res, 2, &mut r), CLSW_ERR_INVALID_ARGUMENT);
         let mut buf = [0i32; 100];
         let st = clsw_psse_results_scores(res, 0, buf.as_mut_ptr(), 100, std::ptr::null_mut());
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("keep_scores"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "keep_scores");
         clsw_psse_results_free(res);
         clsw_psse_results_free(std::ptr::null_mut());
 
         o.keep_scores = 1;
-        let st = clsw_psse_many(
-            h.engine,
-            h.scoring,
-            1,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            1,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            &o,
-            &mut res,
-        );
+        let st = many(1, seqs.as_ptr(), 1, &o, &mut res);
         assert_eq!(st, CLSW_OK);
         let mut needed = 0;
         let st = clsw_psse_results_scores(res, 0, buf.as_mut_ptr(), 10, &mut needed);
@@ -253,31 +223,9 @@ fn contracts_hold() {
         assert!(buf.iter().all(|&v| v > 0) && buf.iter().any(|&v| v != buf[0]));
         clsw_psse_results_free(res);
         // A count of 0 and NULL arrays are refused; the output handle is NULL on failure.
-        let st = clsw_psse_many(
-            h.engine,
-            h.scoring,
-            0,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            1,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            &o,
-            &mut res,
-        );
+        let st = many(0, seqs.as_ptr(), 1, &o, &mut res);
         assert!(st == CLSW_ERR_INVALID_ARGUMENT && res.is_null());
-        let st = clsw_psse_many(
-            h.engine,
-            h.scoring,
-            1,
-            std::ptr::null(),
-            lens.as_ptr(),
-            1,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            &o,
-            &mut res,
-        );
+        let st = many(1, std::ptr::null(), 1, &o, &mut res);
         assert!(st == CLSW_ERR_NULL && res.is_null());
     }
     // The Rust error for the same failure, for reference.
@@ -289,9 +237,7 @@ fn contracts_hold() {
 /// bindings/cpp/psse.cpp (clsw::psse, clsw::psse_many) prints what the Rust API gives.
 #[test]
 fn cpp_example_matches_the_rust_api() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp-psse");
-    std::fs::create_dir_all(&dir).unwrap();
-    let got = common::capi::run_native(&common::capi::compile_cpp_example(&dir, "psse.cpp"));
+    let got = common::capi::cpp_example_output("psse.cpp");
     let engine = Engine::open(Some("reference")).unwrap();
     let enc = |s: &str| Alphabet::Protein.encode_all(s.as_bytes()).unwrap();
     let (q, s) = (["MKTAYIAKQRQISFVKSHFSRQ", "GSHMLEDPVDAFQGW"], ["MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQ", "W"]);

@@ -256,6 +256,11 @@ fn search_example_static_matches_rust_api() {
     assert_eq!(text(&out), rust_tabular());
 }
 
+/// An alignment's query and subject starts and ends, 1-based as the C ABI reports them.
+fn one_based(a: &clsw::align::Alignment) -> [usize; 4] {
+    [a.query_start + 1, a.query_end + 1, a.subject_start + 1, a.subject_end + 1]
+}
+
 /// What `bindings/c/align.c` prints for a pair, from the Rust API.
 fn rust_align_report(q: &[u8], s: &[u8], sc: &Scoring) -> String {
     let a = reference::align(q, s, sc).unwrap();
@@ -294,13 +299,10 @@ fn rust_align_report(q: &[u8], s: &[u8], sc: &Scoring) -> String {
             }
         }
     }
+    let [query_start, query_end, subject_start, subject_end] = one_based(&a);
     format!(
-        "score\t{}\nquery\t{}\t{}\nsubject\t{}\t{}\nidentity\t{}/{}\t{:.2}\ngaps\t{} opened\t{} columns\ncigar\t{}\t{}\n\n{top}\n{mid}\n{bottom}\n",
+        "score\t{}\nquery\t{query_start}\t{query_end}\nsubject\t{subject_start}\t{subject_end}\nidentity\t{}/{}\t{:.2}\ngaps\t{} opened\t{} columns\ncigar\t{}\t{}\n\n{top}\n{mid}\n{bottom}\n",
         a.score,
-        a.query_start + 1,
-        a.query_end + 1,
-        a.subject_start + 1,
-        a.subject_end + 1,
         a.identities,
         a.length(),
         a.percent_identity(),
@@ -349,16 +351,13 @@ fn rust_cpp_report() -> String {
         let r = searcher.search(&q).unwrap();
         for h in &r.hits {
             let a = h.alignment.as_ref().unwrap();
+            let [query_start, query_end, subject_start, subject_end] = one_based(a);
             out.push_str(&format!(
-                "hit\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+                "hit\t{}\t{}\t{}\t{}\t{query_start}\t{query_end}\t{subject_start}\t{subject_end}\t{}\t{}\t{}\t{}\n",
                 q.id,
                 h.subject,
                 db.id(h.subject),
                 h.score,
-                a.query_start + 1,
-                a.query_end + 1,
-                a.subject_start + 1,
-                a.subject_end + 1,
                 a.identities,
                 a.length(),
                 a.cigar(true),

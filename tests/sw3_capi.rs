@@ -75,11 +75,7 @@ fn sw3_and_sax_contracts_hold() {
         assert_eq!((st, score, end), (CLSW_OK, 0, [0; 3]));
         // A bad letter, a bad option, options too small, codes outside the matrix.
         let st = call(h.engine, h.scoring, b"AC!T", std::ptr::null(), &mut score, std::ptr::null_mut());
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("position 3"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "position 3");
         let mut o: clsw_sw3_options = std::mem::zeroed();
         assert_eq!(clsw_sw3_options_init(&mut o, std::mem::size_of::<clsw_sw3_options>()), CLSW_OK);
         assert_eq!(o.input, CLSW_SW3_LETTERS);
@@ -87,11 +83,7 @@ fn sw3_and_sax_contracts_hold() {
         assert_eq!(clsw_sw3_options_init(std::ptr::null_mut(), 16), CLSW_ERR_NULL);
         let mut bad = clsw_sw3_options { size: std::mem::size_of::<clsw_sw3_options>(), input: 7 };
         let st = call(h.engine, h.scoring, a, &bad, &mut score, std::ptr::null_mut());
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("options.input"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "options.input");
         bad.size = 4;
         assert_eq!(call(h.engine, h.scoring, a, &bad, &mut score, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
         let codes = clsw_sw3_options { size: std::mem::size_of::<clsw_sw3_options>(), input: CLSW_SW3_CODES };
@@ -108,11 +100,7 @@ fn sw3_and_sax_contracts_hold() {
             &mut score,
             std::ptr::null_mut(),
         );
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("code 9"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "code 9");
         let st = clsw_sw3_score(
             h.engine,
             h.scoring,
@@ -129,31 +117,23 @@ fn sw3_and_sax_contracts_hold() {
         assert_eq!((st, score), (CLSW_OK, 6));
 
         // Alignment: the output handle is NULL on failure; info size checked.
-        let st = clsw_sw3_align(
-            h.engine,
-            h.scoring,
-            b"A!".as_ptr(),
-            2,
-            b.as_ptr(),
-            b.len(),
-            c.as_ptr(),
-            c.len(),
-            std::ptr::null(),
-            &mut aln,
-        );
+        let align3 = |a: &[u8], out: &mut *mut clsw_sw3_alignment| {
+            clsw_sw3_align(
+                h.engine,
+                h.scoring,
+                a.as_ptr(),
+                a.len(),
+                b.as_ptr(),
+                b.len(),
+                c.as_ptr(),
+                c.len(),
+                std::ptr::null(),
+                out,
+            )
+        };
+        let st = align3(b"A!", &mut aln);
         assert!(st == CLSW_ERR_INVALID_ARGUMENT && aln.is_null());
-        let st = clsw_sw3_align(
-            h.engine,
-            h.scoring,
-            a.as_ptr(),
-            a.len(),
-            b.as_ptr(),
-            b.len(),
-            c.as_ptr(),
-            c.len(),
-            std::ptr::null(),
-            &mut aln,
-        );
+        let st = align3(a, &mut aln);
         assert_eq!(st, CLSW_OK);
         let mut info: clsw_sw3_alignment_info = std::mem::zeroed();
         info.size = 8;
@@ -174,62 +154,29 @@ fn sw3_and_sax_contracts_hold() {
         // out of range, a given list kept in its roles.
         let seqs = [a.as_ptr(), b.as_ptr(), c.as_ptr()];
         let lens = [a.len(), b.len(), c.len()];
-        let st = clsw_sw3_batch(
-            h.engine,
-            h.scoring,
-            2,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            std::ptr::null(),
-            0,
-            std::ptr::null(),
-            &mut res,
-        );
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("at least 3") && res.is_null(),
-            "{}",
-            common::capi::last_error()
-        );
+        // All triples (`triples` NULL) or a list, over a, b, c, with default options.
+        let batch = |count: usize, triples: *const u32, triple_count: usize, res: &mut *mut clsw_sw3_results| {
+            clsw_sw3_batch(
+                h.engine,
+                h.scoring,
+                count,
+                seqs.as_ptr(),
+                lens.as_ptr(),
+                triples,
+                triple_count,
+                std::ptr::null(),
+                res,
+            )
+        };
+        let st = batch(2, std::ptr::null(), 0, &mut res);
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "at least 3");
+        assert!(res.is_null());
         let tri = [2u32, 0, 1, 0, 1, 3];
-        let st = clsw_sw3_batch(
-            h.engine,
-            h.scoring,
-            3,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            tri.as_ptr(),
-            2,
-            std::ptr::null(),
-            &mut res,
-        );
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("out of range"),
-            "{}",
-            common::capi::last_error()
-        );
-        let st = clsw_sw3_batch(
-            h.engine,
-            h.scoring,
-            3,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            std::ptr::null(),
-            2,
-            std::ptr::null(),
-            &mut res,
-        );
+        let st = batch(3, tri.as_ptr(), 2, &mut res);
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "out of range");
+        let st = batch(3, std::ptr::null(), 2, &mut res);
         assert_eq!(st, CLSW_ERR_NULL);
-        let st = clsw_sw3_batch(
-            h.engine,
-            h.scoring,
-            3,
-            seqs.as_ptr(),
-            lens.as_ptr(),
-            tri.as_ptr(),
-            1,
-            std::ptr::null(),
-            &mut res,
-        );
+        let st = batch(3, tri.as_ptr(), 1, &mut res);
         assert_eq!(st, CLSW_OK, "{}", common::capi::last_error());
         let mut n = 0;
         assert_eq!(clsw_sw3_results_count(res, &mut n), CLSW_OK);
@@ -255,17 +202,9 @@ fn sw3_and_sax_contracts_hold() {
         assert_eq!(clsw_sax(x.as_ptr(), 6, 3, 5, std::ptr::null_mut(), 3, std::ptr::null_mut()), CLSW_ERR_NULL);
         let nan = [1.0, f64::NAN, 3.0];
         let st = clsw_sax(nan.as_ptr(), 3, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut());
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("position 2"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "position 2");
         let st = clsw_sax(x.as_ptr(), 6, 3, 2, w.as_mut_ptr(), 6, std::ptr::null_mut());
-        assert!(
-            st == CLSW_ERR_INVALID_ARGUMENT && common::capi::last_error().contains("between 3 and 20"),
-            "{}",
-            common::capi::last_error()
-        );
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "between 3 and 20");
         assert_eq!(clsw_sax(x.as_ptr(), 6, 0, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()), CLSW_ERR_INVALID_ARGUMENT);
         assert_eq!(
             clsw_sax(std::ptr::null(), 0, 3, 5, w.as_mut_ptr(), 6, std::ptr::null_mut()),
@@ -283,9 +222,7 @@ fn sw3_and_sax_contracts_hold() {
 /// Rust API gives.
 #[test]
 fn cpp_example_matches_the_rust_api() {
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cpp-sw3");
-    std::fs::create_dir_all(&dir).unwrap();
-    let got = common::capi::run_native(&common::capi::compile_cpp_example(&dir, "sw3.cpp"));
+    let got = common::capi::cpp_example_output("sw3.cpp");
     let engine = clsw::Engine::open(Some("reference")).unwrap();
     let scoring = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 1, -1).unwrap(), Gaps::linear(1).unwrap());
     let enc = |s: &str| Alphabet::Dna.encode_all(s.as_bytes()).unwrap();

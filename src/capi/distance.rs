@@ -322,16 +322,7 @@ pub unsafe extern "C" fn clsw_distance_result_sites(
     sites: *mut u64,
     considered: *mut u64,
 ) -> clsw_status {
-    run(|| {
-        let d = unsafe { handle(distances, "distances") }?;
-        if let Some(s) = unsafe { sites.as_mut() } {
-            *s = d.matrix.sites;
-        }
-        if let Some(c) = unsafe { considered.as_mut() } {
-            *c = d.matrix.considered_sites;
-        }
-        Ok(())
-    })
+    unsafe { get_pair(distances, "distances", sites, considered, |d| (d.matrix.sites, d.matrix.considered_sites)) }
 }
 
 /// The full symmetric `n x n` matrix of differences (differing compared sites), row-major

@@ -7,8 +7,9 @@
 //! hits and every subject's score), [`align`] (pairwise alignment with traceback),
 //! [`psse`] (pairwise statistical significance), [`distance`] (all-pairs distance
 //! matrices), [`sw3`] (three-sequence alignment, batches of triples, SAX).
-//! This file holds what they share: status codes, the thread-local last error, the
-//! version, and the helpers that make every entry point behave the same way:
+//! This file holds the status codes, the thread-local last error, the version and
+//! [`run`]; [`buffers`] (pointers, buffers, strings) and [`handles`] (handles and
+//! versioned structs) hold the helpers that make every entry point behave the same way:
 //!
 //! * every body runs inside [`run`]: `catch_unwind` turns a panic into
 //!   `CLSW_ERR_INTERNAL` with the panic's message, never an abort across the ABI;
@@ -36,11 +37,18 @@ pub mod psse;
 pub mod distance;
 pub mod sw3;
 
+// What the entry points share, by concern (no `extern "C"` items, so the header is
+// unchanged): pointer and buffer checks, and the bodies of handle getters,
+// constructors and versioned structs.
+mod buffers;
+mod handles;
+pub(crate) use buffers::*;
+pub(crate) use handles::*;
+
 use crate::error::Error;
 use std::cell::RefCell;
-use std::ffi::{CStr, CString, c_char, c_int};
+use std::ffi::{CString, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::PathBuf;
 
 /// Major version of the library (from Cargo.toml; a compile-time check keeps them equal).
 pub const CLSW_VERSION_MAJOR: u32 = 0;
@@ -240,358 +248,10 @@ pub(crate) fn run(body: impl FnOnce() -> Outcome) -> clsw_status {
     }
 }
 
-/// Frees a boxed handle; NULL is a no-op; a panic in a destructor is swallowed (a free
-/// function has no status to report it with).
-pub(crate) unsafe fn free_box<T>(p: *mut T) {
-    if !p.is_null() {
-        // SAFETY: the caller passes a pointer made by Box::into_raw in this module,
-        // not yet freed (the header's contract).
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(unsafe { Box::from_raw(p) })));
-    }
-}
-
-/// A read-only handle; NULL is `CLSW_ERR_NULL` naming `what`.
-pub(crate) unsafe fn handle<'a, T>(p: *const T, what: &str) -> Outcome<&'a T> {
-    // SAFETY: non-NULL handles are live objects made by this library (the contract).
-    unsafe { p.as_ref() }.ok_or_else(|| Failure::null(what))
-}
-
-/// An output location; NULL is `CLSW_ERR_NULL` naming `what`.
-pub(crate) unsafe fn out_ptr<'a, T>(p: *mut T, what: &str) -> Outcome<&'a mut T> {
-    // SAFETY: non-NULL outputs point to writable storage for a T (the contract); T is
-    // a plain C type (pointer or number) for which any bit pattern is valid.
-    unsafe { p.as_mut() }.ok_or_else(|| Failure::null(what))
-}
-
-/// An output handle location: checked and set to NULL, so it is NULL on any failure.
-pub(crate) unsafe fn out_handle<'a, T>(p: *mut *mut T, what: &str) -> Outcome<&'a mut *mut T> {
-    if p.is_null() {
-        return Err(Failure::null(what));
-    }
-    // SAFETY: p is non-NULL and points to writable storage for a pointer; `write`
-    // does not read the (possibly uninitialised) old value.
-    unsafe {
-        p.write(std::ptr::null_mut());
-        Ok(&mut *p)
-    }
-}
-
-/// `len` bytes at `p`; a NULL `p` is accepted when `len` is 0.
-pub(crate) unsafe fn bytes<'a>(p: *const u8, len: usize, what: &str) -> Outcome<&'a [u8]> {
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if p.is_null() {
-        return Err(Failure::null(&format!("{what} (with length {len})")));
-    }
-    if len > isize::MAX as usize {
-        return Err(Failure::invalid(format!("{what}: length {len} is impossible")));
-    }
-    // SAFETY: the caller guarantees `len` readable bytes at `p` (the contract).
-    Ok(unsafe { std::slice::from_raw_parts(p, len) })
-}
-
-/// `len` elements at `p`; a NULL `p` is accepted when `len` is 0.
-pub(crate) unsafe fn array<'a, T>(p: *const T, len: usize, what: &str) -> Outcome<&'a [T]> {
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if p.is_null() {
-        return Err(Failure::null(&format!("{what} (with {len} elements)")));
-    }
-    if len.checked_mul(std::mem::size_of::<T>()).is_none_or(|b| b > isize::MAX as usize) {
-        return Err(Failure::invalid(format!("{what}: {len} elements is impossible")));
-    }
-    // SAFETY: the caller guarantees `len` readable elements at `p` (the contract).
-    Ok(unsafe { std::slice::from_raw_parts(p, len) })
-}
-
-/// The bytes of a NUL-terminated string (no encoding assumed).
-pub(crate) unsafe fn c_bytes<'a>(p: *const c_char, what: &str) -> Outcome<&'a [u8]> {
-    if p.is_null() {
-        return Err(Failure::null(what));
-    }
-    // SAFETY: the caller passes a NUL-terminated string (the contract).
-    Ok(unsafe { CStr::from_ptr(p) }.to_bytes())
-}
-
-/// A NUL-terminated string that must be UTF-8 text (device choices, matrix names, ids).
-pub(crate) unsafe fn c_text<'a>(p: *const c_char, what: &str) -> Outcome<&'a str> {
-    let b = unsafe { c_bytes(p, what) }?;
-    std::str::from_utf8(b).map_err(|e| {
-        Failure::invalid(format!(
-            "{what} is not UTF-8 text (invalid byte \\x{:02X} at offset {})",
-            b[e.valid_up_to()],
-            e.valid_up_to()
-        ))
-    })
-}
-
-/// A NUL-terminated path: any bytes on unix (through `OsStr`), UTF-8 elsewhere.
-pub(crate) unsafe fn c_path(p: *const c_char, what: &str) -> Outcome<PathBuf> {
-    let b = unsafe { c_bytes(p, what) }?;
-    if b.is_empty() {
-        return Err(Failure::invalid(format!("{what} is an empty string")));
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        Ok(PathBuf::from(std::ffi::OsStr::from_bytes(b)))
-    }
-    #[cfg(not(unix))]
-    {
-        std::str::from_utf8(b)
-            .map(PathBuf::from)
-            .map_err(|_| Failure::invalid(format!("{what}: paths must be UTF-8 on this platform")))
-    }
-}
-
-/// Copies `s` and a terminating NUL into `buf` of `len` bytes. `*needed` (when not
-/// NULL) gets `strlen(s) + 1`. A buffer that is too small gets as much as fits (still
-/// NUL-terminated when `len > 0`) and the call fails with `CLSW_ERR_BUFFER_TOO_SMALL`;
-/// `buf` may be NULL when `len` is 0 (a size query).
-pub(crate) unsafe fn write_string(s: &str, buf: *mut c_char, len: usize, needed: *mut usize, what: &str) -> Outcome {
-    let want = s.len() + 1;
-    if !needed.is_null() {
-        // SAFETY: non-NULL `needed` points to a writable size_t (the contract).
-        unsafe { needed.write(want) };
-    }
-    if len > 0 && buf.is_null() {
-        return Err(Failure::null(&format!("{what} buffer (with length {len})")));
-    }
-    if len > 0 {
-        let n = s.len().min(len - 1);
-        // SAFETY: `buf` has `len` writable bytes (the contract) and n + 1 <= len.
-        unsafe {
-            std::ptr::copy_nonoverlapping(s.as_ptr(), buf as *mut u8, n);
-            buf.add(n).write(0);
-        }
-    }
-    if len < want {
-        return Err(Failure::new(
-            CLSW_ERR_BUFFER_TOO_SMALL,
-            format!("{what}: the buffer holds {len} bytes, {want} are needed (text and NUL)"),
-        ));
-    }
-    Ok(())
-}
-
-/// Checks that a caller buffer of `len` elements at `buf` holds `want`. `*needed` (when
-/// not NULL) gets `want`. `len` below it is `CLSW_ERR_BUFFER_TOO_SMALL` (`buf` may then
-/// be NULL, a size query); a NULL `buf` with a large enough `len` is `CLSW_ERR_NULL`.
-pub(crate) unsafe fn check_room<T>(want: usize, buf: *mut T, len: usize, needed: *mut usize, what: &str) -> Outcome {
-    if !needed.is_null() {
-        // SAFETY: non-NULL `needed` points to a writable size_t (the contract).
-        unsafe { needed.write(want) };
-    }
-    if len < want {
-        return Err(Failure::new(
-            CLSW_ERR_BUFFER_TOO_SMALL,
-            format!("{what}: the buffer holds {len} elements, {want} are needed"),
-        ));
-    }
-    if want > 0 && buf.is_null() {
-        return Err(Failure::null(&format!("{what} buffer (with length {len})")));
-    }
-    Ok(())
-}
-
-/// Copies `src` into the caller's `buf` of `len` elements after [`check_room`]; nothing
-/// is written on failure.
-pub(crate) unsafe fn write_array<T: Copy>(
-    src: &[T],
-    buf: *mut T,
-    len: usize,
-    needed: *mut usize,
-    what: &str,
-) -> Outcome {
-    unsafe { check_room(src.len(), buf, len, needed, what) }?;
-    if !src.is_empty() {
-        // SAFETY: `buf` has at least `len >= src.len()` writable elements (the contract).
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), buf, src.len()) };
-    }
-    Ok(())
-}
-
-/// A string kept inside a handle for C to read: interior NULs (impossible in clsw's
-/// own text, but names come from files) become spaces.
-pub(crate) fn c_string(s: &str) -> CString {
-    CString::new(s.replace('\0', " ")).unwrap_or_default()
-}
-
-/// A `#[repr(C)]` struct whose first field is its own size in bytes (`size_t size`),
-/// so that later versions can append fields. `FIRST_SIZE` is its size in the first
-/// release that had it: smaller `size` values are refused.
-pub(crate) trait Versioned: Copy {
-    const NAME: &'static str;
-    const FIRST_SIZE: usize;
-}
-
-/// `impl Versioned` for a struct whose first release is this one: its name, and its
-/// size today as the first version's. When a later release appends fields, write the
-/// impl by hand with the old size as `FIRST_SIZE`.
-macro_rules! versioned {
-    ($t:ident) => {
-        impl $crate::capi::Versioned for $t {
-            const NAME: &'static str = stringify!($t);
-            const FIRST_SIZE: usize = std::mem::size_of::<$t>();
-        }
-    };
-}
-pub(crate) use versioned;
-
-/// Compile-time proof that handles the header calls shareable (or passable between
-/// threads) are `Send + Sync`.
-macro_rules! send_sync {
-    ($($t:ty),+) => {
-        const _: () = {
-            const fn send_sync<T: Send + Sync>() {}
-            $(send_sync::<$t>();)+
-        };
-    };
-}
-pub(crate) use send_sync;
-
-unsafe fn caller_size<T: Versioned>(p: *const T) -> Outcome<usize> {
-    // SAFETY: p is non-NULL and points to a T, whose first field is a size_t.
-    let size = unsafe { (p as *const usize).read() };
-    check_size::<T>(size)
-}
-
-/// Refuses a caller `size` below the first version's size of `T`.
-fn check_size<T: Versioned>(size: usize) -> Outcome<usize> {
-    if size < T::FIRST_SIZE {
-        return Err(Failure::invalid(format!(
-            "{}.size is {size}; set it to sizeof({}) ({} in this version of clsw.h)",
-            T::NAME,
-            T::NAME,
-            std::mem::size_of::<T>()
-        )));
-    }
-    Ok(size)
-}
-
-/// The body of every `clsw_*_options_init(options, size)`: checks `options` and `size`
-/// before writing anything, then writes `size` and the defaults (`T::default()`, which
-/// takes them from the library's own options) up to `size` bytes.
-pub(crate) unsafe fn options_init<T: Versioned + Default>(options: *mut T, size: usize) -> clsw_status {
-    run(|| {
-        if options.is_null() {
-            return Err(Failure::null("options"));
-        }
-        check_size::<T>(size)?;
-        // SAFETY: the caller's struct has `size` writable bytes (at least the first
-        // version's, checked above); the size field comes first.
-        unsafe { (options as *mut usize).write(size) };
-        unsafe { write_versioned(options, T::default(), "options") }
-    })
-}
-
-/// The body of a getter `clsw_x_y(const x *h, V *out)`: `*out = value(h)`, with `h`
-/// (named `what`) and `out` checked for NULL.
-pub(crate) unsafe fn get<H, V>(
-    h: *const H,
-    what: &str,
-    out: *mut V,
-    value: impl FnOnce(&H) -> Outcome<V>,
-) -> clsw_status {
-    run(|| {
-        let h = unsafe { handle(h, what) }?;
-        let out = unsafe { out_ptr(out, "out") }?;
-        *out = value(h)?;
-        Ok(())
-    })
-}
-
-/// The body of a getter that fills a caller's versioned struct (`size` set by the
-/// caller): `*out = value(h)` up to the caller's size; `out_what` names `out`.
-pub(crate) unsafe fn get_versioned<H, V: Versioned>(
-    h: *const H,
-    what: &str,
-    out: *mut V,
-    out_what: &str,
-    value: impl FnOnce(&H) -> Outcome<V>,
-) -> clsw_status {
-    run(|| {
-        let h = unsafe { handle(h, what) }?;
-        if out.is_null() {
-            return Err(Failure::null(out_what));
-        }
-        let v = value(h)?;
-        unsafe { write_versioned(out, v, out_what) }
-    })
-}
-
-/// The body of a constructor: `*out` is set to NULL, then to the new handle that
-/// `make` builds; `what` names `out` in the NULL message.
-pub(crate) unsafe fn new_handle<T>(out: *mut *mut T, what: &str, make: impl FnOnce() -> Outcome<T>) -> clsw_status {
-    run(|| {
-        let out = unsafe { out_handle(out, what) }?;
-        *out = Box::into_raw(Box::new(make()?));
-        Ok(())
-    })
-}
-
-/// Element `index` of a handle's items, or `CLSW_ERR_INVALID_ARGUMENT`:
-/// "`{what} {index}` is out of range (`{len} {plural}`)".
-pub(crate) fn item<'a, T>(items: &'a [T], index: usize, what: &str, plural: &str) -> Outcome<&'a T> {
-    items
-        .get(index)
-        .ok_or_else(|| Failure::invalid(format!("{what} {index} is out of range ({} {plural})", items.len())))
-}
-
-/// Reads an options struct: NULL gives `default`; fields past the caller's `size`
-/// (a caller compiled against an older header) keep their defaults; a larger `size`
-/// (a newer header) is accepted and its extra fields ignored.
-pub(crate) unsafe fn read_versioned<T: Versioned>(p: *const T, default: T) -> Outcome<T> {
-    if p.is_null() {
-        return Ok(default);
-    }
-    let size = unsafe { caller_size(p) }?;
-    let mut value = default;
-    let n = size.min(std::mem::size_of::<T>());
-    // SAFETY: the caller's struct has `size` readable bytes; `value` has size_of::<T>()
-    // bytes; every field of a Versioned struct is an integer, float or pointer, valid
-    // for any bit pattern.
-    unsafe { std::ptr::copy_nonoverlapping(p as *const u8, &mut value as *mut T as *mut u8, n) };
-    Ok(value)
-}
-
-/// Writes an output struct into the caller's, up to the caller's `size` (which stays
-/// as the caller set it).
-pub(crate) unsafe fn write_versioned<T: Versioned>(p: *mut T, value: T, what: &str) -> Outcome {
-    if p.is_null() {
-        return Err(Failure::null(what));
-    }
-    let size = unsafe { caller_size(p) }?;
-    let n = size.min(std::mem::size_of::<T>());
-    let skip = std::mem::size_of::<usize>();
-    // SAFETY: the caller's struct has `size` writable bytes; the size field is kept.
-    unsafe {
-        std::ptr::copy_nonoverlapping((&value as *const T as *const u8).add(skip), (p as *mut u8).add(skip), n - skip)
-    };
-    Ok(())
-}
-
-/// Encodes caller letters for `alphabet`, naming the first bad byte and its 1-based
-/// position.
-pub(crate) fn encode(letters: &[u8], alphabet: crate::seq::Alphabet, what: &str) -> Outcome<Vec<u8>> {
-    if letters.is_empty() {
-        return Err(Failure::invalid(format!("{what} is empty (length 0)")));
-    }
-    alphabet.encode_all(letters).map_err(|i| {
-        Failure::invalid(format!(
-            "{what}: {} at position {} is not a {} residue letter",
-            crate::seq::alphabet::describe_byte(letters[i]),
-            i + 1,
-            alphabet.name()
-        ))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::CStr;
 
     fn message() -> String {
         unsafe { CStr::from_ptr(clsw_last_error()) }.to_string_lossy().into_owned()

@@ -117,16 +117,7 @@ pub unsafe extern "C" fn clsw_scoring_gaps(
     open: *mut i32,
     extend: *mut i32,
 ) -> clsw_status {
-    run(|| {
-        let s = unsafe { handle(scoring, "scoring") }?;
-        if let Some(o) = unsafe { open.as_mut() } {
-            *o = s.scoring.gaps.open;
-        }
-        if let Some(e) = unsafe { extend.as_mut() } {
-            *e = s.scoring.gaps.extend;
-        }
-        Ok(())
-    })
+    unsafe { get_pair(scoring, "scoring", open, extend, |s| (s.scoring.gaps.open, s.scoring.gaps.extend)) }
 }
 
 /// The matrix's name (`"BLOSUM62"`, a file's name, `"+2/-3"` for match/mismatch) into

@@ -31,6 +31,14 @@ pub fn compile_cpp_example(dir: &Path, file: &str) -> PathBuf {
     compile(dir, file.trim_end_matches(".cpp"), &src, true)
 }
 
+/// What the C++ example `file` of bindings/cpp prints on the native path, built in
+/// its own folder of the test run's temporary directory.
+pub fn cpp_example_output(file: &str) -> String {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cpp-{}", file.trim_end_matches(".cpp")));
+    std::fs::create_dir_all(&dir).unwrap();
+    run_native(&compile_cpp_example(&dir, file))
+}
+
 /// Runs an example on the native path (`CLSW_DEVICE=reference`); its stdout.
 pub fn run_native(bin: &Path) -> String {
     let out = Command::new(bin).env("CLSW_DEVICE", "reference").output().unwrap();
@@ -41,15 +49,35 @@ pub fn run_native(bin: &Path) -> String {
 /// Compares tab-separated lines field by field; fields that are numbers on both sides
 /// must be the same double bit for bit (C's `%.17g` and Rust's `{}` print them differently).
 pub fn assert_same_lines(got: &str, want: &str) {
-    let (g, w): (Vec<&str>, Vec<&str>) = (got.lines().collect(), want.lines().collect());
-    assert_eq!(g.len(), w.len(), "got:\n{got}\nwant:\n{want}");
-    for (gl, wl) in g.iter().zip(&w) {
-        let (gf, wf): (Vec<&str>, Vec<&str>) = (gl.split(['\t', '/']).collect(), wl.split(['\t', '/']).collect());
-        assert_eq!(gf.len(), wf.len(), "{gl} vs {wl}");
+    let want: Vec<&str> = want.lines().collect();
+    assert_same_fields("", got, &want, &['\t', '/'], |_| false);
+}
+
+/// Compares the lines of `got` with `want` field by field, fields split at any of
+/// `separators`: fields that are numbers on both sides must be the same double bit for
+/// bit (C's `%.17g` and Rust's `{}` or `{:?}` print them differently); a line for which
+/// `verbatim` holds must be the same text. `context` (a device) starts every message.
+pub fn assert_same_fields<S: AsRef<str>>(
+    context: &str,
+    got: &str,
+    want: &[S],
+    separators: &[char],
+    verbatim: impl Fn(&str) -> bool,
+) {
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), want.len(), "{context}:\n{got}");
+    for (g, w) in lines.iter().zip(want) {
+        let w = w.as_ref();
+        if verbatim(g) {
+            assert_eq!(*g, w, "{context}");
+            continue;
+        }
+        let (gf, wf): (Vec<&str>, Vec<&str>) = (g.split(separators).collect(), w.split(separators).collect());
+        assert_eq!(gf.len(), wf.len(), "{context}: {g} vs {w}");
         for (x, y) in gf.iter().zip(&wf) {
             match (x.parse::<f64>(), y.parse::<f64>()) {
-                (Ok(p), Ok(q)) => assert!(p.to_bits() == q.to_bits(), "{gl} vs {wl}"),
-                _ => assert_eq!(x, y, "{gl} vs {wl}"),
+                (Ok(p), Ok(q)) => assert!(p.to_bits() == q.to_bits(), "{context}: {g} vs {w}"),
+                _ => assert_eq!(x, y, "{context}: {g} vs {w}"),
             }
         }
     }
@@ -95,6 +123,14 @@ fn compile(dir: &Path, name: &str, src: &Path, cpp: bool) -> PathBuf {
 /// This thread's `clsw_last_error()`.
 pub fn last_error() -> String {
     unsafe { CStr::from_ptr(clsw::capi::clsw_last_error()) }.to_string_lossy().into_owned()
+}
+
+/// Asserts that a call returned `want` and that its last error mentions `needed`
+/// (the message is shown when it does not).
+#[track_caller]
+pub fn assert_fails(got: clsw::capi::clsw_status, want: clsw::capi::clsw_status, needed: &str) {
+    let message = last_error();
+    assert!(got == want && message.contains(needed), "{message}");
 }
 
 /// An engine on the native path and a scoring for the C ABI contract tests; freed on drop.

@@ -27,6 +27,7 @@ import ctypes
 import ctypes.util
 import os
 from dataclasses import dataclass
+from dataclasses import fields as _fields_of
 from typing import List, Optional, Sequence, Union
 
 import numpy as np
@@ -150,104 +151,71 @@ class _H:
 
 _size = ctypes.c_size_t
 _u8p = ctypes.POINTER(ctypes.c_uint8)
+_CTYPE = {
+    "size": _size,
+    "i32": ctypes.c_int32,
+    "u32": ctypes.c_uint32,
+    "u64": ctypes.c_uint64,
+    "f64": ctypes.c_double,
+    "int": ctypes.c_int,
+    "str": ctypes.c_char_p,
+    "char": ctypes.c_char,
+}
+
+
+def _layout(spec: str):
+    """The ``_fields_`` of a ctypes mirror of a clsw.h struct, from ``"name:type ..."``
+    in declaration order (``type*N`` for an array of N); one table of C types serves
+    every struct, and tests/test_drift.py checks each layout against the header."""
+    fields = []
+    for item in spec.split():
+        name, kind = item.split(":")
+        kind, _, n = kind.partition("*")
+        fields.append((name, _CTYPE[kind] * int(n) if n else _CTYPE[kind]))
+    return fields
 
 
 class _DeviceInfo(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("index", _size),
-        ("kind", ctypes.c_uint32),
-        ("compute_units", ctypes.c_uint32),
-        ("clock_mhz", ctypes.c_uint32),
-        ("global_mem_bytes", ctypes.c_uint64),
-        ("max_alloc_bytes", ctypes.c_uint64),
-        ("local_mem_bytes", ctypes.c_uint64),
-        ("max_work_group_size", _size),
-        ("name", ctypes.c_char * 256),
-        ("platform", ctypes.c_char * 128),
-        ("opencl_c_version", ctypes.c_char * 64),
-        ("driver_version", ctypes.c_char * 64),
-    ]
+    _fields_ = _layout(
+        "size:size index:size kind:u32 compute_units:u32 clock_mhz:u32 "
+        "global_mem_bytes:u64 max_alloc_bytes:u64 local_mem_bytes:u64 "
+        "max_work_group_size:size name:char*256 platform:char*128 "
+        "opencl_c_version:char*64 driver_version:char*64"
+    )
 
 
 class _SearchOptions(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("max_hits", _size),
-        ("evalue", ctypes.c_double),
-        ("batch_residues", ctypes.c_uint64),
-        ("variant", ctypes.c_uint32),
-        ("strands", ctypes.c_uint32),
-        ("alignments", ctypes.c_int32),
-        ("cigar", ctypes.c_uint32),
-    ]
+    _fields_ = _layout(
+        "size:size max_hits:size evalue:f64 batch_residues:u64 variant:u32 "
+        "strands:u32 alignments:i32 cigar:u32"
+    )
 
 
 class _Hit(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("subject", _size),
-        ("subject_id", ctypes.c_char_p),
-        ("subject_length", _size),
-        ("score", ctypes.c_int32),
-        ("strand", ctypes.c_uint32),
-        ("evalue", ctypes.c_double),
-        ("bit_score", ctypes.c_double),
-        ("has_alignment", ctypes.c_int32),
-        ("query_start", _size),
-        ("query_end", _size),
-        ("subject_start", _size),
-        ("subject_end", _size),
-        ("length", _size),
-        ("identities", _size),
-        ("similarities", _size),
-        ("mismatches", _size),
-        ("gap_opens", _size),
-        ("gap_columns", _size),
-        ("percent_identity", ctypes.c_double),
-        ("cigar", ctypes.c_char_p),
-    ]
+    _fields_ = _layout(
+        "size:size subject:size subject_id:str subject_length:size score:i32 "
+        "strand:u32 evalue:f64 bit_score:f64 has_alignment:i32 query_start:size "
+        "query_end:size subject_start:size subject_end:size length:size "
+        "identities:size similarities:size mismatches:size gap_opens:size "
+        "gap_columns:size percent_identity:f64 cigar:str"
+    )
 
 
 class _SearchInfo(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("hits", _size),
-        ("query_length", _size),
-        ("db_sequences", _size),
-        ("strands_searched", _size),
-        ("recomputed", _size),
-        ("cells", ctypes.c_uint64),
-        ("evalue_source", ctypes.c_uint32),
-        ("lambda_", ctypes.c_double),
-        ("k", ctypes.c_double),
-        ("kernel_seconds", ctypes.c_double),
-        ("scan_seconds", ctypes.c_double),
-        ("wall_seconds", ctypes.c_double),
-    ]
+    _fields_ = _layout(
+        "size:size hits:size query_length:size db_sequences:size "
+        "strands_searched:size recomputed:size cells:u64 evalue_source:u32 "
+        "lambda_:f64 k:f64 kernel_seconds:f64 scan_seconds:f64 wall_seconds:f64"
+    )
 
 
 class _AlignmentInfo(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("score", ctypes.c_int32),
-        ("query_start", _size),
-        ("query_end", _size),
-        ("subject_start", _size),
-        ("subject_end", _size),
-        ("length", _size),
-        ("identities", _size),
-        ("similarities", _size),
-        ("mismatches", _size),
-        ("gap_opens", _size),
-        ("gap_columns", _size),
-        ("percent_identity", ctypes.c_double),
-        ("cigar", ctypes.c_char_p),
-        ("cigar_m", ctypes.c_char_p),
-        ("query_row", ctypes.c_char_p),
-        ("midline", ctypes.c_char_p),
-        ("subject_row", ctypes.c_char_p),
-    ]
+    _fields_ = _layout(
+        "size:size score:i32 query_start:size query_end:size subject_start:size "
+        "subject_end:size length:size identities:size similarities:size "
+        "mismatches:size gap_opens:size gap_columns:size percent_identity:f64 "
+        "cigar:str cigar_m:str query_row:str midline:str subject_row:str"
+    )
 
 
 _DECLARED = set()
@@ -341,6 +309,32 @@ def _check(status: int) -> None:
         raise ClswError(status, _lib.clsw_last_error().decode("utf-8", "replace"))
 
 
+
+def _got(struct, getter, *args):
+    """A versioned struct (``size`` set to this version's) filled by ``getter(*args, &out)``."""
+    out = struct()
+    out.size = ctypes.sizeof(out)
+    _check(getter(*args, ctypes.byref(out)))
+    return out
+
+
+def _items(struct, count, get, handle):
+    """``(index, struct)`` for each item of a results handle: ``count(handle, &n)`` of
+    them, each read with ``get(handle, index, &out)``."""
+    n = _size(0)
+    _check(count(handle, ctypes.byref(n)))
+    for i in range(n.value):
+        yield i, _got(struct, get, handle, i)
+
+
+def _from_struct(cls, s, **converted):
+    """A public dataclass from its ctypes mirror: each field copied from the struct's
+    field of the same name, except those given in ``converted`` (decoded text, names
+    for codes)."""
+    values = {name: getattr(s, name) for name in (f.name for f in _fields_of(cls)) if name not in converted}
+    return cls(**values, **converted)
+
+
 def _text(getter) -> str:
     """Calls a (buf, len, needed) getter, growing the buffer once."""
     needed = _size(0)
@@ -431,9 +425,7 @@ def devices() -> List[DeviceInfo]:
     _check(_lib.clsw_device_count(ctypes.byref(n)))
     out = []
     for i in range(n.value):
-        d = _DeviceInfo()
-        d.size = ctypes.sizeof(d)
-        _check(_lib.clsw_device_get(i, ctypes.byref(d)))
+        d = _got(_DeviceInfo, _lib.clsw_device_get, i)
         out.append(
             DeviceInfo(
                 d.index,
@@ -650,55 +642,26 @@ class SearchResult:
 
 def _result(hits_ptr) -> SearchResult:
     try:
-        info = _SearchInfo()
-        info.size = ctypes.sizeof(info)
-        _check(_lib.clsw_hits_info(hits_ptr, ctypes.byref(info)))
+        info = _got(_SearchInfo, _lib.clsw_hits_info, hits_ptr)
         hits = []
         for i in range(info.hits):
-            h = _Hit()
-            h.size = ctypes.sizeof(h)
-            _check(_lib.clsw_hits_get(hits_ptr, i, ctypes.byref(h)))
+            h = _got(_Hit, _lib.clsw_hits_get, hits_ptr, i)
             tabular = None
             if h.has_alignment:
                 tabular = _text(lambda b, n, need, i=i: _lib.clsw_hits_tabular(hits_ptr, i, 0, b, n, need))
             hits.append(
-                Hit(
-                    h.subject,
-                    h.subject_id.decode("utf-8", "replace"),
-                    h.subject_length,
-                    h.score,
-                    HIT_STRANDS[h.strand],
-                    h.evalue,
-                    h.bit_score,
-                    bool(h.has_alignment),
-                    h.query_start,
-                    h.query_end,
-                    h.subject_start,
-                    h.subject_end,
-                    h.length,
-                    h.identities,
-                    h.similarities,
-                    h.mismatches,
-                    h.gap_opens,
-                    h.gap_columns,
-                    h.percent_identity,
-                    None if not h.cigar else h.cigar.decode(),
-                    tabular,
+                _from_struct(
+                    Hit,
+                    h,
+                    subject_id=h.subject_id.decode("utf-8", "replace"),
+                    strand=HIT_STRANDS[h.strand],
+                    has_alignment=bool(h.has_alignment),
+                    cigar=None if not h.cigar else h.cigar.decode(),
+                    tabular=tabular,
                 )
             )
-        return SearchResult(
-            hits,
-            info.query_length,
-            info.db_sequences,
-            info.strands_searched,
-            info.recomputed,
-            info.cells,
-            EVALUE_SOURCES.get(info.evalue_source, "none"),
-            info.lambda_,
-            info.k,
-            info.kernel_seconds,
-            info.scan_seconds,
-            info.wall_seconds,
+        return _from_struct(
+            SearchResult, info, hits=hits, evalue_source=EVALUE_SOURCES.get(info.evalue_source, "none")
         )
     finally:
         _lib.clsw_hits_free(hits_ptr)
@@ -804,28 +767,9 @@ def align(scoring: Scoring, query: Union[str, bytes], subject: Union[str, bytes]
     p = _P()
     _check(_lib.clsw_align(scoring, _buffer(q), len(q), _buffer(s), len(s), ctypes.byref(p)))
     try:
-        i = _AlignmentInfo()
-        i.size = ctypes.sizeof(i)
-        _check(_lib.clsw_alignment_get(p, ctypes.byref(i)))
-        return Alignment(
-            i.score,
-            i.query_start,
-            i.query_end,
-            i.subject_start,
-            i.subject_end,
-            i.length,
-            i.identities,
-            i.similarities,
-            i.mismatches,
-            i.gap_opens,
-            i.gap_columns,
-            i.percent_identity,
-            i.cigar.decode(),
-            i.cigar_m.decode(),
-            i.query_row.decode(),
-            i.midline.decode(),
-            i.subject_row.decode(),
-        )
+        i = _got(_AlignmentInfo, _lib.clsw_alignment_get, p)
+        text = ("cigar", "cigar_m", "query_row", "midline", "subject_row")
+        return _from_struct(Alignment, i, **{name: getattr(i, name).decode() for name in text})
     finally:
         _lib.clsw_alignment_free(p)
 
@@ -842,37 +786,18 @@ def align_score(scoring: Scoring, query: Union[str, bytes], subject: Union[str, 
 
 
 class _PsseOptions(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("shuffles", _size),
-        ("window", _size),
-        ("seed", ctypes.c_uint64),
-        ("censor_below", ctypes.c_double),
-        ("variant", ctypes.c_uint32),
-        ("keep_scores", ctypes.c_int32),
-    ]
+    _fields_ = _layout(
+        "size:size shuffles:size window:size seed:u64 censor_below:f64 variant:u32 "
+        "keep_scores:i32"
+    )
 
 
 class _PsseResult(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("status", ctypes.c_int),
-        ("query", _size),
-        ("subject", _size),
-        ("query_length", _size),
-        ("subject_length", _size),
-        ("score", ctypes.c_int32),
-        ("mu", ctypes.c_double),
-        ("lambda_", ctypes.c_double),
-        ("k", ctypes.c_double),
-        ("p_value", ctypes.c_double),
-        ("e_value", ctypes.c_double),
-        ("shuffles", _size),
-        ("censored", _size),
-        ("cutoff", ctypes.c_double),
-        ("recomputed", _size),
-        ("error", ctypes.c_char_p),
-    ]
+    _fields_ = _layout(
+        "size:size status:int query:size subject:size query_length:size "
+        "subject_length:size score:i32 mu:f64 lambda_:f64 k:f64 p_value:f64 "
+        "e_value:f64 shuffles:size censored:size cutoff:f64 recomputed:size error:str"
+    )
 
 
 PSSE_VARIANTS = {"fast": 0, "inter": 1}
@@ -941,24 +866,15 @@ def _psse_options(shuffles, window, seed, censor_below, variant, keep_scores) ->
 
 def _psse_result(r: _PsseResult, scores=None) -> PsseResult:
     ok = r.status == OK
-    value = (lambda v: v) if ok else (lambda v: None)
-    return PsseResult(
-        r.query,
-        r.subject,
-        r.query_length,
-        r.subject_length,
-        value(r.score),
-        value(r.mu),
-        value(r.lambda_),
-        value(r.k),
-        value(r.p_value),
-        value(r.e_value),
-        r.shuffles,
-        r.censored,
-        None if r.cutoff != r.cutoff else r.cutoff,
-        r.recomputed,
-        None if ok else (r.error or b"").decode("utf-8", "replace"),
-        scores,
+    # A pair that could not be fitted has no score or fitted numbers.
+    unfitted = {} if ok else dict.fromkeys(("score", "mu", "lambda_", "k", "p_value", "e_value"))
+    return _from_struct(
+        PsseResult,
+        r,
+        **unfitted,
+        cutoff=None if r.cutoff != r.cutoff else r.cutoff,
+        error=None if ok else (r.error or b"").decode("utf-8", "replace"),
+        scores=scores,
     )
 
 
@@ -981,9 +897,7 @@ def psse(
     Raises :class:`ClswError` when the shuffle scores cannot be fitted."""
     q, s = _bytes(query), _bytes(subject)
     o = _psse_options(shuffles, window, seed, censor_below, variant, False)
-    r = _PsseResult()
-    r.size = ctypes.sizeof(r)
-    _check(_lib.clsw_psse(engine, scoring, _buffer(q), len(q), _buffer(s), len(s), ctypes.byref(o), ctypes.byref(r)))
+    r = _got(_PsseResult, _lib.clsw_psse, engine, scoring, _buffer(q), len(q), _buffer(s), len(s), ctypes.byref(o))
     return _psse_result(r)
 
 
@@ -1012,13 +926,8 @@ def psse_many(
     p = _P()
     _check(_lib.clsw_psse_many(engine, scoring, len(qd), qp, ql, len(sd), sp, sl, ctypes.byref(o), ctypes.byref(p)))
     try:
-        n = _size(0)
-        _check(_lib.clsw_psse_results_count(p, ctypes.byref(n)))
         out = []
-        for i in range(n.value):
-            r = _PsseResult()
-            r.size = ctypes.sizeof(r)
-            _check(_lib.clsw_psse_results_get(p, i, ctypes.byref(r)))
+        for i, r in _items(_PsseResult, _lib.clsw_psse_results_count, _lib.clsw_psse_results_get, p):
             scores = None
             if keep_scores and r.status == OK:
                 scores = np.zeros(r.shuffles, dtype=np.int32)
@@ -1034,14 +943,10 @@ def psse_many(
 
 
 class _DistanceOptions(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("coding", ctypes.c_uint32),
-        ("ignore_constant", ctypes.c_int32),
-        ("variant", ctypes.c_uint32),
-        ("want_compared", ctypes.c_int32),
-        ("metric", ctypes.c_uint32),
-    ]
+    _fields_ = _layout(
+        "size:size coding:u32 ignore_constant:i32 variant:u32 want_compared:i32 "
+        "metric:u32"
+    )
 
 
 DISTANCE_VARIANTS = {"bitplane": 0, "charpacked": 1, "cpu": 2}
@@ -1204,31 +1109,18 @@ def distance_matrix(engine: Engine, sequences=None, *, compared: bool = False, *
 
 
 class _Sw3Options(ctypes.Structure):
-    _fields_ = [("size", _size), ("input", ctypes.c_uint32)]
+    _fields_ = _layout("size:size input:u32")
 
 
 class _Sw3AlignmentInfo(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("score", ctypes.c_int32),
-        ("start", _size * 3),
-        ("end", _size * 3),
-        ("length", _size),
-        ("identities", _size),
-        ("gapped_columns", _size),
-        ("rows", ctypes.c_char_p * 3),
-    ]
+    _fields_ = _layout(
+        "size:size score:i32 start:size*3 end:size*3 length:size identities:size "
+        "gapped_columns:size rows:str*3"
+    )
 
 
 class _Sw3Row(ctypes.Structure):
-    _fields_ = [
-        ("size", _size),
-        ("a", _size),
-        ("b", _size),
-        ("c", _size),
-        ("score", ctypes.c_int32),
-        ("end", _size * 3),
-    ]
+    _fields_ = _layout("size:size a:size b:size c:size score:i32 end:size*3")
 
 
 _declare("clsw_sw3_options_init", [ctypes.POINTER(_Sw3Options), _size])
@@ -1331,9 +1223,7 @@ def sw3_align(engine: Engine, scoring: Scoring, a, b, c, *, codes: bool = False)
         )
     )
     try:
-        i = _Sw3AlignmentInfo()
-        i.size = ctypes.sizeof(i)
-        _check(_lib.clsw_sw3_alignment_get(p, ctypes.byref(i)))
+        i = _got(_Sw3AlignmentInfo, _lib.clsw_sw3_alignment_get, p)
         return Sw3Alignment(
             i.score,
             tuple(i.start),
@@ -1368,15 +1258,10 @@ def sw3_batch(
     p = _P()
     _check(_lib.clsw_sw3_batch(engine, scoring, len(data), ptrs, lens, tri, count, ctypes.byref(o), ctypes.byref(p)))
     try:
-        n = _size(0)
-        _check(_lib.clsw_sw3_results_count(p, ctypes.byref(n)))
-        out = []
-        for k in range(n.value):
-            r = _Sw3Row()
-            r.size = ctypes.sizeof(r)
-            _check(_lib.clsw_sw3_results_get(p, k, ctypes.byref(r)))
-            out.append(Sw3Row(r.a, r.b, r.c, r.score, tuple(r.end) if r.score > 0 else None))
-        return out
+        return [
+            Sw3Row(r.a, r.b, r.c, r.score, tuple(r.end) if r.score > 0 else None)
+            for _, r in _items(_Sw3Row, _lib.clsw_sw3_results_count, _lib.clsw_sw3_results_get, p)
+        ]
     finally:
         _lib.clsw_sw3_results_free(p)
 
