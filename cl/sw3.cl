@@ -105,6 +105,26 @@ inline void sw3_cell(const int *p7, const int *p3, const int *p5, const int *p6,
 
 /* Residue code of DP index x (1-based residues) of a sequence of n codes; 0 off the ends
  * (row/column 0 and padding: those scores are never used or never reach the best). */
+/* A best cell as a record of four ints (score, k, j, i) for a group reduction. */
+inline void sw3_put_best(__local int *at, const int s, const int k, const int j, const int i)
+{
+    at[0] = s;
+    at[1] = k;
+    at[2] = j;
+    at[3] = i;
+}
+
+/* The local memory of a tile's work-group, the same in sw3_tile and sw3_batch: the
+ * matrix, the profile of a strips' a residues, a span of c, the exchange buffer and the
+ * j- and i-faces of the tile. */
+#define SW3_TILE_LOCALS                 \
+    __local int lmat[ALPHA * ALPHA];     \
+    __local uint lprof[NS * ALPHA * PW]; \
+    __local uchar lc[KSPAN];             \
+    __local int X[2 * NS * TJ * XW];     \
+    __local int JF[(TT + 1) * NS * EW];  \
+    __local int IF[TT * NV * TJ];
+
 /* The tie rule of a best end cell: the higher score, then the smaller k, j and i. Keeps
  * (s, k, j, i) in (*rs, *rk, *rj, *ri) when it wins. */
 inline void sw3_keep_best(const int s, const int k, const int j, const int i, int *rs, int *rk, int *rj, int *ri)
@@ -318,12 +338,7 @@ __kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void sw3_tile(
     const int go2, __global int *iface, __global int *jface, __global int *tface, const int nstr,
     const int JP, __global const uint *tiles, const int tiles_at, const int plane)
 {
-    __local int lmat[ALPHA * ALPHA];
-    __local uint lprof[NS * ALPHA * PW];
-    __local uchar lc[KSPAN];
-    __local int X[2 * NS * TJ * XW];
-    __local int JF[(TT + 1) * NS * EW];
-    __local int IF[TT * NV * TJ];
+    SW3_TILE_LOCALS
 
     const int lid = get_local_id(0);
     const int ib = lid / TJ;
@@ -387,12 +402,7 @@ __kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void sw3_batch(
     __global const int *matrix, const int g2, const int go, const int go2, __global int *scratch,
     const int slot_ints, const int iface_ints, __global int *out)
 {
-    __local int lmat[ALPHA * ALPHA];
-    __local uint lprof[NS * ALPHA * PW];
-    __local uchar lc[KSPAN];
-    __local int X[2 * NS * TJ * XW];
-    __local int JF[(TT + 1) * NS * EW];
-    __local int IF[TT * NV * TJ];
+    SW3_TILE_LOCALS
     __local int take;
 
     const int lid = get_local_id(0);
@@ -463,10 +473,7 @@ __kernel __attribute__((reqd_work_group_size(WGS, 1, 1))) void sw3_batch(
             }
         }
         /* Group reduction (X is free: every step ended with a barrier). */
-        X[4 * lid] = best;
-        X[4 * lid + 1] = bk;
-        X[4 * lid + 2] = bjj;
-        X[4 * lid + 3] = bi;
+        sw3_put_best(X + 4 * lid, best, bk, bjj, bi);
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid == 0) {
             int rs = NEGV, rk = -1, rj = -1, ri = -1;
@@ -499,10 +506,7 @@ __kernel void sw3_reduce(__global const int *base, const int off_score, const in
         const int s = base[off_score + e], k = base[off_k + e], ii = base[off_i + e];
         sw3_keep_best(s, k, jj, ii, &rs, &rk, &rj, &ri);
     }
-    red[4 * lid] = rs;
-    red[4 * lid + 1] = rk;
-    red[4 * lid + 2] = rj;
-    red[4 * lid + 3] = ri;
+    sw3_put_best(red + 4 * lid, rs, rk, rj, ri);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) {
         for (int w = 1; w < n; w++) {

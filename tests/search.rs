@@ -37,6 +37,13 @@ fn reference_engine() -> Engine {
     Engine::new(DeviceChoice::Native).unwrap()
 }
 
+/// Every OpenCL test device, then the native path.
+fn all_engines() -> Vec<Engine> {
+    let mut engines = device_engines();
+    engines.push(reference_engine());
+    engines
+}
+
 fn reference_scores(query: &[u8], db: &Database, sc: &Scoring) -> Vec<LocalScore> {
     (0..db.len()).into_par_iter().map(|k| sw_score(query, db.residues(k), sc)).collect()
 }
@@ -420,9 +427,7 @@ fn forced_batches_give_identical_results() {
     let db = uniprot300();
     let sc = blosum62();
     let queries = read_fasta("queries10.fasta", Alphabet::Protein)[..3].to_vec();
-    let mut engines = device_engines();
-    engines.push(reference_engine());
-    for engine in &engines {
+    for engine in &all_engines() {
         let whole = Searcher::new(engine, &db, sc.clone(), SearchOptions::default()).unwrap();
         let batched = Searcher::new(
             engine,
@@ -451,8 +456,7 @@ fn multi_query_pipeline_equals_one_by_one_and_workers_split_the_database() {
     let db = uniprot300();
     let sc = blosum62();
     let queries = read_fasta("queries10.fasta", Alphabet::Protein)[..5].to_vec();
-    let mut engines = device_engines();
-    engines.push(reference_engine());
+    let mut engines = all_engines();
     // Two workers: an OpenCL device beside the native path, each with half the residues.
     if !device_engines().is_empty() {
         engines.push(Engine::new(vec![DeviceChoice::Cpu, DeviceChoice::Native]).unwrap());
@@ -493,9 +497,7 @@ fn dna_both_strands_find_the_reverse_complemented_pair() {
     let sc = Scoring::new(Matrix::builtin("EDNAFULL").unwrap(), Gaps::affine(12, 4).unwrap());
     let query = a.iter().find(|s| s.id == "dna7_a").unwrap();
     let k7 = (0..db.len()).find(|&k| db.id(k) == "dna7_b").unwrap();
-    let mut engines = device_engines();
-    engines.push(reference_engine());
-    for engine in &engines {
+    for engine in &all_engines() {
         let search = |strands| {
             Searcher::new(engine, &db, sc.clone(), SearchOptions { strands, ..SearchOptions::default() })
                 .unwrap()
@@ -569,9 +571,7 @@ fn query_longer_than_65535() {
     let query = Sequence { id: "long".into(), description: String::new(), residues: q };
     let sc = blosum62();
     let want: Vec<LocalScore> = reference_scores(&query.residues, &small, &sc);
-    let mut engines = device_engines();
-    engines.push(reference_engine());
-    for engine in &engines {
+    for engine in &all_engines() {
         let r = Searcher::new(engine, &small, sc.clone(), SearchOptions::default()).unwrap().search(&query).unwrap();
         assert_eq!(r.scores, want, "{:?}", engine.describe());
         let top = &r.hits[0];
@@ -645,9 +645,7 @@ fn top50_hits_equal_ssearch36() {
         }
     }
     assert_eq!(groups.len(), 6);
-    let mut engines = device_engines();
-    engines.push(reference_engine());
-    for engine in &engines {
+    for engine in &all_engines() {
         for ((qid, matrix, open, extend), want) in &groups {
             assert_eq!(want.len(), 50);
             let sc = Scoring::new(Matrix::builtin(matrix).unwrap(), Gaps::affine(*open, *extend).unwrap());

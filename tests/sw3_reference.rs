@@ -159,6 +159,21 @@ fn check_alignment(seqs: [&[u8]; 3], sc: &Scoring, what: &str) {
     }
 }
 
+/// Three sequences of `min` to `min + span - 1` codes drawn from `letters` letters.
+fn random_triple(rng: &mut Rng, min: usize, span: usize, letters: usize) -> Vec<Vec<u8>> {
+    let lengths: Vec<usize> = (0..3).map(|_| min + rng.below(span)).collect();
+    lengths.into_iter().map(|l| rng.codes(l, letters)).collect()
+}
+
+fn three(seqs: &[Vec<u8>]) -> [&[u8]; 3] {
+    [&seqs[0], &seqs[1], &seqs[2]]
+}
+
+/// The reference's score of a triple.
+fn score3(s: [&[u8]; 3], sc: &Scoring) -> Sw3Score {
+    sw3_score(s[0], s[1], s[2], sc)
+}
+
 #[test]
 fn reference_equals_brute_force_on_tiny_inputs() {
     let mut rng = Rng::new(11);
@@ -166,11 +181,10 @@ fn reference_equals_brute_force_on_tiny_inputs() {
     for (name, sc) in scorings() {
         let letters = if sc.matrix.alphabet() == Alphabet::Dna { 4 } else { 20 };
         for _ in 0..14 {
-            let n: [usize; 3] = std::array::from_fn(|_| rng.below(4));
-            let seqs: Vec<Vec<u8>> = n.iter().map(|&l| rng.codes(l, letters)).collect();
-            let s = [&seqs[0][..], &seqs[1][..], &seqs[2][..]];
+            let seqs = random_triple(&mut rng, 0, 4, letters);
+            let s = three(&seqs);
             let want = brute_force(s, &sc);
-            let got = sw3_score(s[0], s[1], s[2], &sc);
+            let got = score3(s, &sc);
             assert_eq!(got, want, "{name}: {seqs:?}");
             cases += 1;
         }
@@ -178,28 +192,35 @@ fn reference_equals_brute_force_on_tiny_inputs() {
         for _ in 0..6 {
             let core = rng.codes(3, letters);
             let seqs: Vec<Vec<u8>> = (0..3).map(|_| rng.mutate(&core, 0.5, letters)).collect();
-            let s = [&seqs[0][..], &seqs[1][..], &seqs[2][..]];
+            let s = three(&seqs);
             if seqs.iter().any(|x| x.len() > 4) {
                 continue;
             }
-            assert_eq!(sw3_score(s[0], s[1], s[2], &sc), brute_force(s, &sc), "{name}: {seqs:?}");
+            assert_eq!(score3(s, &sc), brute_force(s, &sc), "{name}: {seqs:?}");
             cases += 1;
         }
     }
     assert!(cases > 100);
 }
 
-#[test]
-fn reference_equals_brute_force_with_cheap_gaps() {
-    let mut rng = Rng::new(21);
+/// With cheap gaps, `rounds` random triples of `min` to `min + span - 1` codes (of
+/// `letters` letters) per scoring: the reference's score equals `oracle`'s.
+fn cheap_gaps_agree(seed: u64, rounds: usize, (min, span, letters): (usize, usize, usize), oracle: Oracle) {
+    let mut rng = Rng::new(seed);
     for (name, sc) in cheap_gap_scorings() {
-        for _ in 0..40 {
-            let n: [usize; 3] = std::array::from_fn(|_| 1 + rng.below(3));
-            let seqs: Vec<Vec<u8>> = n.iter().map(|&l| rng.codes(l, 3)).collect();
-            let s = [&seqs[0][..], &seqs[1][..], &seqs[2][..]];
-            assert_eq!(sw3_score(s[0], s[1], s[2], &sc), brute_force(s, &sc), "{name}: {seqs:?}");
+        for _ in 0..rounds {
+            let seqs = random_triple(&mut rng, min, span, letters);
+            let s = three(&seqs);
+            assert_eq!(score3(s, &sc), oracle(s, &sc), "{name}: {seqs:?}");
         }
     }
+}
+
+type Oracle = fn([&[u8]; 3], &Scoring) -> Sw3Score;
+
+#[test]
+fn reference_equals_brute_force_with_cheap_gaps() {
+    cheap_gaps_agree(21, 40, (1, 3, 3), brute_force);
 }
 
 #[test]
@@ -212,8 +233,8 @@ fn reference_equals_brute_force_where_gap_columns_follow_each_other() {
         for set in sets {
             for p in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
                 let seqs = [d(set[p[0]]), d(set[p[1]]), d(set[p[2]])];
-                let s = [&seqs[0][..], &seqs[1][..], &seqs[2][..]];
-                assert_eq!(sw3_score(s[0], s[1], s[2], &sc), brute_force(s, &sc), "{name}: {set:?} {p:?}");
+                let s = three(&seqs);
+                assert_eq!(score3(s, &sc), brute_force(s, &sc), "{name}: {set:?} {p:?}");
             }
         }
     }
@@ -221,15 +242,7 @@ fn reference_equals_brute_force_where_gap_columns_follow_each_other() {
 
 #[test]
 fn reference_equals_full_table_with_cheap_gaps() {
-    let mut rng = Rng::new(22);
-    for (name, sc) in cheap_gap_scorings() {
-        for _ in 0..300 {
-            let n: [usize; 3] = std::array::from_fn(|_| rng.below(8));
-            let seqs: Vec<Vec<u8>> = n.iter().map(|&l| rng.codes(l, 4)).collect();
-            let s = [&seqs[0][..], &seqs[1][..], &seqs[2][..]];
-            assert_eq!(sw3_score(s[0], s[1], s[2], &sc), full_table_i_outer(s, &sc), "{name}: {seqs:?}");
-        }
-    }
+    cheap_gaps_agree(22, 300, (0, 8, 4), full_table_i_outer);
 }
 
 #[test]
@@ -237,8 +250,7 @@ fn cheap_gap_tracebacks_match_the_full_table() {
     let mut rng = Rng::new(23);
     for (name, sc) in cheap_gap_scorings() {
         for round in 0..40 {
-            let n: [usize; 3] = std::array::from_fn(|_| 2 + rng.below(10));
-            let seqs: Vec<Vec<u8>> = n.iter().map(|&l| rng.codes(l, 4)).collect();
+            let seqs = random_triple(&mut rng, 2, 10, 4);
             check_alignment([&seqs[0], &seqs[1], &seqs[2]], &sc, &format!("{name} round {round}"));
         }
     }
@@ -264,8 +276,8 @@ fn reference_equals_full_table_in_another_order() {
                     }
                 })
                 .collect();
-            let s = [&seqs[0][..], &seqs[1][..], &seqs[2][..]];
-            assert_eq!(sw3_score(s[0], s[1], s[2], &sc), full_table_i_outer(s, &sc), "{name}: {seqs:?}");
+            let s = three(&seqs);
+            assert_eq!(score3(s, &sc), full_table_i_outer(s, &sc), "{name}: {seqs:?}");
         }
     }
 }
@@ -279,8 +291,8 @@ fn linear_gaps_equal_affine_recurrence_with_zero_open() {
     for _ in 0..20 {
         let core = rng.codes(8, 20);
         let seqs: Vec<Vec<u8>> = (0..3).map(|_| rng.mutate(&core, 0.3, 20)).collect();
-        let s = [&seqs[0][..], &seqs[1][..], &seqs[2][..]];
-        assert_eq!(sw3_score(s[0], s[1], s[2], &sc), full_table_i_outer(s, &sc));
+        let s = three(&seqs);
+        assert_eq!(score3(s, &sc), full_table_i_outer(s, &sc));
     }
 }
 

@@ -83,6 +83,13 @@ struct Tb<'a> {
     op: [[i32; 8]; 8],
 }
 
+/// A box of DP cells, `lo..=hi` in each dimension.
+type Box3 = ([usize; 3], [usize; 3]);
+
+/// What a traceback of a box returns: the sink's value and, when the path starts in the
+/// box, its start.
+type Traced = (i32, Option<[usize; 3]>);
+
 impl<'a> Tb<'a> {
     fn new(seqs: [&'a [u8]; 3], sc: &'a Scoring, full_cells: usize) -> Tb<'a> {
         let mut op = [[0; 8]; 8];
@@ -124,7 +131,7 @@ impl<'a> Tb<'a> {
         src: Option<Source>,
         sink: Option<u8>,
         out: &mut Vec<u8>,
-    ) -> (i32, Option<[usize; 3]>) {
+    ) -> Traced {
         if let Some(s) = src
             && lo == hi
         {
@@ -134,7 +141,7 @@ impl<'a> Tb<'a> {
         let cells = (ext[0] + 1) * (ext[1] + 1) * (ext[2] + 1);
         let axis = (0..3).max_by_key(|&d| (ext[d], d)).unwrap();
         if cells <= self.full_cells || ext[axis] < 2 {
-            return self.full::<NV>(lo, hi, src, sink, out);
+            return self.full::<NV>((lo, hi), (src, sink), out);
         }
         let mid = lo[axis] + ext[axis] / 2;
         let mut mode = Mode::Cross { axis, mid, at_hi: [NONE; 7] };
@@ -165,15 +172,10 @@ impl<'a> Tb<'a> {
         (value, start.or(start2))
     }
 
-    /// Base case: a full table of decisions for the box, then the walk back.
-    fn full<const NV: usize>(
-        &self,
-        lo: [usize; 3],
-        hi: [usize; 3],
-        src: Option<Source>,
-        sink: Option<u8>,
-        out: &mut Vec<u8>,
-    ) -> (i32, Option<[usize; 3]>) {
+    /// Base case: a full table of decisions for the box `lo..=hi` (with `solve`'s source
+    /// and sink), then the walk back.
+    fn full<const NV: usize>(&self, (lo, hi): Box3, ends: (Option<Source>, Option<u8>), out: &mut Vec<u8>) -> Traced {
+        let (src, sink) = ends;
         let mut dec = Vec::new();
         let vals = self.sweep::<NV>(lo, hi, src, &mut Mode::Full(&mut dec));
         let (ni, nj) = (hi[0] - lo[0] + 1, hi[1] - lo[1] + 1);
