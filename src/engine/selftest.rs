@@ -40,6 +40,9 @@ pub struct SelfTest {
     /// `None` when everything matched; else what failed first: the probe, or the
     /// variant, case and pair whose score or end differs.
     pub failure: Option<String>,
+    /// Host seconds the device took (programs built when not cached, the probe, every
+    /// variant), the reference's answers not counted.
+    pub seconds: f64,
 }
 
 impl SelfTest {
@@ -152,43 +155,44 @@ fn end_text(end: Option<(usize, usize)>) -> String {
 }
 
 fn run(dev: &ClDevice) -> Result<SelfTest> {
+    let cases = cases()?;
+    let start = std::time::Instant::now();
+    let (pairs, failure) = compare(dev, cases)?;
+    Ok(SelfTest { pairs, failure, seconds: start.elapsed().as_secs_f64() })
+}
+
+/// The probe, then every variant on every case: pairs compared and the first failure.
+fn compare(dev: &ClDevice, cases: &[Case]) -> Result<(usize, Option<String>)> {
     if let Some(failure) = loop_probe(dev)? {
-        return Ok(SelfTest { pairs: 0, failure: Some(failure) });
+        return Ok((0, Some(failure)));
     }
     let mut pairs = 0;
-    for case in cases()? {
+    for case in cases {
         for variant in Variant::ALL {
             let got = match scan_once(dev, variant, &case.query, &case.subjects, &case.scoring) {
                 Ok(out) => out.scores,
-                Err(e) => {
-                    return Ok(SelfTest {
-                        pairs,
-                        failure: Some(format!("variant {variant}, {} case: {e}", case.name)),
-                    });
-                }
+                Err(e) => return Ok((pairs, Some(format!("variant {variant}, {} case: {e}", case.name)))),
             };
             for (k, (g, w)) in got.iter().zip(&case.want).enumerate() {
                 pairs += 1;
                 if g != w {
-                    return Ok(SelfTest {
-                        pairs,
-                        failure: Some(format!(
-                            "variant {variant}, {} case, subject {k} of {} residues against a query of {}: \
-                             the device gave score {} ending at {}, the reference {} ending at {}",
-                            case.name,
-                            case.subjects[k].len(),
-                            case.query.len(),
-                            g.score,
-                            end_text(g.end),
-                            w.score,
-                            end_text(w.end)
-                        )),
-                    });
+                    let failure = format!(
+                        "variant {variant}, {} case, subject {k} of {} residues against a query of {}: \
+                         the device gave score {} ending at {}, the reference {} ending at {}",
+                        case.name,
+                        case.subjects[k].len(),
+                        case.query.len(),
+                        g.score,
+                        end_text(g.end),
+                        w.score,
+                        end_text(w.end)
+                    );
+                    return Ok((pairs, Some(failure)));
                 }
             }
         }
     }
-    Ok(SelfTest { pairs, failure: None })
+    Ok((pairs, None))
 }
 
 /// Runs (or recalls, once per process and build options) the self-test of a device.

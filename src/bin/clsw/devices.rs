@@ -35,7 +35,9 @@ pub fn run() -> Result<()> {
         println!("    OpenCL C:      {}", d.opencl_c_version.trim());
         let result = ClDevice::new(d.clone()).and_then(|dev| self_test(&dev));
         match result {
-            Ok(t) if t.passed() => println!("    self-test:     passed ({} pairs equal to the reference)", t.pairs),
+            Ok(t) if t.passed() => {
+                println!("    self-test:     passed ({} pairs equal to the reference, {:.2} s)", t.pairs, t.seconds)
+            }
             Ok(t) => {
                 failed += 1;
                 println!("    self-test:     FAILED: {}", t.failure.unwrap_or_default());
