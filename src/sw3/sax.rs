@@ -17,6 +17,8 @@
 //!   are errors naming the line and column; blank lines and `#` lines are skipped.
 
 use crate::error::{Error, Result};
+use crate::scoring::{Gaps, Matrix, Scoring, ScoringRequest};
+use crate::seq::Alphabet;
 use std::path::Path;
 
 /// Smallest and largest alphabet sizes (the range of the published breakpoint tables).
@@ -63,6 +65,20 @@ fn erfc_fraction(x: f64) -> f64 {
         }
     }
     (-x * x).exp() / (std::f64::consts::PI.sqrt() * f)
+}
+
+/// The scoring of SAX words: their codes 0..alphabet-1 scored by match/mismatch over
+/// the protein table (24 codes, enough for every SAX alphabet); match 1, mismatch -1 and
+/// linear gaps of 1 unless the request says otherwise. A named matrix is refused.
+pub fn scoring(request: &ScoringRequest) -> Result<Scoring> {
+    if request.matrix.is_some() {
+        return Err(Error::InvalidArgument(
+            "SAX words are scored with match/mismatch (--match/--mismatch), not a matrix".into(),
+        ));
+    }
+    let (m, x) = request.match_mismatch.unwrap_or((1, -1));
+    let matrix = Matrix::match_mismatch(Alphabet::Protein, m, x)?;
+    Ok(Scoring::new(matrix, Gaps::affine(request.gap_open.unwrap_or(0), request.gap_extend.unwrap_or(1))?))
 }
 
 /// The complementary error function, accurate to about 1e-15 relative.

@@ -28,7 +28,7 @@ pub struct ScoringArgs {
     #[arg(long = "match", requires = "mismatch")]
     pub match_score: Option<i32>,
     /// Mismatch score (zero or negative), with --match.
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, requires = "match_score")]
     pub mismatch: Option<i32>,
     /// Gap open cost: a gap of length L costs open + L * extend [default: the matrix's usual].
     #[arg(long)]

@@ -3,8 +3,8 @@
 
 use clap::Args;
 use clsw::engine::WorkerRef;
-use clsw::scoring::{Gaps, Matrix, Scoring};
-use clsw::seq::{Alphabet, Sequence};
+use clsw::scoring::Scoring;
+use clsw::seq::Sequence;
 use clsw::sw3::sax;
 use clsw::sw3::{self, Alignment3, BatchRow};
 use clsw::{Engine, Error, Result};
@@ -54,20 +54,6 @@ struct Input {
     what: String,
 }
 
-/// SAX words: codes 0..alpha-1 scored by a match/mismatch table (the protein table has
-/// 24 codes, enough for every SAX alphabet).
-fn sax_scoring(args: &crate::args::ScoringArgs) -> Result<Scoring> {
-    if args.matrix.is_some() {
-        return Err(Error::InvalidArgument(
-            "--series: SAX words are scored with --match/--mismatch, not --matrix".into(),
-        ));
-    }
-    let (m, x) = (args.match_score.unwrap_or(1), args.mismatch.unwrap_or(-1));
-    let matrix = Matrix::match_mismatch(Alphabet::Protein, m, x)?;
-    let gaps = Gaps::affine(args.gap_open.unwrap_or(0), args.gap_extend.unwrap_or(1))?;
-    Ok(Scoring::new(matrix, gaps))
-}
-
 fn series_input(args: &Sw3Args, path: &Path) -> Result<Input> {
     let series = sax::read_series(path)?;
     let n = series.channels.len();
@@ -97,7 +83,7 @@ fn series_input(args: &Sw3Args, path: &Path) -> Result<Input> {
         seqs,
         letter: Box::new(|c| b'a' + c),
         triples: sw3::all_triples(n),
-        scoring: sax_scoring(&args.scoring)?,
+        scoring: sax::scoring(&args.scoring.request())?,
         what: format!(
             "{}: {n} channels of {length} points, SAX word {word}, alphabet {}",
             path.display(),
