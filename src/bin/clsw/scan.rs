@@ -275,7 +275,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
     if !args.quiet {
         let devices = searcher.devices().join(", ");
         let batches: usize = searcher.plan().iter().map(|(_, _, b)| b).sum();
-        let variant_note = if engine.uses_opencl() { format!("variant {variant}") } else { "native path".to_string() };
+        let variant_note = if engine.uses_opencl() { format!("variant {variant} on ") } else { String::new() };
         let gcups = |s: f64| if s > 0.0 { format!("{:.2}", total_cells as f64 / s / 1e9) } else { "-".into() };
         let mut evalues = Vec::new();
         for (n, name) in sources.iter().zip(["fitted", "published", "unavailable"]) {
@@ -284,7 +284,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
             }
         }
         eprintln!(
-            "clsw: {} queries ({} residues) x {} subjects ({} residues){}; {} on {devices}{}: {:.3e} cells in {:.2} s \
+            "clsw: {} queries ({} residues) x {} subjects ({} residues){}; {}{devices}{}: {:.3e} cells in {:.2} s \
              = {} GCUPS end to end (setup {:.2} s{}); {} subjects recomputed at 32 bits; {} hits; E-values {}",
             thousands(queries.len() as u64),
             thousands(query_residues),
