@@ -83,7 +83,7 @@ impl DeviceSpec {
         }
     }
 
-    /// The choices, in the order given (never empty).
+    /// The choices, in the order given.
     pub fn choices(&self) -> &[DeviceChoice] {
         &self.choices
     }
@@ -91,6 +91,9 @@ impl DeviceSpec {
     /// Resolves every choice against the devices present, in order; a device named
     /// twice appears twice (each a worker of its own).
     pub fn select(&self) -> Result<Vec<Backend>> {
+        if self.choices.is_empty() {
+            return Err(Error::InvalidArgument("no device choice given".into()));
+        }
         Ok(self.choices.iter().map(select).collect::<Result<Vec<_>>>()?.into_iter().flatten().collect())
     }
 }
@@ -117,10 +120,8 @@ impl From<DeviceChoice> for DeviceSpec {
 }
 
 impl From<Vec<DeviceChoice>> for DeviceSpec {
-    /// # Panics
-    /// On an empty list (a specification names at least one choice).
+    /// An empty list is refused by [`DeviceSpec::select`].
     fn from(choices: Vec<DeviceChoice>) -> DeviceSpec {
-        assert!(!choices.is_empty(), "a device specification needs at least one choice");
         DeviceSpec { choices }
     }
 }
@@ -245,6 +246,7 @@ mod tests {
         assert!("0,".parse::<DeviceSpec>().is_err());
         assert!(",".parse::<DeviceSpec>().is_err());
         assert_eq!(DeviceSpec::resolve(Some("native")).unwrap(), DeviceChoice::Native.into());
+        assert!(DeviceSpec::from(Vec::new()).select().is_err());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use super::{Scanned, Searcher, Strand, reverse_complement};
 use crate::align::Alignment;
+use crate::engine::WorkerRef;
 use crate::error::{Error, Result};
 use crate::reference::{self, LocalScore};
 use crate::scoring::Scoring;
@@ -166,12 +167,15 @@ impl Searcher<'_> {
         }
     }
 
-    /// A hit's score is never taken from the device alone: the CPU scores every hit's
-    /// subject again (the native SIMD path: its own optimum, not the device's end cell),
-    /// and a device that reported another score is an error, not a wrong line of output.
+    /// A hit's score is never taken from a device alone: the CPU scores the subject of
+    /// every hit an OpenCL device reported again (the native SIMD path: its own optimum,
+    /// not the device's end cell), and a device that reported another score is an error,
+    /// not a wrong line of output. Hits the native path scored are not scored twice.
     fn check_hit_scores(&self, plus: &[u8], minus: &[u8], hits: &[Hit]) -> Result<()> {
+        let on_device =
+            |k: usize| self.shares.iter().any(|s| s.range.contains(&k) && matches!(s.worker, WorkerRef::OpenCl(_)));
         for (strand, query) in [(Strand::Plus, plus), (Strand::Minus, minus)] {
-            let mine: Vec<&Hit> = hits.iter().filter(|h| h.strand == strand).collect();
+            let mine: Vec<&Hit> = hits.iter().filter(|h| h.strand == strand && on_device(h.subject)).collect();
             if mine.is_empty() {
                 continue;
             }
