@@ -45,7 +45,7 @@ pub struct BenchPsseArgs {
     /// Devices (as for --device elsewhere) [default: CLSW_DEVICE, else auto].
     #[arg(long)]
     device: Option<String>,
-    #[arg(long, default_value = "BLOSUM50")]
+    #[arg(long, default_value = clsw::psse::DEFAULT_MATRICES.protein)]
     matrix: String,
     #[arg(long, default_value_t = 10)]
     gap_open: i32,

@@ -52,7 +52,7 @@ pub struct BenchScanArgs {
     /// Devices (as for --device elsewhere) [default: CLSW_DEVICE, else auto].
     #[arg(long)]
     device: Option<String>,
-    #[arg(long, default_value = "BLOSUM62")]
+    #[arg(long, default_value = clsw::scoring::DEFAULT_MATRICES.protein)]
     matrix: String,
     #[arg(long, default_value_t = 11)]
     gap_open: i32,
