@@ -51,35 +51,8 @@
  * different banks, so a warp's lookups (one letter per subject) do not conflict. */
 #define STRIDE (HALF + 1)
 
-#if CLSW_NV
-inline uint vadd2(uint a, uint b) { uint d; asm("add.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
-inline uint vmax2(uint a, uint b) { uint d; asm("max.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
-inline uint vmax2_relu(uint a, uint b) { uint d; asm("max.s16x2.relu %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
-/* max(a + b, c) per lane; ptxas fuses this into one VIADDMNMX */
-inline uint vaddmax2(uint a, uint b, uint c) {
-    uint d;
-    asm("{.reg .b32 t; add.s16x2 t, %1, %2; max.s16x2 %0, t, %3;}" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-    return d;
-}
-/* (low half of a) | (low half of b) << 16, and the same for the high halves */
-inline uint pick_lo(uint a, uint b) { uint d; asm("prmt.b32 %0, %1, %2, 0x5410;" : "=r"(d) : "r"(a), "r"(b)); return d; }
-inline uint pick_hi(uint a, uint b) { uint d; asm("prmt.b32 %0, %1, %2, 0x7632;" : "=r"(d) : "r"(a), "r"(b)); return d; }
-#else
-inline uint pack2(int lo, int hi) { return ((uint)lo & 0xffffu) | ((uint)hi << 16); }
-inline int lane0(uint a) { return (int)(short)(a & 0xffffu); }
-inline int lane1(uint a) { return (int)(short)(a >> 16); }
-inline uint vadd2(uint a, uint b) { return pack2(lane0(a) + lane0(b), lane1(a) + lane1(b)); }
-inline uint vmax2(uint a, uint b) { return pack2(max(lane0(a), lane0(b)), max(lane1(a), lane1(b))); }
-inline uint vmax2_relu(uint a, uint b) { return pack2(max(max(lane0(a), lane0(b)), 0), max(max(lane1(a), lane1(b)), 0)); }
-inline uint vaddmax2(uint a, uint b, uint c) { return vmax2(vadd2(a, b), c); }
-inline uint pick_lo(uint a, uint b) { return (a & 0xffffu) | (b << 16); }
-inline uint pick_hi(uint a, uint b) { return (a >> 16) | (b & 0xffff0000u); }
-#endif
-
-/* The same 16-bit value in both lanes. */
-#define PACK2(v) (((uint)(v) & 0xffffu) | ((uint)(v) << 16))
-#define LO(x) ((int)(short)((x) & 0xffffu))
-#define HI(x) ((int)(short)((x) >> 16))
+/* The packed 16-bit helpers (vadd2, vmax2, vaddmax2, pick_lo, PACK2, ...) are in
+ * clsw_common.h, shared with scan_team.cl. */
 
 /* H and E of one band at column j - 1, carried from column to column. */
 typedef struct {

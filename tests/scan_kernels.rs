@@ -104,7 +104,9 @@ fn scores_beyond_8_and_16_bits() {
             // scan_inter's arithmetic is 32-bit: exactly the subjects past 32,767.
             Variant::Inter => assert_eq!(n, past_16_bits, "inter recomputed {n}"),
             // fast's lanes are 16-bit: those past 32,767 - max(S) too.
-            Variant::Fast => assert!(n >= past_16_bits && n <= subjects.len(), "fast recomputed {n}"),
+            Variant::Fast | Variant::Team => {
+                assert!(n >= past_16_bits && n <= subjects.len(), "{variant} recomputed {n}")
+            }
             // scan_intra's arithmetic is 32-bit, its exchange and boundary rows 16-bit:
             // exactly the subjects past 32,767.
             Variant::Intra => assert_eq!(n, past_16_bits, "intra recomputed {n}"),
@@ -161,6 +163,57 @@ fn fast_long_subject_wavefront_in_every_shape() {
                     "qlen {qlen} group {long_group} tile {tile} band {band}: subject {k} (length {})",
                     s.len()
                 );
+            }
+        }
+    }
+}
+
+#[test]
+fn team_in_every_shape() {
+    // scan_team with every team size (1 to 32 work-items per pair), rows per work-item
+    // that leave one pass, several passes and a partial last pass, work-groups of one
+    // and of several teams, scores alone and with end cells.
+    use clsw::scan::banded::{Banded, BandedScanner, Tuning};
+    let mut rng = Rng::new(12);
+    let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+    for dev in test_devices() {
+        for (qlen, team, rows, group) in [
+            (1, 1, 2, 1),
+            (37, 1, 8, 4),
+            (5, 2, 2, 2),
+            (70, 4, 6, 8),
+            (130, 8, 16, 64),
+            (33, 16, 2, 16),
+            (200, 32, 4, 64),
+            (300, 32, 2, 32),
+        ] {
+            let query = rng.codes(qlen, 20);
+            let subjects: Vec<Vec<u8>> = (0..23)
+                .map(|k| {
+                    if k % 4 == 0 {
+                        let mut s = rng.mutate(&query, 0.2, 20);
+                        s.extend(rng.codes(k * 3, 20));
+                        s
+                    } else {
+                        let n = 1 + rng.below(if k % 5 == 0 { 400 } else { 60 });
+                        rng.codes(n, 20)
+                    }
+                })
+                .collect();
+            let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(&query, s, &sc)).collect();
+            for scores_only in [false, true] {
+                let tuning = Tuning { team, rows, group, scores_only, ..Tuning::default() };
+                let scanner =
+                    BandedScanner::new(&dev, Banded::Team, tuning, &subjects, sc.matrix.size() as u8).unwrap();
+                let got = scanner.scan(&query, &sc).unwrap();
+                for (k, s) in subjects.iter().enumerate() {
+                    let what = format!("qlen {qlen} team {team} rows {rows} group {group} scores_only {scores_only}");
+                    if scores_only {
+                        assert_eq!(got.scores[k].score, want[k].score, "{what}: subject {k} (length {})", s.len());
+                    } else {
+                        assert_eq!(got.scores[k], want[k], "{what}: subject {k} (length {})", s.len());
+                    }
+                }
             }
         }
     }

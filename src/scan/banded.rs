@@ -20,6 +20,8 @@ pub const INTER_SOURCE: KernelSource =
     KernelSource { name: "scan_inter.cl", text: include_str!("../../cl/scan_inter.cl") };
 pub const FAST_SOURCE: KernelSource =
     KernelSource { name: "scan_fast.cl", text: include_str!("../../cl/scan_fast.cl") };
+pub const TEAM_SOURCE: KernelSource =
+    KernelSource { name: "scan_team.cl", text: include_str!("../../cl/scan_team.cl") };
 
 /// Which banded kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,12 +32,14 @@ pub enum Banded {
     InterWide,
     /// `scan_fast`: two subjects per work-item.
     Fast,
+    /// `scan_team`: two subjects per team of `Tuning::team` work-items.
+    Team,
 }
 
 impl Banded {
     /// Subjects per work-item (16-bit lanes of `scan_fast`).
     pub fn lanes(self) -> usize {
-        if self == Banded::Fast { 2 } else { 1 }
+        if matches!(self, Banded::Fast | Banded::Team) { 2 } else { 1 }
     }
 
     /// Bytes of one boundary-row element: (H, F) as 16-bit halves, or as two 32-bit
@@ -46,7 +50,11 @@ impl Banded {
 
     /// The kernel of the one-subject-per-slot layout (`scan_fast_long` is the other).
     pub fn kernel_name(self) -> &'static str {
-        if self == Banded::Fast { "scan_fast" } else { "scan_inter" }
+        match self {
+            Banded::Fast => "scan_fast",
+            Banded::Team => "scan_team",
+            Banded::Inter | Banded::InterWide => "scan_inter",
+        }
     }
 
     /// The value above which a narrow score may be wrong (the kernels report -1 there).
@@ -56,7 +64,7 @@ impl Banded {
             // Only the 16-bit boundary row limits scan_inter; its arithmetic is 32-bit.
             Banded::Inter => i16::MAX as i32,
             // A true 16-bit lane can wrap once a cell passes 32767 - max(S).
-            Banded::Fast => i16::MAX as i32 - scoring.matrix.max_score().max(0),
+            Banded::Fast | Banded::Team => i16::MAX as i32 - scoring.matrix.max_score().max(0),
         }
     }
 
@@ -66,6 +74,14 @@ impl Banded {
             Banded::Inter => (&INTER_SOURCE, 0),
             Banded::InterWide => (&INTER_SOURCE, 1),
             Banded::Fast => (&FAST_SOURCE, 0),
+            Banded::Team => {
+                let defines = [
+                    ("TEAM", tuning.team.to_string()),
+                    ("ROWS", tuning.rows.to_string()),
+                    ("ENDS", (!tuning.scores_only as u8).to_string()),
+                ];
+                return dev.program(&TEAM_SOURCE, &defines);
+            }
         };
         let defines =
             [("BAND", tuning.band.to_string()), ("WIDE", wide.to_string()), ("TILE", tuning.tile.to_string())];
@@ -102,11 +118,33 @@ pub struct Tuning {
     pub long_group: usize,
     /// `fast` only: columns per wavefront step of `scan_fast_long`.
     pub tile: usize,
+    /// `team` only: work-items per pair of subjects (a power of two up to 32).
+    pub team: usize,
+    /// `team` only: query rows per work-item (even).
+    pub rows: usize,
+    /// `team` only: scores without end cells.
+    pub scores_only: bool,
 }
 
 impl Default for Tuning {
     fn default() -> Tuning {
-        Tuning { band: 32, group: 64, long_threshold: 1536, long_group: 16, tile: 16 }
+        Tuning {
+            band: 32,
+            group: 64,
+            long_threshold: 1536,
+            long_group: 16,
+            tile: 16,
+            team: 8,
+            rows: 16,
+            scores_only: false,
+        }
+    }
+}
+
+impl Tuning {
+    /// Query rows the profile of `kind` is padded to a multiple of.
+    fn span(&self, kind: Banded) -> usize {
+        if kind == Banded::Team { self.team * self.rows } else { self.band }
     }
 }
 
@@ -221,6 +259,10 @@ impl<'d> BandedScanner<'d> {
             Banded::Inter | Banded::InterWide => {
                 vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
             }
+            Banded::Team => {
+                let teams = (tuning.group / tuning.team).max(1);
+                vec![(kind.kernel_name(), teams, teams * tuning.team, (0..subjects.len() as u32).collect())]
+            }
             Banded::Fast => {
                 let (long, short): (Vec<u32>, Vec<u32>) = (0..subjects.len() as u32)
                     .partition(|&k| subjects[k as usize].as_ref().len() > tuning.long_threshold);
@@ -297,12 +339,13 @@ impl<'d> BandedScanner<'d> {
         }
         let mut out = ScanOutput { scores: Vec::new(), recomputed: 0, kernel_seconds: 0.0 };
         let dev = self.dev;
-        let Tuning { band, tile, .. } = self.tuning;
-        let (profile, m_pad, letters) = query_profile(query, scoring, band);
+        let Tuning { tile, .. } = self.tuning;
+        let span = self.tuning.span(self.kind);
+        let (profile, m_pad, letters) = query_profile(query, scoring, span);
         let program = self.kind.program(dev, &self.tuning)?;
         let d_profile = dev.buffer_from(&profile)?;
-        // Local profile: letters x (band + 2) shorts per band in flight.
-        let profile_bytes = letters * (band + 2) * 2;
+        // Local profile: letters x (span + 2) shorts per band in flight.
+        let profile_bytes = letters * (span + 2) * 2;
         let queue = dev.queue();
         let mut pending = Vec::new();
         for part in &self.parts {
@@ -312,7 +355,7 @@ impl<'d> BandedScanner<'d> {
             // spread evenly over as few rounds as long_group allows (18 bands with
             // long_group 16: two rounds of 9, not 16 + 2).
             let work_group = if long {
-                let bands = m_pad / band;
+                let bands = m_pad / self.tuning.band;
                 bands.div_ceil(bands.div_ceil(part.work_group))
             } else {
                 part.work_group
@@ -331,6 +374,9 @@ impl<'d> BandedScanner<'d> {
                 )?;
                 if long {
                     args.local(2 * work_group * tile * 8)?.local(work_group * 6 * 4)?;
+                }
+                if self.kind == Banded::Team {
+                    args.local(work_group * 6 * 4)?;
                 }
                 events.push(launch(&queue, &kernel, (b - a) * work_group, work_group)?);
             }

@@ -25,6 +25,9 @@ crate::error::named_enum! {
         Inter = "inter",
         /// Two subjects per work-item in packed 16-bit lanes; DPX instructions on NVIDIA.
         Fast = "fast",
+        /// Two subjects per team of work-items, each holding a slice of the query's rows
+        /// in registers; the team passes H and F down by warp shuffles on NVIDIA.
+        Team = "team",
         /// One work-group per subject, work-items along the anti-diagonal, 4 x 4 tiles
         /// (Munekawa et al.): the path for very long subjects.
         Intra = "intra",
@@ -45,8 +48,12 @@ pub fn scan_once<S: AsRef<[u8]>>(
             let (scores, kernel_seconds) = plain::scores(dev, query, &PackedSubjects::new(subjects)?, scoring)?;
             Ok(ScanOutput { scores, recomputed: 0, kernel_seconds })
         }
-        Variant::Inter | Variant::Fast => {
-            let kind = if variant == Variant::Inter { Banded::Inter } else { Banded::Fast };
+        Variant::Inter | Variant::Fast | Variant::Team => {
+            let kind = match variant {
+                Variant::Inter => Banded::Inter,
+                Variant::Team => Banded::Team,
+                _ => Banded::Fast,
+            };
             BandedScanner::new(dev, kind, Tuning::default(), subjects, scoring.matrix.size() as u8)?
                 .scan(query, scoring)
         }

@@ -21,7 +21,7 @@ const CLASSIC_LENGTHS: [usize; 20] =
 
 /// The printed table's columns: var, device, qlen, cells, kernel_s, e2e_s, GCUPS,
 /// e2e_GCUPS, recomp.
-const LAYOUT: &str = "<6 <28 >6 >14 >10 >10 >10 >10 >6";
+const LAYOUT: &str = "<12 <28 >6 >14 >10 >10 >10 >10 >6";
 
 const CSV_HEADER: &str =
     "variant,device,query_len,cells,kernel_s,end_to_end_s,kernel_gcups,end_to_end_gcups,recomputed";
@@ -76,6 +76,16 @@ pub struct BenchScanArgs {
     /// `fast`: columns per wavefront step of the long-subject kernel.
     #[arg(long)]
     tile: Option<usize>,
+    /// `team`: work-items per pair of subjects (1 to 32, a power of two); a list
+    /// sweeps the shapes (every team size with every --rows).
+    #[arg(long, value_delimiter = ',')]
+    team: Vec<usize>,
+    /// `team`: query rows per work-item (even); a list sweeps them.
+    #[arg(long, value_delimiter = ',')]
+    rows: Vec<usize>,
+    /// `team`: scores without end cells.
+    #[arg(long)]
+    scores_only: bool,
     /// Leave out subjects longer than this (to study length partitions).
     #[arg(long)]
     max_subject_len: Option<usize>,
@@ -140,6 +150,9 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         long_threshold: args.long_threshold.unwrap_or(defaults.long_threshold),
         long_group: args.long_group.unwrap_or(defaults.long_group),
         tile: args.tile.unwrap_or(defaults.tile),
+        team: defaults.team,
+        rows: defaults.rows,
+        scores_only: args.scores_only,
     };
     if !tuning.band.is_multiple_of(2) || tuning.band == 0 || tuning.group == 0 {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
@@ -200,10 +213,30 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
             return Err(Error::Device(format!("{} failed its self-test: {f}", dev.info.label())));
         }
         let name = short_name(&dev.info, 28);
+        // Every variant once, `team` once per shape of the sweep.
+        let teams = if args.team.is_empty() { vec![defaults.team] } else { args.team.clone() };
+        let rows = if args.rows.is_empty() { vec![defaults.rows] } else { args.rows.clone() };
+        let mut runs = Vec::new();
         for &variant in &variants {
+            if variant == Variant::Team {
+                for &team in &teams {
+                    for &r in &rows {
+                        let label = format!("team{team}x{r}{}", if args.scores_only { "s" } else { "" });
+                        runs.push((variant, Tuning { team, rows: r, ..tuning }, label));
+                    }
+                }
+            } else {
+                runs.push((variant, tuning, variant.name().to_string()));
+            }
+        }
+        for (variant, tuning, label) in runs {
+            if !tuning.team.is_power_of_two() || tuning.team > 32 || tuning.rows == 0 || tuning.rows % 2 == 1 {
+                return Err(Error::InvalidArgument("--team is a power of two up to 32, --rows even".into()));
+            }
             let kind = match variant {
                 Variant::Inter => Some(Banded::Inter),
                 Variant::Fast => Some(Banded::Fast),
+                Variant::Team => Some(Banded::Team),
                 Variant::Plain | Variant::Intra => None,
             };
             let t0 = Instant::now();
@@ -227,7 +260,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
                     recomputed += out.recomputed;
                     total += q.len();
                 }
-                row(variant.name(), &name, total, kernel, e2e, recomputed);
+                row(&label, &name, total, kernel, e2e, recomputed);
                 continue;
             }
             for &len in &lengths {
@@ -238,7 +271,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
                 };
                 scan()?; // warm-up: program build, first-touch
                 let time = median_of_runs(args.runs, scan, |out| out.kernel_seconds)?;
-                row(variant.name(), &name, len, time.kernel_s, time.e2e_s, time.last.recomputed);
+                row(&label, &name, len, time.kernel_s, time.e2e_s, time.last.recomputed);
             }
         }
     }

@@ -1,0 +1,291 @@
+/* scan_team: a team of TEAM work-items scans one pair of subjects, each work-item
+ * holding ROWS query rows in registers, the subjects streamed through column by column.
+ *
+ * Recurrence (per 16-bit lane; rows i = query, columns j = subject):
+ *
+ *   E(i,j) = max(E(i,j-1) - extend, H(i,j-1) - oe)        oe = open + extend
+ *   F(i,j) = max(F(i-1,j) - extend, H(i-1,j) - oe)
+ *   H(i,j) = max(H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j), 0)
+ *
+ * E and F start at -oe (as in scan_inter.cl: the same values as minus infinity, and
+ * inside 16 bits). Each cell pair costs five packed operations, four of them fused
+ * DPX on NVIDIA, plus one PRMT for the paired score and half a local load:
+ *
+ *   H  = max(max(diag + S, E), F, 0)    VIADDMNMX, VIMNMX.RELU
+ *   t  = H - oe                         VIADD
+ *   E' = max(E - extend, t)             VIADDMNMX   (E of the next column)
+ *   F' = max(F - extend, t)             VIADDMNMX   (F of the next row)
+ *
+ * Layout. Work-item t of a team holds rows t*ROWS .. t*ROWS + ROWS - 1 of the current
+ * pass (a pass is SPAN = TEAM * ROWS query rows). At step k it computes column j = k - t:
+ * the work-item above handed it, one step earlier, the H of its last row and the F
+ * entering this work-item's first row at column j (a warp shuffle on NVIDIA, local
+ * memory elsewhere). The team's first work-item takes them from the boundary row the
+ * previous pass left in global memory (or H = 0, F = -oe in the first pass); the last
+ * work-item writes its last row there for the next pass. So a query of up to SPAN rows
+ * crosses global memory never, and a longer one once per SPAN rows, where scan_fast
+ * (one work-item per pair) crosses it every BAND rows.
+ *
+ * Work-items compute TEAM - 1 columns before the subject starts and after it ends
+ * (a pipeline's fill and drain); those columns take the padding letter, whose profile
+ * row is PAD_SCORE, so before the start every H stays 0 and after the end every cell
+ * stays strictly below the best (it is a real cell's H minus positive costs). Padding
+ * rows past the query's end score PAD_SCORE too.
+ *
+ * Score only (ENDS == 0): the lane's best H, folded over every cell. With ENDS == 1 the
+ * end cell follows the reference's rule (highest score; ties: smallest subject
+ * position, then smallest query position): each work-item keeps its own best cell
+ * (column maxima compared as in scan_fast.cl), and the team's first work-item reduces
+ * the team's through local memory.
+ *
+ * Saturation: the lanes are true 16-bit values. A wrap can only start from a cell above
+ * 32767 - max(S), and every cell is folded into the best, so a subject whose best
+ * exceeds sat_limit is reported as -1 and recomputed at 32 bits by the host.
+ *
+ * The work-group is get_local_size(0) / TEAM teams; its length-sorted subjects share one
+ * column count (the group's longest), so every loop bound is the same for the whole
+ * work-group, as barriers and full-warp shuffles need.
+ */
+
+#ifndef TEAM
+#define TEAM 8
+#endif
+#ifndef ROWS
+#define ROWS 16
+#endif
+#ifndef ENDS
+#define ENDS 1
+#endif
+#define SPAN (TEAM * ROWS)
+#define HALF_SPAN (SPAN / 2)
+/* Words per letter in the local profile: odd, so different letters fall in different
+ * banks. */
+#define STRIDE (HALF_SPAN + 1)
+
+/* The value `v` of the work-item above (the one with the next lower team position);
+ * the team's first work-item gets its own back. */
+#if CLSW_NV && TEAM > 1
+inline uint from_above(uint v, __local uint *scratch)
+{
+    uint r;
+    asm volatile("shfl.sync.up.b32 %0, %1, 1, %2, 0xffffffff;" : "=r"(r) : "r"(v), "r"((32 - TEAM) << 8));
+    return r;
+}
+#elif TEAM > 1
+inline uint from_above(uint v, __local uint *scratch)
+{
+    const int lid = get_local_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    scratch[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return lid % TEAM ? scratch[lid - 1] : v;
+}
+#endif
+
+/* (letter code of lane 0, of lane 1) at column j of a residue word holding columns
+ * 2k and 2k + 1. */
+#define LETTER(word, j, lane) (((word) >> (((j) & 1) * 16 + (lane) * 8)) & 0xffu)
+
+#if ENDS
+/* A lane's best cell so far. */
+typedef struct {
+    int score, i, j;
+} end_t;
+
+/* Folds column j's maximum `c` over this work-item's rows (first row i0) into a lane's
+ * best: higher, or equal at a smaller column; within a column the first row. */
+inline void track_end(end_t *best, int c, int lane, const uint *h, int i0, int j)
+{
+    if (c > best->score || (c == best->score && c > 0 && j < best->j)) {
+        int row = 0;
+#pragma unroll
+        for (int r = ROWS - 1; r >= 0; r--)
+            if ((lane ? HI(h[r]) : LO(h[r])) == c)
+                row = r;
+        best->score = c;
+        best->i = i0 + row;
+        best->j = j;
+    }
+}
+
+/* The better of two ends under the reference's rule. */
+inline end_t better_end(end_t a, end_t b)
+{
+    if (b.score > a.score || (b.score == a.score && b.score > 0 && (b.j < a.j || (b.j == a.j && b.i < a.i))))
+        return b;
+    return a;
+}
+#endif
+
+__kernel void scan_team(
+    __global const uint *profile,      /* [letter][m_pad/2]: rows 2k, 2k+1 of S(q, letter) as two shorts */
+    const int m_pad,                   /* query rows rounded up to whole passes (SPAN) */
+    const int letters,                 /* alphabet size + 1 (the padding code) */
+    __global const uint *residues,     /* per group: word w of team s at [base + w*G + s]: 2 columns x 2 lanes */
+    __global const uint *group_word,   /* per group: base word */
+    __global const uint *lengths,      /* per team and lane: subject length */
+    __global uint2 *boundary,          /* per group: column j of team s at [base + j*G + s]: (H, F) pairs */
+    __global const ulong *group_cell,  /* per group: base boundary element; one more at the end */
+    const ulong cell_origin,           /* group_cell of this launch's first group */
+    const int first_group,
+    const int gap_open,
+    const int gap_extend,
+    const int sat_limit,               /* a best above this may have wrapped */
+    __local uint *span_profile,        /* [letter][STRIDE] */
+    __global int *out_score,           /* per team and lane; -1 = saturated, recompute wide */
+    __global int *out_query_end,
+    __global int *out_subject_end,
+    __local uint *scratch)             /* 6 words per work-item */
+{
+    const int lid = get_local_id(0);
+    const int t = lid % TEAM;
+    const int G = get_local_size(0) / TEAM;
+    const int s = lid / TEAM;
+    const int g = clsw_longest_first(first_group);
+    const int team = g * G + s;
+    const int n0 = (int)lengths[2 * team], n1 = (int)lengths[2 * team + 1];
+    /* Columns every team of the group walks: the group's longest subject. */
+    const int n = (int)((group_cell[g + 1] - group_cell[g]) / (ulong)G);
+    __global const uint *res = residues + group_word[g] + s;
+    __global uint2 *bnd = boundary + (group_cell[g] - cell_origin) + s;
+    const uint minus_oe = PACK2(-(gap_open + gap_extend));
+    const uint minus_ext = PACK2(-gap_extend);
+    const int pad = letters - 1;
+    __local const uint *my_profile = span_profile + t * (ROWS / 2);
+
+#if ENDS
+    end_t best0 = {0, -1, -1}, best1 = {0, -1, -1};
+#else
+    uint best = 0;
+#endif
+    for (int p = 0; p < m_pad; p += SPAN) {
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        for (int k = lid; k < letters * HALF_SPAN; k += get_local_size(0))
+            span_profile[(k / HALF_SPAN) * STRIDE + k % HALF_SPAN] =
+                profile[(k / HALF_SPAN) * (m_pad / 2) + p / 2 + k % HALF_SPAN];
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        uint h[ROWS], e[ROWS];
+#pragma unroll
+        for (int r = 0; r < ROWS; r++) {
+            h[r] = 0;
+            e[r] = minus_oe;
+        }
+        uint h_out = 0, f_out = minus_oe;  /* last row's H and the F below it, column j */
+        uint diag_top = 0;                  /* H of the row above this work-item, column j - 1 */
+        uint word = n > 0 ? res[0] : 0;
+        for (int k = 0; k < n + TEAM - 1; k++) {
+            const int j = k - t;
+#if TEAM > 1
+            uint h_top = from_above(h_out, scratch);
+            uint f_top = from_above(f_out, scratch);
+#else
+            uint h_top, f_top;
+#endif
+            if (t == 0) {
+                if (p > 0 && k < n) {
+                    const uint2 b = bnd[(size_t)k * G];
+                    h_top = b.x;
+                    f_top = b.y;
+                } else {
+                    h_top = 0;
+                    f_top = minus_oe;
+                }
+            }
+            const bool real = j >= 0 && j < n;
+            const uint la = real ? LETTER(word, j, 0) : pad, lb = real ? LETTER(word, j, 1) : pad;
+            /* the next column's word, a step ahead of its use */
+            if (j + 1 >= 0 && j + 1 < n && ((j + 1) & 1) == 0)
+                word = res[((j + 1) >> 1) * G];
+            __local const uint *pa = my_profile + la * STRIDE;
+            __local const uint *pb = my_profile + lb * STRIDE;
+            uint diag = diag_top, f = f_top;
+#if ENDS
+            uint colmax = 0;
+#endif
+#pragma unroll
+            for (int r2 = 0; r2 < ROWS / 2; r2++) {
+                const uint wa = pa[r2], wb = pb[r2];
+#pragma unroll
+                for (int upper = 0; upper < 2; upper++) {
+                    const int r = 2 * r2 + upper;
+                    const uint sc = upper ? pick_hi(wa, wb) : pick_lo(wa, wb);
+                    const uint hn = vmax2_relu(vaddmax2(diag, sc, e[r]), f);
+                    diag = h[r];
+                    h[r] = hn;
+                    const uint hoe = vadd2(hn, minus_oe);
+                    e[r] = vaddmax2(e[r], minus_ext, hoe);
+                    f = vaddmax2(f, minus_ext, hoe);
+#if ENDS
+                    colmax = vmax2(colmax, hn);
+#else
+                    best = vmax2(best, hn);
+#endif
+                }
+            }
+            diag_top = h_top;
+            h_out = h[ROWS - 1];
+            f_out = f;
+            if (t == TEAM - 1 && p + SPAN < m_pad && real)
+                bnd[(size_t)j * G] = (uint2)(h_out, f_out);
+#if ENDS
+            if (real) {
+                track_end(&best0, LO(colmax), 0, h, p + t * ROWS, j);
+                track_end(&best1, HI(colmax), 1, h, p + t * ROWS, j);
+            }
+#endif
+        }
+    }
+#if ENDS
+#if TEAM > 1
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local int *ends = (__local int *)scratch;
+    ends[lid * 6 + 0] = best0.score;
+    ends[lid * 6 + 1] = best0.i;
+    ends[lid * 6 + 2] = best0.j;
+    ends[lid * 6 + 3] = best1.score;
+    ends[lid * 6 + 4] = best1.i;
+    ends[lid * 6 + 5] = best1.j;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t != 0)
+        return;
+    for (int w = lid + 1; w < lid + TEAM; w++) {
+        const end_t e0 = {ends[w * 6 + 0], ends[w * 6 + 1], ends[w * 6 + 2]};
+        const end_t e1 = {ends[w * 6 + 3], ends[w * 6 + 4], ends[w * 6 + 5]};
+        best0 = better_end(best0, e0);
+        best1 = better_end(best1, e1);
+    }
+#endif
+    if (n0 > 0) {
+        out_score[2 * team] = best0.score > sat_limit ? -1 : best0.score + CLSW_TEST_SCORE_OFFSET;
+        out_query_end[2 * team] = best0.i;
+        out_subject_end[2 * team] = best0.j;
+    }
+    if (n1 > 0) {
+        out_score[2 * team + 1] = best1.score > sat_limit ? -1 : best1.score + CLSW_TEST_SCORE_OFFSET;
+        out_query_end[2 * team + 1] = best1.i;
+        out_subject_end[2 * team + 1] = best1.j;
+    }
+#else
+    /* Every work-item folded its own rows; the team's best is the maximum. */
+#if TEAM > 1
+    barrier(CLK_LOCAL_MEM_FENCE);
+    scratch[lid] = best;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t != 0)
+        return;
+    for (int w = lid + 1; w < lid + TEAM; w++)
+        best = vmax2(best, scratch[w]);
+#endif
+    if (n0 > 0) {
+        out_score[2 * team] = LO(best) > sat_limit ? -1 : LO(best) + CLSW_TEST_SCORE_OFFSET;
+        out_query_end[2 * team] = -1;
+        out_subject_end[2 * team] = -1;
+    }
+    if (n1 > 0) {
+        out_score[2 * team + 1] = HI(best) > sat_limit ? -1 : HI(best) + CLSW_TEST_SCORE_OFFSET;
+        out_query_end[2 * team + 1] = -1;
+        out_subject_end[2 * team + 1] = -1;
+    }
+#endif
+}
