@@ -117,6 +117,87 @@ inline end_t better_end(end_t a, end_t b)
 }
 #endif
 
+/* What a work-item carries from column to column besides H and E. */
+typedef struct {
+    uint h_out, f_out;        /* last row's H and the F below it, at the last column */
+    uint diag_top;            /* H of the row above this work-item, at the last column */
+    uint word, next_word;     /* residue words of columns j, j+1 and j+2, j+3 (j even) */
+#if ENDS
+    end_t best0, best1;
+#else
+    uint best;
+#endif
+} team_t;
+
+/* Step k: column j = k - t of this work-item's rows (the first is query row i0), from
+ * H of column j - 1 in `h_in` to column j in `h_new`. `b` is the first work-item's boundary cell of column k
+ * (read when `reads`), reloaded with column k + 2. */
+inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint2 *b, bool reads, bool writes,
+                        int k, int t, int n, int G, int pad, int i0, __global const uint *res, __global uint2 *bnd,
+                        __local const uint *my_profile, uint minus_oe, uint minus_ext, __local uint *scratch)
+{
+    const int j = k - t;
+#if TEAM > 1
+    uint h_top = from_above(st->h_out, scratch);
+    uint f_top = from_above(st->f_out, scratch);
+#else
+    uint h_top, f_top;
+#endif
+    if (t == 0) {
+        h_top = b->x;
+        f_top = b->y;
+        *b = reads && k + 2 < n ? bnd[(size_t)(k + 2) * G] : (uint2)(0, minus_oe);
+    }
+    const bool real = j >= 0 && j < n;
+    const uint la = real ? LETTER(st->word, j, 0) : pad, lb = real ? LETTER(st->word, j, 1) : pad;
+    /* Residue words are loaded two columns ahead of their use. */
+    if (j >= 0 && (j & 1)) {
+        st->word = st->next_word;
+        if (j + 3 < n)
+            st->next_word = res[((j + 3) >> 1) * G];
+    }
+    __local const uint *pa = my_profile + la * STRIDE;
+    __local const uint *pb = my_profile + lb * STRIDE;
+    uint diag = st->diag_top, f = f_top;
+#if ENDS
+    uint colmax = 0;
+#else
+    uint best = st->best;
+#endif
+#pragma unroll
+    for (int r2 = 0; r2 < ROWS / 2; r2++) {
+        const uint wa = pa[r2], wb = pb[r2];
+#pragma unroll
+        for (int upper = 0; upper < 2; upper++) {
+            const int r = 2 * r2 + upper;
+            const uint sc = upper ? pick_hi(wa, wb) : pick_lo(wa, wb);
+            const uint hn = vmax2_relu(vaddmax2(r ? h_in[r - 1] : diag, sc, e[r]), f);
+            h_new[r] = hn;
+            const uint hoe = vadd2(hn, minus_oe);
+            e[r] = vaddmax2(e[r], minus_ext, hoe);
+            f = vaddmax2(f, minus_ext, hoe);
+#if ENDS
+            colmax = vmax2(colmax, hn);
+#else
+            best = vmax2(best, hn);
+#endif
+        }
+    }
+    st->diag_top = h_top;
+    st->h_out = h_new[ROWS - 1];
+    st->f_out = f;
+    if (writes && real)
+        bnd[(size_t)j * G] = (uint2)(st->h_out, f);
+#if ENDS
+    if (real) {
+        track_end(&st->best0, LO(colmax), 0, h_new, i0, j);
+        track_end(&st->best1, HI(colmax), 1, h_new, i0, j);
+    }
+#else
+    st->best = best;
+#endif
+}
+
 __kernel void scan_team(
     __global const uint *profile,      /* [letter][m_pad/2]: rows 2k, 2k+1 of S(q, letter) as two shorts */
     const int m_pad,                   /* query rows rounded up to whole passes (SPAN) */
@@ -153,10 +234,12 @@ __kernel void scan_team(
     const int pad = letters - 1;
     __local const uint *my_profile = span_profile + t * (ROWS / 2);
 
+    team_t st;
 #if ENDS
-    end_t best0 = {0, -1, -1}, best1 = {0, -1, -1};
+    st.best0 = (end_t){0, -1, -1};
+    st.best1 = (end_t){0, -1, -1};
 #else
-    uint best = 0;
+    st.best = 0;
 #endif
     for (int p = 0; p < m_pad; p += SPAN) {
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
@@ -165,77 +248,39 @@ __kernel void scan_team(
                 profile[(k / HALF_SPAN) * (m_pad / 2) + p / 2 + k % HALF_SPAN];
         barrier(CLK_LOCAL_MEM_FENCE);
 
-        uint h[ROWS], e[ROWS];
+        /* H of the previous column and of this one, in two arrays that swap roles
+         * every step (the loop runs two steps per turn), so that no register is
+         * copied to keep H(i-1, j-1) for the diagonal. */
+        uint ha[ROWS], hb[ROWS], e[ROWS];
 #pragma unroll
         for (int r = 0; r < ROWS; r++) {
-            h[r] = 0;
+            ha[r] = 0;
             e[r] = minus_oe;
         }
-        uint h_out = 0, f_out = minus_oe;  /* last row's H and the F below it, column j */
-        uint diag_top = 0;                  /* H of the row above this work-item, column j - 1 */
-        uint word = n > 0 ? res[0] : 0;
-        for (int k = 0; k < n + TEAM - 1; k++) {
-            const int j = k - t;
-#if TEAM > 1
-            uint h_top = from_above(h_out, scratch);
-            uint f_top = from_above(f_out, scratch);
-#else
-            uint h_top, f_top;
-#endif
-            if (t == 0) {
-                if (p > 0 && k < n) {
-                    const uint2 b = bnd[(size_t)k * G];
-                    h_top = b.x;
-                    f_top = b.y;
-                } else {
-                    h_top = 0;
-                    f_top = minus_oe;
-                }
-            }
-            const bool real = j >= 0 && j < n;
-            const uint la = real ? LETTER(word, j, 0) : pad, lb = real ? LETTER(word, j, 1) : pad;
-            /* the next column's word, a step ahead of its use */
-            if (j + 1 >= 0 && j + 1 < n && ((j + 1) & 1) == 0)
-                word = res[((j + 1) >> 1) * G];
-            __local const uint *pa = my_profile + la * STRIDE;
-            __local const uint *pb = my_profile + lb * STRIDE;
-            uint diag = diag_top, f = f_top;
-#if ENDS
-            uint colmax = 0;
-#endif
-#pragma unroll
-            for (int r2 = 0; r2 < ROWS / 2; r2++) {
-                const uint wa = pa[r2], wb = pb[r2];
-#pragma unroll
-                for (int upper = 0; upper < 2; upper++) {
-                    const int r = 2 * r2 + upper;
-                    const uint sc = upper ? pick_hi(wa, wb) : pick_lo(wa, wb);
-                    const uint hn = vmax2_relu(vaddmax2(diag, sc, e[r]), f);
-                    diag = h[r];
-                    h[r] = hn;
-                    const uint hoe = vadd2(hn, minus_oe);
-                    e[r] = vaddmax2(e[r], minus_ext, hoe);
-                    f = vaddmax2(f, minus_ext, hoe);
-#if ENDS
-                    colmax = vmax2(colmax, hn);
-#else
-                    best = vmax2(best, hn);
-#endif
-                }
-            }
-            diag_top = h_top;
-            h_out = h[ROWS - 1];
-            f_out = f;
-            if (t == TEAM - 1 && p + SPAN < m_pad && real)
-                bnd[(size_t)j * G] = (uint2)(h_out, f_out);
-#if ENDS
-            if (real) {
-                track_end(&best0, LO(colmax), 0, h, p + t * ROWS, j);
-                track_end(&best1, HI(colmax), 1, h, p + t * ROWS, j);
-            }
-#endif
+        st.h_out = 0;
+        st.f_out = minus_oe;
+        st.diag_top = 0;
+        st.word = n > 0 ? res[0] : 0;
+        st.next_word = n > 2 ? res[G] : 0;
+        /* The first work-item's boundary cells of even and odd columns, each loaded two
+         * steps ahead of its use. */
+        const uint2 top0 = (uint2)(0, minus_oe);
+        const bool reads = p > 0 && t == 0;
+        uint2 b_even = reads && n > 0 ? bnd[0] : top0, b_odd = reads && n > 1 ? bnd[G] : top0;
+        const bool writes = t == TEAM - 1 && p + SPAN < m_pad;
+        /* An even number of steps: the last, when extra, is past every subject's end. */
+        for (int k = 0; k < n + TEAM - 1; k += 2) {
+            team_column(&st, ha, hb, e, &b_even, reads, writes, k, t, n, G, pad, p + t * ROWS, res, bnd,
+                        my_profile, minus_oe, minus_ext, scratch);
+            team_column(&st, hb, ha, e, &b_odd, reads, writes, k + 1, t, n, G, pad, p + t * ROWS, res, bnd,
+                        my_profile, minus_oe, minus_ext, scratch);
         }
     }
+#if ENDS
+    end_t best0 = st.best0, best1 = st.best1;
+#else
+    uint best = st.best;
+#endif
 #if ENDS
 #if TEAM > 1
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -186,6 +186,8 @@ fn team_in_every_shape() {
             (33, 16, 2, 16),
             (200, 32, 4, 64),
             (300, 32, 2, 32),
+            (500, 16, 0, 64),
+            (90, 8, 0, 32),
         ] {
             let query = rng.codes(qlen, 20);
             let subjects: Vec<Vec<u8>> = (0..23)
@@ -202,7 +204,7 @@ fn team_in_every_shape() {
                 .collect();
             let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(&query, s, &sc)).collect();
             for scores_only in [false, true] {
-                let tuning = Tuning { team, rows, group, scores_only, ..Tuning::default() };
+                let tuning = Tuning { team, rows, team_group: group, scores_only, ..Tuning::default() };
                 let scanner =
                     BandedScanner::new(&dev, Banded::Team, tuning, &subjects, sc.matrix.size() as u8).unwrap();
                 let got = scanner.scan(&query, &sc).unwrap();

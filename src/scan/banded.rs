@@ -118,9 +118,13 @@ pub struct Tuning {
     pub long_group: usize,
     /// `fast` only: columns per wavefront step of `scan_fast_long`.
     pub tile: usize,
-    /// `team` only: work-items per pair of subjects (a power of two up to 32).
+    /// `team` only: the most work-items per pair of subjects (a power of two up to
+    /// 32); shorter subjects get smaller teams (`team_for`).
     pub team: usize,
-    /// `team` only: query rows per work-item (even).
+    /// `team` only: work-items per work-group.
+    pub team_group: usize,
+    /// `team` only: query rows per work-item (even), or 0 to choose per query
+    /// (`rows_for`).
     pub rows: usize,
     /// `team` only: scores without end cells.
     pub scores_only: bool,
@@ -134,17 +138,47 @@ impl Default for Tuning {
             long_threshold: 1536,
             long_group: 16,
             tile: 16,
-            team: 8,
-            rows: 16,
+            team: 16,
+            team_group: 128,
+            rows: 0,
             scores_only: false,
         }
     }
 }
 
+/// `scan_team`: the per-step work besides the cells (shuffles, the letters, the loop),
+/// in cell pairs: what a pass of few rows per work-item pays extra.
+const TEAM_STEP_COST: usize = 8;
+
 impl Tuning {
-    /// Query rows the profile of `kind` is padded to a multiple of.
-    fn span(&self, kind: Banded) -> usize {
-        if kind == Banded::Team { self.team * self.rows } else { self.band }
+    /// `scan_team`: the team size for a subject of `n` residues: about n / 12, so the
+    /// TEAM - 1 columns of fill and drain stay under a tenth; at most `self.team`.
+    pub fn team_for(&self, n: usize) -> usize {
+        let mut team = 1;
+        while team * 2 <= self.team && team * 2 * 12 <= n {
+            team *= 2;
+        }
+        team
+    }
+
+    /// `scan_team`: (rows per work-item, padded query rows) for a query of `m` rows and
+    /// teams of `team`: the fewest padded rows, a pass costing TEAM_STEP_COST rows
+    /// more; rows per work-item even, from 8 to 30 (at 32, ptxas reaches 128 registers and the kernel slows by a tenth on an H100), and a pass's profile
+    /// within `max_span` rows (local memory).
+    pub fn rows_for(&self, m: usize, team: usize, max_span: usize) -> (usize, usize) {
+        if self.rows > 0 {
+            let span = team * self.rows;
+            return (self.rows, m.max(1).div_ceil(span) * span);
+        }
+        let mut best = (usize::MAX, 8, 8 * team);
+        for rows in (8..=30).step_by(2).filter(|r| r * team <= max_span.max(8 * team)) {
+            let passes = m.max(1).div_ceil(team * rows);
+            let cost = passes * team * (rows + TEAM_STEP_COST);
+            if cost < best.0 {
+                best = (cost, rows, passes * team * rows);
+            }
+        }
+        (best.1, best.2)
     }
 }
 
@@ -219,8 +253,10 @@ const BOUNDARY_BYTES: u64 = 1 << 30;
 
 /// Subjects of one kernel's launches: their layout on the device and where they came from.
 struct Part {
-    /// `scan_inter`, `scan_fast` or `scan_fast_long`.
+    /// `scan_inter`, `scan_fast`, `scan_fast_long` or `scan_team`.
     kernel: &'static str,
+    /// `scan_team`: work-items per pair of subjects.
+    team: usize,
     /// Work-items per work-group.
     work_group: usize,
     layout: GroupLayout,
@@ -260,8 +296,24 @@ impl<'d> BandedScanner<'d> {
                 vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
             }
             Banded::Team => {
-                let teams = (tuning.group / tuning.team).max(1);
-                vec![(kind.kernel_name(), teams, teams * tuning.team, (0..subjects.len() as u32).collect())]
+                // One part per team size: short subjects in small teams, so that the
+                // TEAM - 1 columns of a pass's fill and drain stay a small share.
+                let mut by_team: Vec<(usize, Vec<u32>)> = Vec::new();
+                for k in 0..subjects.len() as u32 {
+                    let team = tuning.team_for(subjects[k as usize].as_ref().len());
+                    match by_team.iter_mut().find(|(t, _)| *t == team) {
+                        Some((_, members)) => members.push(k),
+                        None => by_team.push((team, vec![k])),
+                    }
+                }
+                by_team.sort_by_key(|(t, _)| *t);
+                by_team
+                    .into_iter()
+                    .map(|(team, members)| {
+                        let teams = (tuning.team_group / team).max(1);
+                        (kind.kernel_name(), teams, teams * team, members)
+                    })
+                    .collect()
             }
             Banded::Fast => {
                 let (long, short): (Vec<u32>, Vec<u32>) = (0..subjects.len() as u32)
@@ -290,7 +342,8 @@ impl<'d> BandedScanner<'d> {
                 &layout.group_cell,
                 (largest * elem) as usize,
             )?;
-            parts.push(Part { kernel, work_group, launches, buffers, layout, members });
+            let team = if kind == Banded::Team { work_group / slots_per_group } else { 1 };
+            parts.push(Part { kernel, team, work_group, launches, buffers, layout, members });
         }
         let mut position = vec![(0, 0); subjects.len()];
         for (q, part) in parts.iter().enumerate() {
@@ -340,15 +393,27 @@ impl<'d> BandedScanner<'d> {
         let mut out = ScanOutput { scores: Vec::new(), recomputed: 0, kernel_seconds: 0.0 };
         let dev = self.dev;
         let Tuning { tile, .. } = self.tuning;
-        let span = self.tuning.span(self.kind);
-        let (profile, m_pad, letters) = query_profile(query, scoring, span);
-        let program = self.kind.program(dev, &self.tuning)?;
-        let d_profile = dev.buffer_from(&profile)?;
-        // Local profile: letters x (span + 2) shorts per band in flight.
-        let profile_bytes = letters * (span + 2) * 2;
+        let letters = scoring.matrix.size() + 1;
         let queue = dev.queue();
         let mut pending = Vec::new();
         for part in &self.parts {
+            // The part's shape: scan_team's rows per work-item follow the query's length.
+            let (tuning, span) = if self.kind == Banded::Team {
+                // A pass's profile (letters x (span + 2) shorts) and the scratch words
+                // must fit local memory.
+                let local = dev.info.local_mem_bytes as usize;
+                let max_span = (local.saturating_sub(part.work_group * 24 + 1024) / (letters * 2)).saturating_sub(2);
+                let (rows, m_pad) = self.tuning.rows_for(query.len(), part.team, max_span);
+                (Tuning { team: part.team, rows, ..self.tuning }, m_pad)
+            } else {
+                (self.tuning, self.tuning.band)
+            };
+            let program = self.kind.program(dev, &tuning)?;
+            let (profile, m_pad, _) = query_profile(query, scoring, span);
+            let d_profile = dev.buffer_from(&profile)?;
+            let span = if self.kind == Banded::Team { tuning.team * tuning.rows } else { span };
+            // Local profile: letters x (span + 2) shorts per band in flight.
+            let profile_bytes = letters * (span + 2) * 2;
             let kernel = cl("clCreateKernel", Kernel::create(&program, part.kernel))?;
             let long = part.kernel == "scan_fast_long";
             // scan_fast_long: every round costs a full pipeline fill, so the bands are

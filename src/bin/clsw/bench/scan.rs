@@ -80,7 +80,7 @@ pub struct BenchScanArgs {
     /// sweeps the shapes (every team size with every --rows).
     #[arg(long, value_delimiter = ',')]
     team: Vec<usize>,
-    /// `team`: query rows per work-item (even); a list sweeps them.
+    /// `team`: query rows per work-item (even; 0 chooses per query); a list sweeps them.
     #[arg(long, value_delimiter = ',')]
     rows: Vec<usize>,
     /// `team`: scores without end cells.
@@ -151,6 +151,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         long_group: args.long_group.unwrap_or(defaults.long_group),
         tile: args.tile.unwrap_or(defaults.tile),
         team: defaults.team,
+        team_group: args.group.unwrap_or(defaults.team_group),
         rows: defaults.rows,
         scores_only: args.scores_only,
     };
@@ -230,8 +231,10 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
             }
         }
         for (variant, tuning, label) in runs {
-            if !tuning.team.is_power_of_two() || tuning.team > 32 || tuning.rows == 0 || tuning.rows % 2 == 1 {
-                return Err(Error::InvalidArgument("--team is a power of two up to 32, --rows even".into()));
+            if !tuning.team.is_power_of_two() || tuning.team > 32 || tuning.rows % 2 == 1 {
+                return Err(Error::InvalidArgument(
+                    "--team is a power of two up to 32, --rows even (0: chosen per query)".into(),
+                ));
             }
             let kind = match variant {
                 Variant::Inter => Some(Banded::Inter),
