@@ -895,7 +895,7 @@ typedef struct clsw_sw3_row {
 
 /**
  * Two subjects per work-item in packed 16-bit lanes (DPX instructions on NVIDIA);
- * the database stays resident on the device. The default.
+ * the database stays resident on the device. The value of a zeroed struct.
  */
 #define CLSW_VARIANT_FAST 0
 
@@ -913,6 +913,13 @@ typedef struct clsw_sw3_row {
  * One work-item per subject, 32-bit, no tiling: the readable kernel.
  */
 #define CLSW_VARIANT_PLAIN 3
+
+/**
+ * Two subjects per team of work-items, each holding a slice of the query's rows
+ * (warp shuffles on NVIDIA); resident like `FAST`, and faster. The default of
+ * `clsw_search_options_init`.
+ */
+#define CLSW_VARIANT_TEAM 4
 
 /**
  * Both strands (the default; for protein, the one strand there is).

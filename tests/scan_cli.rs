@@ -52,7 +52,7 @@ fn scan_on_the_native_path_and_the_default_device_agree() {
         // `auto` takes the native path where there is no GPU: ask for the OpenCL CPU device.
         let (code, device, err) = clsw_on(Some("cpu"), &["scan", "--query", s(&q), "--db", &db]);
         assert_eq!(code, 0, "{err}");
-        assert!(err.contains("variant fast on ["), "{err}");
+        assert!(err.contains("variant team on ["), "{err}");
         assert_eq!(device, native);
         // Other variants, and the database forced through small batches.
         let (code, inter, err) = clsw_on(Some("cpu"), &["scan", "-q", s(&q), "-d", &db, "--variant", "inter"]);

@@ -203,15 +203,15 @@ fn team_in_every_shape() {
                 })
                 .collect();
             let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(&query, s, &sc)).collect();
+            let tuning = Tuning { team, rows, team_group: group, ..Tuning::default() };
+            let scanner = BandedScanner::new(&dev, Banded::Team, tuning, &subjects, sc.matrix.size() as u8).unwrap();
             for scores_only in [false, true] {
-                let tuning = Tuning { team, rows, team_group: group, scores_only, ..Tuning::default() };
-                let scanner =
-                    BandedScanner::new(&dev, Banded::Team, tuning, &subjects, sc.matrix.size() as u8).unwrap();
-                let got = scanner.scan(&query, &sc).unwrap();
+                let got = if scores_only { scanner.scores(&query, &sc) } else { scanner.scan(&query, &sc) }.unwrap();
                 for (k, s) in subjects.iter().enumerate() {
                     let what = format!("qlen {qlen} team {team} rows {rows} group {group} scores_only {scores_only}");
                     if scores_only {
                         assert_eq!(got.scores[k].score, want[k].score, "{what}: subject {k} (length {})", s.len());
+                        assert_eq!(got.scores[k].end, None, "{what}: subject {k}: the score-only kernel has no ends");
                     } else {
                         assert_eq!(got.scores[k], want[k], "{what}: subject {k} (length {})", s.len());
                     }

@@ -220,7 +220,7 @@ impl<'d> DeviceTile<'d> {
         let (band, group) = (tuning.band, tuning.group);
         let (profile, m_pad, letters) = query_profile(query, scoring, band);
         // The same program as src/scan/banded.rs builds, so both share one cache entry.
-        let program = self.kernel.program(dev, &tuning)?;
+        let program = self.kernel.program(dev, &tuning, true)?;
         let d_profile = dev.buffer_from(&profile)?;
         let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.kernel_name()))?;
         let mut args = KernelArgs::new(&k);

@@ -68,8 +68,14 @@ impl Banded {
         }
     }
 
-    /// The built program for this kernel and tuning (cached per device).
-    pub fn program(self, dev: &ClDevice, tuning: &Tuning) -> Result<std::sync::Arc<opencl3::program::Program>> {
+    /// The built program for this kernel and tuning (cached per device); `ends`: with
+    /// end cells (`scan_team` can leave them out).
+    pub fn program(
+        self,
+        dev: &ClDevice,
+        tuning: &Tuning,
+        ends: bool,
+    ) -> Result<std::sync::Arc<opencl3::program::Program>> {
         let (source, wide) = match self {
             Banded::Inter => (&INTER_SOURCE, 0),
             Banded::InterWide => (&INTER_SOURCE, 1),
@@ -78,7 +84,7 @@ impl Banded {
                 let defines = [
                     ("TEAM", tuning.team.to_string()),
                     ("ROWS", tuning.rows.to_string()),
-                    ("ENDS", (!tuning.scores_only as u8).to_string()),
+                    ("ENDS", (ends as u8).to_string()),
                 ];
                 return dev.program(&TEAM_SOURCE, &defines);
             }
@@ -126,8 +132,6 @@ pub struct Tuning {
     /// `team` only: query rows per work-item (even), or 0 to choose per query
     /// (`rows_for`).
     pub rows: usize,
-    /// `team` only: scores without end cells.
-    pub scores_only: bool,
 }
 
 impl Default for Tuning {
@@ -138,10 +142,9 @@ impl Default for Tuning {
             long_threshold: 1536,
             long_group: 16,
             tile: 16,
-            team: 16,
+            team: 8,
             team_group: 128,
             rows: 0,
-            scores_only: false,
         }
     }
 }
@@ -366,17 +369,28 @@ impl<'d> BandedScanner<'d> {
 
     /// Every subject's score and end; saturated subjects are recomputed at 32 bits.
     pub fn scan(&self, query: &[u8], scoring: &Scoring) -> Result<ScanOutput> {
+        self.scan_with(query, scoring, true)
+    }
+
+    /// Every subject's score; the end cells may be left out (`None`): `team` then runs
+    /// its score-only kernel, the fastest. A search finds the ends of its few hits
+    /// afterwards.
+    pub fn scores(&self, query: &[u8], scoring: &Scoring) -> Result<ScanOutput> {
+        self.scan_with(query, scoring, false)
+    }
+
+    fn scan_with(&self, query: &[u8], scoring: &Scoring, ends: bool) -> Result<ScanOutput> {
         let pad = scoring.matrix.size() as u8;
         if !super::fits_16_bits(scoring) && self.kind != Banded::InterWide {
             let all: Vec<&[u8]> = self.host_subjects.iter().map(Vec::as_slice).collect();
             return BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &all, pad)?.scan(query, scoring);
         }
-        let mut out = self.run(query, scoring)?;
+        let mut out = self.run(query, scoring, ends)?;
         let saturated: Vec<usize> = (0..self.subjects).filter(|&k| out.scores[k].score < 0).collect();
         if !saturated.is_empty() {
             let subset: Vec<&[u8]> = saturated.iter().map(|&k| self.host_subjects[k].as_slice()).collect();
-            let wide =
-                BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &subset, pad)?.run(query, scoring)?;
+            let wide = BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &subset, pad)?
+                .run(query, scoring, true)?;
             for (&k, r) in saturated.iter().zip(wide.scores) {
                 out.scores[k] = r;
             }
@@ -386,7 +400,7 @@ impl<'d> BandedScanner<'d> {
         Ok(out)
     }
 
-    fn run(&self, query: &[u8], scoring: &Scoring) -> Result<ScanOutput> {
+    fn run(&self, query: &[u8], scoring: &Scoring, ends: bool) -> Result<ScanOutput> {
         if query.is_empty() || self.subjects == 0 {
             return Ok(ScanOutput::empty(self.subjects));
         }
@@ -408,7 +422,7 @@ impl<'d> BandedScanner<'d> {
             } else {
                 (self.tuning, self.tuning.band)
             };
-            let program = self.kind.program(dev, &tuning)?;
+            let program = self.kind.program(dev, &tuning, ends)?;
             let (profile, m_pad, _) = query_profile(query, scoring, span);
             let d_profile = dev.buffer_from(&profile)?;
             let span = if self.kind == Banded::Team { tuning.team * tuning.rows } else { span };

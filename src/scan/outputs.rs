@@ -38,14 +38,17 @@ impl ScoreOutputs {
     }
 
     /// Every entry's score and end cell (blocking reads); the end is `None` where the
-    /// score is 0.
+    /// score is 0, or where the kernel left it out (-1).
     pub(crate) fn read(&self, dev: &ClDevice, queue: &CommandQueue) -> Result<Vec<LocalScore>> {
         let score = self.read_scores(dev, queue)?;
         let (mut qend, mut send) = (vec![0i32; self.entries], vec![0i32; self.entries]);
         dev.read(queue, &self.qend, &mut qend)?;
         dev.read(queue, &self.send, &mut send)?;
         Ok((0..self.entries)
-            .map(|k| LocalScore { score: score[k], end: (score[k] > 0).then(|| (qend[k] as usize, send[k] as usize)) })
+            .map(|k| LocalScore {
+                score: score[k],
+                end: (score[k] > 0 && qend[k] >= 0).then(|| (qend[k] as usize, send[k] as usize)),
+            })
             .collect())
     }
 }

@@ -118,7 +118,8 @@ impl Searcher<'_> {
             WorkerRef::OpenCl(dev) => dev,
         };
         if let Some(scanner) = &share.resident {
-            return queries.iter().map(|q| scanner.scan(q, sc)).collect();
+            // Scores alone: the hits' end cells come from their re-scoring on the CPU.
+            return queries.iter().map(|q| scanner.scores(q, sc)).collect();
         }
         let mut outputs: Vec<ScanOutput> = queries
             .iter()
@@ -137,7 +138,7 @@ impl Searcher<'_> {
             };
             for (q, acc) in queries.iter().zip(outputs.iter_mut()) {
                 let part = match &scanner {
-                    Some(s) => s.scan(q, sc)?,
+                    Some(s) => s.scores(q, sc)?,
                     None => scan_once(dev, self.options.variant, q, &subjects, sc)?,
                 };
                 acc.scores.extend(part.scores);

@@ -84,7 +84,9 @@ pub struct SearchResult {
     pub query_id: String,
     pub query_description: String,
     pub query_len: usize,
-    /// Every subject's best score (over the strands searched) and its end, database order.
+    /// Every subject's best score (over the strands searched), database order, with its
+    /// end cell where the kernel reports one: the default `team` kernel scores only
+    /// (`end` is `None`); a hit's end is its alignment's.
     pub scores: Vec<LocalScore>,
     /// The strand of each subject's score.
     pub strands: Vec<Strand>,
@@ -171,29 +173,39 @@ impl Searcher<'_> {
     /// every hit an OpenCL device reported again (the native SIMD path: its own optimum,
     /// not the device's end cell), and a device that reported another score is an error,
     /// not a wrong line of output. Hits the native path scored are not scored twice.
-    fn check_hit_scores(&self, plus: &[u8], minus: &[u8], hits: &[Hit]) -> Result<()> {
+    /// Re-scores the hits an OpenCL device scored on the CPU (native path); returns,
+    /// per hit, the end cell found there (`None` for hits the native path scored),
+    /// which is where the alignment of a hit starts when the device's score-only
+    /// kernel gave no end.
+    fn check_hit_scores(&self, plus: &[u8], minus: &[u8], hits: &[Hit]) -> Result<Vec<Option<(usize, usize)>>> {
         let on_device =
             |k: usize| self.shares.iter().any(|s| s.range.contains(&k) && matches!(s.worker, WorkerRef::OpenCl(_)));
+        let mut ends = vec![None; hits.len()];
         for (strand, query) in [(Strand::Plus, plus), (Strand::Minus, minus)] {
-            let mine: Vec<&Hit> = hits.iter().filter(|h| h.strand == strand && on_device(h.subject)).collect();
+            let mine: Vec<usize> =
+                (0..hits.len()).filter(|&i| hits[i].strand == strand && on_device(hits[i].subject)).collect();
             if mine.is_empty() {
                 continue;
             }
-            let subjects: Vec<&[u8]> = mine.iter().map(|h| self.db.residues(h.subject)).collect();
+            let subjects: Vec<&[u8]> = mine.iter().map(|&i| self.db.residues(hits[i].subject)).collect();
             let cpu = crate::scan::native::scores(query, &subjects, &self.scoring).scores;
-            if let Some((h, c)) = mine.iter().zip(&cpu).find(|(h, c)| h.score != c.score) {
-                return Err(Error::Device(format!(
-                    "subject {} ('{}'): the device's score {} differs from the CPU's {} ({} strand): \
-                     the device computes wrong; `clsw devices` runs its self-test",
-                    h.subject + 1,
-                    self.db.id(h.subject),
-                    h.score,
-                    c.score,
-                    strand.name()
-                )));
+            for (&i, c) in mine.iter().zip(&cpu) {
+                let h = &hits[i];
+                if h.score != c.score {
+                    return Err(Error::Device(format!(
+                        "subject {} ('{}'): the device's score {} differs from the CPU's {} ({} strand): \
+                         the device computes wrong; `clsw devices` runs its self-test",
+                        h.subject + 1,
+                        self.db.id(h.subject),
+                        h.score,
+                        c.score,
+                        strand.name()
+                    )));
+                }
+                ends[i] = c.end;
             }
         }
-        Ok(())
+        Ok(ends)
     }
 
     /// Statistics, hit selection and alignments of one scanned query.
@@ -222,13 +234,14 @@ impl Searcher<'_> {
         hits.sort_by(|a, b| b.score.cmp(&a.score).then(a.subject.cmp(&b.subject)));
         hits.truncate(self.options.max_hits);
         let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
-        self.check_hit_scores(&query.residues, &minus, &hits)?;
+        let cpu_ends = self.check_hit_scores(&query.residues, &minus, &hits)?;
         if self.options.alignments {
             let aligned: Vec<Result<Alignment>> = hits
                 .par_iter()
-                .map(|h| {
+                .zip(&cpu_ends)
+                .map(|(h, cpu_end)| {
                     let q = if h.strand == Strand::Minus { &minus } else { &query.residues };
-                    let end = scanned.scores[h.subject].end;
+                    let end = scanned.scores[h.subject].end.or(*cpu_end);
                     let a = align_hit(q, self.db.residues(h.subject), end, &self.scoring).ok_or_else(|| {
                         Error::Device(format!(
                             "subject {} ('{}') scored {} on the device but has no positive alignment on the CPU",

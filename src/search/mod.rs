@@ -98,7 +98,7 @@ pub struct SearchOptions {
 impl Default for SearchOptions {
     fn default() -> SearchOptions {
         SearchOptions {
-            variant: Variant::Fast,
+            variant: Variant::Team,
             max_hits: 50,
             evalue: 10.0,
             strands: Strands::Both,

@@ -20,6 +20,7 @@ pub(super) struct Share<'a> {
 pub(super) fn banded_kind(variant: Variant) -> Option<Banded> {
     match variant {
         Variant::Fast => Some(Banded::Fast),
+        Variant::Team => Some(Banded::Team),
         Variant::Inter => Some(Banded::Inter),
         _ => None,
     }

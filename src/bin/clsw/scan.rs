@@ -36,8 +36,8 @@ pub struct ScanArgs {
     outfmt: String,
     #[command(flatten)]
     device: DeviceArgs,
-    /// Kernel variant on OpenCL devices: fast, inter, intra, plain.
-    #[arg(long, default_value = "fast")]
+    /// Kernel variant on OpenCL devices: team, fast, inter, intra, plain.
+    #[arg(long, default_value = "team")]
     variant: String,
     /// DNA strands of the query to search: both, plus, minus.
     #[arg(long)]

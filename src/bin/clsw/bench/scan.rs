@@ -83,7 +83,8 @@ pub struct BenchScanArgs {
     /// `team`: query rows per work-item (even; 0 chooses per query); a list sweeps them.
     #[arg(long, value_delimiter = ',')]
     rows: Vec<usize>,
-    /// `team`: scores without end cells.
+    /// Scores without end cells (`team` then runs its score-only kernel; a search
+    /// finds the ends of its hits afterwards).
     #[arg(long)]
     scores_only: bool,
     /// Leave out subjects longer than this (to study length partitions).
@@ -153,7 +154,6 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         team: defaults.team,
         team_group: args.group.unwrap_or(defaults.team_group),
         rows: defaults.rows,
-        scores_only: args.scores_only,
     };
     if !tuning.band.is_multiple_of(2) || tuning.band == 0 || tuning.group == 0 {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
@@ -250,6 +250,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
             }
             if args.all_queries {
                 let scan = |q: &[u8]| match &scanner {
+                    Some(s) if args.scores_only => s.scores(q, &scoring),
                     Some(s) => s.scan(q, &scoring),
                     None => scan_once(&dev, variant, q, &subjects, &scoring),
                 };
@@ -269,6 +270,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
             for &len in &lengths {
                 let query = query_of_length(&queries, len);
                 let scan = || match &scanner {
+                    Some(s) if args.scores_only => s.scores(&query, &scoring),
                     Some(s) => s.scan(&query, &scoring),
                     None => scan_once(&dev, variant, &query, &subjects, &scoring),
                 };
