@@ -1,4 +1,6 @@
-/* scan_fast: the fastest scan path. Inter-task like scan_inter.cl (query bands in
+/* scan_fast: two subjects per work-item. Kept for: psse's `fast` variant (its shuffles
+ * are laid out for this kernel) and as the baseline scan_team.cl is measured against;
+ * scan_team is the faster scan path (BENCHMARKS.md). Inter-task like scan_inter.cl (query bands in
  * registers, boundary rows in global memory, length-sorted groups), but every
  * work-item carries TWO subjects, one in each 16-bit lane of a 32-bit register, and
  * on NVIDIA the lane-wise arithmetic is Hopper's packed DPX instructions reached by

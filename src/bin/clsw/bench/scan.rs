@@ -47,7 +47,7 @@ pub struct BenchScanArgs {
     #[arg(long, conflicts_with = "lengths")]
     all_queries: bool,
     /// Kernel variants to run.
-    #[arg(long, value_delimiter = ',', default_value = "inter,fast")]
+    #[arg(long, value_delimiter = ',', default_value = "team,fast")]
     variants: Vec<String>,
     /// Devices (as for --device elsewhere) [default: CLSW_DEVICE, else auto].
     #[arg(long)]
