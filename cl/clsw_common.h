@@ -59,3 +59,49 @@ inline uint pick_hi(uint a, uint b) { return (a >> 16) | (b & 0xffff0000u); }
 #define PACK2(v) (((uint)(v) & 0xffffu) | ((uint)(v) << 16))
 #define LO(x) ((int)(short)((x) & 0xffffu))
 #define HI(x) ((int)(short)((x) >> 16))
+
+/* (letter code of lane 0, of lane 1) at column j of a residue word holding columns
+ * 2k and 2k + 1 of two subjects (the packed kernels' layout, src/scan/layout.rs). */
+#define LETTER(word, j, lane) (((word) >> (((j) & 1) * 16 + (lane) * 8)) & 0xffu)
+
+/* A lane's best cell so far. */
+typedef struct {
+    int score, i, j;
+} end_t;
+
+/* Folds column j's maximum `c` of one lane over `rows` rows of packed H (the first is
+ * query row i0) into the lane's best, under the reference's rule: higher, or equal at a
+ * smaller column; within a column the first row. Improvements are rare, so the search
+ * for the row runs seldom. */
+inline void track_end(end_t *best, int c, int lane, const uint *h, int rows, int i0, int j)
+{
+    if (c > best->score || (c == best->score && c > 0 && j < best->j)) {
+        int row = 0;
+#pragma unroll
+        for (int r = rows - 1; r >= 0; r--)
+            if ((lane ? HI(h[r]) : LO(h[r])) == c)
+                row = r;
+        best->score = c;
+        best->i = i0 + row;
+        best->j = j;
+    }
+}
+
+/* The better of two ends under the reference's rule (higher; then smaller column, then
+ * smaller row). */
+inline end_t better_end(end_t a, end_t b)
+{
+    if (b.score > a.score || (b.score == a.score && b.score > 0 && (b.j < a.j || (b.j == a.j && b.i < a.i))))
+        return b;
+    return a;
+}
+
+/* A lane's score (-1 past sat_limit: saturated, the host recomputes it at 32 bits) and
+ * end cell. */
+inline void write_result(__global int *out_score, __global int *out_query_end, __global int *out_subject_end,
+                         int index, end_t best, int sat_limit)
+{
+    out_score[index] = best.score > sat_limit ? -1 : best.score + CLSW_TEST_SCORE_OFFSET;
+    out_query_end[index] = best.i;
+    out_subject_end[index] = best.j;
+}

@@ -100,40 +100,6 @@ inline uint band_column(band_t *b, uint up_h, uint *f, uint diag, __local const 
     return colmax;
 }
 
-/* A lane's best cell so far. */
-typedef struct {
-    int score, i, j;
-} end_t;
-
-/* Folds column j's maximum `c` of one lane into its best, under the reference's rule
- * (higher, or equal at a smaller column; within a column the first row). Improvements
- * are rare, so the search for the row runs seldom. */
-inline void track_end(end_t *best, int c, int lane, const band_t *b, int i0, int j)
-{
-    if (c > best->score || (c == best->score && c > 0 && j < best->j)) {
-        int row = 0;
-#pragma unroll
-        for (int r = BAND - 1; r >= 0; r--)
-            if ((lane ? HI(b->h[r]) : LO(b->h[r])) == c)
-                row = r;
-        best->score = c;
-        best->i = i0 + row;
-        best->j = j;
-    }
-}
-
-/* (letter code of lane 0, of lane 1) at column j of a residue word holding columns
- * 2k and 2k + 1. */
-#define LETTER(word, j, lane) (((word) >> (((j) & 1) * 16 + (lane) * 8)) & 0xffu)
-
-inline void write_result(__global int *out_score, __global int *out_query_end, __global int *out_subject_end,
-                         int index, end_t best, int sat_limit)
-{
-    out_score[index] = best.score > sat_limit ? -1 : best.score + CLSW_TEST_SCORE_OFFSET;
-    out_query_end[index] = best.i;
-    out_subject_end[index] = best.j;
-}
-
 __kernel void scan_fast(
     __global const uint *profile,      /* [letter][m_pad/2]: rows 2k, 2k+1 of S(q, letter) as two shorts */
     const int m_pad,                   /* query rows rounded up to whole bands */
@@ -194,8 +160,8 @@ __kernel void scan_fast(
             const uint colmax = band_column(&band, top.x, &f, diag_top, pa, pb, minus_oe, minus_ext);
             diag_top = top.x;
             bnd[(size_t)j * G] = (uint2)(band.h[BAND - 1], f);
-            track_end(&best0, LO(colmax), 0, &band, i0, j);
-            track_end(&best1, HI(colmax), 1, &band, i0, j);
+            track_end(&best0, LO(colmax), 0, band.h, BAND, i0, j);
+            track_end(&best1, HI(colmax), 1, band.h, BAND, i0, j);
         }
     }
     if (n0 > 0)
@@ -207,14 +173,6 @@ __kernel void scan_fast(
 #ifndef TILE
 #define TILE 32
 #endif
-
-/* The better of two lanes' ends under the reference's rule. */
-inline end_t better_end(end_t a, end_t b)
-{
-    if (b.score > a.score || (b.score == a.score && b.score > 0 && (b.j < a.j || (b.j == a.j && b.i < a.i))))
-        return b;
-    return a;
-}
 
 __kernel void scan_fast_long(
     __global const uint *profile,      /* as scan_fast */
@@ -288,8 +246,8 @@ __kernel void scan_fast_long(
                         bnd[j] = bottom;  /* for work-item 0 in the next round */
                     else
                         to[j - tile * TILE] = bottom;
-                    track_end(&best0, LO(colmax), 0, &band, i0, j);
-                    track_end(&best1, HI(colmax), 1, &band, i0, j);
+                    track_end(&best0, LO(colmax), 0, band.h, BAND, i0, j);
+                    track_end(&best1, HI(colmax), 1, band.h, BAND, i0, j);
                 }
             }
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);

@@ -82,40 +82,6 @@ inline uint from_above(uint v, __local uint *scratch)
 }
 #endif
 
-/* (letter code of lane 0, of lane 1) at column j of a residue word holding columns
- * 2k and 2k + 1. */
-#define LETTER(word, j, lane) (((word) >> (((j) & 1) * 16 + (lane) * 8)) & 0xffu)
-
-#if ENDS
-/* A lane's best cell so far. */
-typedef struct {
-    int score, i, j;
-} end_t;
-
-/* Folds column j's maximum `c` over this work-item's rows (first row i0) into a lane's
- * best: higher, or equal at a smaller column; within a column the first row. */
-inline void track_end(end_t *best, int c, int lane, const uint *h, int i0, int j)
-{
-    if (c > best->score || (c == best->score && c > 0 && j < best->j)) {
-        int row = 0;
-#pragma unroll
-        for (int r = ROWS - 1; r >= 0; r--)
-            if ((lane ? HI(h[r]) : LO(h[r])) == c)
-                row = r;
-        best->score = c;
-        best->i = i0 + row;
-        best->j = j;
-    }
-}
-
-/* The better of two ends under the reference's rule. */
-inline end_t better_end(end_t a, end_t b)
-{
-    if (b.score > a.score || (b.score == a.score && b.score > 0 && (b.j < a.j || (b.j == a.j && b.i < a.i))))
-        return b;
-    return a;
-}
-#endif
 
 /* What a work-item carries from column to column besides H and E. */
 typedef struct {
@@ -190,8 +156,8 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
         bnd[(size_t)j * G] = (uint2)(st->h_out, f);
 #if ENDS
     if (real) {
-        track_end(&st->best0, LO(colmax), 0, h_new, i0, j);
-        track_end(&st->best1, HI(colmax), 1, h_new, i0, j);
+        track_end(&st->best0, LO(colmax), 0, h_new, ROWS, i0, j);
+        track_end(&st->best1, HI(colmax), 1, h_new, ROWS, i0, j);
     }
 #else
     st->best = best;
@@ -301,16 +267,10 @@ __kernel void scan_team(
         best1 = better_end(best1, e1);
     }
 #endif
-    if (n0 > 0) {
-        out_score[2 * team] = best0.score > sat_limit ? -1 : best0.score + CLSW_TEST_SCORE_OFFSET;
-        out_query_end[2 * team] = best0.i;
-        out_subject_end[2 * team] = best0.j;
-    }
-    if (n1 > 0) {
-        out_score[2 * team + 1] = best1.score > sat_limit ? -1 : best1.score + CLSW_TEST_SCORE_OFFSET;
-        out_query_end[2 * team + 1] = best1.i;
-        out_subject_end[2 * team + 1] = best1.j;
-    }
+    if (n0 > 0)
+        write_result(out_score, out_query_end, out_subject_end, 2 * team, best0, sat_limit);
+    if (n1 > 0)
+        write_result(out_score, out_query_end, out_subject_end, 2 * team + 1, best1, sat_limit);
 #else
     /* Every work-item folded its own rows; the team's best is the maximum. */
 #if TEAM > 1
