@@ -82,7 +82,6 @@ inline uint from_above(uint v, __local uint *scratch)
 }
 #endif
 
-
 /* What a work-item carries from column to column besides H and E. */
 typedef struct {
     uint h_out, f_out;        /* last row's H and the F below it, at the last column */
@@ -96,8 +95,8 @@ typedef struct {
 } team_t;
 
 /* Step k: column j = k - t of this work-item's rows (the first is query row i0), from
- * H of column j - 1 in `h_in` to column j in `h_new`. `b` is the first work-item's boundary cell of column k
- * (read when `reads`), reloaded with column k + 2. */
+ * H of column j - 1 in `h_in` to column j in `h_new`. `b` is the first work-item's
+ * boundary cell of column k (read when `reads`), reloaded with column k + 2. */
 inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint2 *b, bool reads, bool writes,
                         int k, int t, int n, int G, int pad, int i0, __global const uint *res, __global uint2 *bnd,
                         __local const uint *my_profile, uint minus_oe, uint minus_ext, __local uint *scratch)
@@ -244,10 +243,6 @@ __kernel void scan_team(
     }
 #if ENDS
     end_t best0 = st.best0, best1 = st.best1;
-#else
-    uint best = st.best;
-#endif
-#if ENDS
 #if TEAM > 1
     barrier(CLK_LOCAL_MEM_FENCE);
     __local int *ends = (__local int *)scratch;
@@ -273,6 +268,7 @@ __kernel void scan_team(
         write_result(out_score, out_query_end, out_subject_end, 2 * team + 1, best1, sat_limit);
 #else
     /* Every work-item folded its own rows; the team's best is the maximum. */
+    uint best = st.best;
 #if TEAM > 1
     barrier(CLK_LOCAL_MEM_FENCE);
     scratch[lid] = best;

@@ -10,8 +10,10 @@
 //!    (BLOSUM62 11/1, a 256-residue query against 40 subjects of 1 to 5,000 residues,
 //!    some sharing long regions with it, many work-groups) and a DNA case whose
 //!    scores pass 32,767 (the 16-bit kernels' saturation and their 32-bit recompute);
+//!    `team` also in its score-only build, the one a search runs;
 //!
-//! and every score and end cell must equal `src/reference`'s. The cases are built and
+//! and every score and end cell must equal `src/reference`'s (the score alone for the
+//! score-only build). The cases are built and
 //! their reference answers computed once per process; each device's result is kept
 //! per process too (engines are opened often), keyed by the device and the build
 //! options, so `CLSW_CL_OPTIONS` (the test hook that builds wrong kernels) is honoured.
@@ -19,6 +21,7 @@
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, launch};
 use crate::error::Result;
 use crate::reference::{self, LocalScore};
+use crate::scan::banded::{Banded, BandedScanner, Tuning};
 use crate::scan::{Variant, scan_once};
 use crate::scoring::{Gaps, Matrix, Scoring};
 use crate::seq::Alphabet;
@@ -167,17 +170,27 @@ fn compare(dev: &ClDevice, cases: &[Case]) -> Result<(usize, Option<String>)> {
         return Ok((0, Some(failure)));
     }
     let mut pairs = 0;
+    // Every variant with end cells, and team's score-only build.
+    let runs: Vec<(Variant, bool)> = Variant::ALL.iter().map(|&v| (v, true)).chain([(Variant::Team, false)]).collect();
     for case in cases {
-        for variant in Variant::ALL {
-            let got = match scan_once(dev, variant, &case.query, &case.subjects, &case.scoring) {
+        for &(variant, ends) in &runs {
+            let out = if ends {
+                scan_once(dev, variant, &case.query, &case.subjects, &case.scoring)
+            } else {
+                let pad = case.scoring.matrix.size() as u8;
+                BandedScanner::new(dev, Banded::Team, Tuning::default(), &case.subjects, pad)
+                    .and_then(|s| s.scores(&case.query, &case.scoring))
+            };
+            let name = if ends { variant.to_string() } else { format!("{variant} (score only)") };
+            let got = match out {
                 Ok(out) => out.scores,
-                Err(e) => return Ok((pairs, Some(format!("variant {variant}, {} case: {e}", case.name)))),
+                Err(e) => return Ok((pairs, Some(format!("variant {name}, {} case: {e}", case.name)))),
             };
             for (k, (g, w)) in got.iter().zip(&case.want).enumerate() {
                 pairs += 1;
-                if g != w {
+                if g.score != w.score || (ends && g.end != w.end) {
                     let failure = format!(
-                        "variant {variant}, {} case, subject {k} of {} residues against a query of {}: \
+                        "variant {name}, {} case, subject {k} of {} residues against a query of {}: \
                          the device gave score {} ending at {}, the reference {} ending at {}",
                         case.name,
                         case.subjects[k].len(),

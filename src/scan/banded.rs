@@ -164,24 +164,17 @@ impl Tuning {
         team
     }
 
-    /// `scan_team`: (rows per work-item, padded query rows) for a query of `m` rows and
-    /// teams of `team`: the fewest padded rows, a pass costing TEAM_STEP_COST rows
-    /// more; rows per work-item even, from 8 to 30 (at 32, ptxas reaches 128 registers and the kernel slows by a tenth on an H100), and a pass's profile
-    /// within `max_span` rows (local memory).
-    pub fn rows_for(&self, m: usize, team: usize, max_span: usize) -> (usize, usize) {
+    /// `scan_team`: rows per work-item for a query of `m` rows and teams of `team`
+    /// (`self.rows` when set): the fewest padded rows, a pass costing TEAM_STEP_COST
+    /// rows more. Even, from 8 to 30 (at 32 ptxas reaches 128 registers and the kernel
+    /// slows by a tenth on an H100), with a pass's profile within `max_span` rows
+    /// (local memory).
+    pub fn rows_for(&self, m: usize, team: usize, max_span: usize) -> usize {
         if self.rows > 0 {
-            let span = team * self.rows;
-            return (self.rows, m.max(1).div_ceil(span) * span);
+            return self.rows;
         }
-        let mut best = (usize::MAX, 8, 8 * team);
-        for rows in (8..=30).step_by(2).filter(|r| r * team <= max_span.max(8 * team)) {
-            let passes = m.max(1).div_ceil(team * rows);
-            let cost = passes * team * (rows + TEAM_STEP_COST);
-            if cost < best.0 {
-                best = (cost, rows, passes * team * rows);
-            }
-        }
-        (best.1, best.2)
+        let cost = |rows: usize| m.max(1).div_ceil(team * rows) * team * (rows + TEAM_STEP_COST);
+        (8..=30).step_by(2).filter(|r| r * team <= max_span.max(8 * team)).min_by_key(|&r| cost(r)).unwrap_or(8)
     }
 }
 
@@ -258,8 +251,6 @@ const BOUNDARY_BYTES: u64 = 1 << 30;
 struct Part {
     /// `scan_inter`, `scan_fast`, `scan_fast_long` or `scan_team`.
     kernel: &'static str,
-    /// `scan_team`: work-items per pair of subjects.
-    team: usize,
     /// Work-items per work-group.
     work_group: usize,
     layout: GroupLayout,
@@ -345,8 +336,7 @@ impl<'d> BandedScanner<'d> {
                 &layout.group_cell,
                 (largest * elem) as usize,
             )?;
-            let team = if kind == Banded::Team { work_group / slots_per_group } else { 1 };
-            parts.push(Part { kernel, team, work_group, launches, buffers, layout, members });
+            parts.push(Part { kernel, work_group, launches, buffers, layout, members });
         }
         let mut position = vec![(0, 0); subjects.len()];
         for (q, part) in parts.iter().enumerate() {
@@ -410,23 +400,31 @@ impl<'d> BandedScanner<'d> {
         let letters = scoring.matrix.size() + 1;
         let queue = dev.queue();
         let mut pending = Vec::new();
+        // Query profiles padded to whole bands or passes, one per span (parts of one
+        // span share it).
+        let mut profiles: Vec<(usize, usize, Buffer<i16>)> = Vec::new();
         for part in &self.parts {
-            // The part's shape: scan_team's rows per work-item follow the query's length.
+            // Query rows per band or pass: scan_team's rows per work-item follow the
+            // query's length and the part's team size.
             let (tuning, span) = if self.kind == Banded::Team {
                 // A pass's profile (letters x (span + 2) shorts) and the scratch words
                 // must fit local memory.
                 let local = dev.info.local_mem_bytes as usize;
                 let max_span = (local.saturating_sub(part.work_group * 24 + 1024) / (letters * 2)).saturating_sub(2);
-                let (rows, m_pad) = self.tuning.rows_for(query.len(), part.team, max_span);
-                (Tuning { team: part.team, rows, ..self.tuning }, m_pad)
+                let team = part.work_group / part.layout.group_size;
+                let rows = self.tuning.rows_for(query.len(), team, max_span);
+                (Tuning { team, rows, ..self.tuning }, team * rows)
             } else {
                 (self.tuning, self.tuning.band)
             };
             let program = self.kind.program(dev, &tuning, ends)?;
-            let (profile, m_pad, _) = query_profile(query, scoring, span);
-            let d_profile = dev.buffer_from(&profile)?;
-            let span = if self.kind == Banded::Team { tuning.team * tuning.rows } else { span };
-            // Local profile: letters x (span + 2) shorts per band in flight.
+            if !profiles.iter().any(|(s, _, _)| *s == span) {
+                let (profile, m_pad, _) = query_profile(query, scoring, span);
+                profiles.push((span, m_pad, dev.buffer_from(&profile)?));
+            }
+            let (_, m_pad, d_profile) = profiles.iter().find(|(s, _, _)| *s == span).expect("profile of this span");
+            let m_pad = *m_pad;
+            // Local profile: letters x (span + 2) shorts per band or pass in flight.
             let profile_bytes = letters * (span + 2) * 2;
             let kernel = cl("clCreateKernel", Kernel::create(&program, part.kernel))?;
             let long = part.kernel == "scan_fast_long";
@@ -444,7 +442,7 @@ impl<'d> BandedScanner<'d> {
                 let mut args = KernelArgs::new(&kernel);
                 part.buffers.args(
                     &mut args,
-                    &d_profile,
+                    d_profile,
                     (m_pad, letters),
                     (part.layout.group_cell[a], a),
                     self.kind,

@@ -173,10 +173,9 @@ impl Searcher<'_> {
     /// every hit an OpenCL device reported again (the native SIMD path: its own optimum,
     /// not the device's end cell), and a device that reported another score is an error,
     /// not a wrong line of output. Hits the native path scored are not scored twice.
-    /// Re-scores the hits an OpenCL device scored on the CPU (native path); returns,
-    /// per hit, the end cell found there (`None` for hits the native path scored),
-    /// which is where the alignment of a hit starts when the device's score-only
-    /// kernel gave no end.
+    /// Returns, per hit, the end cell the CPU found (`None` for hits the native path
+    /// scored): where the hit's alignment starts when the device's score-only kernel
+    /// gave no end.
     fn check_hit_scores(&self, plus: &[u8], minus: &[u8], hits: &[Hit]) -> Result<Vec<Option<(usize, usize)>>> {
         let on_device =
             |k: usize| self.shares.iter().any(|s| s.range.contains(&k) && matches!(s.worker, WorkerRef::OpenCl(_)));
