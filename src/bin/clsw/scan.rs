@@ -37,7 +37,7 @@ pub struct ScanArgs {
     #[command(flatten)]
     device: DeviceArgs,
     /// Kernel variant on OpenCL devices: team, fast, inter, intra, plain.
-    #[arg(long, default_value = "team")]
+    #[arg(long, default_value = clsw::search::SearchOptions::default().variant.name())]
     variant: String,
     /// DNA strands of the query to search: both, plus, minus.
     #[arg(long)]
