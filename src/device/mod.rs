@@ -1,5 +1,6 @@
-//! The OpenCL device layer: discovery, choice, program building and caching, and the
-//! mapping of OpenCL errors to [`Error`](crate::Error).
+//! The OpenCL device layer: discovery, choice, program building and caching (in memory,
+//! and on disk through [`ProgramCache`]), and the mapping of OpenCL errors to
+//! [`Error`](crate::Error).
 //!
 //! OpenCL is loaded at run time (opencl3's `dynamic` feature): on a machine without
 //! any OpenCL runtime [`list_devices`] returns an empty list and the `auto` choice
@@ -7,9 +8,11 @@
 
 mod choice;
 mod opencl;
+mod program_cache;
 
 pub use choice::{Backend, DeviceChoice, DeviceSpec, select};
-pub use opencl::{ClDevice, KernelArgs, KernelSource, event_seconds, launch};
+pub use opencl::{ClDevice, KernelArgs, KernelSource, ProgramStats, event_seconds, launch};
+pub use program_cache::ProgramCache;
 
 pub use crate::error::cl_error_name;
 use crate::error::{Error, Result};

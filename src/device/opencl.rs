@@ -1,5 +1,6 @@
 //! One OpenCL device in use: its context, command queue and built programs.
 
+use super::program_cache::{ProgramCache, program_key};
 use super::{DeviceInfo, cl};
 use crate::error::{Error, Result};
 use opencl3::command_queue::{CL_QUEUE_PROFILING_ENABLE, CommandQueue};
@@ -9,6 +10,7 @@ use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_REA
 use opencl3::program::Program;
 use opencl3::types::CL_BLOCKING;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Definitions shared by every kernel family; prepended to each `.cl` source.
@@ -22,27 +24,74 @@ pub struct KernelSource {
     pub text: &'static str,
 }
 
-/// A device with a context, a profiling-enabled queue and a cache of built programs.
+/// How a device's programs were obtained, counted since the device was opened:
+/// requests answered from memory are not counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProgramStats {
+    /// Programs compiled from their OpenCL C source.
+    pub built_from_source: usize,
+    /// Programs loaded from a binary in the disk cache ([`ProgramCache`]).
+    pub loaded_from_disk: usize,
+}
+
+/// A device with a context, a profiling-enabled queue and a cache of built programs
+/// (in memory, and on disk through a [`ProgramCache`]).
 /// Shareable between threads: queue use is serialised by a lock.
 pub struct ClDevice {
     pub info: DeviceInfo,
     context: Context,
     queue: Mutex<CommandQueue>,
     programs: Mutex<HashMap<(&'static str, String), Arc<Program>>>,
+    disk: ProgramCache,
+    built_from_source: AtomicUsize,
+    loaded_from_disk: AtomicUsize,
 }
 
 impl ClDevice {
+    /// Opens `info` with the disk cache the environment asks for
+    /// ([`ProgramCache::from_env`]: `CLSW_CACHE_DIR`, `off`, or the user cache folder).
     pub fn new(info: DeviceInfo) -> Result<ClDevice> {
+        ClDevice::with_cache(info, ProgramCache::from_env())
+    }
+
+    /// Opens `info` with the given disk cache of program binaries.
+    pub fn with_cache(info: DeviceInfo, disk: ProgramCache) -> Result<ClDevice> {
         let device = Device::new(info.id);
         let context = cl("clCreateContext", Context::from_device(&device))?;
         #[allow(deprecated)] // clCreateCommandQueue: present on OpenCL 1.2 and later alike
         let queue = cl("clCreateCommandQueue", CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE))?;
-        Ok(ClDevice { info, context, queue: Mutex::new(queue), programs: Mutex::new(HashMap::new()) })
+        Ok(ClDevice {
+            info,
+            context,
+            queue: Mutex::new(queue),
+            programs: Mutex::new(HashMap::new()),
+            disk,
+            built_from_source: AtomicUsize::new(0),
+            loaded_from_disk: AtomicUsize::new(0),
+        })
+    }
+
+    /// The disk cache this device's programs are kept in.
+    pub fn program_cache(&self) -> &ProgramCache {
+        &self.disk
+    }
+
+    /// How many programs this device built from source and loaded from the disk cache.
+    pub fn program_stats(&self) -> ProgramStats {
+        ProgramStats {
+            built_from_source: self.built_from_source.load(Ordering::Relaxed),
+            loaded_from_disk: self.loaded_from_disk.load(Ordering::Relaxed),
+        }
     }
 
     /// Builds (or returns the cached) program for `source` with `-D name=value`
     /// options. On NVIDIA platforms `CLSW_NV=1` is defined, so kernels can guard
     /// inline PTX with `#if CLSW_NV`.
+    ///
+    /// Programs are cached in memory for the device's lifetime and on disk across
+    /// processes ([`ProgramCache`]); a disk entry that fails to load for any reason is
+    /// rebuilt from source and rewritten. With `CLSW_DUMP_DIR` set the program is
+    /// always built from source, so the dumped build log is the compiler's.
     pub fn program(&self, source: &KernelSource, defines: &[(&str, String)]) -> Result<Arc<Program>> {
         let mut options = String::from("-cl-std=CL1.2");
         if self.info.is_nvidia() {
@@ -61,20 +110,61 @@ impl ClDevice {
             return Ok(p.clone());
         }
         let text = format!("{COMMON_HEADER}\n#line 1\n{}", source.text);
-        let mut program = cl("clCreateProgramWithSource", Program::create_from_source(&self.context, &text))?;
-        if program.build(&[self.info.id], &options).is_err() {
-            let log = program.get_build_log(self.info.id).unwrap_or_else(|e| format!("(no build log: {e})"));
-            return Err(Error::Build {
-                device: self.info.label(),
-                log: format!("{} with options '{options}':\n{log}", source.name),
-            });
-        }
-        if let Ok(dir) = std::env::var("CLSW_DUMP_DIR") {
+        let dump_dir = std::env::var_os("CLSW_DUMP_DIR");
+        let disk_key = self.disk.enabled().then(|| program_key(&self.info, source.name, &text, &options));
+        let loaded = match &disk_key {
+            Some(k) if dump_dir.is_none() => self.load_binary(k, &options),
+            _ => None,
+        };
+        let program = match loaded {
+            Some(p) => {
+                self.loaded_from_disk.fetch_add(1, Ordering::Relaxed);
+                p
+            }
+            None => {
+                let program = self.build_from_source(source.name, &text, &options)?;
+                self.built_from_source.fetch_add(1, Ordering::Relaxed);
+                if let Some(k) = &disk_key {
+                    // One device, so one binary; a driver that gives none gets no entry.
+                    let binary = program.get_binaries().ok().and_then(|b| b.into_iter().next());
+                    if let Some(binary) = binary.filter(|b| !b.is_empty()) {
+                        self.disk.store(k, &binary);
+                    }
+                }
+                program
+            }
+        };
+        if let Some(dir) = dump_dir {
             dump_program(&program, self.info.id, source.name, &options, std::path::Path::new(&dir));
         }
         let program = Arc::new(program);
         cache.insert(key, program.clone());
         Ok(program)
+    }
+
+    /// Compiles `text` for this device; a failed build's error carries the compiler's log.
+    fn build_from_source(&self, name: &str, text: &str, options: &str) -> Result<Program> {
+        let mut program = cl("clCreateProgramWithSource", Program::create_from_source(&self.context, text))?;
+        if program.build(&[self.info.id], options).is_err() {
+            let log = program.get_build_log(self.info.id).unwrap_or_else(|e| format!("(no build log: {e})"));
+            return Err(Error::Build {
+                device: self.info.label(),
+                log: format!("{name} with options '{options}':\n{log}"),
+            });
+        }
+        Ok(program)
+    }
+
+    /// The program stored on disk under `key`, built for this device, or `None` when
+    /// there is no usable entry (missing, damaged, or refused by the driver).
+    fn load_binary(&self, key: &str, options: &str) -> Option<Program> {
+        let binary = self.disk.load(key)?;
+        // SAFETY: the binary is one this device's driver produced for the same key
+        // (device, driver, source, options), checked whole against its checksum, and
+        // the driver validates it again in clCreateProgramWithBinary and clBuildProgram.
+        let mut program = unsafe { Program::create_from_binary(&self.context, &[self.info.id], &[&binary]) }.ok()?;
+        program.build(&[self.info.id], options).ok()?;
+        Some(program)
     }
 
     /// The device's queue, locked for the caller's sequence of commands.

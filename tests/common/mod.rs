@@ -4,7 +4,7 @@
 pub mod capi;
 pub mod cli;
 
-use clsw::device::{ClDevice, DeviceKind, list_devices};
+use clsw::device::{ClDevice, DeviceInfo, DeviceKind, list_devices};
 use clsw::seq::{Alphabet, EmptyRecords, Sequence, fasta};
 use std::path::PathBuf;
 
@@ -66,6 +66,11 @@ impl Rng {
 /// unless `CLSW_REQUIRE_DEVICE=1` (set by CI), where a missing device fails it.
 /// `CLSW_TEST_DEVICE=gpu|cpu` narrows the set (the GPU machine tests both).
 pub fn test_devices() -> Vec<ClDevice> {
+    test_device_infos().into_iter().map(|d| ClDevice::new(d).expect("opening an OpenCL device")).collect()
+}
+
+/// [`test_devices`] unopened, for tests that open them their own way.
+pub fn test_device_infos() -> Vec<DeviceInfo> {
     let mut devices = list_devices().expect("listing OpenCL devices");
     match std::env::var("CLSW_TEST_DEVICE").as_deref() {
         Ok("gpu") => devices.retain(|d| d.kind == DeviceKind::Gpu),
@@ -78,5 +83,5 @@ pub fn test_devices() -> Vec<ClDevice> {
         }
         eprintln!("SKIPPED: no OpenCL device found; set CLSW_REQUIRE_DEVICE=1 to make this a failure");
     }
-    devices.into_iter().map(|d| ClDevice::new(d).expect("opening an OpenCL device")).collect()
+    devices
 }
