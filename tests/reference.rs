@@ -9,6 +9,7 @@ use clsw::seq::Alphabet;
 use common::Rng;
 
 /// Textbook Gotoh with three full matrices, written independently of src/reference.
+#[allow(clippy::needless_range_loop)] // indices as the textbook writes them are the point
 fn textbook(q: &[u8], s: &[u8], sc: &Scoring) -> LocalScore {
     let (m, n) = (q.len(), s.len());
     let neg = i64::MIN / 4;

@@ -5,6 +5,7 @@
 //! residue); the views print them 1-based, as BLAST and SAM do.
 
 pub mod display;
+pub mod from_end;
 
 use crate::scoring::Scoring;
 

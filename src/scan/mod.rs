@@ -4,10 +4,12 @@
 
 pub mod banded;
 pub mod intra;
+mod lanes;
 pub mod layout;
 pub mod native;
 pub(crate) mod outputs;
 pub mod plain;
+pub mod striped;
 
 use crate::device::ClDevice;
 use crate::error::Result;

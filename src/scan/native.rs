@@ -19,13 +19,11 @@
 //! with a strictly higher score (so the smallest column wins ties), and within the column
 //! the first row holding that score is taken.
 
+use super::lanes::{LANES, Lanes, add, max, splat};
 use super::{PAD_SCORE, ScanOutput};
 use crate::reference::{self, LocalScore};
 use crate::scoring::Scoring;
 use rayon::prelude::*;
-
-const LANES: usize = 16;
-type Lanes = [i16; LANES];
 
 /// Every subject's score and end against `query`, on all CPU cores.
 pub fn scores<S: AsRef<[u8]> + Sync>(query: &[u8], subjects: &[S], scoring: &Scoring) -> ScanOutput {
@@ -70,31 +68,16 @@ unsafe fn align_batch_avx2(query: &[u8], batch: &[&[u8]], scoring: &Scoring) -> 
 }
 
 #[inline(always)]
-fn lanes(v: i16) -> Lanes {
-    [v; LANES]
-}
-
-#[inline(always)]
-fn add(a: Lanes, b: Lanes) -> Lanes {
-    std::array::from_fn(|l| a[l].saturating_add(b[l]))
-}
-
-#[inline(always)]
-fn max(a: Lanes, b: Lanes) -> Lanes {
-    std::array::from_fn(|l| a[l].max(b[l]))
-}
-
-#[inline(always)]
 fn align_batch_portable(query: &[u8], batch: &[&[u8]], scoring: &Scoring) -> Vec<(LocalScore, bool)> {
     let m = query.len();
     let n = batch.iter().map(|s| s.len()).max().unwrap_or(0);
     let letters = scoring.matrix.size();
-    let minus_oe = lanes(-((scoring.gaps.open + scoring.gaps.extend) as i16));
-    let minus_ext = lanes(-(scoring.gaps.extend as i16));
-    let mut h_col: Vec<Lanes> = vec![lanes(0); m]; // H(i, j-1)
+    let minus_oe = splat(-((scoring.gaps.open + scoring.gaps.extend) as i16));
+    let minus_ext = splat(-(scoring.gaps.extend as i16));
+    let mut h_col: Vec<Lanes> = vec![splat(0); m]; // H(i, j-1)
     let mut e_col: Vec<Lanes> = vec![minus_oe; m]; // E(i, j-1)
     // Per column: the score of every query letter against the 16 subjects' residues.
-    let mut col_profile: Vec<Lanes> = vec![lanes(PAD_SCORE); letters];
+    let mut col_profile: Vec<Lanes> = vec![splat(PAD_SCORE); letters];
     let mut best = [0i32; LANES];
     let mut end = [(0usize, 0usize); LANES];
     for j in 0..n {
@@ -103,12 +86,12 @@ fn align_batch_portable(query: &[u8], batch: &[&[u8]], scoring: &Scoring) -> Vec
                 row[l] = s.get(j).map_or(PAD_SCORE, |&c| scoring.matrix.score(a as u8, c) as i16);
             }
         }
-        let (mut diag, mut up, mut f, mut col_max) = (lanes(0), lanes(0), minus_oe, lanes(0));
+        let (mut diag, mut up, mut f, mut col_max) = (splat(0), splat(0), minus_oe, splat(0));
         for i in 0..m {
             let left = h_col[i];
             let e = max(add(e_col[i], minus_ext), add(left, minus_oe));
             f = max(add(f, minus_ext), add(up, minus_oe));
-            let h = max(max(add(diag, col_profile[query[i] as usize]), e), max(f, lanes(0)));
+            let h = max(max(add(diag, col_profile[query[i] as usize]), e), max(f, splat(0)));
             diag = left;
             h_col[i] = h;
             e_col[i] = e;

@@ -2,6 +2,7 @@
 
 use super::{Scanned, Searcher, Strand, reverse_complement};
 use crate::align::Alignment;
+use crate::align::from_end::align_from_end;
 use crate::engine::WorkerRef;
 use crate::error::{Error, Result};
 use crate::reference::{self, LocalScore};
@@ -112,17 +113,25 @@ pub struct SearchResult {
     pub hits: Vec<Hit>,
 }
 
-/// The alignment of a hit whose optimal local alignment ends at `end` (0-based query
-/// and subject positions, from the scan): [`reference::align`]'s alignment, traced
-/// back from the scan's end cell ([`reference::align_ending_at`]), so the score pass
-/// over the matrix is not repeated and the rows and columns past the end are never
-/// computed.
-pub fn align_hit(query: &[u8], subject: &[u8], end: Option<(usize, usize)>, scoring: &Scoring) -> Option<Alignment> {
-    let (qe, se) = end?;
-    if qe >= query.len() || se >= subject.len() {
-        return reference::align(query, subject, scoring);
+/// The alignment of a hit: its optimal local alignment, scoring `score` and ending at
+/// `end` (0-based query and subject positions, from the scan): [`reference::align`]'s
+/// alignment, traced back from the end cell over the rectangle that must hold it
+/// ([`align_from_end`]), so the score pass over the matrix is not repeated and the
+/// rows and columns outside the alignment's reach are never computed. Without an end
+/// the whole pair is aligned.
+pub fn align_hit(
+    query: &[u8],
+    subject: &[u8],
+    end: Option<(usize, usize)>,
+    score: i32,
+    scoring: &Scoring,
+) -> Option<Alignment> {
+    match end {
+        Some((qe, se)) if qe < query.len() && se < subject.len() => {
+            align_from_end(query, subject, scoring, (qe, se), score)
+        }
+        _ => reference::align(query, subject, scoring),
     }
-    reference::align_ending_at(query, subject, scoring, (qe, se))
 }
 
 /// The fit uses at most this many subjects' scores: every k-th subject in database
@@ -235,13 +244,13 @@ impl Searcher<'_> {
         let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
         let cpu_ends = self.check_hit_scores(&query.residues, &minus, &hits)?;
         if self.options.alignments {
-            let aligned: Vec<Result<Alignment>> = hits
-                .par_iter()
-                .zip(&cpu_ends)
-                .map(|(h, cpu_end)| {
-                    let q = if h.strand == Strand::Minus { &minus } else { &query.residues };
-                    let end = scanned.scores[h.subject].end.or(*cpu_end);
-                    let a = align_hit(q, self.db.residues(h.subject), end, &self.scoring).ok_or_else(|| {
+            let aligned: Vec<Result<Alignment>> =
+                hits.par_iter()
+                    .zip(&cpu_ends)
+                    .map(|(h, cpu_end)| {
+                        let q = if h.strand == Strand::Minus { &minus } else { &query.residues };
+                        let end = scanned.scores[h.subject].end.or(*cpu_end);
+                        let a = align_hit(q, self.db.residues(h.subject), end, h.score, &self.scoring).ok_or_else(|| {
                         Error::Device(format!(
                             "subject {} ('{}') scored {} on the device but has no positive alignment on the CPU",
                             h.subject + 1,
@@ -249,18 +258,18 @@ impl Searcher<'_> {
                             h.score
                         ))
                     })?;
-                    if a.score != h.score {
-                        return Err(Error::Device(format!(
-                            "subject {} ('{}'): device score {} differs from the CPU alignment's {}",
-                            h.subject + 1,
-                            self.db.id(h.subject),
-                            h.score,
-                            a.score
-                        )));
-                    }
-                    Ok(a)
-                })
-                .collect();
+                        if a.score != h.score {
+                            return Err(Error::Device(format!(
+                                "subject {} ('{}'): device score {} differs from the CPU alignment's {}",
+                                h.subject + 1,
+                                self.db.id(h.subject),
+                                h.score,
+                                a.score
+                            )));
+                        }
+                        Ok(a)
+                    })
+                    .collect();
             for (h, a) in hits.iter_mut().zip(aligned) {
                 h.alignment = Some(a?);
             }

@@ -17,9 +17,9 @@
 //!
 //! [`Searcher::search_all`] runs the device scans on one thread and, on the calling
 //! thread, the CPU work of the previous query: E-values, the choice of hits and their
-//! alignments ([`align_hit`]: [`crate::reference::align`]'s alignment in `O(n sqrt(m))`
-//! memory, in parallel over hits). So the
-//! alignments of query i are computed while the devices scan query i + 1.
+//! alignments ([`align_hit`]: [`crate::reference::align`]'s alignment, traced back over
+//! the rectangle that must hold it, in parallel over hits). So the alignments of query
+//! i are computed while the devices scan query i + 1.
 //!
 //! # Scores, hits and strands
 //!

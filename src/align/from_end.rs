@@ -1,0 +1,137 @@
+//! The alignment of a search hit from its end cell: the reference's alignment, traced
+//! back over the smallest rectangle that must hold it instead of the whole prefix.
+//!
+//! A hit comes with its optimal score `S` and its end cell `(ie, je)` (the reference's
+//! end rule: among the cells holding `S`, the smallest column, then the smallest row).
+//! [`crate::reference::align_ending_at`] traces back over rows `0..=ie` and columns
+//! `0..=je`; for most hits the alignment covers a small part of that.
+//!
+//! 1. **Where it can start.** Within the prefix `0..=ie` x `0..=je`, `(ie, je)` is the
+//!    only cell holding `S` (any other would come first under the end rule), so every
+//!    local alignment there that scores `S` ends at `(ie, je)`. Reversing both prefixes
+//!    turns its start into an end: the cells of the reversed pair holding `S` are
+//!    exactly the starts of the alignments scoring `S`. [`crate::scan::striped::reach`]
+//!    (SIMD, 16 bits) finds the last row and column of those cells: in forward terms,
+//!    the smallest start row `is` and start column `js`.
+//! 2. **The traceback.** Every optimal path runs inside `is..=ie` x `js..=je`. The
+//!    reference's traceback over that rectangle alone (its own zero boundary) follows
+//!    the same path as over the whole matrix: on the path the rectangle's H, E and F
+//!    equal the whole matrix's (the path scores the same in both and the rectangle
+//!    admits fewer alignments), and off the path they are no larger, so every
+//!    comparison on the path (its tie rules included) picks the same way.
+//!
+//! Where 16 bits could saturate, or the cell is not where an alignment scoring `S`
+//! ends (the reversed scan's best is not `S`, or the rectangle's alignment scores
+//! less), the whole prefix is traced back as before. The tests check the result equals [`crate::reference::align_ending_at`]'s,
+//! ties included.
+
+use super::Alignment;
+use crate::reference;
+use crate::scan::striped::{Reach, reach};
+use crate::scoring::Scoring;
+
+/// The alignment [`reference::align_ending_at`] returns for the end cell `end` of a
+/// pair whose best local score is `score`, traced back over the rectangle that must
+/// hold it. `None` when the alignment ending there scores 0.
+pub fn align_from_end(
+    query: &[u8],
+    subject: &[u8],
+    sc: &Scoring,
+    end: (usize, usize),
+    score: i32,
+) -> Option<Alignment> {
+    let (ie, je) = end;
+    if ie >= query.len() || je >= subject.len() {
+        return None;
+    }
+    let rq: Vec<u8> = query[..=ie].iter().rev().copied().collect();
+    let rs: Vec<u8> = subject[..=je].iter().rev().copied().collect();
+    let (qs, ss) = match reach(&rq, &rs, sc, score) {
+        Some(Reach { best, last: Some((r, c)) }) if best == score => (ie - r, je - c),
+        _ => return reference::align_ending_at(query, subject, sc, end),
+    };
+    let mut a = match reference::align_ending_at(&query[qs..=ie], &subject[ss..=je], sc, (ie - qs, je - ss)) {
+        Some(a) if a.score == score => a,
+        _ => return reference::align_ending_at(query, subject, sc, end),
+    };
+    a.query_start += qs;
+    a.query_end += qs;
+    a.subject_start += ss;
+    a.subject_end += ss;
+    Some(a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::distance::generate::Rng;
+    use crate::reference::sw_score;
+    use crate::scoring::{Gaps, Matrix};
+
+    /// Related pairs with repeats and small alphabets, so optimal alignments tie in
+    /// score, start and path: every one equals the reference's.
+    #[test]
+    fn equals_the_reference_alignment_ties_included() {
+        let mut rng = Rng::new(7);
+        let mut next = |n: usize| rng.below(n);
+        let scorings = [
+            Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap()),
+            Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(0, 2).unwrap()),
+            Scoring::new(Matrix::builtin("EDNAFULL").unwrap(), Gaps::affine(16, 4).unwrap()),
+            Scoring::new(
+                Matrix::match_mismatch(crate::seq::Alphabet::Dna, 1, -1).unwrap(),
+                Gaps::affine(1, 1).unwrap(),
+            ),
+        ];
+        let mut traced = 0;
+        for sc in &scorings {
+            let alpha = if sc.matrix.size() < 10 { 4 } else { 20 };
+            for round in 0..150 {
+                let m = 1 + next(200);
+                let q: Vec<u8> = (0..m).map(|_| next(alpha) as u8).collect();
+                let mut s: Vec<u8> = (0..next(300)).map(|_| next(alpha) as u8).collect();
+                if round % 3 != 0 {
+                    let a = next(m);
+                    let b = a + next(m - a + 1);
+                    let mut piece: Vec<u8> = q[a..b].to_vec();
+                    for _ in 0..next(6) {
+                        let k = next(piece.len() + 1);
+                        match next(3) {
+                            0 if k < piece.len() => {
+                                piece.remove(k);
+                            }
+                            1 => piece.insert(k, next(alpha) as u8),
+                            _ if k < piece.len() => piece[k] = next(alpha) as u8,
+                            _ => {}
+                        }
+                    }
+                    if round % 5 == 0 {
+                        piece = piece.repeat(2);
+                    }
+                    let at = next(s.len() + 1);
+                    s.splice(at..at, piece);
+                }
+                let best = sw_score(&q, &s, sc);
+                let Some(end) = best.end else { continue };
+                let want = reference::align_ending_at(&q, &s, sc, end);
+                assert_eq!(align_from_end(&q, &s, sc, end, best.score), want, "round {round}");
+                traced += 1;
+            }
+        }
+        assert!(traced > 400);
+    }
+
+    #[test]
+    fn saturating_pairs_and_other_end_cells_take_the_whole_prefix() {
+        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+        let w = vec![17u8; 3_100];
+        let best = sw_score(&w, &w, &sc);
+        let end = best.end.unwrap();
+        assert_eq!(align_from_end(&w, &w, &sc, end, best.score), reference::align_ending_at(&w, &w, &sc, end));
+        // A cell that is not the optimum's end: still the best alignment ending there.
+        let q: Vec<u8> = (0..60).map(|k| (k * 7 % 20) as u8).collect();
+        let cell = (30, 30);
+        assert_eq!(align_from_end(&q, &q, &sc, cell, best.score), reference::align_ending_at(&q, &q, &sc, cell));
+        assert_eq!(align_from_end(&q, &q, &sc, (60, 0), 5), None);
+    }
+}
