@@ -172,7 +172,9 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
         Some(s) => s.parse()?,
         None => Strands::Both,
     };
+    let process_start = Instant::now();
     let db = open_database(args)?;
+    let database_seconds = process_start.elapsed().as_secs_f64();
     let alphabet = db.alphabet();
     let scoring = args.scoring.scoring(alphabet)?;
     let (queries, report) = fasta::read_file(&args.query, alphabet, EmptyRecords::Error)?;
@@ -192,7 +194,9 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
             );
         }
     }
+    let devices_start = Instant::now();
     let engine = Engine::open(args.device.device.as_deref())?;
+    let devices_seconds = devices_start.elapsed().as_secs_f64();
     let options = SearchOptions {
         variant,
         max_hits: args.max_hits,
@@ -203,7 +207,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
     };
     let start = Instant::now();
     let searcher = Searcher::new(&engine, &db, scoring.clone(), options)?;
-    let setup_seconds = start.elapsed().as_secs_f64();
+    let upload_seconds = start.elapsed().as_secs_f64();
 
     let sink: Box<dyn Write> = match &args.out {
         Some(p) => Box::new(std::fs::File::create(p).map_err(|e| Error::io(p, e))?),
@@ -269,7 +273,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
     })?;
     bar.finish_and_clear();
     writer.finish().map_err(io)?;
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = process_start.elapsed().as_secs_f64();
     let clock = if kernel_from_host { " (host clock: the device gives no profiling times)" } else { "" };
 
     if !args.quiet {
@@ -285,7 +289,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
         }
         eprintln!(
             "clsw: {} queries ({} residues) x {} subjects ({} residues){}; {}{devices}{}: {:.3e} cells in {:.2} s \
-             = {} GCUPS end to end (setup {:.2} s{}); {} subjects recomputed at 32 bits; {} hits; E-values {}",
+             = {} GCUPS end to end (database {:.2} s, devices {:.2} s, upload {:.2} s{}); {} subjects recomputed at 32 bits; {} hits; E-values {}",
             thousands(queries.len() as u64),
             thousands(query_residues),
             thousands(db.len() as u64),
@@ -296,7 +300,9 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
             total_cells as f64,
             seconds,
             gcups(seconds),
-            setup_seconds,
+            database_seconds,
+            devices_seconds,
+            upload_seconds,
             match engine.opencl_devices().len() {
                 0 => String::new(),
                 1 => format!("; kernels {kernel:.2} s{clock} = {} GCUPS", gcups(kernel)),

@@ -5,6 +5,7 @@
 mod distance;
 mod psse;
 mod scan;
+mod search;
 mod sw3;
 
 use clap::Subcommand;
@@ -18,6 +19,9 @@ use std::time::Instant;
 pub enum BenchCommand {
     /// Database search: GCUPS per kernel variant, device and query length.
     Scan(scan::BenchScanArgs),
+    /// Database search, whole process: the wall clock of `clsw scan` runs beside their
+    /// kernel time, optionally beside CUDASW++4.0's whole process.
+    Search(search::BenchSearchArgs),
     /// Distance matrices: generated SNP alignments, time and comparisons per second.
     #[command(visible_alias = "dist")]
     Distance(distance::BenchDistanceArgs),
@@ -32,6 +36,7 @@ pub enum BenchCommand {
 pub fn run(command: &BenchCommand) -> Result<()> {
     match command {
         BenchCommand::Scan(args) => scan::run(args),
+        BenchCommand::Search(args) => search::run(args),
         BenchCommand::Distance(args) => distance::run(args),
         BenchCommand::Sw3(args) => sw3::run(args),
         BenchCommand::Psse(args) => psse::run(args),
