@@ -20,15 +20,27 @@
 //!    admits fewer alignments), and off the path they are no larger, so every
 //!    comparison on the path (its tie rules included) picks the same way.
 //!
-//! Where 16 bits could saturate, or the cell is not where an alignment scoring `S`
+//! The rectangles of a query's hits are traced back 16 at a time, one per SIMD lane
+//! ([`super::batch`]). Where 16 bits could saturate, or the cell is not where an alignment scoring `S`
 //! ends (the reversed scan's best is not `S`, or the rectangle's alignment scores
 //! less), the whole prefix is traced back as before. The tests check the result equals [`crate::reference::align_ending_at`]'s,
 //! ties included.
 
 use super::Alignment;
+use super::batch::{Rect, align_rects};
 use crate::reference;
+use crate::scan::lanes::{LANES, fits_16_bits};
 use crate::scan::striped::{Reach, reach};
 use crate::scoring::Scoring;
+use rayon::prelude::*;
+
+/// A hit to align: its subject, end cell (query, subject positions) and score.
+#[derive(Debug, Clone, Copy)]
+pub struct HitEnd<'a> {
+    pub subject: &'a [u8],
+    pub end: (usize, usize),
+    pub score: i32,
+}
 
 /// The alignment [`reference::align_ending_at`] returns for the end cell `end` of a
 /// pair whose best local score is `score`, traced back over the rectangle that must
@@ -40,25 +52,58 @@ pub fn align_from_end(
     end: (usize, usize),
     score: i32,
 ) -> Option<Alignment> {
-    let (ie, je) = end;
-    if ie >= query.len() || je >= subject.len() {
+    align_from_ends(query, &[HitEnd { subject, end, score }], sc).pop().flatten()
+}
+
+/// [`align_from_end`] for many hits of one query: the rectangles are found in
+/// parallel, then traced back 16 at a time ([`align_rects`], one per SIMD lane, the
+/// rectangles of similar shape together), the batches in parallel.
+pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Vec<Option<Alignment>> {
+    let whole = |h: &HitEnd<'_>| {
+        let inside = h.end.0 < query.len() && h.end.1 < h.subject.len();
+        inside.then(|| reference::align_ending_at(query, h.subject, sc, h.end)).flatten()
+    };
+    let rects: Vec<Option<Rect<'_>>> = hits.par_iter().map(|h| rectangle(query, h, sc)).collect();
+    let mut order: Vec<usize> = (0..hits.len()).filter(|&k| rects[k].is_some()).collect();
+    let shape = |k: usize| rects[k].as_ref().map_or((0, 0, 0), |r| (r.rows.start, r.rows.len(), r.subject.len()));
+    order.sort_by_key(|&k| shape(k));
+    let traced: Vec<(usize, Option<Alignment>)> = order
+        .par_chunks(LANES)
+        .flat_map_iter(|chunk| {
+            let batch: Vec<Rect<'_>> =
+                chunk.iter().map(|&k| rects[k].clone().expect("chosen with a rectangle")).collect();
+            chunk.iter().copied().zip(align_rects(query, &batch, sc)).collect::<Vec<_>>()
+        })
+        .collect();
+    let mut out: Vec<Option<Option<Alignment>>> = vec![None; hits.len()];
+    for (k, a) in traced {
+        // The rectangle's alignment must score the hit's score; else the whole prefix.
+        out[k] = Some(a.filter(|a| a.score == hits[k].score));
+    }
+    out.into_par_iter()
+        .zip(hits)
+        .map(|(a, h)| match a {
+            Some(Some(a)) => Some(a),
+            _ => whole(h),
+        })
+        .collect()
+}
+
+/// The rectangle from the earliest start of an alignment scoring `score` to the end
+/// cell, or `None` where the whole prefix must be traced (see the module header).
+fn rectangle<'a>(query: &[u8], h: &HitEnd<'a>, sc: &Scoring) -> Option<Rect<'a>> {
+    let (ie, je) = h.end;
+    if ie >= query.len() || je >= h.subject.len() || h.score <= 0 || !fits_16_bits(h.score, sc) {
         return None;
     }
     let rq: Vec<u8> = query[..=ie].iter().rev().copied().collect();
-    let rs: Vec<u8> = subject[..=je].iter().rev().copied().collect();
-    let (qs, ss) = match reach(&rq, &rs, sc, score) {
-        Some(Reach { best, last: Some((r, c)) }) if best == score => (ie - r, je - c),
-        _ => return reference::align_ending_at(query, subject, sc, end),
-    };
-    let mut a = match reference::align_ending_at(&query[qs..=ie], &subject[ss..=je], sc, (ie - qs, je - ss)) {
-        Some(a) if a.score == score => a,
-        _ => return reference::align_ending_at(query, subject, sc, end),
-    };
-    a.query_start += qs;
-    a.query_end += qs;
-    a.subject_start += ss;
-    a.subject_end += ss;
-    Some(a)
+    let rs: Vec<u8> = h.subject[..=je].iter().rev().copied().collect();
+    match reach(&rq, &rs, sc, h.score) {
+        Some(Reach { best, last: Some((r, c)) }) if best == h.score => {
+            Some(Rect { rows: ie - r..ie + 1, subject: &h.subject[je - c..=je], subject_offset: je - c })
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -119,6 +164,43 @@ mod tests {
             }
         }
         assert!(traced > 400);
+    }
+
+    /// Many hits of one query at once: rectangles of every shape share batches.
+    #[test]
+    fn a_query_s_many_hits_equal_the_reference() {
+        let mut rng = Rng::new(11);
+        let mut next = |n: usize| rng.below(n);
+        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+        let q: Vec<u8> = (0..400).map(|_| next(20) as u8).collect();
+        let subjects: Vec<Vec<u8>> = (0..70)
+            .map(|k| {
+                let mut s: Vec<u8> = (0..next(500)).map(|_| next(20) as u8).collect();
+                if k % 4 != 3 {
+                    let a = next(q.len());
+                    let b = (a + 1 + next(300)).min(q.len());
+                    let mut piece = q[a..b].to_vec();
+                    for _ in 0..next(8) {
+                        let at = next(piece.len());
+                        piece[at] = next(20) as u8;
+                    }
+                    let at = next(s.len() + 1);
+                    s.splice(at..at, piece);
+                }
+                s
+            })
+            .collect();
+        let best: Vec<_> = subjects.iter().map(|s| sw_score(&q, s, &sc)).collect();
+        let hits: Vec<HitEnd<'_>> = subjects
+            .iter()
+            .zip(&best)
+            .filter_map(|(s, b)| b.end.map(|end| HitEnd { subject: s, end, score: b.score }))
+            .collect();
+        assert!(hits.len() > 60);
+        let got = align_from_ends(&q, &hits, &sc);
+        for (k, h) in hits.iter().enumerate() {
+            assert_eq!(got[k], reference::align_ending_at(&q, h.subject, &sc, h.end), "hit {k}");
+        }
     }
 
     #[test]

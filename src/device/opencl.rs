@@ -175,16 +175,11 @@ impl ClDevice {
     /// A read-only buffer holding a copy of `data` (at least one element is allocated,
     /// since OpenCL refuses empty buffers).
     pub fn buffer_from<T: Copy + Default>(&self, data: &[T]) -> Result<Buffer<T>> {
-        let mut owned;
-        let slice = if data.is_empty() {
-            owned = vec![T::default()];
-            &mut owned[..]
-        } else {
-            owned = data.to_vec();
-            &mut owned[..]
-        };
-        // SAFETY: the host pointer is valid for `slice.len()` elements and
-        // CL_MEM_COPY_HOST_PTR copies it before the call returns.
+        let one = [T::default()];
+        let slice = if data.is_empty() { &one[..] } else { data };
+        // SAFETY: the host pointer is valid for `slice.len()` elements, and with
+        // CL_MEM_COPY_HOST_PTR the runtime only reads it, before the call returns (the
+        // API takes a mutable pointer, but nothing is written through it).
         unsafe {
             cl(
                 "clCreateBuffer",
@@ -192,7 +187,7 @@ impl ClDevice {
                     &self.context,
                     CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                     slice.len(),
-                    slice.as_mut_ptr() as *mut std::ffi::c_void,
+                    slice.as_ptr() as *mut std::ffi::c_void,
                 ),
             )
         }

@@ -271,8 +271,10 @@ pub struct BandedScanner<'d> {
     subjects: usize,
     /// Where each caller subject's result lands: (part, output index).
     position: Vec<(u32, u32)>,
-    /// Kept for recomputing saturated subjects at 32 bits.
-    host_subjects: Vec<Vec<u8>>,
+    /// The subjects' residues end to end (`host_offsets[k]..host_offsets[k + 1]`), for
+    /// the 32-bit recompute of saturated subjects.
+    host_residues: Vec<u8>,
+    host_offsets: Vec<usize>,
 }
 
 impl<'d> BandedScanner<'d> {
@@ -353,7 +355,13 @@ impl<'d> BandedScanner<'d> {
             parts,
             position,
             subjects: subjects.len(),
-            host_subjects: subjects.iter().map(|s| s.as_ref().to_vec()).collect(),
+            host_residues: subjects.iter().flat_map(|s| s.as_ref().iter().copied()).collect(),
+            host_offsets: std::iter::once(0)
+                .chain(subjects.iter().scan(0, |end, s| {
+                    *end += s.as_ref().len();
+                    Some(*end)
+                }))
+                .collect(),
         })
     }
 
@@ -369,16 +377,20 @@ impl<'d> BandedScanner<'d> {
         self.scan_with(query, scoring, false)
     }
 
+    fn host_subject(&self, k: usize) -> &[u8] {
+        &self.host_residues[self.host_offsets[k]..self.host_offsets[k + 1]]
+    }
+
     fn scan_with(&self, query: &[u8], scoring: &Scoring, ends: bool) -> Result<ScanOutput> {
         let pad = scoring.matrix.size() as u8;
         if !super::fits_16_bits(scoring) && self.kind != Banded::InterWide {
-            let all: Vec<&[u8]> = self.host_subjects.iter().map(Vec::as_slice).collect();
+            let all: Vec<&[u8]> = (0..self.subjects).map(|k| self.host_subject(k)).collect();
             return BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &all, pad)?.scan(query, scoring);
         }
         let mut out = self.run(query, scoring, ends)?;
         let saturated: Vec<usize> = (0..self.subjects).filter(|&k| out.scores[k].score < 0).collect();
         if !saturated.is_empty() {
-            let subset: Vec<&[u8]> = saturated.iter().map(|&k| self.host_subjects[k].as_slice()).collect();
+            let subset: Vec<&[u8]> = saturated.iter().map(|&k| self.host_subject(k)).collect();
             let wide = BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &subset, pad)?
                 .run(query, scoring, true)?;
             for (&k, r) in saturated.iter().zip(wide.scores) {

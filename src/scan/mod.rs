@@ -4,7 +4,7 @@
 
 pub mod banded;
 pub mod intra;
-mod lanes;
+pub(crate) mod lanes;
 pub mod layout;
 pub mod native;
 pub(crate) mod outputs;

@@ -2,7 +2,7 @@
 
 use super::{Scanned, Searcher, Strand, reverse_complement};
 use crate::align::Alignment;
-use crate::align::from_end::align_from_end;
+use crate::align::from_end::{HitEnd, align_from_ends};
 use crate::engine::WorkerRef;
 use crate::error::{Error, Result};
 use crate::reference::{self, LocalScore};
@@ -113,25 +113,26 @@ pub struct SearchResult {
     pub hits: Vec<Hit>,
 }
 
-/// The alignment of a hit: its optimal local alignment, scoring `score` and ending at
-/// `end` (0-based query and subject positions, from the scan): [`reference::align`]'s
-/// alignment, traced back from the end cell over the rectangle that must hold it
-/// ([`align_from_end`]), so the score pass over the matrix is not repeated and the
-/// rows and columns outside the alignment's reach are never computed. Without an end
-/// the whole pair is aligned.
-pub fn align_hit(
-    query: &[u8],
-    subject: &[u8],
-    end: Option<(usize, usize)>,
-    score: i32,
-    scoring: &Scoring,
-) -> Option<Alignment> {
-    match end {
-        Some((qe, se)) if qe < query.len() && se < subject.len() => {
-            align_from_end(query, subject, scoring, (qe, se), score)
-        }
-        _ => reference::align(query, subject, scoring),
+/// The alignments of hits of one query: each its optimal local alignment, scoring
+/// `score` and ending at `end` (0-based query and subject positions, from the scan):
+/// [`reference::align`]'s alignment, traced back from the end cell over the rectangle
+/// that must hold it, 16 hits at a time ([`align_from_ends`]), so the score pass over
+/// the matrix is not repeated and the rows and columns outside the alignment's reach
+/// are never computed. A hit whose end is unknown (outside the pair) is aligned whole.
+pub fn align_hits(query: &[u8], hits: &[HitEnd<'_>], scoring: &Scoring) -> Vec<Option<Alignment>> {
+    let (known, unknown): (Vec<usize>, Vec<usize>) =
+        (0..hits.len()).partition(|&k| hits[k].end.0 < query.len() && hits[k].end.1 < hits[k].subject.len());
+    let chosen: Vec<HitEnd<'_>> = known.iter().map(|&k| hits[k]).collect();
+    let mut out: Vec<Option<Alignment>> = vec![None; hits.len()];
+    for (&k, a) in known.iter().zip(align_from_ends(query, &chosen, scoring)) {
+        out[k] = a;
     }
+    let whole: Vec<Option<Alignment>> =
+        unknown.par_iter().map(|&k| reference::align(query, hits[k].subject, scoring)).collect();
+    for (&k, a) in unknown.iter().zip(whole) {
+        out[k] = a;
+    }
+    out
 }
 
 /// The fit uses at most this many subjects' scores: every k-th subject in database
@@ -244,34 +245,40 @@ impl Searcher<'_> {
         let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
         let cpu_ends = self.check_hit_scores(&query.residues, &minus, &hits)?;
         if self.options.alignments {
-            let aligned: Vec<Result<Alignment>> =
-                hits.par_iter()
-                    .zip(&cpu_ends)
-                    .map(|(h, cpu_end)| {
-                        let q = if h.strand == Strand::Minus { &minus } else { &query.residues };
-                        let end = scanned.scores[h.subject].end.or(*cpu_end);
-                        let a = align_hit(q, self.db.residues(h.subject), end, h.score, &self.scoring).ok_or_else(|| {
-                        Error::Device(format!(
-                            "subject {} ('{}') scored {} on the device but has no positive alignment on the CPU",
-                            h.subject + 1,
-                            self.db.id(h.subject),
-                            h.score
-                        ))
-                    })?;
-                        if a.score != h.score {
-                            return Err(Error::Device(format!(
-                                "subject {} ('{}'): device score {} differs from the CPU alignment's {}",
-                                h.subject + 1,
-                                self.db.id(h.subject),
-                                h.score,
-                                a.score
-                            )));
-                        }
-                        Ok(a)
+            let mut aligned: Vec<Option<Alignment>> = vec![None; hits.len()];
+            for (strand, q) in [(Strand::Plus, &query.residues), (Strand::Minus, &minus)] {
+                let mine: Vec<usize> = (0..hits.len()).filter(|&i| hits[i].strand == strand).collect();
+                let ends: Vec<HitEnd<'_>> = mine
+                    .iter()
+                    .map(|&i| HitEnd {
+                        subject: self.db.residues(hits[i].subject),
+                        end: scanned.scores[hits[i].subject].end.or(cpu_ends[i]).unwrap_or((usize::MAX, usize::MAX)),
+                        score: hits[i].score,
                     })
                     .collect();
+                for (&i, a) in mine.iter().zip(align_hits(q, &ends, &self.scoring)) {
+                    aligned[i] = a;
+                }
+            }
             for (h, a) in hits.iter_mut().zip(aligned) {
-                h.alignment = Some(a?);
+                let a = a.ok_or_else(|| {
+                    Error::Device(format!(
+                        "subject {} ('{}') scored {} on the device but has no positive alignment on the CPU",
+                        h.subject + 1,
+                        self.db.id(h.subject),
+                        h.score
+                    ))
+                })?;
+                if a.score != h.score {
+                    return Err(Error::Device(format!(
+                        "subject {} ('{}'): device score {} differs from the CPU alignment's {}",
+                        h.subject + 1,
+                        self.db.id(h.subject),
+                        h.score,
+                        a.score
+                    )));
+                }
+                h.alignment = Some(a);
             }
         }
         let cells = m as u64 * self.db.total_residues() * self.strands.len() as u64;

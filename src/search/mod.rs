@@ -17,8 +17,8 @@
 //!
 //! [`Searcher::search_all`] runs the device scans on one thread and, on the calling
 //! thread, the CPU work of the previous query: E-values, the choice of hits and their
-//! alignments ([`align_hit`]: [`crate::reference::align`]'s alignment, traced back over
-//! the rectangle that must hold it, in parallel over hits). So the alignments of query
+//! alignments ([`align_hits`]: [`crate::reference::align`]'s alignment, traced back over
+//! the rectangle that must hold it, 16 hits at a time on the SIMD lanes). So the alignments of query
 //! i are computed while the devices scan query i + 1.
 //!
 //! # Scores, hits and strands
@@ -59,7 +59,8 @@ mod hits;
 mod plan;
 mod strands;
 
-pub use hits::{EvalueSource, FIT_SAMPLE, Hit, SearchResult, Statistics, align_hit};
+pub use crate::align::from_end::HitEnd;
+pub use hits::{EvalueSource, FIT_SAMPLE, Hit, SearchResult, Statistics, align_hits};
 pub use strands::{Strand, Strands, reverse_complement};
 
 use crate::engine::{Engine, WorkerRef, split_by_size};
@@ -237,8 +238,10 @@ impl<'a> Searcher<'a> {
     }
 
     /// Searches every query, calling `sink` with each result in query order. The
-    /// devices scan the next query while the CPU aligns the hits of the previous one;
-    /// an error from `sink` stops the search and is returned.
+    /// devices scan ahead of the CPU, whose work on a query (statistics, hits and their
+    /// alignments) runs for several queries at once on the thread pool while the
+    /// devices scan the next ones; an error from `sink` stops the search and is
+    /// returned.
     pub fn search_all<F>(&self, queries: &[Sequence], mut sink: F) -> Result<()>
     where
         F: FnMut(SearchResult) -> Result<()>,
@@ -248,8 +251,11 @@ impl<'a> Searcher<'a> {
             return Ok(());
         }
         let chunk = self.queries_per_chunk();
+        // Queries whose CPU work may be under way at once: each holds every subject's
+        // score, so a few, enough to keep the cores busy behind the devices.
+        let in_flight_max = rayon::current_num_threads().clamp(2, 8);
         std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Scanned>>(1);
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Scanned>>(in_flight_max);
             let scanner = scope.spawn(move || {
                 for (c, group) in queries.chunks(chunk).enumerate() {
                     match self.scan_chunk(c * chunk, group) {
@@ -267,12 +273,55 @@ impl<'a> Searcher<'a> {
                     }
                 }
             });
-            for message in rx {
-                let scanned = message?;
-                let result = self.finish(&queries[scanned.index], scanned)?;
-                sink(result)?;
-            }
-            scanner.join().map_err(|_| Error::Device("the device scan thread panicked".into()))
+            let finished = rayon::in_place_scope(|pool| {
+                let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, Result<SearchResult>)>();
+                let mut ready = std::collections::BTreeMap::new();
+                let (mut next, mut in_flight) = (0usize, 0usize);
+                // Hands the finished results on to `sink` in query order.
+                let mut deliver = |ready: &mut std::collections::BTreeMap<usize, Result<SearchResult>>| {
+                    while let Some(result) = ready.remove(&next) {
+                        sink(result?)?;
+                        next += 1;
+                    }
+                    Ok::<(), Error>(())
+                };
+                for message in rx {
+                    let scanned = message?;
+                    while in_flight >= in_flight_max {
+                        let (i, r) = done_rx.recv().map_err(|_| Error::Device("a query's CPU work was lost".into()))?;
+                        ready.insert(i, r);
+                        in_flight -= 1;
+                        deliver(&mut ready)?;
+                    }
+                    let done_tx = done_tx.clone();
+                    pool.spawn(move |_| {
+                        let index = scanned.index;
+                        // A panic must still answer, or the loop below would wait forever.
+                        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            self.finish(&queries[index], scanned)
+                        }))
+                        .unwrap_or_else(|_| {
+                            Err(Error::Device(format!("the CPU work of query {} panicked", index + 1)))
+                        });
+                        let _ = done_tx.send((index, result));
+                    });
+                    in_flight += 1;
+                    while let Ok((i, r)) = done_rx.try_recv() {
+                        ready.insert(i, r);
+                        in_flight -= 1;
+                    }
+                    deliver(&mut ready)?;
+                }
+                while in_flight > 0 {
+                    let (i, r) = done_rx.recv().map_err(|_| Error::Device("a query's CPU work was lost".into()))?;
+                    ready.insert(i, r);
+                    in_flight -= 1;
+                    deliver(&mut ready)?;
+                }
+                Ok::<(), Error>(())
+            });
+            let scanned = scanner.join().map_err(|_| Error::Device("the device scan thread panicked".into()));
+            finished.and(scanned)
         })
     }
 

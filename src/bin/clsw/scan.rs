@@ -261,12 +261,14 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
         bar.set_message(format!("{done}/{} queries", queries.len()));
         if line_progress {
             eprintln!(
-                "clsw: query {done}/{} {} ({} residues): {} hits, {:.2} s",
+                "clsw: query {done}/{} {} ({} residues): {} hits, {:.2} s (scan {:.2} s, kernels {:.2} s)",
                 queries.len(),
                 result.query_id,
                 result.query_len,
                 result.hits.len(),
-                result.wall_seconds
+                result.wall_seconds,
+                result.scan_seconds,
+                result.kernel_seconds
             );
         }
         Ok(())
