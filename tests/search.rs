@@ -501,6 +501,34 @@ fn multi_query_pipeline_equals_one_by_one_and_workers_split_the_database() {
     }
 }
 
+/// Several queries' CPU work runs at once, yet results come in query order; called
+/// from a thread of a one-thread pool it still finishes (no waiting on that pool); an
+/// error from the sink stops the search and is returned.
+#[test]
+fn pipeline_keeps_query_order_in_any_pool_and_stops_on_sink_errors() {
+    let db = uniprot300();
+    let sc = blosum62();
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein);
+    let engine = reference_engine();
+    let s = Searcher::new(&engine, &db, sc, SearchOptions::default()).unwrap();
+    let want = all_results(&s, &queries);
+    assert_eq!(want.iter().map(|r| r.query_index).collect::<Vec<_>>(), (0..queries.len()).collect::<Vec<_>>());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let inside = pool.install(|| all_results(&s, &queries));
+    for (a, b) in inside.iter().zip(&want) {
+        assert_eq!((a.query_index, hit_summary(a)), (b.query_index, hit_summary(b)));
+    }
+    let mut seen = 0;
+    let err = s
+        .search_all(&queries, |_| {
+            seen += 1;
+            if seen == 3 { Err(clsw::Error::InvalidArgument("sink full".into())) } else { Ok(()) }
+        })
+        .unwrap_err();
+    assert!(err.to_string().contains("sink full"), "{err}");
+    assert_eq!(seen, 3);
+}
+
 #[test]
 fn dna_both_strands_find_the_reverse_complemented_pair() {
     let pairs = read_fasta("dna_pairs.fasta", Alphabet::Dna);

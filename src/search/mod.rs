@@ -254,6 +254,7 @@ impl<'a> Searcher<'a> {
         // Queries whose CPU work may be under way at once: each holds every subject's
         // score, so a few, enough to keep the cores busy behind the devices.
         let in_flight_max = rayon::current_num_threads().clamp(2, 8);
+        let inside_pool = rayon::current_thread_index().is_some();
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Scanned>>(in_flight_max);
             let scanner = scope.spawn(move || {
@@ -294,7 +295,7 @@ impl<'a> Searcher<'a> {
                         deliver(&mut ready)?;
                     }
                     let done_tx = done_tx.clone();
-                    pool.spawn(move |_| {
+                    let work = move || {
                         let index = scanned.index;
                         // A panic must still answer, or the loop below would wait forever.
                         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -304,7 +305,14 @@ impl<'a> Searcher<'a> {
                             Err(Error::Device(format!("the CPU work of query {} panicked", index + 1)))
                         });
                         let _ = done_tx.send((index, result));
-                    });
+                    };
+                    if inside_pool {
+                        // Called from a pool thread: waiting here for pool work could
+                        // starve the pool, so the query's CPU work runs right here.
+                        work();
+                    } else {
+                        pool.spawn(move |_| work());
+                    }
                     in_flight += 1;
                     while let Ok((i, r)) = done_rx.try_recv() {
                         ready.insert(i, r);
