@@ -4,9 +4,7 @@
 //! Positions are 0-based and ends inclusive (`query_end` is the last aligned query
 //! residue); the views print them 1-based, as BLAST and SAM do.
 
-pub mod batch;
 pub mod display;
-pub mod from_end;
 
 use crate::scoring::Scoring;
 

@@ -140,6 +140,18 @@ pub(crate) mod testing {
     pub fn blosum62(open: i32, extend: i32) -> Scoring {
         Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(open, extend).unwrap())
     }
+
+    /// A deterministic generator of numbers below `n` (xorshift64) for the fast
+    /// paths' random test cases.
+    pub fn generator(seed: u64) -> impl FnMut(usize) -> usize {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        move |n| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        }
+    }
 }
 
 #[cfg(test)]

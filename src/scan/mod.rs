@@ -3,6 +3,8 @@
 //! of the same name (`plain` ↔ `cl/scan_plain.cl`).
 
 pub mod banded;
+pub mod batch_traceback;
+pub mod from_end;
 pub mod intra;
 pub(crate) mod lanes;
 pub mod layout;

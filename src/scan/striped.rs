@@ -18,7 +18,7 @@
 //! the compiler turns into vector instructions (AVX2 chosen at run time, SSE2 else),
 //! as in [`super::native`] ([`super::lanes`]).
 //!
-//! [`reach`] is what the alignment of a hit needs (see [`crate::align::from_end`]): the
+//! [`reach`] is what the alignment of a hit needs (see [`super::from_end`]): the
 //! best score of a pair and, among the cells holding a given score, the last row and
 //! the last column. Scores that may have saturated 16 bits give `None` (the caller
 //! takes the 32-bit path).
@@ -161,7 +161,7 @@ fn reach_portable(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::distance::generate::Rng;
+    use crate::reference::testing::generator;
     use crate::reference::{NEG_INF, advance_row, sw_score};
     use crate::scoring::{Gaps, Matrix};
 
@@ -185,8 +185,7 @@ mod tests {
 
     #[test]
     fn equals_the_reference_across_lengths_gaps_and_targets() {
-        let mut rng = Rng::new(99);
-        let mut next = |n: usize| rng.below(n);
+        let mut next = generator(99);
         for (matrix, open, ext) in [("BLOSUM62", 11, 1), ("BLOSUM62", 0, 1), ("PAM30", 9, 1), ("EDNAFULL", 16, 4)] {
             let matrix = Matrix::builtin(matrix).unwrap();
             let alpha = if matrix.size() < 10 { 4 } else { 20 };

@@ -2,10 +2,10 @@
 
 use super::{Scanned, Searcher, Strand, reverse_complement};
 use crate::align::Alignment;
-use crate::align::from_end::{HitEnd, align_from_ends};
 use crate::engine::WorkerRef;
 use crate::error::{Error, Result};
 use crate::reference::{self, LocalScore};
+use crate::scan::from_end::{HitEnd, align_from_ends};
 use crate::scoring::Scoring;
 use crate::seq::Sequence;
 use crate::stats::{KarlinAltschul, fit_length_corrected, published};

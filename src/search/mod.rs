@@ -59,7 +59,7 @@ mod hits;
 mod plan;
 mod strands;
 
-pub use crate::align::from_end::HitEnd;
+pub use crate::scan::from_end::HitEnd;
 pub use hits::{EvalueSource, FIT_SAMPLE, Hit, SearchResult, Statistics, align_hits};
 pub use strands::{Strand, Strands, reverse_complement};
 

@@ -23,9 +23,9 @@
 //! returns for its rectangle and end cell; scores must fit 16 bits (the caller checks
 //! the lane's best against [`crate::scan::lanes`]' limit).
 
-use super::{Alignment, Op};
+use super::lanes::{LANES, Lanes, add, max, splat};
+use crate::align::{Alignment, Op};
 use crate::reference::dir;
-use crate::scan::lanes::{LANES, Lanes, add, max, splat};
 use crate::scoring::Scoring;
 use std::ops::Range;
 
@@ -261,8 +261,8 @@ fn align_rects_portable(query: &[u8], rects: &[Rect<'_>], sc: &Scoring, block_by
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::distance::generate::Rng;
     use crate::reference::align_ending_at;
+    use crate::reference::testing::generator;
     use crate::scoring::{Gaps, Matrix};
 
     /// Rectangles of many shapes and end cells (some scoring 0), related pieces with
@@ -270,8 +270,7 @@ mod tests {
     /// lane equals the reference's alignment over its rectangle.
     #[test]
     fn every_lane_equals_the_reference_in_any_blocks() {
-        let mut rng = Rng::new(5);
-        let mut next = |n: usize| rng.below(n);
+        let mut next = generator(5);
         let scorings = [
             Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap()),
             Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(0, 2).unwrap()),

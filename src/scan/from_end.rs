@@ -21,16 +21,16 @@
 //!    comparison on the path (its tie rules included) picks the same way.
 //!
 //! The rectangles of a query's hits are traced back 16 at a time, one per SIMD lane
-//! ([`super::batch`]). Where 16 bits could saturate, or the cell is not where an alignment scoring `S`
+//! ([`super::batch_traceback`]). Where 16 bits could saturate, or the cell is not where an alignment scoring `S`
 //! ends (the reversed scan's best is not `S`, or the rectangle's alignment scores
 //! less), the whole prefix is traced back as before. The tests check the result equals [`crate::reference::align_ending_at`]'s,
 //! ties included.
 
-use super::Alignment;
-use super::batch::{Rect, align_rects};
+use super::batch_traceback::{Rect, align_rects};
+use super::lanes::{LANES, fits_16_bits};
+use super::striped::{Reach, reach};
+use crate::align::Alignment;
 use crate::reference;
-use crate::scan::lanes::{LANES, fits_16_bits};
-use crate::scan::striped::{Reach, reach};
 use crate::scoring::Scoring;
 use rayon::prelude::*;
 
@@ -109,16 +109,15 @@ fn rectangle<'a>(query: &[u8], h: &HitEnd<'a>, sc: &Scoring) -> Option<Rect<'a>>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::distance::generate::Rng;
     use crate::reference::sw_score;
+    use crate::reference::testing::generator;
     use crate::scoring::{Gaps, Matrix};
 
     /// Related pairs with repeats and small alphabets, so optimal alignments tie in
     /// score, start and path: every one equals the reference's.
     #[test]
     fn equals_the_reference_alignment_ties_included() {
-        let mut rng = Rng::new(7);
-        let mut next = |n: usize| rng.below(n);
+        let mut next = generator(7);
         let scorings = [
             Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap()),
             Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(0, 2).unwrap()),
@@ -169,8 +168,7 @@ mod tests {
     /// Many hits of one query at once: rectangles of every shape share batches.
     #[test]
     fn a_query_s_many_hits_equal_the_reference() {
-        let mut rng = Rng::new(11);
-        let mut next = |n: usize| rng.below(n);
+        let mut next = generator(11);
         let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
         let q: Vec<u8> = (0..400).map(|_| next(20) as u8).collect();
         let subjects: Vec<Vec<u8>> = (0..70)
