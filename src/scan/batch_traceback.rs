@@ -77,7 +77,6 @@ struct Batch<'q, 'r> {
     rows: usize,
     /// Per union row: -1 in lanes whose rectangle has begun, 0 before (boundary).
     active: Vec<Lanes>,
-    letters: usize,
 }
 
 impl Batch<'_, '_> {
@@ -100,7 +99,7 @@ impl Batch<'_, '_> {
     fn advance(&self, cols: Range<usize>, h: &mut [Lanes], e: &mut [Lanes], mut bits: Option<&mut [[u8; LANES]]>) {
         let (oe, ext) = ((self.sc.gaps.open + self.sc.gaps.extend) as i16, self.sc.gaps.extend as i16);
         let (minus_oe, minus_ext, zero) = (splat(-oe), splat(-ext), splat(0));
-        let mut profile = vec![splat(0); self.letters];
+        let mut profile = vec![splat(0); self.sc.matrix.size()];
         for j in cols.clone() {
             self.column_profile(j, &mut profile);
             let (mut diag, mut up, mut f) = (zero, zero, splat(NEG));
@@ -161,7 +160,7 @@ fn align_rects_portable(query: &[u8], rects: &[Rect<'_>], sc: &Scoring, block_by
     let active = (first..end)
         .map(|q| std::array::from_fn(|l| rects.get(l).map_or(0, |r| if q >= r.rows.start { -1 } else { 0 })))
         .collect();
-    let batch = Batch { query, rects, sc, first, rows, active, letters: sc.matrix.size() };
+    let batch = Batch { query, rects, sc, first, rows, active };
     let block = (block_bytes / (rows.max(1) * LANES)).max(1);
     let blocks = cols.div_ceil(block).max(1);
 

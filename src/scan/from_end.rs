@@ -27,7 +27,7 @@
 //! ties included.
 
 use super::batch_traceback::{Rect, align_rects};
-use super::lanes::{LANES, fits_16_bits};
+use super::lanes::{LANES, lanes_hold};
 use super::striped::{Reach, reach};
 use crate::align::Alignment;
 use crate::reference;
@@ -93,7 +93,7 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Vec<O
 /// cell, or `None` where the whole prefix must be traced (see the module header).
 fn rectangle<'a>(query: &[u8], h: &HitEnd<'a>, sc: &Scoring) -> Option<Rect<'a>> {
     let (ie, je) = h.end;
-    if ie >= query.len() || je >= h.subject.len() || h.score <= 0 || !fits_16_bits(h.score, sc) {
+    if ie >= query.len() || je >= h.subject.len() || h.score <= 0 || !lanes_hold(h.score, sc) {
         return None;
     }
     let rq: Vec<u8> = query[..=ie].iter().rev().copied().collect();
@@ -213,5 +213,12 @@ mod tests {
         let cell = (30, 30);
         assert_eq!(align_from_end(&q, &q, &sc, cell, best.score), reference::align_ending_at(&q, &q, &sc, cell));
         assert_eq!(align_from_end(&q, &q, &sc, (60, 0), 5), None);
+        // Gap costs past 16 bits (40,001 would wrap in a lane): the whole prefix, right.
+        let wide = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(40_000, 1).unwrap());
+        let mut s = q.clone();
+        s.remove(20);
+        let best = sw_score(&q, &s, &wide);
+        let end = best.end.unwrap();
+        assert_eq!(align_from_end(&q, &s, &wide, end, best.score), reference::align_ending_at(&q, &s, &wide, end));
     }
 }

@@ -21,8 +21,9 @@ pub(crate) fn max(a: Lanes, b: Lanes) -> Lanes {
     std::array::from_fn(|l| a[l].max(b[l]))
 }
 
-/// True when scores up to `score` leave room for one more pair's score below
-/// `i16::MAX`, so 16-bit lanes cannot have saturated on the way.
-pub(crate) fn fits_16_bits(score: i32, sc: &crate::scoring::Scoring) -> bool {
-    score <= i16::MAX as i32 - sc.matrix.max_score().max(0)
+/// True when 16-bit lanes computed scores up to `score` exactly: the scoring's gap
+/// costs and pair scores fit ([`super::fits_16_bits`]) and `score` leaves room for one
+/// more pair's score below `i16::MAX`, so no lane saturated on the way.
+pub(crate) fn lanes_hold(score: i32, sc: &crate::scoring::Scoring) -> bool {
+    super::fits_16_bits(sc) && score <= i16::MAX as i32 - sc.matrix.max_score().max(0)
 }

@@ -19,7 +19,7 @@
 //! with a strictly higher score (so the smallest column wins ties), and within the column
 //! the first row holding that score is taken.
 
-use super::lanes::{LANES, Lanes, add, max, splat};
+use super::lanes::{LANES, Lanes, add, lanes_hold, max, splat};
 use super::{PAD_SCORE, ScanOutput};
 use crate::reference::{self, LocalScore};
 use crate::scoring::Scoring;
@@ -106,9 +106,8 @@ fn align_batch_portable(query: &[u8], batch: &[&[u8]], scoring: &Scoring) -> Vec
             }
         }
     }
-    let capped_at = i16::MAX as i32 - scoring.matrix.max_score().max(0);
     (0..batch.len())
-        .map(|l| (LocalScore { score: best[l], end: (best[l] > 0).then_some(end[l]) }, best[l] > capped_at))
+        .map(|l| (LocalScore { score: best[l], end: (best[l] > 0).then_some(end[l]) }, !lanes_hold(best[l], scoring)))
         .collect()
 }
 
@@ -138,6 +137,13 @@ mod tests {
         let out = scores(&query, &subjects, &sc);
         for (k, s) in subjects.iter().enumerate() {
             assert_eq!(out.scores[k], reference::sw_score(&query, s, &sc), "subject {k}");
+        }
+        // Gap costs past 16 bits: every lane is recomputed at 32 bits, never wrong.
+        let wide = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(40_000, 1).unwrap());
+        let out = scores(&query, &subjects, &wide);
+        assert_eq!(out.recomputed, subjects.len());
+        for (k, s) in subjects.iter().enumerate() {
+            assert_eq!(out.scores[k], reference::sw_score(&query, s, &wide), "subject {k}, wide gaps");
         }
         let long = scores(&w, &subjects, &sc);
         assert_eq!(long.scores.last().unwrap().score, 34_100);

@@ -23,7 +23,7 @@
 //! the last column. Scores that may have saturated 16 bits give `None` (the caller
 //! takes the 32-bit path).
 
-use super::lanes::{LANES, Lanes, add, fits_16_bits, max, splat};
+use super::lanes::{LANES, Lanes, add, lanes_hold, max, splat};
 use crate::scoring::Scoring;
 
 /// Below any reachable E or F; far enough from `i16::MIN` that saturating
@@ -75,7 +75,7 @@ fn any_greater(a: Lanes, b: Lanes) -> bool {
 
 #[inline(always)]
 fn reach_portable(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Option<Reach> {
-    if !fits_16_bits(target, sc) {
+    if !lanes_hold(target, sc) {
         return None;
     }
     let m = query.len();
@@ -155,7 +155,7 @@ fn reach_portable(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Op
             }
         }
     }
-    fits_16_bits(best, sc).then_some(Reach { best, last })
+    lanes_hold(best, sc).then_some(Reach { best, last })
 }
 
 #[cfg(test)]

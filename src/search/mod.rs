@@ -286,12 +286,18 @@ impl<'a> Searcher<'a> {
                     }
                     Ok::<(), Error>(())
                 };
+                // Waits for one query's CPU work to finish.
+                let wait_one = |ready: &mut std::collections::BTreeMap<usize, Result<SearchResult>>,
+                                in_flight: &mut usize| {
+                    let (i, r) = done_rx.recv().map_err(|_| Error::Device("a query's CPU work was lost".into()))?;
+                    ready.insert(i, r);
+                    *in_flight -= 1;
+                    Ok::<(), Error>(())
+                };
                 for message in rx {
                     let scanned = message?;
                     while in_flight >= in_flight_max {
-                        let (i, r) = done_rx.recv().map_err(|_| Error::Device("a query's CPU work was lost".into()))?;
-                        ready.insert(i, r);
-                        in_flight -= 1;
+                        wait_one(&mut ready, &mut in_flight)?;
                         deliver(&mut ready)?;
                     }
                     let done_tx = done_tx.clone();
@@ -321,9 +327,7 @@ impl<'a> Searcher<'a> {
                     deliver(&mut ready)?;
                 }
                 while in_flight > 0 {
-                    let (i, r) = done_rx.recv().map_err(|_| Error::Device("a query's CPU work was lost".into()))?;
-                    ready.insert(i, r);
-                    in_flight -= 1;
+                    wait_one(&mut ready, &mut in_flight)?;
                     deliver(&mut ready)?;
                 }
                 Ok::<(), Error>(())
