@@ -35,10 +35,10 @@ fn devices() -> Vec<(usize, String, String, String)> {
             if let Some(c) = current.as_mut() {
                 c.2 = p.trim().to_string();
             }
-        } else if let Some(t) = line.trim().strip_prefix("self-test:") {
-            if let Some((i, name, platform)) = current.take() {
-                found.push((i, name, platform, t.trim().to_string()));
-            }
+        } else if let Some(t) = line.trim().strip_prefix("self-test:")
+            && let Some((i, name, platform)) = current.take()
+        {
+            found.push((i, name, platform, t.trim().to_string()));
         }
     }
     if found.is_empty() {
