@@ -2,32 +2,31 @@
 //! and end cell, on all of rayon's threads (the CLI's `--threads`), in three passes,
 //! each exact where it answers:
 //!
-//! 1. [`lanes8`]: one subject per unsigned 8-bit lane, 64, 32 or 16 to a vector
+//! 1. [`swipe`] on bytes: one subject per 8-bit lane, 64, 32 or 16 to a vector
 //!    (SWIPE-style inter-sequence SIMD); nearly every subject of a real database ends
 //!    here.
-//! 2. [`lanes16`]: the subjects whose byte lane may have saturated (or all of them when
-//!    the scoring does not fit bytes), sixteen at a time in 16-bit lanes.
+//! 2. [`swipe`] on 16-bit words, half as many lanes: the subjects whose byte lane may
+//!    have saturated (or all of them when the scoring does not fit bytes).
 //! 3. The 32-bit reference for the subjects whose 16-bit lane may have saturated
 //!    (counted in [`ScanOutput::recomputed`]).
 //!
 //! Subjects are sorted by length so that the lanes of a batch end together.
 //!
 //! The instruction set is chosen at run time ([`Level`]): the best the processor has,
-//! capped by the environment variable `CLSW_NATIVE_ISA` (`avx512`, `avx2`, `ssse3`,
+//! capped by the environment variable `CLSW_NATIVE_ISA` (`avx512`, `avx2`, `sse41`,
 //! `portable`), so one binary serves every x86-64 and each level can be tested on one
 //! machine; other processors (Arm included) run the portable code.
 
-mod lanes16;
-mod lanes8;
+mod swipe;
 mod vectors;
 
 use super::ScanOutput;
 use crate::error::Result;
 use crate::reference::{self, LocalScore};
 use crate::scoring::Scoring;
-use lanes8::Scoring8;
 use rayon::prelude::*;
 use std::sync::OnceLock;
+use swipe::Tables;
 
 crate::error::named_enum! {
     /// The native path's instruction-set levels, best first.
@@ -37,8 +36,8 @@ crate::error::named_enum! {
         Avx512 = "avx512",
         /// AVX2: 32 byte lanes.
         Avx2 = "avx2",
-        /// SSSE3: 16 byte lanes.
-        Ssse3 = "ssse3",
+        /// SSE4.1: 16 byte lanes.
+        Sse41 = "sse41" | "sse4.1",
         /// Plain Rust on 16-lane arrays: any processor.
         Portable = "portable",
     }
@@ -56,19 +55,19 @@ impl Level {
             #[cfg(target_arch = "x86_64")]
             Level::Avx2 => std::is_x86_feature_detected!("avx2"),
             #[cfg(target_arch = "x86_64")]
-            Level::Ssse3 => std::is_x86_feature_detected!("ssse3"),
+            Level::Sse41 => std::is_x86_feature_detected!("sse4.1"),
             Level::Portable => true,
             #[cfg(not(target_arch = "x86_64"))]
             _ => false,
         }
     }
 
-    /// Subjects per 8-bit pass batch.
+    /// Subjects per batch of the byte pass (the word pass has half as many).
     pub fn lanes(self) -> usize {
         match self {
             Level::Avx512 => 64,
             Level::Avx2 => 32,
-            Level::Ssse3 | Level::Portable => 16,
+            Level::Sse41 | Level::Portable => 16,
         }
     }
 
@@ -110,86 +109,105 @@ pub fn scores_at<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: &[
     let mut order: Vec<usize> = (0..subjects.len()).collect();
     order.sort_by_key(|&k| subjects[k].as_ref().len());
     let mut out = ScanOutput::empty(subjects.len());
-    let mut narrow: Vec<Option<LocalScore>> = vec![None; subjects.len()];
-    if let Some(s8) = Scoring8::new(scoring) {
-        let found: Vec<(usize, Option<LocalScore>)> = order
-            .par_chunks(level.lanes())
-            .flat_map_iter(|chunk| {
-                let batch: Vec<&[u8]> = chunk.iter().map(|&k| subjects[k].as_ref()).collect();
-                chunk.iter().copied().zip(pass8(level, query, &batch, &s8)).collect::<Vec<_>>()
-            })
-            .collect();
-        for (k, r) in found {
-            narrow[k] = r;
-        }
-    }
-    let wide: Vec<usize> = order.into_iter().filter(|&k| narrow[k].is_none()).collect();
-    let rescanned: Vec<(usize, LocalScore, bool)> = wide
-        .par_chunks(crate::scan::lanes::LANES)
-        .flat_map_iter(|chunk| {
-            let batch: Vec<&[u8]> = chunk.iter().map(|&k| subjects[k].as_ref()).collect();
-            let results = lanes16::align_batch(level, query, &batch, scoring);
-            chunk
-                .iter()
-                .zip(results)
-                .map(|(&k, (r, capped))| {
-                    if capped {
-                        (k, reference::sw_score(query, subjects[k].as_ref(), scoring), true)
-                    } else {
-                        (k, r, false)
-                    }
+    let mut pending = order;
+    if let Some(t) = Tables::new(scoring) {
+        for width in [Width::Bytes, Width::Words] {
+            if !t.fits(width.top()) {
+                continue;
+            }
+            let found: Vec<(usize, Option<LocalScore>)> = pending
+                .par_chunks(level.lanes() / width.bytes())
+                .flat_map_iter(|chunk| {
+                    let batch: Vec<&[u8]> = chunk.iter().map(|&k| subjects[k].as_ref()).collect();
+                    chunk.iter().copied().zip(pass(level, width, query, &batch, &t)).collect::<Vec<_>>()
                 })
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    for (k, r) in narrow.into_iter().enumerate() {
-        if let Some(r) = r {
-            out.scores[k] = r;
+                .collect();
+            pending.clear();
+            for (k, r) in found {
+                match r {
+                    Some(r) => out.scores[k] = r,
+                    None => pending.push(k),
+                }
+            }
         }
     }
-    for (k, r, recomputed) in rescanned {
+    out.recomputed = pending.len();
+    let exact: Vec<(usize, LocalScore)> =
+        pending.into_par_iter().map(|k| (k, reference::sw_score(query, subjects[k].as_ref(), scoring))).collect();
+    for (k, r) in exact {
         out.scores[k] = r;
-        out.recomputed += recomputed as usize;
     }
     out
 }
 
-/// The 8-bit pass over one batch at `level` (a supported level).
-fn pass8(level: Level, query: &[u8], batch: &[&[u8]], s8: &Scoring8) -> Vec<Option<LocalScore>> {
+/// The lanes of a pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Width {
+    Bytes,
+    Words,
+}
+
+impl Width {
+    fn bytes(self) -> usize {
+        match self {
+            Width::Bytes => 1,
+            Width::Words => 2,
+        }
+    }
+
+    /// The lanes' ceiling.
+    fn top(self) -> i32 {
+        match self {
+            Width::Bytes => i8::MAX as i32,
+            Width::Words => i16::MAX as i32,
+        }
+    }
+}
+
+/// One batch through the kernel at `level` (a supported level) and `width`.
+fn pass(level: Level, width: Width, query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<Option<LocalScore>> {
     debug_assert!(level.supported());
-    match level {
-        // SAFETY (each arm): `level` is supported (callers cap it).
+    use vectors::*;
+    // SAFETY (each arm): `level` is supported (callers cap it); the portable vectors
+    // run anywhere.
+    match (level, width) {
         #[cfg(target_arch = "x86_64")]
-        Level::Avx512 => unsafe { x86::pass8_avx512(query, batch, s8) },
+        (Level::Avx512, Width::Bytes) => unsafe { x86::avx512::<Avx512Bytes>(query, batch, t) },
         #[cfg(target_arch = "x86_64")]
-        Level::Avx2 => unsafe { x86::pass8_avx2(query, batch, s8) },
+        (Level::Avx512, Width::Words) => unsafe { x86::avx512::<Avx512Words>(query, batch, t) },
         #[cfg(target_arch = "x86_64")]
-        Level::Ssse3 => unsafe { x86::pass8_ssse3(query, batch, s8) },
-        // SAFETY: the portable vectors run anywhere.
-        _ => unsafe { lanes8::align_batch::<vectors::Portable>(query, batch, s8) },
+        (Level::Avx2, Width::Bytes) => unsafe { x86::avx2::<Avx2Bytes>(query, batch, t) },
+        #[cfg(target_arch = "x86_64")]
+        (Level::Avx2, Width::Words) => unsafe { x86::avx2::<Avx2Words>(query, batch, t) },
+        #[cfg(target_arch = "x86_64")]
+        (Level::Sse41, Width::Bytes) => unsafe { x86::sse41::<Sse41Bytes>(query, batch, t) },
+        #[cfg(target_arch = "x86_64")]
+        (Level::Sse41, Width::Words) => unsafe { x86::sse41::<Sse41Words>(query, batch, t) },
+        (_, Width::Bytes) => unsafe { swipe::align_batch::<PortableBytes>(query, batch, t) },
+        (_, Width::Words) => unsafe { swipe::align_batch::<PortableWords>(query, batch, t) },
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    //! The 8-bit pass compiled once per level, so the vectors' intrinsics inline.
-    use super::lanes8::{Scoring8, align_batch};
-    use super::vectors::{Avx2, Avx512, Ssse3};
+    //! The kernel compiled once per level, so the vectors' intrinsics inline.
+    use super::swipe::{Tables, align_batch};
+    use super::vectors::Cells;
     use crate::reference::LocalScore;
 
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn pass8_avx512(query: &[u8], batch: &[&[u8]], s8: &Scoring8) -> Vec<Option<LocalScore>> {
-        unsafe { align_batch::<Avx512>(query, batch, s8) }
+    pub(super) unsafe fn avx512<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<Option<LocalScore>> {
+        unsafe { align_batch::<V>(query, batch, t) }
     }
 
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn pass8_avx2(query: &[u8], batch: &[&[u8]], s8: &Scoring8) -> Vec<Option<LocalScore>> {
-        unsafe { align_batch::<Avx2>(query, batch, s8) }
+    pub(super) unsafe fn avx2<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<Option<LocalScore>> {
+        unsafe { align_batch::<V>(query, batch, t) }
     }
 
-    #[target_feature(enable = "ssse3")]
-    pub(super) unsafe fn pass8_ssse3(query: &[u8], batch: &[&[u8]], s8: &Scoring8) -> Vec<Option<LocalScore>> {
-        unsafe { align_batch::<Ssse3>(query, batch, s8) }
+    #[target_feature(enable = "sse4.1")]
+    pub(super) unsafe fn sse41<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<Option<LocalScore>> {
+        unsafe { align_batch::<V>(query, batch, t) }
     }
 }
 
@@ -258,7 +276,7 @@ mod tests {
     #[test]
     fn levels_are_named_and_capped() {
         assert_eq!("AVX2".parse::<Level>().unwrap(), Level::Avx2);
-        assert!("avx3".parse::<Level>().unwrap_err().to_string().contains("avx512, avx2, ssse3, portable"));
+        assert!("avx3".parse::<Level>().unwrap_err().to_string().contains("avx512, avx2, sse41, portable"));
         assert_eq!(Level::Portable.capped(), Level::Portable);
         assert!(Level::Avx512.capped().supported());
         assert!(Level::active().supported());

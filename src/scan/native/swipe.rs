@@ -1,0 +1,178 @@
+//! The native scan's kernel: one subject per lane (bytes in the first pass, 16-bit
+//! words in the second; [`super::vectors`]), walked column by column in the style of
+//! SWIPE (Rognes 2011): column j holds residue j of every lane's subject, and the
+//! query's rows run down it. The recurrence is the reference's (`src/reference`):
+//!
+//! ```text
+//! E(i,j) = max(E(i,j-1) - extend, H(i,j-1) - oe)      oe = open + extend
+//! F(i,j) = max(F(i-1,j) - extend, H(i-1,j) - oe)
+//! H(i,j) = max(H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j), 0)
+//! ```
+//!
+//! H, E and F are unsigned (E and F floored at 0 by saturating subtraction, which
+//! changes no H: H takes the max with 0 anyway), the scores S are signed, and
+//! `H(i-1,j-1) + S` is a signed saturating addition whose negative results lose to
+//! E >= 0 in a signed max: the floor at 0 costs no instruction. A cell can only have
+//! hit the lanes' ceiling (`TOP`, 127 or 32,767) if the lane's best passed
+//! `TOP - max S`; such lanes are reported as `None`, for the next pass.
+//!
+//! A column's scores for every query letter are built once per column (byte shuffles
+//! of two 16-entry tables per letter for bytes). The end cell follows the reference's
+//! rule: a column replaces the best only with a strictly higher score, and within that
+//! column the first row holding it is the end; the rows are searched only in the
+//! columns where some lane improved.
+
+use super::vectors::Cells;
+use crate::reference::LocalScore;
+use crate::scoring::Scoring;
+
+/// The residue of a lane past its subject's end (or a lane with no subject): it scores
+/// 0 against every query letter; such a column's H is at most the largest H before it,
+/// so it never raises a lane's best (which needs a strictly higher score).
+pub(super) const PAD: u8 = 0x80;
+
+/// A scoring as the kernel reads it, built once per scan.
+pub(super) struct Tables {
+    /// Per query letter `a`, `S(a, c)` for subject letters `c` 0-31 (0 past the alphabet).
+    pub(super) words: Vec<[i16; 32]>,
+    /// The same as bytes (`i8`), letters 0-15 and 16-31, for the byte shuffles; only
+    /// read where [`Tables::fits`] holds for bytes.
+    pub(super) low: Vec<[u8; 16]>,
+    pub(super) high: Vec<[u8; 16]>,
+    open_extend: i32,
+    extend: i32,
+    min: i32,
+    max: i32,
+}
+
+impl Tables {
+    /// `None` when even 16-bit words cannot hold the scoring's scores and gap costs
+    /// (the reference then scores every subject).
+    pub(super) fn new(sc: &Scoring) -> Option<Tables> {
+        let letters = sc.matrix.size();
+        let t = Tables {
+            words: (0..letters)
+                .map(|a| {
+                    std::array::from_fn(|c| {
+                        if c < letters { sc.matrix.score(a as u8, c as u8).clamp(-32768, 32767) as i16 } else { 0 }
+                    })
+                })
+                .collect(),
+            low: Vec::new(),
+            high: Vec::new(),
+            open_extend: (sc.gaps.open as i64 + sc.gaps.extend as i64).min(i32::MAX as i64) as i32,
+            extend: sc.gaps.extend,
+            min: sc.matrix.min_score(),
+            max: sc.matrix.max_score(),
+        };
+        let bytes = |a: usize, from: usize| -> [u8; 16] { std::array::from_fn(|k| t.words[a][from + k] as i8 as u8) };
+        let (low, high) = ((0..letters).map(|a| bytes(a, 0)).collect(), (0..letters).map(|a| bytes(a, 16)).collect());
+        let t = Tables { low, high, ..t };
+        (letters <= 32 && t.fits(i16::MAX as i32)).then_some(t)
+    }
+
+    /// Whether lanes whose ceiling is `top` can compute this scoring: gap costs, scores
+    /// and room for at least a score of 1 below the ceiling.
+    pub(super) fn fits(&self, top: i32) -> bool {
+        self.open_extend <= top && self.min >= -top - 1 && self.max <= top && self.exact_max(top) >= 1
+    }
+
+    /// The highest best score that lanes with ceiling `top` report exactly.
+    fn exact_max(&self, top: i32) -> i32 {
+        top - self.max.max(0)
+    }
+}
+
+/// Up to `V::LANES` subjects against `query` (codes below the matrix's size), one per
+/// lane, for a scoring that [`Tables::fits`] `V::TOP`. Per subject: its score and end,
+/// or `None` where the lane may have saturated.
+///
+/// # Safety
+/// The processor must have `V`'s instruction-set level.
+#[inline(always)]
+pub(super) unsafe fn align_batch<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<Option<LocalScore>> {
+    debug_assert!(batch.len() <= V::LANES && V::LANES <= 64 && t.fits(V::TOP));
+    let m = query.len();
+    let n = batch.iter().map(|s| s.len()).max().unwrap_or(0);
+    let letters = t.words.len();
+    // SAFETY (whole body): the caller guarantees V's level; indices are in range as
+    // commented where unchecked access is used.
+    unsafe {
+        let zero = V::splat(0);
+        let oe = V::splat(t.open_extend);
+        let ext = V::splat(t.extend);
+        let mut h_col = vec![zero; m]; // H(i, j-1), then H(i, j+1)
+        // E(i, j) = max(E(i, j-1) - extend, H(i, j-1) - oe), stored one column ahead:
+        // the E of column j (from column j-1), then that of column j+2.
+        let mut e_col = vec![zero; m];
+        let mut h_first = vec![zero; m]; // H(i, j), kept for the end search
+        // S(a, s_j) and S(a, s_j+1) per letter a.
+        let mut profiles = [vec![zero; letters], vec![zero; letters]];
+        let mut best = zero;
+        let mut end = [(0u32, 0u32); 64];
+        let mut residues = [PAD; 64];
+        // Two columns per walk down the rows: each row's cell of column j, then of
+        // column j + 1 (whose left neighbour it is); half the loads and stores of
+        // the columns, and two dependency chains in flight.
+        for j in (0..n).step_by(2) {
+            for (c, profile) in profiles.iter_mut().enumerate() {
+                for (l, s) in batch.iter().enumerate() {
+                    residues[l] = s.get(j + c).copied().unwrap_or(PAD);
+                }
+                V::column_profile(profile, t, &residues);
+            }
+            // `gap_a`, `gap_b`: H(i-1, j) - oe and H(i-1, j+1) - oe, each computed once
+            // for the F below it and the E to its right.
+            let (mut diag_a, mut gap_a, mut f_a, mut max_a) = (zero, zero, zero, zero);
+            let (mut diag_b, mut gap_b, mut f_b, mut max_b) = (zero, zero, zero, zero);
+            for i in 0..m {
+                // Query codes are below the matrix's size (checked by the caller), and
+                // i < m, the length of every column buffer.
+                let q = *query.get_unchecked(i) as usize;
+                let left = *h_col.get_unchecked(i);
+                let e_a = *e_col.get_unchecked(i);
+                f_a = f_a.subs(ext).max(gap_a);
+                let h_a = diag_a.adds_signed(*profiles[0].get_unchecked(q)).max_signed(e_a).max(f_a);
+                diag_a = left;
+                gap_a = h_a.subs(oe);
+                max_a = max_a.max(h_a);
+                *h_first.get_unchecked_mut(i) = h_a;
+                let e_b = e_a.subs(ext).max(gap_a);
+                f_b = f_b.subs(ext).max(gap_b);
+                let h_b = diag_b.adds_signed(*profiles[1].get_unchecked(q)).max_signed(e_b).max(f_b);
+                diag_b = h_a;
+                gap_b = h_b.subs(oe);
+                max_b = max_b.max(h_b);
+                *h_col.get_unchecked_mut(i) = h_b;
+                *e_col.get_unchecked_mut(i) = e_b.subs(ext).max(gap_b);
+            }
+            for (col, col_max, column) in [(j, max_a, &h_first), (j + 1, max_b, &h_col)] {
+                let mut pending = col_max.gt_mask(best);
+                if pending == 0 {
+                    continue;
+                }
+                best = best.max(col_max);
+                for (i, h) in column.iter().enumerate() {
+                    let mut found = h.eq_mask(col_max) & pending;
+                    pending &= !found;
+                    while found != 0 {
+                        end[found.trailing_zeros() as usize] = (i as u32, col as u32);
+                        found &= found - 1;
+                    }
+                    if pending == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        let best = best.values();
+        let exact_max = t.exact_max(V::TOP);
+        (0..batch.len())
+            .map(|l| {
+                let score = best[l];
+                (score <= exact_max)
+                    .then(|| LocalScore { score, end: (score > 0).then(|| (end[l].0 as usize, end[l].1 as usize)) })
+            })
+            .collect()
+    }
+}
