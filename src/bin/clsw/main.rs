@@ -15,8 +15,27 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "clsw", version, about = "GPU sequence comparison (OpenCL): Smith-Waterman and friends")]
 struct Cli {
+    /// CPU threads for the host work and the native CPU path [default: every core].
+    #[arg(long, global = true)]
+    threads: Option<usize>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Settings of the whole process: the thread pool, and a check of `CLSW_NATIVE_ISA`
+/// (the library ignores a name it does not know; the command refuses it).
+fn set_up(cli: &Cli) -> clsw::Result<()> {
+    clsw::scan::native::Level::from_env()?;
+    if let Some(threads) = cli.threads {
+        if threads == 0 {
+            return Err(clsw::Error::InvalidArgument("--threads must be at least 1".into()));
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+            .map_err(|e| clsw::Error::InvalidArgument(format!("--threads: {e}")))?;
+    }
+    Ok(())
 }
 
 #[derive(Subcommand)]
@@ -47,7 +66,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match &cli.command {
+    let result = set_up(&cli).and_then(|()| match &cli.command {
         Command::Devices => devices::run(),
         Command::Align(args) => align::run(args),
         Command::Scan(args) => scan::run_scan(args),
@@ -56,7 +75,7 @@ fn main() -> ExitCode {
         Command::Sw3(args) => sw3::run(args),
         Command::Psse(args) => psse::run(args),
         Command::Bench(command) => bench::run(command),
-    };
+    });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -79,7 +79,9 @@ impl Level {
     /// The level named by `CLSW_NATIVE_ISA`, if set.
     pub fn from_env() -> Result<Option<Level>> {
         match std::env::var(LEVEL_VARIABLE) {
-            Ok(v) if !v.trim().is_empty() => Ok(Some(v.parse()?)),
+            Ok(v) if !v.trim().is_empty() => {
+                v.parse().map(Some).map_err(|e| crate::error::Error::InvalidArgument(format!("{LEVEL_VARIABLE}: {e}")))
+            }
             _ => Ok(None),
         }
     }

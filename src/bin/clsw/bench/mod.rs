@@ -90,6 +90,14 @@ pub fn rng(seed: u64) -> Rng {
     Rng::from_state(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
+/// ssearch36's name for a built-in matrix (BLOSUM50 -> BL50), else the name as given.
+pub fn ssearch_matrix(name: &str) -> String {
+    match name.to_ascii_uppercase().strip_prefix("BLOSUM") {
+        Some(d) if d == "50" || d == "62" || d == "80" => format!("BL{d}"),
+        _ => name.to_string(),
+    }
+}
+
 /// A device's name cut to a table column of `width` characters.
 pub fn short_name(info: &DeviceInfo, width: usize) -> String {
     info.name.trim().chars().take(width).collect()

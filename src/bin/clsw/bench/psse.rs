@@ -1,7 +1,7 @@
 //! `clsw bench psse`: pairs and shuffle alignments per second per device and kernel
 //! variant, beside ssearch36 -k on a sample of pairs.
 
-use super::{median_of_runs, opencl_devices, print_row, rng, timed, write_csv};
+use super::{median_of_runs, opencl_devices, print_row, rng, ssearch_matrix, timed, write_csv};
 use crate::psse::describe;
 use clap::Args;
 use clsw::device::DeviceChoice;
@@ -231,14 +231,6 @@ pub fn run(args: &BenchPsseArgs) -> Result<()> {
         write_csv(path, CSV_HEADER, &lines)?;
     }
     Ok(())
-}
-
-/// ssearch36's name for a built-in matrix (BLOSUM50 -> BL50), else the name as given.
-fn ssearch_matrix(name: &str) -> String {
-    match name.to_ascii_uppercase().strip_prefix("BLOSUM") {
-        Some(d) if d == "50" || d == "62" || d == "80" => format!("BL{d}"),
-        _ => name.to_string(),
-    }
 }
 
 /// Runs ssearch36 -k on the first `ssearch_pairs` pairs, one single-threaded process per

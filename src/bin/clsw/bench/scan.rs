@@ -3,16 +3,16 @@
 //! events, end-to-end time from the host clock around each scan call (profile
 //! upload, kernels, recompute of saturated subjects, read-back).
 
-use super::{median_of_runs, opencl_devices, print_row, short_name, timed, write_csv};
+use super::{median_of_runs, opencl_devices, print_row, short_name, ssearch_matrix, timed, write_csv};
 use clap::Args;
 use clsw::device::ClDevice;
 use clsw::engine::self_test;
 use clsw::scan::banded::{Banded, BandedScanner, Tuning};
 use clsw::scan::{Variant, scan_once};
 use clsw::scoring::{Gaps, Matrix, Scoring};
-use clsw::seq::{EmptyRecords, fasta};
+use clsw::seq::{Alphabet, EmptyRecords, fasta};
 use clsw::{Error, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The 20 query lengths of the classic SWIPE / CUDASW++ benchmark (P02232 ... Q9UKN1).
@@ -94,9 +94,26 @@ pub struct BenchScanArgs {
     /// such as ssearch36 can be run on exactly the same queries.
     #[arg(long)]
     write_queries: Option<PathBuf>,
+    /// Also time whole processes on the CPU, each query length as a FASTA file against
+    /// the database written as FASTA: this ssearch36 (`-T` as many threads as clsw
+    /// uses, `-b 50 -d 0`) and `clsw scan --device native` (rows `ssearch36` and
+    /// `clsw-native`, kernel columns empty).
+    #[arg(long)]
+    ssearch: Option<PathBuf>,
     /// Also write the table as CSV here.
     #[arg(long)]
     csv: Option<PathBuf>,
+}
+
+/// Writes sequences as FASTA records named `prefix` and their index.
+fn write_fasta(path: &Path, prefix: &str, seqs: &[&[u8]], alphabet: Alphabet) -> Result<()> {
+    let mut text = Vec::with_capacity(seqs.iter().map(|s| s.len() + 16).sum());
+    for (k, s) in seqs.iter().enumerate() {
+        text.extend_from_slice(format!(">{prefix}{k}\n").as_bytes());
+        text.extend_from_slice(&alphabet.decode_all(s));
+        text.push(b'\n');
+    }
+    std::fs::write(path, text).map_err(|e| Error::io(path, e))
 }
 
 /// A query of exactly `len` residues cut from real ones.
@@ -201,6 +218,82 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
                 median_of_runs(args.runs, || Ok(clsw::scan::native::scores(&query, &subjects, &scoring)), |_| 0.0)?;
             row("native", &device, len, time.e2e_s, time.e2e_s, time.last.recomputed);
         }
+    }
+    if let Some(ssearch) = &args.ssearch {
+        let threads = rayon::current_num_threads();
+        let device = format!("CPU, {threads} threads, process");
+        let dir = std::env::temp_dir().join(format!("clsw-bench-scan-{}", std::process::id()));
+        let result = (|| -> Result<()> {
+            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+            let db = dir.join("db.fa");
+            write_fasta(&db, "s", &subjects, alphabet)?;
+            let clsw = std::env::current_exe().map_err(|e| Error::io("clsw", e))?;
+            for &len in &lengths {
+                let query = dir.join(format!("q{len}.fa"));
+                write_fasta(&query, &format!("q{len}_"), &[&query_of_length(&queries, len)], alphabet)?;
+                let peer = |program: &Path, argv: Vec<String>| -> Result<f64> {
+                    let run = || {
+                        let status = std::process::Command::new(program)
+                            .args(&argv)
+                            .stdout(std::process::Stdio::null())
+                            .stderr(std::process::Stdio::null())
+                            .status()
+                            .map_err(|e| Error::io(program, e))?;
+                        if status.success() {
+                            Ok(())
+                        } else {
+                            Err(Error::InvalidArgument(format!("{} failed: {status}", program.display())))
+                        }
+                    };
+                    run()?; // warm-up: the page cache
+                    Ok(median_of_runs(args.runs, run, |_| 0.0)?.e2e_s)
+                };
+                let q = query.display().to_string();
+                let d = db.display().to_string();
+                let ssearch_args = vec![
+                    "-T".into(),
+                    threads.to_string(),
+                    "-p".into(),
+                    "-s".into(),
+                    ssearch_matrix(scoring.matrix.name()),
+                    "-f".into(),
+                    format!("-{}", scoring.gaps.open),
+                    "-g".into(),
+                    format!("-{}", scoring.gaps.extend),
+                    "-b".into(),
+                    "50".into(),
+                    "-d".into(),
+                    "0".into(),
+                    "-q".into(),
+                    q.clone(),
+                    d.clone(),
+                ];
+                let seconds = peer(ssearch, ssearch_args)?;
+                row("ssearch36", &device, len, 0.0, seconds, 0);
+                let clsw_args = vec![
+                    "scan".into(),
+                    "-q".into(),
+                    q,
+                    "-d".into(),
+                    d,
+                    "--device".into(),
+                    "native".into(),
+                    "--matrix".into(),
+                    args.matrix.clone(),
+                    "--gap-open".into(),
+                    scoring.gaps.open.to_string(),
+                    "--gap-extend".into(),
+                    scoring.gaps.extend.to_string(),
+                    "--threads".into(),
+                    threads.to_string(),
+                ];
+                let seconds = peer(&clsw, clsw_args)?;
+                row("clsw-native", &device, len, 0.0, seconds, 0);
+            }
+            Ok(())
+        })();
+        let _ = std::fs::remove_dir_all(&dir);
+        result?;
     }
     let (devices, native_device) =
         if variants.is_empty() { (Vec::new(), false) } else { opencl_devices(args.device.as_deref())? };
