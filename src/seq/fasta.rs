@@ -266,6 +266,11 @@ impl<R: BufRead> FastaReader<R> {
                     self.pending_header = Some((self.line_no, self.buf[1..].to_vec()));
                     break;
                 }
+                // The common line: every byte a letter of the alphabet as it is.
+                if !self.aligned && self.buf.iter().all(|&b| self.alphabet.exact_code(b).is_some()) {
+                    residues.extend(self.buf.iter().map(|&b| self.alphabet.exact_code(b).unwrap_or(0)));
+                    continue;
+                }
                 for (col, &b) in self.buf.iter().enumerate() {
                     if self.aligned {
                         if b.is_ascii_alphabetic() || matches!(b, b'-' | b'.' | b'?' | b'*') {

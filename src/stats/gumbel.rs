@@ -238,21 +238,19 @@ fn evaluate(lambda: f64, y: &[f64], offset: Option<&[f64]>, cens: Option<(f64, f
     if let Some((t, _)) = cens_t {
         t_max = t_max.max(t);
     }
-    // First pass: W and the weighted mean; second pass: the weighted variance about it.
+    // First pass: W and the weighted mean; second pass: the weighted variance about it
+    // (each weight's exponential computed once).
+    let weights: Vec<f64> = (0..y.len()).map(|i| (term(i) - t_max).exp()).collect();
+    let cens_w = cens_t.map(|(t, yc)| ((t - t_max).exp(), yc));
     let (mut w, mut b) = (0.0, 0.0);
-    let mut add = |t: f64, v: f64| {
-        let e = (t - t_max).exp();
+    for (e, v) in weights.iter().zip(y).chain(cens_w.as_ref().map(|(e, yc)| (e, yc))) {
         w += e;
         b += e * v;
-    };
-    (0..y.len()).for_each(|i| add(term(i), y[i]));
-    if let Some((t, yc)) = cens_t {
-        add(t, yc);
     }
     let mean = b / w;
-    let mut var = (0..y.len()).map(|i| (term(i) - t_max).exp() * (y[i] - mean).powi(2)).sum::<f64>();
-    if let Some((t, yc)) = cens_t {
-        var += (t - t_max).exp() * (yc - mean).powi(2);
+    let mut var = weights.iter().zip(y).map(|(e, v)| e * (v - mean).powi(2)).sum::<f64>();
+    if let Some((e, yc)) = cens_w {
+        var += e * (yc - mean).powi(2);
     }
     Eval { f: 1.0 / lambda + mean, df: -1.0 / (lambda * lambda) - var / w, ln_w: t_max + w.ln() }
 }
