@@ -70,7 +70,8 @@ pub fn scan_once<S: AsRef<[u8]>>(
 pub struct ScanOutput {
     /// Every subject's score and end, in the order the subjects were given.
     pub scores: Vec<LocalScore>,
-    /// Subjects whose narrow (16-bit) score saturated and were recomputed at 32 bits.
+    /// Subjects scored at 32 bits after their 16-bit score could have saturated, or
+    /// because the scoring does not fit 16-bit lanes at all.
     pub recomputed: usize,
     /// Kernel time on the device, from profiling events.
     pub kernel_seconds: f64,

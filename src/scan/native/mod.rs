@@ -51,7 +51,7 @@ impl Level {
     pub fn supported(self) -> bool {
         match self {
             #[cfg(target_arch = "x86_64")]
-            Level::Avx512 => std::is_x86_feature_detected!("avx512bw"),
+            Level::Avx512 => std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw"),
             #[cfg(target_arch = "x86_64")]
             Level::Avx2 => std::is_x86_feature_detected!("avx2"),
             #[cfg(target_arch = "x86_64")]
@@ -101,6 +101,9 @@ pub fn scores<S: AsRef<[u8]> + Sync>(query: &[u8], subjects: &[S], scoring: &Sco
 
 /// Every subject's score and end against `query`, at `level` (or the best supported
 /// level below it).
+///
+/// Subject codes must be below the matrix's size, as the callers' code checks make
+/// them (`Alphabet::check_codes`).
 ///
 /// # Panics
 /// When a query code is outside the matrix's alphabet (callers check codes first).

@@ -92,6 +92,7 @@ impl Tables {
 #[inline(always)]
 pub(super) unsafe fn align_batch<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<Option<LocalScore>> {
     debug_assert!(batch.len() <= V::LANES && V::LANES <= 64 && t.fits(V::TOP));
+    debug_assert!(query.len() < u32::MAX as usize && batch.iter().all(|s| s.len() < u32::MAX as usize));
     let m = query.len();
     let n = batch.iter().map(|s| s.len()).max().unwrap_or(0);
     let letters = t.words.len();

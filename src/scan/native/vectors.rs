@@ -106,16 +106,16 @@ impl Cells for PortableBytes {
     }
 }
 
-/// Portable words: 16 lanes, lane by lane.
+/// Portable words: 8 lanes (half the portable bytes' 16), lane by lane.
 #[derive(Clone, Copy)]
-pub(super) struct PortableWords([i16; 16]);
+pub(super) struct PortableWords([i16; 8]);
 
 impl Cells for PortableWords {
-    const LANES: usize = 16;
+    const LANES: usize = 8;
     const TOP: i32 = i16::MAX as i32;
     #[inline(always)]
     unsafe fn splat(v: i32) -> Self {
-        PortableWords([v as i16; 16])
+        PortableWords([v as i16; 8])
     }
     #[inline(always)]
     unsafe fn adds_signed(self, o: Self) -> Self {
@@ -135,20 +135,20 @@ impl Cells for PortableWords {
     }
     #[inline(always)]
     unsafe fn gt_mask(self, o: Self) -> u64 {
-        (0..16).filter(|&l| self.0[l] as u16 > o.0[l] as u16).fold(0, |m, l| m | 1 << l)
+        (0..8).filter(|&l| self.0[l] as u16 > o.0[l] as u16).fold(0, |m, l| m | 1 << l)
     }
     #[inline(always)]
     unsafe fn eq_mask(self, o: Self) -> u64 {
-        (0..16).filter(|&l| self.0[l] == o.0[l]).fold(0, |m, l| m | 1 << l)
+        (0..8).filter(|&l| self.0[l] == o.0[l]).fold(0, |m, l| m | 1 << l)
     }
     #[inline(always)]
     unsafe fn values(self) -> [i32; 64] {
-        std::array::from_fn(|l| if l < 16 { self.0[l] as u16 as i32 } else { 0 })
+        std::array::from_fn(|l| if l < 8 { self.0[l] as u16 as i32 } else { 0 })
     }
     #[inline(always)]
     unsafe fn column_profile(profile: &mut [Self], t: &Tables, residues: &[u8; 64]) {
         for (a, p) in profile.iter_mut().enumerate() {
-            *p = PortableWords(word_scores::<16>(t, a, residues));
+            *p = PortableWords(word_scores::<8>(t, a, residues));
         }
     }
 }
