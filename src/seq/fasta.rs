@@ -266,10 +266,20 @@ impl<R: BufRead> FastaReader<R> {
                     self.pending_header = Some((self.line_no, self.buf[1..].to_vec()));
                     break;
                 }
-                // The common line: every byte a letter of the alphabet as it is.
-                if !self.aligned && self.buf.iter().all(|&b| self.alphabet.exact_code(b).is_some()) {
-                    residues.extend(self.buf.iter().map(|&b| self.alphabet.exact_code(b).unwrap_or(0)));
-                    continue;
+                // The common line: every byte a letter of the alphabet as it is, encoded in
+                // one pass (anything else is undone and read letter by letter below).
+                if !self.aligned {
+                    let start = residues.len();
+                    let mut plain = true;
+                    residues.extend(self.buf.iter().map_while(|&b| {
+                        let code = self.alphabet.exact_code(b);
+                        plain &= code.is_some();
+                        code
+                    }));
+                    if plain {
+                        continue;
+                    }
+                    residues.truncate(start);
                 }
                 for (col, &b) in self.buf.iter().enumerate() {
                     if self.aligned {

@@ -105,11 +105,15 @@ pub struct BenchScanArgs {
     csv: Option<PathBuf>,
 }
 
-/// Writes sequences as FASTA records named `prefix` and their index.
-fn write_fasta(path: &Path, prefix: &str, seqs: &[&[u8]], alphabet: Alphabet) -> Result<()> {
-    let mut text = Vec::with_capacity(seqs.iter().map(|s| s.len() + 16).sum());
-    for (k, s) in seqs.iter().enumerate() {
-        text.extend_from_slice(format!(">{prefix}{k}\n").as_bytes());
+/// Writes `(header, residues)` records as FASTA.
+fn write_fasta<'a>(
+    path: &Path,
+    records: impl IntoIterator<Item = (String, &'a [u8])>,
+    alphabet: Alphabet,
+) -> Result<()> {
+    let mut text = Vec::new();
+    for (header, s) in records {
+        text.extend_from_slice(format!(">{header}\n").as_bytes());
         text.extend_from_slice(&alphabet.decode_all(s));
         text.push(b'\n');
     }
@@ -146,16 +150,9 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
     let residues: u64 = subjects.iter().map(|s| s.len() as u64).sum();
     let lengths = if args.lengths.is_empty() { CLASSIC_LENGTHS.to_vec() } else { args.lengths.clone() };
     if let Some(path) = &args.write_queries {
-        let mut text = String::new();
-        for &len in &lengths {
-            let letters = alphabet.decode_all(&query_of_length(&queries, len));
-            text.push_str(&format!(
-                ">bench_{len} cut from {}\n{}\n",
-                args.queries.display(),
-                String::from_utf8_lossy(&letters)
-            ));
-        }
-        std::fs::write(path, text).map_err(|e| Error::io(path, e))?;
+        let cut: Vec<(usize, Vec<u8>)> = lengths.iter().map(|&len| (len, query_of_length(&queries, len))).collect();
+        let header = |len: usize| format!("bench_{len} cut from {}", args.queries.display());
+        write_fasta(path, cut.iter().map(|(len, q)| (header(*len), q.as_slice())), alphabet)?;
     }
     // "native" is the CPU path (no OpenCL); every other name is a kernel variant.
     let native = args.variants.iter().any(|v| v.eq_ignore_ascii_case("native"));
@@ -226,11 +223,12 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         let result = (|| -> Result<()> {
             std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
             let db = dir.join("db.fa");
-            write_fasta(&db, "s", &subjects, alphabet)?;
+            write_fasta(&db, subjects.iter().enumerate().map(|(k, s)| (format!("s{k}"), *s)), alphabet)?;
             let clsw = std::env::current_exe().map_err(|e| Error::io("clsw", e))?;
             for &len in &lengths {
                 let query = dir.join(format!("q{len}.fa"));
-                write_fasta(&query, &format!("q{len}_"), &[&query_of_length(&queries, len)], alphabet)?;
+                let cut = query_of_length(&queries, len);
+                write_fasta(&query, [(format!("bench_{len}"), cut.as_slice())], alphabet)?;
                 let peer = |program: &Path, argv: Vec<String>| -> Result<f64> {
                     let run = || {
                         let status = std::process::Command::new(program)
