@@ -20,7 +20,7 @@
 //!    admits fewer alignments), and off the path they are no larger, so every
 //!    comparison on the path (its tie rules included) picks the same way.
 //!
-//! The rectangles of a query's hits are traced back 16 at a time, one per SIMD lane
+//! The rectangles of a query's hits are traced back up to 16 at a time, one per SIMD lane
 //! ([`super::batch_traceback`]). Where 16 bits could saturate, or the cell is not where an alignment scoring `S`
 //! ends (the reversed scan's best is not `S`, or the rectangle's alignment scores
 //! less), the whole prefix is traced back as before. The tests check the result equals [`crate::reference::align_ending_at`]'s,
@@ -28,6 +28,7 @@
 
 use super::batch_traceback::{Rect, align_rects};
 use super::lanes::{LANES, lanes_hold};
+use super::schedule::longest_first;
 use super::striped::{Reach, reach};
 use crate::align::Alignment;
 use crate::reference;
@@ -56,8 +57,8 @@ pub fn align_from_end(
 }
 
 /// [`align_from_end`] for many hits of one query: the rectangles are found in
-/// parallel, then traced back 16 at a time ([`align_rects`], one per SIMD lane, the
-/// rectangles of similar shape together), the batches in parallel.
+/// parallel, then traced back up to 16 at a time ([`align_rects`], one per SIMD lane,
+/// the rectangles of similar shape together), the largest batches first.
 pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Vec<Option<Alignment>> {
     let whole = |h: &HitEnd<'_>| {
         let inside = h.end.0 < query.len() && h.end.1 < h.subject.len();
@@ -67,16 +68,22 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Vec<O
     let mut order: Vec<usize> = (0..hits.len()).filter(|&k| rects[k].is_some()).collect();
     let shape = |k: usize| rects[k].as_ref().map_or((0, 0, 0), |r| (r.rows.start, r.rows.len(), r.subject.len()));
     order.sort_by_key(|&k| shape(k));
-    let traced: Vec<(usize, Option<Alignment>)> = order
-        .par_chunks(LANES)
-        .flat_map_iter(|chunk| {
-            let batch: Vec<Rect<'_>> =
-                chunk.iter().map(|&k| rects[k].clone().expect("chosen with a rectangle")).collect();
-            chunk.iter().copied().zip(align_rects(query, &batch, sc)).collect::<Vec<_>>()
-        })
-        .collect();
+    // A batch costs its largest rectangle whatever its number of lanes: with fewer
+    // hits than threads x 16, smaller batches keep every thread busy.
+    let per_batch = order.len().div_ceil(rayon::current_num_threads()).clamp(1, LANES);
+    let batches: Vec<&[usize]> = order.chunks(per_batch).collect();
+    let area = |k: usize| rects[k].as_ref().map_or(0, |r| (r.rows.len() * r.subject.len()) as u64);
+    let traced = longest_first(
+        &batches,
+        |batch| batch.iter().map(|&k| area(k)).max().unwrap_or(0),
+        |batch| {
+            let rects: Vec<Rect<'_>> =
+                batch.iter().map(|&k| rects[k].clone().expect("chosen with a rectangle")).collect();
+            align_rects(query, &rects, sc)
+        },
+    );
     let mut out: Vec<Option<Option<Alignment>>> = vec![None; hits.len()];
-    for (k, a) in traced {
+    for (&k, a) in batches.iter().flat_map(|b| b.iter()).zip(traced.into_iter().flatten()) {
         // The rectangle's alignment must score the hit's score; else the whole prefix.
         out[k] = Some(a.filter(|a| a.score == hits[k].score));
     }

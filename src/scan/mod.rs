@@ -11,6 +11,7 @@ pub mod layout;
 pub mod native;
 pub(crate) mod outputs;
 pub mod plain;
+pub(crate) mod schedule;
 pub mod striped;
 
 use crate::device::ClDevice;

@@ -20,10 +20,12 @@
 //!
 //! [`reach`] is what the alignment of a hit needs (see [`super::from_end`]): the
 //! best score of a pair and, among the cells holding a given score, the last row and
-//! the last column. Scores that may have saturated 16 bits give `None` (the caller
-//! takes the 32-bit path).
+//! the last column. [`score`] is what the native scan needs for the few subjects whose
+//! inter-sequence lanes saturated: the reference's score and end cell. Scores that may
+//! have saturated 16 bits give `None` (the caller takes the 32-bit path).
 
 use super::lanes::{LANES, Lanes, add, lanes_hold, max, splat};
+use crate::reference::LocalScore;
 use crate::scoring::Scoring;
 
 /// Below any reachable E or F; far enough from `i16::MIN` that saturating
@@ -49,32 +51,251 @@ pub fn reach(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Option<
     {
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor supports AVX2 (checked just above).
-            return unsafe { reach_avx2(query, subject, sc, target) };
+            return unsafe { x86::reach(query, subject, sc, target) };
         }
     }
-    reach_portable(query, subject, sc, target)
+    reach_in::<Lanes>(query, subject, sc, target)
+}
+
+/// The pair's optimal local score and end cell, as [`crate::reference::sw_score`]
+/// gives them (the end rule: the smallest column, then the smallest row, among the
+/// cells holding the best score). `None` when 16-bit arithmetic could have saturated.
+pub fn score(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<LocalScore> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor supports AVX2 (checked just above).
+            return unsafe { x86::score(query, subject, sc) };
+        }
+    }
+    score_in::<Lanes>(query, subject, sc)
+}
+
+/// Sixteen signed 16-bit lanes: the plain arrays of [`super::lanes`] (any processor,
+/// and the readable twin) or an AVX2 register.
+trait Stripe: Copy {
+    fn splat(v: i16) -> Self;
+    fn load(v: &Lanes) -> Self;
+    fn lanes(self) -> Lanes;
+    /// Saturating addition.
+    fn add(self, o: Self) -> Self;
+    fn max(self, o: Self) -> Self;
+    /// Lane `l` takes lane `l - 1`'s value; lane 0 takes `fill`: a stripe's last row
+    /// feeding the next stripe's first.
+    fn shift(self, fill: i16) -> Self;
+    fn any_greater(self, o: Self) -> bool;
+    fn top(self) -> i16;
+}
+
+impl Stripe for Lanes {
+    #[inline(always)]
+    fn splat(v: i16) -> Self {
+        splat(v)
+    }
+    #[inline(always)]
+    fn load(v: &Lanes) -> Self {
+        *v
+    }
+    #[inline(always)]
+    fn lanes(self) -> Lanes {
+        self
+    }
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        add(self, o)
+    }
+    #[inline(always)]
+    fn max(self, o: Self) -> Self {
+        max(self, o)
+    }
+    #[inline(always)]
+    fn shift(self, fill: i16) -> Self {
+        std::array::from_fn(|l| if l == 0 { fill } else { self[l - 1] })
+    }
+    #[inline(always)]
+    fn any_greater(self, o: Self) -> bool {
+        self.iter().zip(&o).fold(false, |acc, (x, y)| acc | (x > y))
+    }
+    #[inline(always)]
+    fn top(self) -> i16 {
+        self.into_iter().max().unwrap_or(0)
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn reach_avx2(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Option<Reach> {
-    reach_portable(query, subject, sc, target)
+mod x86 {
+    //! The kernel on AVX2 registers: the compiler did not vectorize the arrays' lane
+    //! shift and compares (0.8 GCUPS a thread, a tenth of the inter-sequence kernel).
+    use super::*;
+    use std::arch::x86_64::*;
+
+    #[derive(Clone, Copy)]
+    pub(super) struct Avx2(__m256i);
+
+    // SAFETY (every method): only instantiated inside the `avx2` functions below, which
+    // run only where the processor has AVX2.
+    impl Stripe for Avx2 {
+        #[inline(always)]
+        fn splat(v: i16) -> Self {
+            unsafe { Avx2(_mm256_set1_epi16(v)) }
+        }
+        #[inline(always)]
+        fn load(v: &Lanes) -> Self {
+            unsafe { Avx2(_mm256_loadu_si256(v.as_ptr() as *const __m256i)) }
+        }
+        #[inline(always)]
+        fn lanes(self) -> Lanes {
+            let mut out = [0i16; LANES];
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr() as *mut __m256i, self.0) };
+            out
+        }
+        #[inline(always)]
+        fn add(self, o: Self) -> Self {
+            unsafe { Avx2(_mm256_adds_epi16(self.0, o.0)) }
+        }
+        #[inline(always)]
+        fn max(self, o: Self) -> Self {
+            unsafe { Avx2(_mm256_max_epi16(self.0, o.0)) }
+        }
+        #[inline(always)]
+        fn shift(self, fill: i16) -> Self {
+            unsafe {
+                // [0, low half] beside [low half, high half]: shifted by one 16-bit lane.
+                let low_up = _mm256_permute2x128_si256(self.0, self.0, 0x08);
+                let shifted = _mm256_alignr_epi8(self.0, low_up, 14);
+                Avx2(_mm256_insert_epi16(shifted, fill, 0))
+            }
+        }
+        #[inline(always)]
+        fn any_greater(self, o: Self) -> bool {
+            unsafe { _mm256_movemask_epi8(_mm256_cmpgt_epi16(self.0, o.0)) != 0 }
+        }
+        #[inline(always)]
+        fn top(self) -> i16 {
+            unsafe {
+                let m = _mm_max_epi16(_mm256_castsi256_si128(self.0), _mm256_extracti128_si256(self.0, 1));
+                let m = _mm_max_epi16(m, _mm_shuffle_epi32(m, 0b01_00_11_10));
+                let m = _mm_max_epi16(m, _mm_shuffle_epi32(m, 0b10_11_00_01));
+                let m = _mm_max_epi16(m, _mm_srli_epi32(m, 16));
+                _mm_extract_epi16(m, 0) as i16
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn reach(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Option<Reach> {
+        reach_in::<Avx2>(query, subject, sc, target)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn score(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<LocalScore> {
+        score_in::<Avx2>(query, subject, sc)
+    }
 }
 
-/// Lane `l` takes lane `l - 1`'s value; lane 0 takes `fill`: a stripe's last row
-/// feeding the next stripe's first.
-#[inline(always)]
-fn shift(v: Lanes, fill: i16) -> Lanes {
-    std::array::from_fn(|l| if l == 0 { fill } else { v[l - 1] })
+/// The striped matrix of one pair, walked column by column.
+struct Columns<V> {
+    seg: usize,
+    /// `profile[a * seg + s][l]`: the score of row `l * seg + s` against letter `a`;
+    /// rows past the query score NEG, so they never hold a positive H of their own.
+    profile: Vec<V>,
+    minus_oe: V,
+    minus_ext: V,
+    h_load: Vec<V>,
+    /// H of the column computed last.
+    h_store: Vec<V>,
+    e: Vec<V>,
+}
+
+impl<V: Stripe> Columns<V> {
+    /// For a query of at least one residue, with a scoring that fits 16 bits.
+    #[inline(always)]
+    fn new(query: &[u8], sc: &Scoring) -> Columns<V> {
+        let seg = query.len().div_ceil(LANES);
+        let letters = sc.matrix.size();
+        let profile = (0..letters * seg)
+            .map(|k| {
+                let (a, s) = (k / seg, k % seg);
+                let lanes: Lanes = std::array::from_fn(|l| match query.get(l * seg + s) {
+                    Some(&q) => sc.matrix.score(q, a as u8) as i16,
+                    None => NEG,
+                });
+                V::load(&lanes)
+            })
+            .collect();
+        Columns {
+            seg,
+            profile,
+            minus_oe: V::splat(-((sc.gaps.open + sc.gaps.extend) as i16)),
+            minus_ext: V::splat(-(sc.gaps.extend as i16)),
+            h_load: vec![V::splat(0); seg],
+            h_store: vec![V::splat(0); seg],
+            e: vec![V::splat(NEG); seg],
+        }
+    }
+
+    /// Computes the next column, against subject letter `c`; returns its largest H.
+    #[inline(always)]
+    fn next(&mut self, c: u8) -> i32 {
+        let seg = self.seg;
+        let (minus_oe, minus_ext, zero) = (self.minus_oe, self.minus_ext, V::splat(0));
+        let prof = &self.profile[c as usize * seg..(c as usize + 1) * seg];
+        // H(i-1, j-1) for each lane's first row: the previous column's last segment.
+        let mut h = self.h_store[seg - 1].shift(0);
+        std::mem::swap(&mut self.h_load, &mut self.h_store);
+        let (h_load, h_store, e) = (&self.h_load[..seg], &mut self.h_store[..seg], &mut self.e[..seg]);
+        let mut f = V::splat(NEG);
+        let mut col_max = zero;
+        for s in 0..seg {
+            h = h.add(prof[s]);
+            let es = e[s];
+            h = h.max(es).max(f.max(zero));
+            h_store[s] = h;
+            col_max = col_max.max(h);
+            let opened = h.add(minus_oe);
+            e[s] = es.add(minus_ext).max(opened);
+            f = f.add(minus_ext).max(opened);
+            h = h_load[s];
+        }
+        // Lazy F: carry F across the seams until it can raise no cell.
+        f = f.shift(NEG);
+        let mut s = 0;
+        loop {
+            let old = h_store[s];
+            let h = old.max(f);
+            h_store[s] = h;
+            col_max = col_max.max(h);
+            e[s] = e[s].max(h.add(minus_oe));
+            // The next row's F was opened from `old` in the main loop: the carry
+            // matters only where it beats that.
+            f = f.add(minus_ext);
+            if !f.any_greater(old.add(minus_oe)) {
+                break;
+            }
+            s += 1;
+            if s == seg {
+                s = 0;
+                f = f.shift(NEG);
+            }
+        }
+        col_max.top() as i32
+    }
+
+    /// The query rows (below `m`) of the last column whose H equals `value`.
+    fn rows_holding(&self, value: i32, m: usize) -> impl Iterator<Item = usize> + '_ {
+        let seg = self.seg;
+        self.h_store.iter().enumerate().flat_map(move |(s, v)| {
+            v.lanes()
+                .into_iter()
+                .enumerate()
+                .filter(move |&(l, x)| x as i32 == value && l * seg + s < m)
+                .map(move |(l, _)| l * seg + s)
+        })
+    }
 }
 
 #[inline(always)]
-fn any_greater(a: Lanes, b: Lanes) -> bool {
-    a.iter().zip(&b).fold(false, |acc, (x, y)| acc | (x > y))
-}
-
-#[inline(always)]
-fn reach_portable(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Option<Reach> {
+fn reach_in<V: Stripe>(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Option<Reach> {
     if !lanes_hold(target, sc) {
         return None;
     }
@@ -82,80 +303,41 @@ fn reach_portable(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Op
     if m == 0 || subject.is_empty() {
         return Some(Reach { best: 0, last: None });
     }
-    let seg = m.div_ceil(LANES);
-    let letters = sc.matrix.size();
-    // profile[a * seg + s][l]: the score of row l * seg + s against letter a; rows past
-    // the query score NEG, so they never hold a positive H of their own.
-    let mut profile = vec![splat(NEG); letters * seg];
-    for (k, v) in profile.iter_mut().enumerate() {
-        let (a, s) = (k / seg, k % seg);
-        for (l, cell) in v.iter_mut().enumerate() {
-            if let Some(&q) = query.get(l * seg + s) {
-                *cell = sc.matrix.score(q, a as u8) as i16;
-            }
-        }
-    }
-    let minus_oe = splat(-((sc.gaps.open + sc.gaps.extend) as i16));
-    let minus_ext = splat(-(sc.gaps.extend as i16));
-    let zero = splat(0);
-    let mut h_load = vec![zero; seg];
-    let mut h_store = vec![zero; seg];
-    let mut e = vec![splat(NEG); seg];
+    let mut columns = Columns::<V>::new(query, sc);
     let mut best = 0i32;
     let mut last: Option<(usize, usize)> = None;
     for (j, &c) in subject.iter().enumerate() {
-        let prof = &profile[c as usize * seg..(c as usize + 1) * seg];
-        // H(i-1, j-1) for each lane's first row: the previous column's last segment.
-        let mut h = shift(h_store[seg - 1], 0);
-        std::mem::swap(&mut h_load, &mut h_store);
-        let mut f = splat(NEG);
-        let mut col_max = zero;
-        for s in 0..seg {
-            h = add(h, prof[s]);
-            let es = e[s];
-            h = max(max(h, es), max(f, zero));
-            h_store[s] = h;
-            col_max = max(col_max, h);
-            let opened = add(h, minus_oe);
-            e[s] = max(add(es, minus_ext), opened);
-            f = max(add(f, minus_ext), opened);
-            h = h_load[s];
-        }
-        // Lazy F: carry F across the seams until it can raise no cell.
-        f = shift(f, NEG);
-        let mut s = 0;
-        loop {
-            let old = h_store[s];
-            let h = max(old, f);
-            h_store[s] = h;
-            col_max = max(col_max, h);
-            e[s] = max(e[s], add(h, minus_oe));
-            // The next row's F was opened from `old` in the main loop: the carry
-            // matters only where it beats that.
-            f = add(f, minus_ext);
-            if !any_greater(f, add(old, minus_oe)) {
-                break;
-            }
-            s += 1;
-            if s == seg {
-                s = 0;
-                f = shift(f, NEG);
-            }
-        }
-        let top = col_max.iter().copied().max().unwrap_or(0) as i32;
+        let top = columns.next(c);
         best = best.max(top);
         if top >= target && target > 0 {
-            for (s, v) in h_store.iter().enumerate() {
-                for (l, &x) in v.iter().enumerate() {
-                    let row = l * seg + s;
-                    if x as i32 == target && row < m {
-                        last = Some(last.map_or((row, j), |(r, _)| (r.max(row), j)));
-                    }
-                }
+            for row in columns.rows_holding(target, m) {
+                last = Some(last.map_or((row, j), |(r, _)| (r.max(row), j)));
             }
         }
     }
     lanes_hold(best, sc).then_some(Reach { best, last })
+}
+
+#[inline(always)]
+fn score_in<V: Stripe>(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<LocalScore> {
+    if !lanes_hold(0, sc) {
+        return None;
+    }
+    let m = query.len();
+    let mut best = LocalScore { score: 0, end: None };
+    if m == 0 {
+        return Some(best);
+    }
+    let mut columns = Columns::<V>::new(query, sc);
+    for (j, &c) in subject.iter().enumerate() {
+        let top = columns.next(c);
+        // A later column's equal score never replaces an end (the smallest column wins).
+        if top > best.score {
+            let row = columns.rows_holding(top, m).min().expect("the column's best is in a row of the query");
+            best = LocalScore { score: top, end: Some((row, j)) };
+        }
+    }
+    lanes_hold(best.score, sc).then_some(best)
 }
 
 #[cfg(test)]
@@ -184,7 +366,7 @@ mod tests {
     }
 
     #[test]
-    fn equals_the_reference_across_lengths_gaps_and_targets() {
+    fn score_and_reach_equal_the_reference_across_lengths_gaps_and_targets() {
         let mut next = generator(99);
         for (matrix, open, ext) in [("BLOSUM62", 11, 1), ("BLOSUM62", 0, 1), ("PAM30", 9, 1), ("EDNAFULL", 16, 4)] {
             let matrix = Matrix::builtin(matrix).unwrap();
@@ -202,10 +384,15 @@ mod tests {
                     let at = next(s.len());
                     s.splice(at..at, piece);
                 }
-                let best = sw_score(&q, &s, &sc).score;
+                let exact = sw_score(&q, &s, &sc);
+                assert_eq!(score(&q, &s, &sc), Some(exact), "round {round}: score and end");
+                // The arrays' twin, which the AVX2 registers replace where they can.
+                assert_eq!(score_in::<Lanes>(&q, &s, &sc), Some(exact), "round {round}: arrays");
+                let best = exact.score;
                 for target in [best, best - 1, best / 2, 1] {
                     let want = reference_reach(&q, &s, &sc, target);
                     assert_eq!(reach(&q, &s, &sc, target), Some(want), "round {round} target {target}");
+                    assert_eq!(reach_in::<Lanes>(&q, &s, &sc, target), Some(want), "round {round}, arrays");
                 }
             }
         }
@@ -217,6 +404,8 @@ mod tests {
         let w = vec![17u8; 3_100]; // W/W scores 11: 34,100 in all
         assert_eq!(reach(&w, &w, &sc, 100), None);
         assert_eq!(reach(&w, &w, &sc, 40_000), None);
+        assert_eq!(score(&w, &w, &sc), None);
+        assert_eq!(score(&w[..100], &w[..100], &sc), Some(sw_score(&w[..100], &w[..100], &sc)));
         assert_eq!(reach(&w[..100], &w[..100], &sc, 1_100), Some(Reach { best: 1_100, last: Some((99, 99)) }));
     }
 }

@@ -5,12 +5,18 @@
 //! 1. [`swipe`] on bytes: one subject per 8-bit lane, 64, 32 or 16 to a vector
 //!    (SWIPE-style inter-sequence SIMD); nearly every subject of a real database ends
 //!    here.
-//! 2. [`swipe`] on 16-bit words, half as many lanes: the subjects whose byte lane may
-//!    have saturated (or all of them when the scoring does not fit bytes).
-//! 3. The 32-bit reference for the subjects whose 16-bit lane may have saturated
+//! 2. 16-bit words for the subjects whose byte lane may have saturated (or all of them
+//!    when the scoring does not fit bytes): [`swipe`] with half as many lanes, except
+//!    that subjects much longer than a thread's share of this pass (a few long
+//!    homologs of a long query, typically) each run on all lanes of the striped kernel
+//!    ([`super::striped::score`]), subjects in parallel: in a lane each they would
+//!    keep a few threads busy long after the others are done.
+//! 3. The 32-bit reference for the subjects whose 16-bit lanes may have saturated
 //!    (counted in [`ScanOutput::recomputed`]).
 //!
-//! Subjects are sorted by length so that the lanes of a batch end together.
+//! Subjects are sorted by length so that the lanes of a batch end together, and the
+//! batches run longest first ([`super::schedule`]): the longest batch costs as much
+//! as a hundred short ones, and started last it would end the scan alone.
 //!
 //! The instruction set is chosen at run time ([`Level`]): the best the processor has,
 //! capped by the environment variable `CLSW_NATIVE_ISA` (`avx512`, `avx2`, `sse41`,
@@ -20,11 +26,11 @@
 mod swipe;
 mod vectors;
 
-use super::ScanOutput;
+use super::lanes::LANES;
+use super::{ScanOutput, schedule, striped};
 use crate::error::Result;
 use crate::reference::{self, LocalScore};
 use crate::scoring::Scoring;
-use rayon::prelude::*;
 use std::sync::OnceLock;
 use swipe::Tables;
 
@@ -113,36 +119,73 @@ pub fn scores_at<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: &[
     assert!(query.iter().all(|&c| (c as usize) < letters), "query code outside the matrix's alphabet");
     let mut order: Vec<usize> = (0..subjects.len()).collect();
     order.sort_by_key(|&k| subjects[k].as_ref().len());
+    let len = |k: usize| subjects[k].as_ref().len() as u64;
     let mut out = ScanOutput::empty(subjects.len());
-    let mut pending = order;
-    if let Some(t) = Tables::new(scoring) {
-        for width in [Width::Bytes, Width::Words] {
-            if !t.fits(width.top()) {
-                continue;
-            }
-            let found: Vec<(usize, Option<LocalScore>)> = pending
-                .par_chunks(level.lanes() / width.bytes())
-                .flat_map_iter(|chunk| {
-                    let batch: Vec<&[u8]> = chunk.iter().map(|&k| subjects[k].as_ref()).collect();
-                    chunk.iter().copied().zip(pass(level, width, query, &batch, &t)).collect::<Vec<_>>()
-                })
-                .collect();
-            pending.clear();
-            for (k, r) in found {
+    let tables = Tables::new(scoring);
+    // 1. Bytes. Sorted by length, a batch's last subject is its longest.
+    let pending: Vec<usize> = match &tables {
+        Some(t) if t.fits(Width::Bytes.top()) => {
+            let batches: Vec<&[usize]> = order.chunks(level.lanes()).collect();
+            let found = schedule::longest_first(
+                &batches,
+                |b| b.last().map_or(0, |&k| len(k)),
+                |batch| {
+                    let residues: Vec<&[u8]> = batch.iter().map(|&k| subjects[k].as_ref()).collect();
+                    pass(level, Width::Bytes, query, &residues, t)
+                },
+            );
+            let mut saturated = Vec::new();
+            for (&k, r) in batches.iter().flat_map(|b| b.iter()).zip(found.into_iter().flatten()) {
                 match r {
                     Some(r) => out.scores[k] = r,
-                    None => pending.push(k),
+                    None => saturated.push(k),
                 }
             }
+            saturated
         }
-    }
-    out.recomputed = pending.len();
-    let exact: Vec<(usize, LocalScore)> =
-        pending.into_par_iter().map(|k| (k, reference::sw_score(query, subjects[k].as_ref(), scoring))).collect();
-    for (k, r) in exact {
+        _ => order,
+    };
+    // 2. Words, 3. the reference: the subjects longer than `alone` each on all lanes
+    // of the striped kernel, the others in batches, all of them longest first.
+    let word_lanes = level.lanes() / Width::Words.bytes();
+    let alone = pending.iter().map(|&k| len(k)).sum::<u64>() / (2 * word_lanes * rayon::current_num_threads()) as u64;
+    let words = tables.as_ref().filter(|t| t.fits(Width::Words.top()));
+    let split = if words.is_some() { pending.partition_point(|&k| len(k) <= alone) } else { 0 };
+    let tasks: Vec<Words<'_>> = pending[..split]
+        .chunks(word_lanes)
+        .map(Words::Batch)
+        .chain(pending[split..].iter().map(|&k| Words::Alone(k)))
+        .collect();
+    let cost = |task: &Words<'_>| match task {
+        Words::Batch(b) => b.last().map_or(0, |&k| len(k)) * LANES as u64,
+        Words::Alone(k) => len(*k),
+    };
+    // The reference where 16 bits may have saturated; `true` for those.
+    let exact = |k: usize, r: Option<LocalScore>| match r {
+        Some(r) => (k, r, false),
+        None => (k, reference::sw_score(query, subjects[k].as_ref(), scoring), true),
+    };
+    let found = schedule::longest_first(&tasks, cost, |task| match *task {
+        Words::Batch(batch) => {
+            let residues: Vec<&[u8]> = batch.iter().map(|&k| subjects[k].as_ref()).collect();
+            let t = words.expect("batches only when words fit");
+            batch.iter().zip(pass(level, Width::Words, query, &residues, t)).map(|(&k, r)| exact(k, r)).collect()
+        }
+        Words::Alone(k) => vec![exact(k, striped::score(query, subjects[k].as_ref(), scoring))],
+    });
+    for (k, r, wide) in found.into_iter().flatten() {
         out.scores[k] = r;
+        out.recomputed += wide as usize;
     }
     out
+}
+
+/// A task of the 16-bit pass.
+enum Words<'a> {
+    /// Subjects on the lanes of the inter-sequence kernel.
+    Batch(&'a [usize]),
+    /// One subject on all lanes of the striped kernel.
+    Alone(usize),
 }
 
 /// The lanes of a pass.
@@ -223,19 +266,25 @@ mod tests {
     use crate::scoring::{Gaps, Matrix};
     use crate::seq::Alphabet;
 
-    /// Every supported level, the scorings that exercise each pass.
+    /// Every supported level on one thread and on sixteen, the scorings that exercise
+    /// each pass.
     fn check(query: &[u8], subjects: &[Vec<u8>], sc: &Scoring, what: &str) -> Vec<ScanOutput> {
         let want: Vec<LocalScore> = subjects.iter().map(|s| reference::sw_score(query, s, sc)).collect();
         let supported: Vec<Level> = Level::ALL.into_iter().filter(|l| l.supported()).collect();
         assert!(supported.contains(&Level::Portable));
         supported
             .into_iter()
-            .map(|level| {
-                let out = scores_at(level, query, subjects, sc);
-                for (k, (got, want)) in out.scores.iter().zip(&want).enumerate() {
-                    assert_eq!(got, want, "{what}, level {level}, subject {k}");
-                }
-                out
+            .flat_map(|level| {
+                // One thread takes the word pass; sixteen send its few subjects to
+                // the striped kernel.
+                [1, 16].map(|threads| {
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                    let out = pool.install(|| scores_at(level, query, subjects, sc));
+                    for (k, (got, want)) in out.scores.iter().zip(&want).enumerate() {
+                        assert_eq!(got, want, "{what}, level {level}, {threads} threads, subject {k}");
+                    }
+                    out
+                })
             })
             .collect()
     }

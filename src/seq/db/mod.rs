@@ -10,6 +10,7 @@
 //! The prepared file format is described in `db/prepared.rs`, its checksum in `db/checksum.rs`.
 
 mod checksum;
+mod pieces;
 mod prepared;
 
 pub use checksum::{Hasher, checksum};
@@ -114,6 +115,20 @@ impl Builder {
         Ok(())
     }
 
+    /// Adds the records of `other` after this one's.
+    fn append(&mut self, other: Builder) -> std::result::Result<(), String> {
+        if self.lengths.len() + other.lengths.len() > u32::MAX as usize {
+            return Err(format!("a database holds at most {} sequences", u32::MAX));
+        }
+        let (names, residues) = (self.names.len(), self.residues.len() as u64);
+        self.names.push_str(&other.names);
+        self.name_offsets.extend(other.name_offsets[1..].iter().map(|&o| o + names));
+        self.lengths.extend_from_slice(&other.lengths);
+        self.residues.extend_from_slice(&other.residues);
+        self.offsets.extend(other.offsets[1..].iter().map(|&o| o + residues));
+        Ok(())
+    }
+
     fn finish(mut self) -> Database {
         self.residues.shrink_to_fit();
         let max_len = self.lengths.iter().copied().max().unwrap_or(0) as usize;
@@ -139,27 +154,37 @@ fn length_order(lengths: &[u32]) -> Vec<u32> {
     order
 }
 
+/// A FASTA file's records by one streaming reader.
+fn stream(path: &Path, alphabet: Alphabet, empty: EmptyRecords) -> Result<(Builder, ReadReport)> {
+    let mut reader = fasta::open(path, alphabet)?.with_empty_records(empty);
+    // The file size bounds the residues of a plain file; for gzip it is a start.
+    let capacity = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0).min(usize::MAX as u64) as usize;
+    let mut builder = Builder::new(alphabet, capacity);
+    while let Some(seq) = reader.next_record()? {
+        builder.push(&seq).map_err(|m| Error::InvalidArgument(format!("{}: {m}", path.display())))?;
+    }
+    if builder.lengths.is_empty() {
+        // The reader is at the end of its input: read_all() now gives its own
+        // "no records" error, with the line number and any skipped empty records.
+        return Err(match reader.read_all() {
+            Err(e) => e,
+            Ok(_) => Error::InvalidArgument(format!("{}: contains no FASTA records", path.display())),
+        });
+    }
+    let report = reader.report();
+    Ok((builder, report))
+}
+
 impl Database {
     /// Reads a FASTA file (plain or gzip), streaming: records are appended as they are
-    /// read, never all held as separate [`Sequence`]s. An input with no records is the
-    /// FASTA reader's error.
+    /// read, never all held as separate [`Sequence`]s; a large plain file is read in
+    /// pieces on every thread (`db/pieces.rs`), to the same records. An input with no
+    /// records is the FASTA reader's error.
     pub fn from_fasta(path: &Path, alphabet: Alphabet, empty: EmptyRecords) -> Result<(Database, ReadReport)> {
-        let mut reader = fasta::open(path, alphabet)?.with_empty_records(empty);
-        // The file size bounds the residues of a plain file; for gzip it is a start.
-        let capacity = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0).min(usize::MAX as u64) as usize;
-        let mut builder = Builder::new(alphabet, capacity);
-        while let Some(seq) = reader.next_record()? {
-            builder.push(&seq).map_err(|m| Error::InvalidArgument(format!("{}: {m}", path.display())))?;
-        }
-        if builder.lengths.is_empty() {
-            // The reader is at the end of its input: read_all() now gives its own
-            // "no records" error, with the line number and any skipped empty records.
-            return Err(match reader.read_all() {
-                Err(e) => e,
-                Ok(_) => Error::InvalidArgument(format!("{}: contains no FASTA records", path.display())),
-            });
-        }
-        let report = reader.report();
+        let (builder, report) = match pieces::read(path, alphabet, empty)? {
+            Some(read) => read,
+            None => stream(path, alphabet, empty)?,
+        };
         Ok((builder.finish(), report))
     }
 

@@ -46,7 +46,9 @@ pub struct BenchScanArgs {
     /// total query residues).
     #[arg(long, conflicts_with = "lengths")]
     all_queries: bool,
-    /// Kernel variants to run.
+    /// Kernel variants to run; `native` is the CPU path, `striped` its kernel of one
+    /// pair on all SIMD lanes alone (the recomp column then counts subjects it left to
+    /// 32 bits).
     #[arg(long, value_delimiter = ',', default_value = "team,fast")]
     variants: Vec<String>,
     /// Devices (as for --device elsewhere) [default: CLSW_DEVICE, else auto].
@@ -154,10 +156,17 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         let header = |len: usize| format!("bench_{len} cut from {}", args.queries.display());
         write_fasta(path, cut.iter().map(|(len, q)| (header(*len), q.as_slice())), alphabet)?;
     }
-    // "native" is the CPU path (no OpenCL); every other name is a kernel variant.
-    let native = args.variants.iter().any(|v| v.eq_ignore_ascii_case("native"));
-    let variants: Vec<Variant> =
-        args.variants.iter().filter(|v| !v.eq_ignore_ascii_case("native")).map(|v| v.parse()).collect::<Result<_>>()?;
+    // "native" is the CPU path (no OpenCL), "striped" its one-pair-on-all-lanes kernel
+    // alone (every subject through it); every other name is a kernel variant.
+    let cpu_rows = ["native", "striped"];
+    let asked = |name: &str| args.variants.iter().any(|v| v.eq_ignore_ascii_case(name));
+    let (native, striped) = (asked("native"), asked("striped"));
+    let variants: Vec<Variant> = args
+        .variants
+        .iter()
+        .filter(|v| !cpu_rows.iter().any(|c| v.eq_ignore_ascii_case(c)))
+        .map(|v| v.parse())
+        .collect::<Result<_>>()?;
     let defaults = Tuning::default();
     let tuning = Tuning {
         band: args.band.unwrap_or(defaults.band),
@@ -214,6 +223,19 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
             let time =
                 median_of_runs(args.runs, || Ok(clsw::scan::native::scores(&query, &subjects, &scoring)), |_| 0.0)?;
             row("native", &device, len, time.e2e_s, time.e2e_s, time.last.recomputed);
+        }
+    }
+    if striped {
+        use rayon::prelude::*;
+        let device = format!("striped CPU, {} threads", rayon::current_num_threads());
+        for &len in &lengths {
+            let query = query_of_length(&queries, len);
+            let run =
+                || subjects.par_iter().map(|s| clsw::scan::striped::score(&query, s, &scoring)).collect::<Vec<_>>();
+            run(); // warm-up
+            let time = median_of_runs(args.runs, || Ok(run()), |_| 0.0)?;
+            let wide = time.last.iter().filter(|r| r.is_none()).count();
+            row("striped", &device, len, time.e2e_s, time.e2e_s, wide);
         }
     }
     if let Some(ssearch) = &args.ssearch {

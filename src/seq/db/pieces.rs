@@ -1,0 +1,209 @@
+//! A plain FASTA database read on every thread of the pool: the file is read in
+//! windows, each window cut at record starts (a `>` at the start of a line) into
+//! pieces, and each piece parsed by its own [`FastaReader`]; the pieces' records are
+//! joined in file order. A search of a short query on many cores spends as long
+//! reading the database this way as scanning it; one reader alone took longer than
+//! the scan.
+//!
+//! The records, their order and the [`ReadReport`] are those of the streaming reader
+//! ([`Database::from_fasta`]'s other path): a piece starts at a header, where the
+//! streaming reader starts a record too, and the line numbers of skipped empty records
+//! are shifted by the lines of the pieces before. Whatever a piece cannot say alone
+//! (a malformed record, whose error names its record number counted from the file's
+//! start; a file of no records) is left to the streaming reader, which reads the file
+//! again and says it as it always has. Gzip files are read by the streaming reader.
+//!
+//! [`Database::from_fasta`]: super::Database::from_fasta
+
+use super::Builder;
+use crate::error::{Error, Result};
+use crate::seq::alphabet::Alphabet;
+use crate::seq::fasta::{EmptyRecords, FastaReader, ReadReport};
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+/// Files smaller than this are read by the streaming reader alone.
+const MIN_FILE: u64 = 1 << 20;
+/// Bytes read before a window is cut into pieces.
+const WINDOW: usize = 64 << 20;
+/// Pieces per thread in a window, so a thread that finishes early takes another.
+const PIECES_PER_THREAD: usize = 4;
+
+/// The database's records and the report, or `None` when the streaming reader must
+/// read this file: gzip, small, one thread, or an input it must describe.
+pub(super) fn read(path: &Path, alphabet: Alphabet, empty: EmptyRecords) -> Result<Option<(Builder, ReadReport)>> {
+    read_in_windows(path, alphabet, empty, WINDOW)
+}
+
+fn read_in_windows(
+    path: &Path,
+    alphabet: Alphabet,
+    empty: EmptyRecords,
+    window: usize,
+) -> Result<Option<(Builder, ReadReport)>> {
+    let threads = rayon::current_num_threads();
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    if threads < 2 || size < MIN_FILE {
+        return Ok(None);
+    }
+    let mut all = Builder::new(alphabet, size.min(usize::MAX as u64) as usize);
+    let mut report = ReadReport::default();
+    let mut substituted: BTreeMap<char, u64> = BTreeMap::new();
+    let (mut buf, mut lines_before, mut first) = (Vec::new(), 0usize, true);
+    loop {
+        let eof = fill(&mut file, &mut buf, window).map_err(|e| Error::io(path, e))?;
+        if first && buf.starts_with(&[0x1f, 0x8b]) {
+            return Ok(None);
+        }
+        first = false;
+        // The window ends where its last record starts (it may go on past the window).
+        let cut = if eof { buf.len() } else { last_record_start(&buf) };
+        if cut == 0 && !eof {
+            continue; // one record longer than the window: read on
+        }
+        let window = &buf[..cut];
+        let pieces = cut_at_records(window, threads * PIECES_PER_THREAD);
+        let parsed: Vec<Option<(Builder, ReadReport, usize)>> =
+            pieces.par_iter().map(|piece| parse(piece, path, alphabet, empty)).collect();
+        for one in parsed {
+            let Some((builder, piece_report, lines)) = one else { return Ok(None) };
+            if all.append(builder).is_err() {
+                return Ok(None);
+            }
+            report.records += piece_report.records;
+            report.residues += piece_report.residues;
+            for (c, n) in piece_report.substituted {
+                *substituted.entry(c).or_default() += n;
+            }
+            report.empty_records.extend(piece_report.empty_records.into_iter().map(|(l, id)| (l + lines_before, id)));
+            lines_before += lines;
+        }
+        buf.drain(..cut);
+        if eof {
+            break;
+        }
+    }
+    if all.lengths.is_empty() {
+        return Ok(None);
+    }
+    report.substituted = substituted.into_iter().collect();
+    Ok(Some((all, report)))
+}
+
+/// Reads until `buf` holds `window` more bytes or the file ends; true at the end.
+fn fill(file: &mut File, buf: &mut Vec<u8>, window: usize) -> std::io::Result<bool> {
+    let want = buf.len() + window;
+    let got = file.by_ref().take(window as u64).read_to_end(buf)?;
+    Ok(got == 0 || buf.len() < want)
+}
+
+/// Whether a record starts at `p`: a `>` at the start of a line.
+fn starts_record(bytes: &[u8], p: usize) -> bool {
+    bytes[p] == b'>' && (p == 0 || bytes[p - 1] == b'\n')
+}
+
+/// Where the last record of `bytes` starts (0 when only one starts, at 0, or none).
+fn last_record_start(bytes: &[u8]) -> usize {
+    (1..bytes.len()).rev().find(|&p| starts_record(bytes, p)).unwrap_or(0)
+}
+
+/// `bytes` cut into about `n` pieces of similar size, each starting at a record start
+/// (the first at 0).
+fn cut_at_records(bytes: &[u8], n: usize) -> Vec<&[u8]> {
+    let step = bytes.len().div_ceil(n.max(1)).max(1);
+    let mut starts = vec![0];
+    let mut at = step;
+    while at < bytes.len() {
+        match (at..bytes.len()).find(|&p| starts_record(bytes, p)) {
+            Some(p) => {
+                starts.push(p);
+                at = p + step;
+            }
+            None => break,
+        }
+    }
+    starts.push(bytes.len());
+    starts.windows(2).map(|w| &bytes[w[0]..w[1]]).collect()
+}
+
+/// One piece's records, report and line count; `None` when it has something to say.
+fn parse(piece: &[u8], path: &Path, alphabet: Alphabet, empty: EmptyRecords) -> Option<(Builder, ReadReport, usize)> {
+    let mut reader = FastaReader::new(piece, path.display().to_string(), alphabet).with_empty_records(empty);
+    let mut builder = Builder::new(alphabet, piece.len());
+    while let Some(seq) = reader.next_record().ok()? {
+        builder.push(&seq).ok()?;
+    }
+    let lines = reader.position().2;
+    Some((builder, reader.report(), lines))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_start_at_records_and_cover_the_bytes() {
+        let text = b";c\n>a\nAC\n>b x\nGT\r\n>c\n\n>d\nA";
+        for n in 1..12 {
+            let pieces = cut_at_records(text, n);
+            assert_eq!(pieces.concat(), text, "{n} pieces");
+            assert!(pieces.iter().skip(1).all(|p| p.starts_with(b">")), "{n} pieces");
+        }
+        assert_eq!(last_record_start(text), text.len() - 4);
+        assert_eq!(last_record_start(b">only\nAAA"), 0);
+    }
+
+    /// A file of about 1.3 MB with CRLF and LF lines, substituted letters, empty
+    /// records and one record longer than a window: the pieces read what one streaming
+    /// reader reads, on several threads and window sizes; a bad letter leaves the file
+    /// to the streaming reader (for its error).
+    #[test]
+    fn pieces_read_what_one_reader_reads() {
+        let mut text = String::from("; a comment\n\n");
+        let mut state = 12345u64;
+        for k in 0..6_000 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let len = 20 + (state >> 33) as usize % 300;
+            let eol = if k % 3 == 0 { "\r\n" } else { "\n" };
+            text += &format!(">s{k} description {k}{eol}");
+            if k % 997 == 5 {
+                continue; // an empty record
+            }
+            let letters = if k % 101 == 0 { "ACDEFGHIKLMNPQRSTVWYBZJUO" } else { "ACDEFGHIKLMNPQRSTVWY" };
+            let len = if k == 2_000 { 20_000 } else { len };
+            for (i, c) in letters.chars().cycle().skip(k % 17).take(len).enumerate() {
+                text.push(c);
+                if i % 60 == 59 {
+                    text += eol;
+                }
+            }
+            text += eol;
+        }
+        let path = std::env::temp_dir().join(format!("clsw-pieces-{}.fa", std::process::id()));
+        std::fs::write(&path, &text).unwrap();
+        assert!(text.len() as u64 > MIN_FILE);
+        let (want, want_report) = super::super::stream(&path, Alphabet::Protein, EmptyRecords::Skip).unwrap();
+        assert_eq!(want_report.empty_records.len(), 7);
+        assert!(!want_report.substituted.is_empty());
+        for (threads, window) in [(2, WINDOW), (5, 4096), (8, 100_000)] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let read = pool.install(|| read_in_windows(&path, Alphabet::Protein, EmptyRecords::Skip, window));
+            let (got, report) = read.unwrap().expect("read in pieces");
+            let what = format!("{threads} threads, window {window}");
+            assert_eq!(got.names, want.names, "{what}");
+            assert_eq!(got.name_offsets, want.name_offsets, "{what}");
+            assert_eq!((&got.lengths, &got.offsets, &got.residues), (&want.lengths, &want.offsets, &want.residues));
+            assert_eq!(format!("{report:?}"), format!("{want_report:?}"), "{what}");
+        }
+        // Empty records refused, or a bad letter: the streaming reader must say it.
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(4).build().unwrap();
+        assert!(pool.install(|| read(&path, Alphabet::Protein, EmptyRecords::Error)).unwrap().is_none());
+        std::fs::write(&path, text.replacen("ACDEF", "AC1EF", 1)).unwrap();
+        assert!(pool.install(|| read(&path, Alphabet::Protein, EmptyRecords::Skip)).unwrap().is_none());
+        std::fs::remove_file(&path).unwrap();
+    }
+}
