@@ -115,20 +115,6 @@ impl Builder {
         Ok(())
     }
 
-    /// Adds the records of `other` after this one's.
-    fn append(&mut self, other: Builder) -> std::result::Result<(), String> {
-        if self.lengths.len() + other.lengths.len() > u32::MAX as usize {
-            return Err(format!("a database holds at most {} sequences", u32::MAX));
-        }
-        let (names, residues) = (self.names.len(), self.residues.len() as u64);
-        self.names.push_str(&other.names);
-        self.name_offsets.extend(other.name_offsets[1..].iter().map(|&o| o + names));
-        self.lengths.extend_from_slice(&other.lengths);
-        self.residues.extend_from_slice(&other.residues);
-        self.offsets.extend(other.offsets[1..].iter().map(|&o| o + residues));
-        Ok(())
-    }
-
     fn finish(mut self) -> Database {
         self.residues.shrink_to_fit();
         let max_len = self.lengths.iter().copied().max().unwrap_or(0) as usize;

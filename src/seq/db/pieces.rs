@@ -22,7 +22,6 @@ use crate::seq::fasta::{EmptyRecords, FastaReader, ReadReport};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::Read;
 use std::path::Path;
 
 /// Files smaller than this are read by the streaming reader alone.
@@ -45,60 +44,97 @@ fn read_in_windows(
     window: usize,
 ) -> Result<Option<(Builder, ReadReport)>> {
     let threads = rayon::current_num_threads();
-    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let size = file.metadata().map_err(|e| Error::io(path, e))?.len();
     if threads < 2 || size < MIN_FILE {
         return Ok(None);
     }
-    let mut all = Builder::new(alphabet, size.min(usize::MAX as u64) as usize);
-    let mut report = ReadReport::default();
-    let mut substituted: BTreeMap<char, u64> = BTreeMap::new();
-    let (mut buf, mut lines_before, mut first) = (Vec::new(), 0usize, true);
-    loop {
-        let eof = fill(&mut file, &mut buf, window).map_err(|e| Error::io(path, e))?;
-        if first && buf.starts_with(&[0x1f, 0x8b]) {
+    let mut parsed = Vec::new();
+    let (mut start, mut window) = (0u64, window);
+    while start < size {
+        let len = (size - start).min(window as u64) as usize;
+        // A read that fails (or a file that shrank) is the streaming reader's to report.
+        let Ok(bytes) = read_at(&file, start, len) else { return Ok(None) };
+        if start == 0 && bytes.starts_with(&[0x1f, 0x8b]) {
             return Ok(None);
         }
-        first = false;
         // The window ends where its last record starts (it may go on past the window).
-        let cut = if eof { buf.len() } else { last_record_start(&buf) };
-        if cut == 0 && !eof {
-            continue; // one record longer than the window: read on
+        let cut = if start + len as u64 == size { len } else { last_record_start(&bytes) };
+        if cut == 0 {
+            window *= 2; // one record longer than the window: a larger window
+            continue;
         }
-        let window = &buf[..cut];
-        let pieces = cut_at_records(window, threads * PIECES_PER_THREAD);
-        let parsed: Vec<Option<(Builder, ReadReport, usize)>> =
-            pieces.par_iter().map(|piece| parse(piece, path, alphabet, empty)).collect();
-        for one in parsed {
-            let Some((builder, piece_report, lines)) = one else { return Ok(None) };
-            if all.append(builder).is_err() {
-                return Ok(None);
-            }
-            report.records += piece_report.records;
-            report.residues += piece_report.residues;
-            for (c, n) in piece_report.substituted {
-                *substituted.entry(c).or_default() += n;
-            }
-            report.empty_records.extend(piece_report.empty_records.into_iter().map(|(l, id)| (l + lines_before, id)));
-            lines_before += lines;
+        let pieces = cut_at_records(&bytes[..cut], threads * PIECES_PER_THREAD);
+        let found: Vec<Option<Parsed>> = pieces.par_iter().map(|piece| parse(piece, path, alphabet, empty)).collect();
+        for piece in found {
+            let Some(piece) = piece else { return Ok(None) };
+            parsed.push(piece);
         }
-        buf.drain(..cut);
-        if eof {
-            break;
-        }
+        start += cut as u64;
     }
-    if all.lengths.is_empty() {
-        return Ok(None);
-    }
-    report.substituted = substituted.into_iter().collect();
-    Ok(Some((all, report)))
+    Ok(join(alphabet, parsed))
 }
 
-/// Reads until `buf` holds `window` more bytes or the file ends; true at the end.
-fn fill(file: &mut File, buf: &mut Vec<u8>, window: usize) -> std::io::Result<bool> {
-    let want = buf.len() + window;
-    let got = file.by_ref().take(window as u64).read_to_end(buf)?;
-    Ok(got == 0 || buf.len() < want)
+/// `len` bytes of `file` from `offset`, read on every thread: the fresh pages of the
+/// buffer are faulted in by all of them rather than one.
+#[cfg(unix)]
+fn read_at(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    const PART: usize = 1 << 20;
+    let mut bytes = vec![0u8; len];
+    bytes
+        .par_chunks_mut(PART)
+        .enumerate()
+        .try_for_each(|(k, part)| file.read_exact_at(part, offset + (k * PART) as u64))?;
+    Ok(bytes)
+}
+
+/// Elsewhere the streaming reader reads every file.
+#[cfg(not(unix))]
+fn read_at(_: &File, _: u64, _: usize) -> std::io::Result<Vec<u8>> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
+/// One piece's records, its report and its number of lines.
+type Parsed = (Builder, ReadReport, usize);
+
+/// The pieces' records in order, and their reports as one; `None` past the
+/// database's limit on sequences (the streaming reader then says so).
+fn join(alphabet: Alphabet, parsed: Vec<Parsed>) -> Option<(Builder, ReadReport)> {
+    let sequences: usize = parsed.iter().map(|p| p.0.lengths.len()).sum();
+    if sequences == 0 || sequences > u32::MAX as usize {
+        return None;
+    }
+    // The residues, the bulk, copied on every thread.
+    let mut residues = vec![0u8; parsed.iter().map(|p| p.0.residues.len()).sum()];
+    let mut parts = Vec::with_capacity(parsed.len());
+    let mut rest = residues.as_mut_slice();
+    for p in &parsed {
+        let (part, after) = rest.split_at_mut(p.0.residues.len());
+        parts.push(part);
+        rest = after;
+    }
+    parts.into_par_iter().zip(&parsed).for_each(|(part, p)| part.copy_from_slice(&p.0.residues));
+    let mut all = Builder::new(alphabet, 0);
+    all.residues = residues;
+    let (mut report, mut lines_before) = (ReadReport::default(), 0usize);
+    let mut substituted: BTreeMap<char, u64> = BTreeMap::new();
+    for (piece, piece_report, lines) in parsed {
+        let (names, offset) = (all.names.len(), *all.offsets.last().expect("offsets start at 0"));
+        all.names.push_str(&piece.names);
+        all.name_offsets.extend(piece.name_offsets[1..].iter().map(|&o| o + names));
+        all.lengths.extend_from_slice(&piece.lengths);
+        all.offsets.extend(piece.offsets[1..].iter().map(|&o| o + offset));
+        report.records += piece_report.records;
+        report.residues += piece_report.residues;
+        for (c, n) in piece_report.substituted {
+            *substituted.entry(c).or_default() += n;
+        }
+        report.empty_records.extend(piece_report.empty_records.into_iter().map(|(l, id)| (l + lines_before, id)));
+        lines_before += lines;
+    }
+    report.substituted = substituted.into_iter().collect();
+    Some((all, report))
 }
 
 /// Whether a record starts at `p`: a `>` at the start of a line.
@@ -131,7 +167,7 @@ fn cut_at_records(bytes: &[u8], n: usize) -> Vec<&[u8]> {
 }
 
 /// One piece's records, report and line count; `None` when it has something to say.
-fn parse(piece: &[u8], path: &Path, alphabet: Alphabet, empty: EmptyRecords) -> Option<(Builder, ReadReport, usize)> {
+fn parse(piece: &[u8], path: &Path, alphabet: Alphabet, empty: EmptyRecords) -> Option<Parsed> {
     let mut reader = FastaReader::new(piece, path.display().to_string(), alphabet).with_empty_records(empty);
     let mut builder = Builder::new(alphabet, piece.len());
     while let Some(seq) = reader.next_record().ok()? {
