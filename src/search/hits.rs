@@ -10,6 +10,7 @@ use crate::scoring::Scoring;
 use crate::seq::Sequence;
 use crate::stats::{KarlinAltschul, fit_length_corrected, published};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::time::Instant;
 
 crate::error::named_enum! {
@@ -217,36 +218,30 @@ impl Searcher<'_> {
         Ok(ends)
     }
 
-    /// Statistics, hit selection and alignments of one scanned query.
-    pub(super) fn finish(&self, query: &Sequence, scanned: Scanned) -> Result<SearchResult> {
-        let start = Instant::now();
-        let m = query.residues.len();
-        let statistics = self.statistics(&scanned.scores, m);
-        let threshold = self.options.evalue;
-        let mut hits: Vec<Hit> = scanned
-            .scores
+    /// The subjects' scores checked ([`Self::check_hit_scores`]) and, when alignments
+    /// are on, their alignments (`None` where none scores above 0), by subject.
+    fn check_and_align(
+        &self,
+        plus: &[u8],
+        minus: &[u8],
+        scanned: &Scanned,
+        subjects: &[usize],
+    ) -> Result<HashMap<usize, Option<Alignment>>> {
+        let hits: Vec<Hit> = subjects
             .iter()
-            .enumerate()
-            .filter(|(_, s)| s.score > 0)
-            .filter_map(|(k, s)| {
-                let evalue = statistics.evalue(s.score, m, self.lengths[k]);
-                (evalue.is_nan() || evalue <= threshold).then(|| Hit {
-                    subject: k,
-                    score: s.score,
-                    strand: scanned.strands[k],
-                    evalue,
-                    bit_score: statistics.bit_score(s.score),
-                    alignment: None,
-                })
+            .map(|&k| Hit {
+                subject: k,
+                score: scanned.scores[k].score,
+                strand: scanned.strands[k],
+                evalue: f64::NAN,
+                bit_score: f64::NAN,
+                alignment: None,
             })
             .collect();
-        hits.sort_by(|a, b| b.score.cmp(&a.score).then(a.subject.cmp(&b.subject)));
-        hits.truncate(self.options.max_hits);
-        let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
-        let cpu_ends = self.check_hit_scores(&query.residues, &minus, &hits)?;
+        let cpu_ends = self.check_hit_scores(plus, minus, &hits)?;
+        let mut aligned: HashMap<usize, Option<Alignment>> = subjects.iter().map(|&k| (k, None)).collect();
         if self.options.alignments {
-            let mut aligned: Vec<Option<Alignment>> = vec![None; hits.len()];
-            for (strand, q) in [(Strand::Plus, &query.residues), (Strand::Minus, &minus)] {
+            for (strand, q) in [(Strand::Plus, plus), (Strand::Minus, minus)] {
                 let mine: Vec<usize> = (0..hits.len()).filter(|&i| hits[i].strand == strand).collect();
                 let ends: Vec<HitEnd<'_>> = mine
                     .iter()
@@ -257,11 +252,51 @@ impl Searcher<'_> {
                     })
                     .collect();
                 for (&i, a) in mine.iter().zip(align_hits(q, &ends, &self.scoring)) {
-                    aligned[i] = a;
+                    aligned.insert(hits[i].subject, a);
                 }
             }
-            for (h, a) in hits.iter_mut().zip(aligned) {
-                let a = a.ok_or_else(|| {
+        }
+        Ok(aligned)
+    }
+
+    /// Statistics, hit selection and alignments of one scanned query. The best-scoring
+    /// subjects are checked and aligned while the statistics are fitted: the hits are
+    /// the first `max_hits` of them that pass the E-value threshold, and the few that a
+    /// failing one lets in from further down are aligned afterwards.
+    pub(super) fn finish(&self, query: &Sequence, scanned: Scanned) -> Result<SearchResult> {
+        let start = Instant::now();
+        let m = query.residues.len();
+        let scores = &scanned.scores;
+        let mut ranked: Vec<usize> = (0..scores.len()).filter(|&k| scores[k].score > 0).collect();
+        ranked.sort_by(|&a, &b| scores[b].score.cmp(&scores[a].score).then(a.cmp(&b)));
+        let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
+        let first = &ranked[..self.options.max_hits.min(ranked.len())];
+        let (statistics, early) = rayon::join(
+            || self.statistics(scores, m),
+            || self.check_and_align(&query.residues, &minus, &scanned, first),
+        );
+        let mut aligned = early?;
+        let threshold = self.options.evalue;
+        let mut hits: Vec<Hit> = ranked
+            .iter()
+            .filter_map(|&k| {
+                let evalue = statistics.evalue(scores[k].score, m, self.lengths[k]);
+                (evalue.is_nan() || evalue <= threshold).then(|| Hit {
+                    subject: k,
+                    score: scores[k].score,
+                    strand: scanned.strands[k],
+                    evalue,
+                    bit_score: statistics.bit_score(scores[k].score),
+                    alignment: None,
+                })
+            })
+            .take(self.options.max_hits)
+            .collect();
+        let later: Vec<usize> = hits.iter().map(|h| h.subject).filter(|k| !aligned.contains_key(k)).collect();
+        aligned.extend(self.check_and_align(&query.residues, &minus, &scanned, &later)?);
+        if self.options.alignments {
+            for h in &mut hits {
+                let a = aligned.remove(&h.subject).flatten().ok_or_else(|| {
                     Error::Device(format!(
                         "subject {} ('{}') scored {} on the device but has no positive alignment on the CPU",
                         h.subject + 1,
