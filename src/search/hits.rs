@@ -267,19 +267,24 @@ impl Searcher<'_> {
         let start = Instant::now();
         let m = query.residues.len();
         let scores = &scanned.scores;
-        let mut ranked: Vec<usize> = (0..scores.len()).filter(|&k| scores[k].score > 0).collect();
-        ranked.sort_by(|&a, &b| scores[b].score.cmp(&scores[a].score).then(a.cmp(&b)));
+        let max_hits = self.options.max_hits;
+        let by_score = |&a: &usize, &b: &usize| scores[b].score.cmp(&scores[a].score).then(a.cmp(&b));
+        // The first max_hits by score, selected (not every subject sorted).
+        let mut first: Vec<usize> = (0..scores.len()).filter(|&k| scores[k].score > 0).collect();
+        if first.len() > max_hits && max_hits > 0 {
+            first.select_nth_unstable_by(max_hits - 1, by_score);
+        }
+        first.truncate(max_hits);
         let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
-        let first = &ranked[..self.options.max_hits.min(ranked.len())];
         let (statistics, early) = rayon::join(
             || self.statistics(scores, m),
-            || self.check_and_align(&query.residues, &minus, &scanned, first),
+            || self.check_and_align(&query.residues, &minus, &scanned, &first),
         );
         let mut aligned = early?;
         let threshold = self.options.evalue;
-        let mut hits: Vec<Hit> = ranked
-            .iter()
-            .filter_map(|&k| {
+        let mut hits: Vec<Hit> = (0..scores.len())
+            .filter(|&k| scores[k].score > 0)
+            .filter_map(|k| {
                 let evalue = statistics.evalue(scores[k].score, m, self.lengths[k]);
                 (evalue.is_nan() || evalue <= threshold).then(|| Hit {
                     subject: k,
@@ -290,8 +295,9 @@ impl Searcher<'_> {
                     alignment: None,
                 })
             })
-            .take(self.options.max_hits)
             .collect();
+        hits.sort_by(|a, b| by_score(&a.subject, &b.subject));
+        hits.truncate(max_hits);
         let later: Vec<usize> = hits.iter().map(|h| h.subject).filter(|k| !aligned.contains_key(k)).collect();
         aligned.extend(self.check_and_align(&query.residues, &minus, &scanned, &later)?);
         if self.options.alignments {

@@ -156,6 +156,8 @@ pub fn scores_at<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: &[
         .map(Words::Batch)
         .chain(pending[split..].iter().map(|&k| Words::Alone(k)))
         .collect();
+    // In column steps of one vector: a batch takes one per row and column of its
+    // longest subject, a subject alone one per 16 rows (the striped kernel's lanes).
     let cost = |task: &Words<'_>| match task {
         Words::Batch(b) => b.last().map_or(0, |&k| len(k)) * LANES as u64,
         Words::Alone(k) => len(*k),
