@@ -95,6 +95,16 @@ pub(crate) fn fits_16_bits(scoring: &Scoring) -> bool {
     worst < 8192 && scoring.matrix.max_score() < 8192 && scoring.matrix.min_score() > -8192
 }
 
+/// Scores of a 16-bit profile: every value narrowed exactly, or an error (a scoring
+/// that does not fit 16 bits must have been sent to a 32-bit path first).
+pub(crate) fn narrow_scores(scores: &[i32]) -> Result<Vec<i16>> {
+    scores
+        .iter()
+        .map(|&v| i16::try_from(v))
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| crate::Error::InvalidArgument("a score beyond 16 bits reached a 16-bit kernel".into()))
+}
+
 /// Subjects packed for the device: residues back to back, with each subject's offset
 /// and length.
 #[derive(Debug, Clone, Default)]
