@@ -87,7 +87,7 @@ __kernel void scan_inter(
     for (int i0 = 0; i0 < m_pad; i0 += BAND) {
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int k = t; k < letters * BAND; k += G)
-            band_profile[(k / BAND) * STRIDE + k % BAND] = profile[(k / BAND) * m_pad + i0 + k % BAND];
+            band_profile[(k / BAND) * STRIDE + k % BAND] = profile[(size_t)(k / BAND) * m_pad + i0 + k % BAND];
         barrier(CLK_LOCAL_MEM_FENCE);
 
         int h[BAND], e[BAND];  /* H(i, j-1) and E(i, j-1) for the band's rows */
@@ -100,7 +100,7 @@ __kernel void scan_inter(
         uint word = 0;
         for (int j = 0; j < n; j++) {
             if ((j & 3) == 0)
-                word = res[(j >> 2) * G];
+                word = res[(size_t)(j >> 2) * G];
             const int c = (word >> ((j & 3) * 8)) & 0xff;
             __local const score_t *prof = band_profile + c * STRIDE;
             int up, f;  /* H(i-1, j) and F(i-1, j) entering the band */

@@ -240,7 +240,7 @@ fn expected(engine: &Engine) -> Vec<String> {
 
     let set = [a.clone(), b.clone(), c.clone(), d("CCCC"), d("GGTAAC")];
     let refs: Vec<&[u8]> = set.iter().map(|s| s.as_slice()).collect();
-    let triples = sw3::all_triples(5);
+    let triples = sw3::all_triples(5).unwrap();
     let scores = sw3::batch(engine, &refs, &triples, &seed).unwrap();
     for r in sw3::ranked(&triples, &scores) {
         let e = r.score.end.unwrap_or([0; 3]);

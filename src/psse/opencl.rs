@@ -54,6 +54,7 @@ pub(crate) struct TileLayout {
 impl TileLayout {
     /// `lengths`: the tile's subject lengths, ascending.
     pub fn new(lengths: &[usize], per_subject: usize, slots: usize, lanes: usize) -> Result<TileLayout> {
+        crate::scan::check_kernel_lengths(0, lengths.iter().copied())?;
         let entries = lengths.len() * per_subject;
         let per_group = slots * lanes;
         let groups = entries.div_ceil(per_group);

@@ -123,6 +123,7 @@ impl QueryProfile {
     /// holds every score exactly: callers send a scoring that does not fit 16 bits
     /// ([`super::fits_16_bits`]) to `InterWide`, and a narrow profile of one is an error.
     pub(crate) fn new(dev: &ClDevice, kind: Banded, query: &[u8], scoring: &Scoring, span: usize) -> Result<Self> {
+        super::check_kernel_lengths(query.len(), [])?;
         let m_pad = query.len().div_ceil(span) * span;
         let letters = scoring.matrix.size() + 1;
         let mut profile = vec![PAD_SCORE as i32; letters * m_pad];
@@ -325,6 +326,7 @@ impl<'d> BandedScanner<'d> {
         subjects: &[S],
         pad_code: u8,
     ) -> Result<BandedScanner<'d>> {
+        super::check_kernel_lengths(0, subjects.iter().map(|s| s.as_ref().len()))?;
         let mut split: Vec<(&'static str, usize, usize, Vec<u32>)> = match kind {
             Banded::Inter | Banded::InterWide => {
                 vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
