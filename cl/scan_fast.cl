@@ -135,7 +135,8 @@ __kernel void scan_fast(
     for (int i0 = 0; i0 < m_pad; i0 += BAND) {
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int k = t; k < letters * HALF; k += G)
-            band_profile[(k / HALF) * STRIDE + k % HALF] = profile[(k / HALF) * (m_pad / 2) + i0 / 2 + k % HALF];
+            band_profile[(k / HALF) * STRIDE + k % HALF] =
+                profile[(size_t)(k / HALF) * (m_pad / 2) + i0 / 2 + k % HALF];
         barrier(CLK_LOCAL_MEM_FENCE);
 
         band_reset(&band, minus_oe);
@@ -151,7 +152,7 @@ __kernel void scan_fast(
             if (i0 > 0 && j + 1 < n)
                 next_b = bnd[(size_t)(j + 1) * G];
             if ((j & 1) == 0 && j + 2 < n)
-                next_word = res[((j >> 1) + 1) * G];
+                next_word = res[(size_t)((j >> 1) + 1) * G];
             __local const uint *pa = band_profile + LETTER(word, j, 0) * STRIDE;
             __local const uint *pb = band_profile + LETTER(word, j, 1) * STRIDE;
             if (j & 1)
@@ -217,7 +218,8 @@ __kernel void scan_fast_long(
         barrier(CLK_LOCAL_MEM_FENCE);
         if (active)
             for (int c = 0; c < letters * HALF; c++)
-                my_profile[(c / HALF) * STRIDE + c % HALF] = profile[(c / HALF) * (m_pad / 2) + i0 / 2 + c % HALF];
+                my_profile[(c / HALF) * STRIDE + c % HALF] =
+                    profile[(size_t)(c / HALF) * (m_pad / 2) + i0 / 2 + c % HALF];
         band_reset(&band, minus_oe);
         uint diag_top = 0;
         barrier(CLK_LOCAL_MEM_FENCE);

@@ -7,7 +7,8 @@
  * work-item sweeps its subject column by column, holding the band's H and E in
  * registers. Between bands the last row's H and F of every column live in a global
  * "boundary row" (interleaved by work-item, so reads coalesce), stored as two 16-bit
- * values in one word, or as int2 when WIDE=1.
+ * values in one word, or as int2 when WIDE=1. The query profile is 16-bit, or 32-bit
+ * when WIDE=1 (the host sends scorings that do not fit 16 bits there).
  *
  *   E(i,j) = max(E(i,j-1), H(i,j-1) - open) - extend      gap in the query
  *   F(i,j) = max(F(i-1,j), H(i-1,j) - open) - extend      gap in the subject
@@ -36,16 +37,18 @@
 #ifndef WIDE
 #define WIDE 0
 #endif
-/* Shorts per letter in the local profile: two more than a band, so the stride in
+/* Scores per letter in the local profile: two more than a band, so the stride in
  * words is odd and different letters fall in different banks. */
 #define STRIDE (BAND + 2)
 
 #if WIDE
+typedef int score_t;
 typedef int2 boundary_t;
 #define PACK(h, f) ((int2)((h), (f)))
 #define BOUND_H(b) ((b).x)
 #define BOUND_F(b) ((b).y)
 #else
+typedef short score_t;
 typedef uint boundary_t;
 #define PACK(h, f) (((uint)(h) & 0xffffu) | ((uint)(f) << 16))
 #define BOUND_H(b) ((int)(short)((b) & 0xffffu))
@@ -53,7 +56,7 @@ typedef uint boundary_t;
 #endif
 
 __kernel void scan_inter(
-    __global const short *profile,     /* [letter][m_pad]: S(q_i, letter); one extra letter for padding */
+    __global const score_t *profile,   /* [letter][m_pad]: S(q_i, letter); one extra letter for padding */
     const int m_pad,                   /* query rows rounded up to whole bands */
     const int letters,                 /* alphabet size + 1 (the padding code) */
     __global const uint *residues,     /* per group: 4 codes per word, word w of slot t at [base + w*G + t] */
@@ -66,7 +69,7 @@ __kernel void scan_inter(
     const int gap_open,
     const int gap_extend,
     const int sat_limit,               /* a best above this did not fit the boundary row */
-    __local short *band_profile,       /* [letter][STRIDE] */
+    __local score_t *band_profile,     /* [letter][STRIDE] */
     __global int *out_score,           /* per slot; -1 = saturated, recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end)
@@ -84,7 +87,7 @@ __kernel void scan_inter(
     for (int i0 = 0; i0 < m_pad; i0 += BAND) {
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int k = t; k < letters * BAND; k += G)
-            band_profile[(k / BAND) * STRIDE + k % BAND] = profile[(k / BAND) * m_pad + i0 + k % BAND];
+            band_profile[(k / BAND) * STRIDE + k % BAND] = profile[(size_t)(k / BAND) * m_pad + i0 + k % BAND];
         barrier(CLK_LOCAL_MEM_FENCE);
 
         int h[BAND], e[BAND];  /* H(i, j-1) and E(i, j-1) for the band's rows */
@@ -97,9 +100,9 @@ __kernel void scan_inter(
         uint word = 0;
         for (int j = 0; j < n; j++) {
             if ((j & 3) == 0)
-                word = res[(j >> 2) * G];
+                word = res[(size_t)(j >> 2) * G];
             const int c = (word >> ((j & 3) * 8)) & 0xff;
-            __local const short *prof = band_profile + c * STRIDE;
+            __local const score_t *prof = band_profile + c * STRIDE;
             int up, f;  /* H(i-1, j) and F(i-1, j) entering the band */
             if (i0 == 0) {
                 up = 0;

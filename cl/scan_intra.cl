@@ -129,7 +129,7 @@ __kernel void scan_intra(
         /* The previous chunk is done with the profile and has written its boundary row. */
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         for (int k = p; k < letters * P; k += P)
-            chunk_profile[k] = profile[(k / P) * quads + chunk * P + k % P];
+            chunk_profile[k] = profile[(size_t)(k / P) * quads + chunk * P + k % P];
         barrier(CLK_LOCAL_MEM_FENCE);
 
         int h[TILE], e[TILE];  /* H and E of the strip's rows at the last column done */

@@ -52,8 +52,8 @@ __kernel void scan_plain(
     const int open_ext = gap_open + gap_extend;
 
     for (int i = 0; i < m; i++) {
-        scratch_h[i * stride + item] = 0;
-        scratch_e[i * stride + item] = CLSW_NEG_INF;
+        scratch_h[(size_t)i * stride + item] = 0;
+        scratch_e[(size_t)i * stride + item] = CLSW_NEG_INF;
     }
 
     int best = 0, best_i = -1, best_j = -1;
@@ -63,7 +63,7 @@ __kernel void scan_plain(
         int up = 0;              /* H(i-1, j) */
         int f = CLSW_NEG_INF;    /* F(i-1, j) */
         for (int i = 0; i < m; i++) {
-            const int idx = i * stride + item;
+            const size_t idx = (size_t)i * stride + item;
             const int left = scratch_h[idx];                              /* H(i, j-1) */
             const int e = max(scratch_e[idx] - gap_extend, left - open_ext);
             f = max(f - gap_extend, up - open_ext);

@@ -119,7 +119,7 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
     if (j >= 0 && (j & 1)) {
         st->word = st->next_word;
         if (j + 3 < n)
-            st->next_word = res[((j + 3) >> 1) * G];
+            st->next_word = res[(size_t)((j + 3) >> 1) * G];
     }
     __local const uint *pa = my_profile + la * STRIDE;
     __local const uint *pb = my_profile + lb * STRIDE;
@@ -210,7 +210,7 @@ __kernel void scan_team(
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         for (int k = lid; k < letters * HALF_SPAN; k += get_local_size(0))
             span_profile[(k / HALF_SPAN) * STRIDE + k % HALF_SPAN] =
-                profile[(k / HALF_SPAN) * (m_pad / 2) + p / 2 + k % HALF_SPAN];
+                profile[(size_t)(k / HALF_SPAN) * (m_pad / 2) + p / 2 + k % HALF_SPAN];
         barrier(CLK_LOCAL_MEM_FENCE);
 
         /* H of the previous column and of this one, in two arrays that swap roles

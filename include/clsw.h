@@ -1076,7 +1076,8 @@ const char *clsw_last_error(void);
  * alignments break them. Runs on the calling thread. On success `*out` is a new
  * alignment to free with `clsw_alignment_free`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty sequence, a letter that is not a
- * residue — the message gives its position —), `CLSW_ERR_NULL`.
+ * residue — the message gives its position —, lengths at which a score could pass
+ * 32 bits), `CLSW_ERR_NULL`.
  */
 enum clsw_status clsw_align(const struct clsw_scoring *scoring,
                             const uint8_t *query,
@@ -1300,7 +1301,8 @@ void clsw_searcher_free(struct clsw_searcher *searcher);
  * lines; NULL gives "query"). On success `*out` is a new hits handle to free with
  * `clsw_hits_free`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty query, a letter that is not a residue
- * — the message gives its position —), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`,
+ * — the message gives its position —, a query so long that its score against the
+ * longest subject could pass 32 bits), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`,
  * `CLSW_ERR_NULL`.
  */
 enum clsw_status clsw_searcher_search(const struct clsw_searcher *searcher,
@@ -1386,8 +1388,11 @@ enum clsw_status clsw_hits_tabular(const struct clsw_hits *hits,
  * A built-in matrix by name, any case: `BLOSUM45`, `BLOSUM50`, `BLOSUM62`,
  * `BLOSUM80`, `BLOSUM90`, `PAM30`, `PAM70`, `PAM250` (protein), `EDNAFULL` (DNA; also
  * `NUC.4.4`). Gaps follow BLAST's convention: a gap of length L costs
- * `gap_open + L * gap_extend` (`gap_open >= 0`, `gap_extend >= 1`); pass
- * `CLSW_GAPS_DEFAULT` for both to get the matrix's customary values.
+ * `gap_open + L * gap_extend` (`gap_open >= 0`, `gap_extend >= 1`,
+ * `gap_open + gap_extend <= 1048576`); pass `CLSW_GAPS_DEFAULT` for both to get the
+ * matrix's customary values. Substitution scores of every scoring lie within
+ * -1048576..=1048576, and calls refuse sequence lengths at which a score could pass
+ * 32 bits (the highest substitution score times the shorter length, plus one).
  * On success `*out` is a new scoring to free with `clsw_scoring_free`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown name, impossible gap penalties),
  * `CLSW_ERR_NULL`.
@@ -1403,7 +1408,8 @@ enum clsw_status clsw_scoring_new_builtin(const char *matrix,
  * NUL-terminated path, any bytes. Gaps as for `clsw_scoring_new_builtin`
  * (`CLSW_GAPS_DEFAULT` gives 10/1).
  * Errors: `CLSW_ERR_IO` (cannot read the file), `CLSW_ERR_PARSE` (malformed; the
- * message names the file and the problem), `CLSW_ERR_INVALID_ARGUMENT`,
+ * message names the file and the problem, a score out of range included),
+ * `CLSW_ERR_INVALID_ARGUMENT`,
  * `CLSW_ERR_NULL`.
  */
 enum clsw_status clsw_scoring_new_file(const char *path,
@@ -1416,7 +1422,7 @@ enum clsw_status clsw_scoring_new_file(const char *path,
  * pairs, the wildcard included, over `alphabet` (`CLSW_ALPHABET_PROTEIN` or
  * `CLSW_ALPHABET_DNA`). Gaps as for `clsw_scoring_new_builtin` (`CLSW_GAPS_DEFAULT`
  * gives 10/1).
- * Errors: `CLSW_ERR_INVALID_ARGUMENT`, `CLSW_ERR_NULL`.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (scores or gaps out of range), `CLSW_ERR_NULL`.
  */
 enum clsw_status clsw_scoring_new_match_mismatch(clsw_alphabet alphabet,
                                                  int32_t match_score,
@@ -1568,8 +1574,9 @@ enum clsw_status clsw_distance_aligned(const struct clsw_engine *engine,
 /**
  * Distances of the records of a FASTA multiple alignment (plain or gzip; all records
  * the same length). `path` is a NUL-terminated path, any bytes. Names: the records' ids.
- * Errors: `CLSW_ERR_IO`, `CLSW_ERR_PARSE`, `CLSW_ERR_INVALID_ARGUMENT` (a ragged or
- * empty alignment: the message names the first record whose length differs),
+ * Errors: `CLSW_ERR_IO`, `CLSW_ERR_PARSE` (a malformed file, a ragged alignment or an
+ * empty first sequence: the message names the file, line and record, and the lengths
+ * that differ), `CLSW_ERR_INVALID_ARGUMENT` (an impossible option),
  * `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
  */
 enum clsw_status clsw_distance_fasta(const struct clsw_engine *engine,

@@ -12,7 +12,9 @@ use common::capi::Handles;
 
 use clsw::Engine;
 use clsw::capi::distance::*;
-use clsw::capi::{CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_IO, CLSW_ERR_NULL, CLSW_OK};
+use clsw::capi::{
+    CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_IO, CLSW_ERR_NULL, CLSW_ERR_PARSE, CLSW_OK,
+};
 use clsw::device::DeviceChoice;
 use clsw::distance::input::{read_alignment, read_bed};
 use clsw::distance::{Coding, Metric, Options, alignment_matrix, compute, genotype_matrix};
@@ -238,7 +240,7 @@ fn expected(engine: &Engine) -> Vec<String> {
 
     let set = [a.clone(), b.clone(), c.clone(), d("CCCC"), d("GGTAAC")];
     let refs: Vec<&[u8]> = set.iter().map(|s| s.as_slice()).collect();
-    let triples = sw3::all_triples(5);
+    let triples = sw3::all_triples(5).unwrap();
     let scores = sw3::batch(engine, &refs, &triples, &seed).unwrap();
     for r in sw3::ranked(&triples, &scores) {
         let e = r.score.end.unwrap_or([0; 3]);
@@ -340,6 +342,19 @@ fn distance_contracts_hold() {
         common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "site 3");
         let st = clsw_distance_fasta(h.engine, c"/nonexistent/aln.fa".as_ptr(), &o, &mut d);
         common::capi::assert_fails(st, CLSW_ERR_IO, "/nonexistent/aln.fa");
+        // A file whose alignment is ragged or empty is malformed: CLSW_ERR_PARSE, as the
+        // header says, naming the file, the record and the lengths.
+        for (name, text, needed) in [
+            ("ragged.fa", ">a\nACGT\n>b\nACG\n", "sequence 'b' has 3 sites, but the first sequence 'a' has 4"),
+            ("empty.fa", ">a\n\n>b\nACG\n", "record is empty"),
+        ] {
+            let path = common::cli::scratch(name, text.as_bytes());
+            let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+            let st = clsw_distance_fasta(h.engine, c_path.as_ptr(), &o, &mut d);
+            common::capi::assert_fails(st, CLSW_ERR_PARSE, needed);
+            common::capi::assert_fails(st, CLSW_ERR_PARSE, name);
+            assert!(d.is_null());
+        }
         let st = clsw_distance_bed(h.engine, c"/nonexistent/set".as_ptr(), &o, &mut d);
         assert_eq!(st, CLSW_ERR_IO, "{}", common::capi::last_error());
         let mut gaps = o;

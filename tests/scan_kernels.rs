@@ -320,3 +320,94 @@ fn query_longer_than_65535() {
     }
     check(&query, &subjects, &sc, "70,000-residue query");
 }
+
+/// A random scoring for [`random_scorings_with_extreme_values`]: match/mismatch or a
+/// random NCBI-format table, with scores and gap costs drawn from the edges that matter
+/// (8 and 16 bits, their neighbours, the library's limit) as often as from small values.
+fn random_scoring(rng: &mut Rng, alphabet: Alphabet) -> Scoring {
+    let limit = clsw::scoring::SCORE_LIMIT;
+    let magnitudes = [1, 2, 5, 11, 126, 127, 128, 255, 256, 8_191, 8_192, 32_767, 32_768, 40_000, limit];
+    let pick = |rng: &mut Rng| magnitudes[rng.below(magnitudes.len())];
+    let matrix = if rng.below(2) == 0 {
+        let mismatch = if rng.below(4) == 0 { 0 } else { -pick(rng) };
+        Matrix::match_mismatch(alphabet, pick(rng), mismatch).unwrap()
+    } else {
+        // Diagonal entries up to `high`, others from -`low` to about a fifth of `high`.
+        let (high, low) = (pick(rng), pick(rng));
+        let symbols = alphabet.symbols();
+        let mut text = String::from("  ");
+        for &c in symbols {
+            text.push_str(&format!(" {}", c as char));
+        }
+        for (a, &ca) in symbols.iter().enumerate() {
+            text.push_str(&format!("\n{}", ca as char));
+            for b in 0..symbols.len() {
+                let v = if a == b {
+                    1 + rng.below(high as usize) as i32
+                } else {
+                    rng.below((low + high / 5 + 1) as usize) as i32 - low
+                };
+                text.push_str(&format!(" {v}"));
+            }
+        }
+        Matrix::parse_ncbi("random", &text, alphabet).unwrap()
+    };
+    let extend = [1, 1, 2, 3, 255, 32_767, 65_535][rng.below(7)];
+    let open = [0, 0, 1, 11, 8_191, 32_767, 65_535 - extend, limit - extend][rng.below(8)];
+    Scoring::new(matrix, Gaps::affine(open, extend).unwrap())
+}
+
+#[test]
+fn random_scorings_with_extreme_values() {
+    // Every variant on every device, and the native path at every level this processor
+    // has, against the reference: scores and end cells, for random scorings whose
+    // scores and gaps cross 8 and 16 bits (a wide path must take over) or reach the
+    // library's limit. Seeded; bounded to run in seconds on PoCL.
+    use clsw::scan::native::{Level, scores_at};
+    let mut rng = Rng::new(19);
+    let devices = test_devices();
+    let levels: Vec<Level> = Level::ALL.into_iter().filter(|l| l.supported()).collect();
+    for round in 0..24 {
+        let alphabet = if round % 3 == 0 { Alphabet::Dna } else { Alphabet::Protein };
+        let sc = random_scoring(&mut rng, alphabet);
+        let letters = sc.matrix.size();
+        // Two query lengths: scan_team builds a program per rows-per-work-item, which
+        // follows the query's length (PoCL takes seconds per build).
+        let m = [23, 90][rng.below(2)];
+        let query = rng.codes(m, letters);
+        let subjects: Vec<Vec<u8>> = (0..10)
+            .map(|k| match k % 3 {
+                0 => rng.mutate(&query, 0.15, letters),
+                _ => {
+                    let n = rng.below(120);
+                    rng.codes(n, letters)
+                }
+            })
+            .collect();
+        let longest = subjects.iter().map(Vec::len).max().unwrap();
+        sc.check_lengths(query.len(), longest, "the test's pair").unwrap();
+        let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(&query, s, &sc)).collect();
+        let what = |path: String, k: usize| {
+            format!(
+                "round {round}, {path}: {} {:?}, subject {k} (length {})",
+                sc.matrix.name(),
+                sc.gaps,
+                subjects[k].len()
+            )
+        };
+        for &level in &levels {
+            let got = scores_at(level, &query, &subjects, &sc);
+            for (k, w) in want.iter().enumerate() {
+                assert_eq!(&got.scores[k], w, "{}", what(format!("native {level}"), k));
+            }
+        }
+        for dev in &devices {
+            for variant in Variant::ALL {
+                let got = scan_once(dev, variant, &query, &subjects, &sc).unwrap();
+                for (k, w) in want.iter().enumerate() {
+                    assert_eq!(&got.scores[k], w, "{}", what(format!("{variant} on {}", dev.info.label()), k));
+                }
+            }
+        }
+    }
+}

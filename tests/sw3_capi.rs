@@ -198,6 +198,12 @@ fn sw3_and_sax_contracts_hold() {
         assert_eq!(clsw_sax(x.as_ptr(), 6, 6, 5, w.as_mut_ptr(), 6, &mut constant), CLSW_OK);
         assert_eq!((w, constant), ([0, 0, 1, 3, 4, 4], 0));
         assert_eq!(w.to_vec(), sax::sax(&x, 6, 5).unwrap().codes);
+        // Finite values near the largest double: the same word as the series scaled down
+        // (their variance overflowed once, and every symbol came out the same).
+        let huge = x.map(|v| v * 1.4e307);
+        let mut hw = [9u8; 6];
+        assert_eq!(clsw_sax(huge.as_ptr(), 6, 6, 5, hw.as_mut_ptr(), 6, &mut constant), CLSW_OK);
+        assert_eq!((hw, constant), (w, 0));
         assert_eq!(clsw_sax(x.as_ptr(), 6, 6, 5, w.as_mut_ptr(), 5, std::ptr::null_mut()), CLSW_ERR_BUFFER_TOO_SMALL);
         assert_eq!(clsw_sax(x.as_ptr(), 6, 3, 5, std::ptr::null_mut(), 3, std::ptr::null_mut()), CLSW_ERR_NULL);
         let nan = [1.0, f64::NAN, 3.0];
@@ -236,7 +242,7 @@ fn cpp_example_matches_the_rust_api() {
     want +=
         &format!("align\t{}\t{}\t{}\t{}\t{}\t{}\n", al.score, al.len(), al.identities(seqs), rows[0], rows[1], rows[2]);
     let all: Vec<&[u8]> = vec![&a, &b, &c, &d];
-    let triples = sw3::all_triples(4);
+    let triples = sw3::all_triples(4).unwrap();
     let scores = sw3::batch(&engine, &all, &triples, &scoring).unwrap();
     for r in sw3::ranked(&triples, &scores) {
         want += &format!("batch\t{}\t{}\t{}\t{}\n", r.triple[0], r.triple[1], r.triple[2], r.score.score);

@@ -74,6 +74,7 @@ unsafe fn encoded_pair<'a>(
     let alphabet = sc.scoring.matrix.alphabet();
     let q = encode(unsafe { bytes(query, query_len, "query") }?, alphabet, "query")?;
     let s = encode(unsafe { bytes(subject, subject_len, "subject") }?, alphabet, "subject")?;
+    sc.scoring.check_lengths(q.len(), s.len(), "query and subject")?;
     Ok((sc, q, s))
 }
 
@@ -83,7 +84,8 @@ unsafe fn encoded_pair<'a>(
 /// alignments break them. Runs on the calling thread. On success `*out` is a new
 /// alignment to free with `clsw_alignment_free`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty sequence, a letter that is not a
-/// residue — the message gives its position —), `CLSW_ERR_NULL`.
+/// residue — the message gives its position —, lengths at which a score could pass
+/// 32 bits), `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_align(
     scoring: *const clsw_scoring,

@@ -204,8 +204,9 @@ pub unsafe extern "C" fn clsw_distance_aligned(
 
 /// Distances of the records of a FASTA multiple alignment (plain or gzip; all records
 /// the same length). `path` is a NUL-terminated path, any bytes. Names: the records' ids.
-/// Errors: `CLSW_ERR_IO`, `CLSW_ERR_PARSE`, `CLSW_ERR_INVALID_ARGUMENT` (a ragged or
-/// empty alignment: the message names the first record whose length differs),
+/// Errors: `CLSW_ERR_IO`, `CLSW_ERR_PARSE` (a malformed file, a ragged alignment or an
+/// empty first sequence: the message names the file, line and record, and the lengths
+/// that differ), `CLSW_ERR_INVALID_ARGUMENT` (an impossible option),
 /// `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_fasta(

@@ -285,6 +285,27 @@ mod tests {
         assert_eq!((o.size, o.input), (std::mem::size_of_val(&o), sw3::CLSW_SW3_LETTERS));
     }
 
+    /// Every `*_options_init` given a size below its struct's first version's, over a
+    /// struct of `T`'s size filled with 0xA5: an error, and every byte as it was.
+    fn writes_nothing_when_too_small<T>(init: unsafe extern "C" fn(*mut T, usize) -> clsw_status) {
+        let bytes = std::mem::size_of::<T>();
+        let mut buf = vec![0xA5u64; bytes.div_ceil(8)];
+        for size in [0, 1, 4, 7] {
+            assert_eq!(unsafe { init(buf.as_mut_ptr() as *mut T, size) }, CLSW_ERR_INVALID_ARGUMENT, "size {size}");
+            assert!(buf.iter().all(|&w| w == 0xA5), "size {size}: a byte was written");
+        }
+        assert_eq!(unsafe { init(buf.as_mut_ptr() as *mut T, bytes) }, CLSW_OK);
+        assert_eq!(buf[0], bytes as u64, "the size comes first");
+    }
+
+    #[test]
+    fn no_options_init_writes_before_checking_the_size() {
+        writes_nothing_when_too_small(scan::clsw_search_options_init);
+        writes_nothing_when_too_small(psse::clsw_psse_options_init);
+        writes_nothing_when_too_small(sw3::clsw_sw3_options_init);
+        writes_nothing_when_too_small(distance::clsw_distance_options_init);
+    }
+
     #[test]
     fn strings_are_written_with_their_nul_or_refused_with_the_size() {
         let mut buf = [1 as c_char; 4];

@@ -249,7 +249,8 @@ fn query_sequence(s: &clsw_searcher, id: *const c_char, query: *const u8, len: u
 /// lines; NULL gives "query"). On success `*out` is a new hits handle to free with
 /// `clsw_hits_free`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty query, a letter that is not a residue
-/// — the message gives its position —), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`,
+/// — the message gives its position —, a query so long that its score against the
+/// longest subject could pass 32 bits), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`,
 /// `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_searcher_search(

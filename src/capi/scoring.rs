@@ -33,8 +33,11 @@ const OUT: &str = "out (the scoring output)";
 /// A built-in matrix by name, any case: `BLOSUM45`, `BLOSUM50`, `BLOSUM62`,
 /// `BLOSUM80`, `BLOSUM90`, `PAM30`, `PAM70`, `PAM250` (protein), `EDNAFULL` (DNA; also
 /// `NUC.4.4`). Gaps follow BLAST's convention: a gap of length L costs
-/// `gap_open + L * gap_extend` (`gap_open >= 0`, `gap_extend >= 1`); pass
-/// `CLSW_GAPS_DEFAULT` for both to get the matrix's customary values.
+/// `gap_open + L * gap_extend` (`gap_open >= 0`, `gap_extend >= 1`,
+/// `gap_open + gap_extend <= 1048576`); pass `CLSW_GAPS_DEFAULT` for both to get the
+/// matrix's customary values. Substitution scores of every scoring lie within
+/// -1048576..=1048576, and calls refuse sequence lengths at which a score could pass
+/// 32 bits (the highest substitution score times the shorter length, plus one).
 /// On success `*out` is a new scoring to free with `clsw_scoring_free`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown name, impossible gap penalties),
 /// `CLSW_ERR_NULL`.
@@ -60,7 +63,8 @@ pub unsafe extern "C" fn clsw_scoring_new_builtin(
 /// NUL-terminated path, any bytes. Gaps as for `clsw_scoring_new_builtin`
 /// (`CLSW_GAPS_DEFAULT` gives 10/1).
 /// Errors: `CLSW_ERR_IO` (cannot read the file), `CLSW_ERR_PARSE` (malformed; the
-/// message names the file and the problem), `CLSW_ERR_INVALID_ARGUMENT`,
+/// message names the file and the problem, a score out of range included),
+/// `CLSW_ERR_INVALID_ARGUMENT`,
 /// `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_new_file(
@@ -80,7 +84,7 @@ pub unsafe extern "C" fn clsw_scoring_new_file(
 /// pairs, the wildcard included, over `alphabet` (`CLSW_ALPHABET_PROTEIN` or
 /// `CLSW_ALPHABET_DNA`). Gaps as for `clsw_scoring_new_builtin` (`CLSW_GAPS_DEFAULT`
 /// gives 10/1).
-/// Errors: `CLSW_ERR_INVALID_ARGUMENT`, `CLSW_ERR_NULL`.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (scores or gaps out of range), `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_new_match_mismatch(
     alphabet: clsw_alphabet,

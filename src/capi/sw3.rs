@@ -311,7 +311,7 @@ pub unsafe extern "C" fn clsw_sw3_batch(
             if count < 3 {
                 return Err(Failure::invalid(format!("{count} sequence(s): all triples need at least 3")));
             }
-            sw3::all_triples(count)
+            sw3::all_triples(count)?
         } else {
             let cells = triple_count
                 .checked_mul(3)

@@ -383,6 +383,19 @@ pub struct RunStats {
     pub plan: String,
 }
 
+/// The counts of a pair (differences, compared sites, opposite homozygotes) are 32-bit,
+/// in the matrices, the kernels and the C ABI: at most `u32::MAX` sites, refused
+/// before any work beyond that.
+fn check_sites(sites: usize) -> Result<()> {
+    if sites > u32::MAX as usize {
+        return Err(Error::InvalidArgument(format!(
+            "{sites} sites: the distance counts are 32-bit, so at most {} sites",
+            u32::MAX
+        )));
+    }
+    Ok(())
+}
+
 /// Counts every pair of `packed` on the engine's OpenCL devices (the variant chosen in
 /// `opts`), or on the CPU when the engine has none or `opts.variant` is `Cpu`.
 pub fn compute(engine: &Engine, packed: &Packed, opts: &Options) -> Result<(DistanceMatrix, RunStats)> {
@@ -395,6 +408,7 @@ pub fn compute_on(devices: &[&ClDevice], packed: &Packed, opts: &Options) -> Res
     if n == 0 {
         return Err(Error::InvalidArgument("no samples to compare".into()));
     }
+    check_sites(packed.sites())?;
     let genotype = packed.coding().is_genotype();
     let mut stats = RunStats { input_sites: packed.sites() as u64, ..RunStats::default() };
     let t0 = Instant::now();
@@ -477,4 +491,16 @@ pub fn alignment_matrix<S: AsRef<[u8]> + Sync>(
 /// values 0, 1, 2, anything else (e.g. -1) missing.
 pub fn genotype_matrix(engine: &Engine, genotypes: &[i8], samples: usize, opts: &Options) -> Result<DistanceMatrix> {
     Ok(compute(engine, &pack_genotype_matrix(genotypes, samples)?, opts)?.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn more_sites_than_32_bit_counts_hold_are_refused() {
+        assert!(check_sites(u32::MAX as usize).is_ok());
+        let msg = check_sites(u32::MAX as usize + 1).unwrap_err().to_string();
+        assert!(msg.contains("4294967296 sites: the distance counts are 32-bit"), "{msg}");
+    }
 }

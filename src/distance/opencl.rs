@@ -387,18 +387,23 @@ fn upload(
             let planes = p.planes();
             if c0 == 0 && c1 == plan.total {
                 // Whole rows: straight from the packed rows, no staging.
+                let mut enqueued = Ok(());
                 for s in s0..s1 {
                     let row = as_u32(p.row(s));
                     let offset = (s - s0) * planes * width * 4;
                     // SAFETY: the rows live as long as `p`, which outlives the finish below.
-                    unsafe {
-                        cl(
-                            "clEnqueueWriteBuffer",
-                            queue.enqueue_write_buffer(buffer, CL_NON_BLOCKING, offset, row, &[]),
-                        )?
-                    };
+                    enqueued =
+                        unsafe { queue.enqueue_write_buffer(buffer, CL_NON_BLOCKING, offset, row, &[]) }.map(drop);
+                    if enqueued.is_err() {
+                        break;
+                    }
                 }
-                cl("clFinish", queue.finish())?;
+                // The writes enqueued so far read the rows until they complete: finish
+                // before returning, a failed enqueue included, so no caller frees the rows
+                // under them.
+                let finished = cl("clFinish", queue.finish());
+                cl("clEnqueueWriteBuffer", enqueued)?;
+                finished?;
             } else {
                 st.staging.resize((s1 - s0) * planes * width, 0);
                 let total = plan.total;

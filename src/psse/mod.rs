@@ -280,6 +280,8 @@ where
     if queries.is_empty() || subjects.is_empty() {
         return Ok(PsseRun { pairs: Vec::new(), stats: PsseStats::default() });
     }
+    let longest = |set: &[&[u8]]| set.iter().map(|s| s.len()).max().unwrap_or(0);
+    opts.scoring.check_lengths(longest(&queries), longest(&subjects), "the longest query and subject")?;
     let workers = engine.workers();
     let bounds = split_by_size(subjects.iter().map(|s| s.len() + 1), workers.len());
     let (queries, subjects) = (&queries, &subjects);

@@ -15,7 +15,7 @@
 use super::Variant;
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::{Error, Result};
-use crate::scan::banded::{Banded, BandedBuffers, Tuning, query_profile};
+use crate::scan::banded::{Banded, BandedBuffers, QueryProfile, Tuning};
 use crate::scoring::Scoring;
 use opencl3::kernel::Kernel;
 use opencl3::memory::ClMem;
@@ -54,6 +54,7 @@ pub(crate) struct TileLayout {
 impl TileLayout {
     /// `lengths`: the tile's subject lengths, ascending.
     pub fn new(lengths: &[usize], per_subject: usize, slots: usize, lanes: usize) -> Result<TileLayout> {
+        crate::scan::check_kernel_lengths(0, lengths.iter().copied())?;
         let entries = lengths.len() * per_subject;
         let per_group = slots * lanes;
         let groups = entries.div_ceil(per_group);
@@ -218,14 +219,12 @@ impl<'d> DeviceTile<'d> {
         let dev = self.dev;
         let tuning = Tuning::default();
         let (band, group) = (tuning.band, tuning.group);
-        let (profile, m_pad, letters) = query_profile(query, scoring, band);
+        let profile = QueryProfile::new(dev, self.kernel, query, scoring, band)?;
         // The same program as src/scan/banded.rs builds, so both share one cache entry.
         let program = self.kernel.program(dev, &tuning, true)?;
-        let d_profile = dev.buffer_from(&profile)?;
         let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.kernel_name()))?;
         let mut args = KernelArgs::new(&k);
-        let profile_bytes = letters * (band + 2) * 2;
-        self.buffers.args(&mut args, &d_profile, (m_pad, letters), (0, 0), self.kernel, scoring, profile_bytes)?;
+        self.buffers.args(&mut args, &profile, (0, 0), self.kernel, scoring, (band, 1))?;
         let queue = dev.queue();
         let event = launch(&queue, &k, self.layout.groups() * group, group)?;
         let mut scores = self.buffers.outputs.read_scores(dev, &queue)?;

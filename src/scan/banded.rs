@@ -48,6 +48,11 @@ impl Banded {
         if self == Banded::Inter { 4 } else { 8 }
     }
 
+    /// Bytes of one score in the query profile: 32-bit for `InterWide`, else 16-bit.
+    pub fn score_bytes(self) -> usize {
+        if self == Banded::InterWide { 4 } else { 2 }
+    }
+
     /// The kernel of the one-subject-per-slot layout (`scan_fast_long` is the other).
     pub fn kernel_name(self) -> &'static str {
         match self {
@@ -95,19 +100,52 @@ impl Banded {
     }
 }
 
-/// The query profile of the banded kernels: `profile[c * m_pad + i] = S(q_i, c)` for every
-/// letter `c` and one padding letter (code = alphabet size), the query padded to whole
-/// bands; padding scores `PAD_SCORE`. Returns (profile, m_pad, letters).
-pub fn query_profile(query: &[u8], scoring: &Scoring, band: usize) -> (Vec<i16>, usize, usize) {
-    let m_pad = query.len().div_ceil(band) * band;
-    let letters = scoring.matrix.size() + 1;
-    let mut profile = vec![PAD_SCORE; letters * m_pad];
-    for c in 0..letters - 1 {
-        for (i, &q) in query.iter().enumerate() {
-            profile[c * m_pad + i] = scoring.matrix.score(q, c as u8) as i16;
+/// The query profile of the banded kernels on the device: `S(q_i, c)` at
+/// `[c * m_pad + i]` for every letter `c` and one padding letter (code = alphabet
+/// size), the query padded to whole bands (`span` rows); padding scores `PAD_SCORE`.
+/// 16-bit for the narrow kernels, 32-bit for `InterWide`, the path of scorings that do
+/// not fit 16 bits.
+pub(crate) struct QueryProfile {
+    buffer: ProfileBuffer,
+    /// Query rows padded to whole spans.
+    pub(crate) m_pad: usize,
+    /// Alphabet size + 1 (the padding letter).
+    pub(crate) letters: usize,
+}
+
+enum ProfileBuffer {
+    Narrow(Buffer<i16>),
+    Wide(Buffer<i32>),
+}
+
+impl QueryProfile {
+    /// Builds `kind`'s profile of `query` and uploads it. The narrow kernels' profile
+    /// holds every score exactly: callers send a scoring that does not fit 16 bits
+    /// ([`super::fits_16_bits`]) to `InterWide`, and a narrow profile of one is an error.
+    pub(crate) fn new(dev: &ClDevice, kind: Banded, query: &[u8], scoring: &Scoring, span: usize) -> Result<Self> {
+        super::check_kernel_lengths(query.len(), [])?;
+        let m_pad = query.len().div_ceil(span) * span;
+        let letters = scoring.matrix.size() + 1;
+        let mut profile = vec![PAD_SCORE as i32; letters * m_pad];
+        for c in 0..letters - 1 {
+            for (i, &q) in query.iter().enumerate() {
+                profile[c * m_pad + i] = scoring.matrix.score(q, c as u8);
+            }
+        }
+        let buffer = if kind == Banded::InterWide {
+            ProfileBuffer::Wide(dev.buffer_from(&profile)?)
+        } else {
+            ProfileBuffer::Narrow(dev.buffer_from(&super::narrow_scores(&profile)?)?)
+        };
+        Ok(QueryProfile { buffer, m_pad, letters })
+    }
+
+    fn mem(&self) -> opencl3::types::cl_mem {
+        match &self.buffer {
+            ProfileBuffer::Narrow(b) => b.get(),
+            ProfileBuffer::Wide(b) => b.get(),
         }
     }
-    (profile, m_pad, letters)
 }
 
 /// Tuning of the banded kernels.
@@ -212,23 +250,24 @@ impl BandedBuffers {
     }
 
     /// Every argument of `scan_inter` / `scan_fast` / `scan_fast_long` but the long
-    /// kernel's extra local buffers: the query profile (`m_pad` rows of `letters`),
-    /// these buffers, the launch's first boundary cell and group, the gaps and the
-    /// saturation limit, `profile_bytes` of local memory for the profile, the outputs.
+    /// kernel's extra local buffers: the query profile, these buffers, the launch's
+    /// first boundary cell and group, the gaps and the saturation limit, local memory
+    /// for the profiles of `bands` bands of `span` rows, the outputs.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn args<'a, 'k>(
         &self,
         args: &'a mut KernelArgs<'k>,
-        profile: &Buffer<i16>,
-        (m_pad, letters): (usize, usize),
+        profile: &QueryProfile,
         (first_cell, first_group): (u64, usize),
         kind: Banded,
         scoring: &Scoring,
-        profile_bytes: usize,
+        (span, bands): (usize, usize),
     ) -> Result<&'a mut KernelArgs<'k>> {
-        args.arg(&profile.get())?
-            .arg(&(m_pad as i32))?
-            .arg(&(letters as i32))?
+        // Each band's local profile: letters x (span + 2) scores.
+        let profile_bytes = profile.letters * (span + 2) * kind.score_bytes() * bands;
+        args.arg(&profile.mem())?
+            .arg(&(profile.m_pad as i32))?
+            .arg(&(profile.letters as i32))?
             .arg(&self.words.get())?
             .arg(&self.group_word.get())?
             .arg(&self.lengths.get())?
@@ -287,6 +326,7 @@ impl<'d> BandedScanner<'d> {
         subjects: &[S],
         pad_code: u8,
     ) -> Result<BandedScanner<'d>> {
+        super::check_kernel_lengths(0, subjects.iter().map(|s| s.as_ref().len()))?;
         let mut split: Vec<(&'static str, usize, usize, Vec<u32>)> = match kind {
             Banded::Inter | Banded::InterWide => {
                 vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
@@ -414,7 +454,7 @@ impl<'d> BandedScanner<'d> {
         let mut pending = Vec::new();
         // Query profiles padded to whole bands or passes, one per span (parts of one
         // span share it).
-        let mut profiles: Vec<(usize, usize, Buffer<i16>)> = Vec::new();
+        let mut profiles: Vec<(usize, QueryProfile)> = Vec::new();
         for part in &self.parts {
             // Query rows per band or pass: scan_team's rows per work-item follow the
             // query's length and the part's team size.
@@ -430,21 +470,17 @@ impl<'d> BandedScanner<'d> {
                 (self.tuning, self.tuning.band)
             };
             let program = self.kind.program(dev, &tuning, ends)?;
-            if !profiles.iter().any(|(s, _, _)| *s == span) {
-                let (profile, m_pad, _) = query_profile(query, scoring, span);
-                profiles.push((span, m_pad, dev.buffer_from(&profile)?));
+            if !profiles.iter().any(|(s, _)| *s == span) {
+                profiles.push((span, QueryProfile::new(dev, self.kind, query, scoring, span)?));
             }
-            let (_, m_pad, d_profile) = profiles.iter().find(|(s, _, _)| *s == span).expect("profile of this span");
-            let m_pad = *m_pad;
-            // Local profile: letters x (span + 2) shorts per band or pass in flight.
-            let profile_bytes = letters * (span + 2) * 2;
+            let (_, profile) = profiles.iter().find(|(s, _)| *s == span).expect("profile of this span");
             let kernel = cl("clCreateKernel", Kernel::create(&program, part.kernel))?;
             let long = part.kernel == "scan_fast_long";
             // scan_fast_long: every round costs a full pipeline fill, so the bands are
             // spread evenly over as few rounds as long_group allows (18 bands with
             // long_group 16: two rounds of 9, not 16 + 2).
             let work_group = if long {
-                let bands = m_pad / self.tuning.band;
+                let bands = profile.m_pad / self.tuning.band;
                 bands.div_ceil(bands.div_ceil(part.work_group))
             } else {
                 part.work_group
@@ -454,12 +490,11 @@ impl<'d> BandedScanner<'d> {
                 let mut args = KernelArgs::new(&kernel);
                 part.buffers.args(
                     &mut args,
-                    d_profile,
-                    (m_pad, letters),
+                    profile,
                     (part.layout.group_cell[a], a),
                     self.kind,
                     scoring,
-                    profile_bytes * if long { work_group } else { 1 },
+                    (span, if long { work_group } else { 1 }),
                 )?;
                 if long {
                     args.local(2 * work_group * tile * 8)?.local(work_group * 6 * 4)?;

@@ -89,7 +89,7 @@ fn run(dev: &ClDevice, query: &[u8], subjects: &[&[u8]], scoring: &Scoring, wide
         d_wide = dev.buffer_from(&profile)?;
         d_wide.get()
     } else {
-        d_narrow = dev.buffer_from(&profile.iter().map(|&v| v as i16).collect::<Vec<i16>>())?;
+        d_narrow = dev.buffer_from(&super::narrow_scores(&profile)?)?;
         d_narrow.get()
     };
 

@@ -48,6 +48,7 @@ pub fn scan_once<S: AsRef<[u8]>>(
     subjects: &[S],
     scoring: &Scoring,
 ) -> Result<ScanOutput> {
+    check_kernel_lengths(query.len(), subjects.iter().map(|s| s.as_ref().len()))?;
     match variant {
         Variant::Plain => {
             let (scores, kernel_seconds) = plain::scores(dev, query, &PackedSubjects::new(subjects)?, scoring)?;
@@ -96,6 +97,38 @@ pub(crate) fn fits_16_bits(scoring: &Scoring) -> bool {
     worst < 8192 && scoring.matrix.max_score() < 8192 && scoring.matrix.min_score() > -8192
 }
 
+/// Scores of a 16-bit profile: every value narrowed exactly, or an error (a scoring
+/// that does not fit 16 bits must have been sent to a 32-bit path first).
+pub(crate) fn narrow_scores(scores: &[i32]) -> Result<Vec<i16>> {
+    scores
+        .iter()
+        .map(|&v| i16::try_from(v))
+        .collect::<std::result::Result<_, _>>()
+        .map_err(|_| crate::Error::InvalidArgument("a score beyond 16 bits reached a 16-bit kernel".into()))
+}
+
+/// The longest query or subject the OpenCL kernels take: they hold positions and
+/// padded lengths in `int` (and index with 64-bit products), so a length must leave
+/// room below `i32::MAX` for padding to whole bands and tiles.
+pub const KERNEL_MAX_LENGTH: usize = i32::MAX as usize - (1 << 16);
+
+/// Refuses a query or subjects longer than [`KERNEL_MAX_LENGTH`] before any work on a
+/// device, naming which.
+pub(crate) fn check_kernel_lengths(query: usize, subjects: impl IntoIterator<Item = usize>) -> Result<()> {
+    let too_long = |what: String, len: usize| {
+        crate::Error::InvalidArgument(format!(
+            "{what} of {len} residues is longer than the OpenCL kernels take ({KERNEL_MAX_LENGTH}); use the native path"
+        ))
+    };
+    if query > KERNEL_MAX_LENGTH {
+        return Err(too_long("a query".into(), query));
+    }
+    match subjects.into_iter().enumerate().find(|&(_, n)| n > KERNEL_MAX_LENGTH) {
+        Some((k, n)) => Err(too_long(format!("subject {}", k + 1), n)),
+        None => Ok(()),
+    }
+}
+
 /// Subjects packed for the device: residues back to back, with each subject's offset
 /// and length.
 #[derive(Debug, Clone, Default)]
@@ -128,5 +161,25 @@ impl PackedSubjects {
 
     pub fn is_empty(&self) -> bool {
         self.lengths.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_past_the_kernels_int_are_refused() {
+        assert!(check_kernel_lengths(KERNEL_MAX_LENGTH, [1, KERNEL_MAX_LENGTH]).is_ok());
+        let msg = check_kernel_lengths(KERNEL_MAX_LENGTH + 1, []).unwrap_err().to_string();
+        assert!(msg.contains("a query of 2147418112 residues is longer than the OpenCL kernels take"), "{msg}");
+        let msg = check_kernel_lengths(5, [1, usize::MAX]).unwrap_err().to_string();
+        assert!(msg.contains("subject 2 of"), "{msg}");
+    }
+
+    #[test]
+    fn narrow_scores_refuse_what_does_not_fit() {
+        assert_eq!(narrow_scores(&[-32768, 0, 32767]).unwrap(), vec![-32768, 0, 32767]);
+        assert!(narrow_scores(&[40_000]).is_err());
     }
 }

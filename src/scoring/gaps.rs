@@ -24,6 +24,7 @@
 //! (ssearch36 takes the penalties as negative numbers; its default for BLOSUM50,
 //! `-f -10 -g -2`, is `open = 10, extend = 2` here.)
 
+use super::SCORE_LIMIT;
 use crate::error::{Error, Result};
 
 /// Affine gap penalties in BLAST's convention (see the module documentation).
@@ -43,8 +44,10 @@ impl Gaps {
                 "gap penalties are positive costs: need open >= 0 and extend >= 1 (got open {open}, extend {extend})"
             )));
         }
-        if open.checked_add(extend).is_none_or(|v| v > 1 << 20) {
-            return Err(Error::InvalidArgument(format!("gap penalties too large (open {open}, extend {extend})")));
+        if open.checked_add(extend).is_none_or(|v| v > SCORE_LIMIT) {
+            return Err(Error::InvalidArgument(format!(
+                "gap penalties too large: open + extend may be at most {SCORE_LIMIT} (got open {open}, extend {extend})"
+            )));
         }
         Ok(Gaps { open, extend })
     }

@@ -2,6 +2,7 @@
 //! match/mismatch scoring. A matrix is stored over an alphabet's codes, so
 //! `score(a, b)` is one table lookup.
 
+use super::SCORE_LIMIT;
 use crate::error::{Error, Result};
 use crate::seq::Alphabet;
 use std::path::Path;
@@ -108,8 +109,10 @@ impl Matrix {
                     let values: Vec<i32> = fields[1..]
                         .iter()
                         .map(|f| {
-                            f.parse::<i32>()
-                                .map_err(|_| Error::Matrix(format!("line {line_no}: '{f}' is not an integer score")))
+                            let v = f
+                                .parse::<i32>()
+                                .map_err(|_| Error::Matrix(format!("line {line_no}: '{f}' is not an integer score")))?;
+                            check_score(v).map_err(|m| Error::Matrix(format!("line {line_no}: {m}")))
                         })
                         .collect::<Result<_>>()?;
                     if values.len() != cols.len() {
@@ -156,6 +159,9 @@ impl Matrix {
                 "match score must be positive and mismatch zero or negative (got {match_score}/{mismatch})"
             )));
         }
+        for v in [match_score, mismatch] {
+            check_score(v).map_err(Error::InvalidArgument)?;
+        }
         let size = alphabet.size();
         let scores = (0..size * size).map(|k| if k / size == k % size { match_score } else { mismatch }).collect();
         Ok(Matrix { name: format!("+{match_score}/{mismatch}"), alphabet, scores })
@@ -194,6 +200,14 @@ impl Matrix {
     pub fn min_score(&self) -> i32 {
         *self.scores.iter().min().expect("matrix is never empty")
     }
+}
+
+/// A substitution score within [`SCORE_LIMIT`], or the message saying it is not.
+fn check_score(v: i32) -> std::result::Result<i32, String> {
+    if v.unsigned_abs() > SCORE_LIMIT as u32 {
+        return Err(format!("score {v} is outside -{SCORE_LIMIT}..={SCORE_LIMIT}"));
+    }
+    Ok(v)
 }
 
 /// A matrix whose header has letters found only in proteins is a protein matrix.
@@ -285,5 +299,16 @@ mod tests {
         assert_eq!(m.score(1, 2), -3);
         assert!(Matrix::match_mismatch(Alphabet::Dna, 0, -1).is_err());
         assert!(Matrix::match_mismatch(Alphabet::Dna, 1, 1).is_err());
+    }
+
+    #[test]
+    fn scores_beyond_the_limit_are_refused() {
+        assert!(Matrix::match_mismatch(Alphabet::Dna, SCORE_LIMIT, -SCORE_LIMIT).is_ok());
+        let msg = Matrix::match_mismatch(Alphabet::Dna, SCORE_LIMIT + 1, -1).unwrap_err().to_string();
+        assert!(msg.contains("outside -1048576..=1048576"), "{msg}");
+        assert!(Matrix::match_mismatch(Alphabet::Dna, 1, i32::MIN).is_err());
+        let text = " A C G T N\nA 1 0 0 0 0\nC 0 1 0 0 0\nG 0 0 1 0 0\nT 0 0 0 1 0\nN 0 0 0 -2147483648 0\n";
+        let msg = Matrix::parse_ncbi("x", text, Alphabet::Dna).unwrap_err().to_string();
+        assert!(msg.contains("line 6: score -2147483648 is outside"), "{msg}");
     }
 }

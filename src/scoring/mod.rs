@@ -9,6 +9,13 @@ pub use matrix::Matrix;
 use crate::error::{Error, Result};
 use crate::seq::Alphabet;
 
+/// The largest magnitude of a substitution score, and the most the first residue of a
+/// gap (open + extend) may cost. Every cell of the 32-bit recurrences (the reference's
+/// and the kernels') is then at least `-(2 * SCORE_LIMIT)` above minus infinity and no
+/// subtraction wraps; the positive side grows with the lengths, which
+/// [`Scoring::check_lengths`] bounds.
+pub const SCORE_LIMIT: i32 = 1 << 20;
+
 /// The matrix a job uses when the user names none, per alphabet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DefaultMatrices {
@@ -76,5 +83,40 @@ impl Scoring {
     pub fn with_default_gaps(matrix: Matrix) -> Scoring {
         let gaps = Gaps::default_for(matrix.name());
         Scoring { matrix, gaps }
+    }
+
+    /// Checks that a pair of `m` and `n` residues keeps every sum of the 32-bit
+    /// recurrences inside `i32`: a local score is at most `max(S) * min(m, n)`, and a
+    /// cell plus one more pair's score at most `max(S) * (min(m, n) + 1)`. Every entry
+    /// point that aligns pairs calls it (with the longest subject for a database) before
+    /// any work; an error names `what`, the lengths and the matrix's highest score.
+    pub fn check_lengths(&self, m: usize, n: usize, what: impl std::fmt::Display) -> Result<()> {
+        let top = self.matrix.max_score().max(0) as u128;
+        let bound = top * (m.min(n) as u128 + 1);
+        if bound > i32::MAX as u128 {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: scores could exceed 32 bits: {m} x {n} residues with a highest substitution score of {top} \
+                 can score up to {bound}; use smaller scores or shorter sequences"
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_whose_scores_could_pass_32_bits_are_refused() {
+        let sc =
+            Scoring::new(Matrix::match_mismatch(Alphabet::Dna, SCORE_LIMIT, -1).unwrap(), Gaps::linear(1).unwrap());
+        // 2^20 x (2,046 + 1) < 2^31 <= 2^20 x (2,047 + 1); the shorter sequence counts.
+        assert!(sc.check_lengths(2_046, 1 << 30, "pair").is_ok());
+        let msg = sc.check_lengths(1 << 30, 2_047, "pair").unwrap_err().to_string();
+        assert!(msg.contains("pair: scores could exceed 32 bits: 1073741824 x 2047 residues"), "{msg}");
+        let blosum = Scoring::with_default_gaps(Matrix::builtin("BLOSUM62").unwrap());
+        assert!(blosum.check_lengths(usize::MAX, usize::MAX, "pair").is_err());
+        assert!(blosum.check_lengths(100_000_000, 100_000_000, "pair").is_ok());
     }
 }

@@ -246,7 +246,7 @@ impl<'a> Searcher<'a> {
     where
         F: FnMut(SearchResult) -> Result<()>,
     {
-        self.check_codes(queries)?;
+        self.check_queries(queries)?;
         if queries.is_empty() {
             return Ok(());
         }
@@ -341,16 +341,21 @@ impl<'a> Searcher<'a> {
     /// from, database order: the device scan alone, without statistics, hits or
     /// alignments (what the C API's `clsw_searcher_scores` returns).
     pub fn scores(&self, query: &Sequence) -> Result<(Vec<LocalScore>, Vec<Strand>)> {
-        self.check_codes(std::slice::from_ref(query))?;
+        self.check_queries(std::slice::from_ref(query))?;
         let scanned = self.scan_chunk(0, std::slice::from_ref(query))?.pop();
         let scanned = scanned.ok_or_else(|| Error::Device("scan returned no result".into()))?;
         Ok((scanned.scores, scanned.strands))
     }
 
-    /// Every query's codes must be below the matrix's alphabet size.
-    fn check_codes(&self, queries: &[Sequence]) -> Result<()> {
+    /// Every query's codes must be below the matrix's alphabet size, and its scores against
+    /// the longest subject fit 32 bits ([`Scoring::check_lengths`]).
+    fn check_queries(&self, queries: &[Sequence]) -> Result<()> {
         let alphabet = self.scoring.matrix.alphabet();
-        queries.iter().try_for_each(|q| alphabet.check_codes(&q.residues, format_args!("query '{}'", q.id)))
+        let longest = self.lengths.iter().copied().max().unwrap_or(0);
+        queries.iter().try_for_each(|q| {
+            alphabet.check_codes(&q.residues, format_args!("query '{}'", q.id))?;
+            self.scoring.check_lengths(q.residues.len(), longest, format_args!("query '{}' against the database", q.id))
+        })
     }
 
     /// Queries scanned together: one when every share is resident (so results flow

@@ -10,9 +10,34 @@ use crate::reference::sw3::sw3_score;
 use crate::scoring::Scoring;
 use rayon::prelude::*;
 
-/// Every triple `a < b < c` of `n` items, in lexicographic order (`n·(n-1)·(n-2)/6`).
-pub fn all_triples(n: usize) -> Vec<[u32; 3]> {
-    let mut out = Vec::with_capacity(n * n.saturating_sub(1) * n.saturating_sub(2) / 6);
+/// The number of triples `a < b < c` of `n` items, `n·(n-1)·(n-2)/6`, or an error when
+/// it does not fit `usize` or the indices do not fit `u32`.
+pub fn triple_count(n: usize) -> Result<usize> {
+    let too_many = || Error::InvalidArgument(format!("all triples of {n} sequences are too many to list"));
+    if n > u32::MAX as usize {
+        return Err(too_many());
+    }
+    // One of three consecutive numbers is divisible by 3, one of two by 2: divide first.
+    let mut f = [n as u128, n.saturating_sub(1) as u128, n.saturating_sub(2) as u128];
+    for d in [2, 3] {
+        if let Some(x) = f.iter_mut().find(|x| **x % d == 0) {
+            *x /= d;
+        }
+    }
+    usize::try_from(f[0] * f[1] * f[2]).map_err(|_| too_many())
+}
+
+/// Every triple `a < b < c` of `n` items, in lexicographic order ([`triple_count`] of
+/// them); an error names a count or a list that cannot be held.
+pub fn all_triples(n: usize) -> Result<Vec<[u32; 3]>> {
+    let count = triple_count(n)?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(count).map_err(|_| {
+        Error::InvalidArgument(format!(
+            "all triples of {n} sequences ({count} triples, {} bytes) do not fit in memory",
+            count as u128 * 12
+        ))
+    })?;
     for a in 0..n as u32 {
         for b in a + 1..n as u32 {
             for c in b + 1..n as u32 {
@@ -20,7 +45,7 @@ pub fn all_triples(n: usize) -> Vec<[u32; 3]> {
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// One line of a results table.
@@ -124,11 +149,25 @@ mod tests {
 
     #[test]
     fn all_triples_counts_and_order() {
-        assert_eq!(all_triples(2), Vec::<[u32; 3]>::new());
-        assert_eq!(all_triples(3), vec![[0, 1, 2]]);
-        let t = all_triples(64);
+        assert_eq!(all_triples(0).unwrap(), Vec::<[u32; 3]>::new());
+        assert_eq!(all_triples(2).unwrap(), Vec::<[u32; 3]>::new());
+        assert_eq!(all_triples(3).unwrap(), vec![[0, 1, 2]]);
+        let t = all_triples(64).unwrap();
         assert_eq!(t.len(), 41664);
         assert!(t.iter().all(|x| x[0] < x[1] && x[1] < x[2]));
         assert!(t.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn triple_counts_are_checked() {
+        assert_eq!(triple_count(3_000).unwrap(), 4_495_501_000);
+        assert_eq!(triple_count(4_000_000).unwrap(), 10_666_658_666_668_000_000);
+        // 5e6: about 2.08e19 triples, past 2^64; past u32 the indices do not fit.
+        for n in [5_000_000, u32::MAX as usize + 1] {
+            let msg = triple_count(n).unwrap_err().to_string();
+            assert!(msg.contains(&format!("all triples of {n} sequences are too many")), "{msg}");
+        }
+        let msg = all_triples(3_000_000).unwrap_err().to_string();
+        assert!(msg.contains("do not fit in memory"), "{msg}");
     }
 }

@@ -120,7 +120,7 @@ pub mod sax;
 pub mod traceback;
 
 pub use crate::reference::alignment3::{Alignment3, Sw3Score};
-pub use batch::{BatchRow, all_triples, batch, ranked};
+pub use batch::{BatchRow, all_triples, batch, ranked, triple_count};
 pub use kernels::{BatchRun, Run, Tuning, Variant, batch_on, score_on};
 pub use traceback::{align, align_from_end, align_with_limit};
 

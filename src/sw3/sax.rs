@@ -147,18 +147,35 @@ pub fn breakpoints(alpha: usize) -> Result<Vec<f64>> {
 
 /// Z-normalises a series (population standard deviation); returns the values and
 /// whether the series is constant (then every value is 0).
+///
+/// Finite values near `f64::MAX` overflow the sum and the squares; such a series is
+/// normalised in units of its largest magnitude instead (z-values do not depend on the
+/// unit), so every finite input gives finite z-values.
 pub fn znormalize(x: &[f64]) -> (Vec<f64>, bool) {
     if x.is_empty() {
         return (Vec::new(), true);
     }
-    let n = x.len() as f64;
-    let mean = x.iter().sum::<f64>() / n;
-    let var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
-    let sd = var.sqrt();
-    if sd <= 1e-12 * mean.abs().max(1.0) {
+    let (mut scale, mut mean, mut sd) = (1.0, 0.0, 0.0);
+    for unit in [1.0, x.iter().fold(0.0f64, |m, v| m.max(v.abs()))] {
+        scale = unit;
+        (mean, sd) = mean_and_sd(x, unit);
+        if mean.is_finite() && sd.is_finite() {
+            break;
+        }
+    }
+    // Constant: sd <= 1e-12 max(|mean|, 1) in the series' own unit.
+    if sd <= 1e-12 * mean.abs().max(1.0 / scale) {
         return (vec![0.0; x.len()], true);
     }
-    (x.iter().map(|v| (v - mean) / sd).collect(), false)
+    (x.iter().map(|v| (v / scale - mean) / sd).collect(), false)
+}
+
+/// The mean and population standard deviation of `x / unit`.
+fn mean_and_sd(x: &[f64], unit: f64) -> (f64, f64) {
+    let n = x.len() as f64;
+    let mean = x.iter().map(|v| v / unit).sum::<f64>() / n;
+    let var = x.iter().map(|v| (v / unit - mean) * (v / unit - mean)).sum::<f64>() / n;
+    (mean, var.sqrt())
 }
 
 /// Piecewise aggregate approximation: `w` segment means. Segment s covers points
@@ -313,6 +330,20 @@ pub fn parse_series(text: &str, source: &str) -> Result<Series> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_near_the_largest_double_normalise_like_small_ones() {
+        let (z, constant) = znormalize(&[1e308, -1e308, 1e308, -1e308]);
+        assert_eq!((z, constant), (vec![1.0, -1.0, 1.0, -1.0], false));
+        let (big, _) = znormalize(&[1.7e308, 1.7e308, 1.6e308, f64::MAX]);
+        let (small, _) = znormalize(&[1.7, 1.7, 1.6, f64::MAX / 1e308]);
+        for (b, s) in big.iter().zip(&small) {
+            assert!(b.is_finite() && (b - s).abs() < 1e-9, "{big:?} vs {small:?}");
+        }
+        assert!(znormalize(&[f64::MAX; 5]).1, "a constant series stays constant");
+        // Ordinary series keep their exact values (the first pass is unscaled).
+        assert_eq!(znormalize(&[1.0, 3.0]).0, vec![-1.0, 1.0]);
+    }
 
     #[test]
     fn erfc_known_values() {

@@ -38,6 +38,9 @@ pub fn run(args: &AlignArgs) -> Result<()> {
     let a = read_sequences(&args.a, alphabet)?;
     let b = read_sequences(&args.b, alphabet)?;
     let pairs: Vec<(&Sequence, &Sequence)> = a.iter().flat_map(|x| b.iter().map(move |y| (x, y))).collect();
+    for (x, y) in &pairs {
+        scoring.check_lengths(x.residues.len(), y.residues.len(), format_args!("'{}' and '{}'", x.id, y.id))?;
+    }
     let alignments: Vec<_> =
         pairs.par_iter().map(|(x, y)| reference::align(&x.residues, &y.residues, &scoring)).collect();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -82,7 +82,7 @@ fn series_input(args: &Sw3Args, path: &Path) -> Result<Input> {
         names: series.names,
         seqs,
         letter: Box::new(|c| b'a' + c),
-        triples: sw3::all_triples(n),
+        triples: sw3::all_triples(n)?,
         scoring: sax::scoring(&args.scoring.request())?,
         what: format!(
             "{}: {n} channels of {length} points, SAX word {word}, alphabet {}",
