@@ -430,8 +430,10 @@ fn well_sealed_but_invalid_content_is_refused() {
     // Layout: header 64, lengths 8, name offsets 40, names 8 ("afirstb"), residues 8.
     assert_eq!(bytes.len(), 64 + 8 + 40 + 8 + 8);
     type Edit = fn(&mut [u8]);
-    let cases: [(&str, Edit); 9] = [
+    let cases: [(&str, Edit); 10] = [
         ("residue code 9", |b| b[64 + 8 + 40 + 8 + 4] = 9),
+        // An id with a tab would split the tabular and SAM records it is written to.
+        ("U+0009", |b| b[64 + 8 + 40] = b'\t'),
         ("add up to", |b| b[64] = 4),
         ("longest", |b| b[40] = 9),
         ("alphabet 7", |b| b[12] = 7),

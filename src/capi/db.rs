@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::seq::db::is_prepared;
-use crate::seq::{Alphabet, Database, EmptyRecords, Sequence, fasta};
+use crate::seq::{Alphabet, Database, EmptyRecords, Sequence, check_id, fasta, split_header};
 use std::sync::Arc;
 
 /// A set of subject sequences in database order (index 0 to count - 1). Read-only
@@ -105,11 +105,9 @@ pub unsafe extern "C" fn clsw_db_new_sequences(
             for k in 0..count {
                 let (id, description) = match names.map(|n| n[k]).filter(|p| !p.is_null()) {
                     Some(p) => {
-                        let name = c_text(p, &format!("names[{k}]"))?.trim();
-                        match name.split_once(char::is_whitespace) {
-                            Some((id, rest)) => (id.to_string(), rest.trim().to_string()),
-                            None => (name.to_string(), String::new()),
-                        }
+                        let (id, description) = split_header(c_text(p, &format!("names[{k}]"))?);
+                        check_id(id).map_err(|m| Failure::invalid(format!("names[{k}]: {m}")))?;
+                        (id.to_string(), description.to_string())
                     }
                     None => ((k + 1).to_string(), String::new()),
                 };

@@ -246,7 +246,7 @@ impl<'a> Searcher<'a> {
     where
         F: FnMut(SearchResult) -> Result<()>,
     {
-        self.check_codes(queries)?;
+        self.check_queries(queries)?;
         if queries.is_empty() {
             return Ok(());
         }
@@ -341,16 +341,20 @@ impl<'a> Searcher<'a> {
     /// from, database order: the device scan alone, without statistics, hits or
     /// alignments (what the C API's `clsw_searcher_scores` returns).
     pub fn scores(&self, query: &Sequence) -> Result<(Vec<LocalScore>, Vec<Strand>)> {
-        self.check_codes(std::slice::from_ref(query))?;
+        self.check_queries(std::slice::from_ref(query))?;
         let scanned = self.scan_chunk(0, std::slice::from_ref(query))?.pop();
         let scanned = scanned.ok_or_else(|| Error::Device("scan returned no result".into()))?;
         Ok((scanned.scores, scanned.strands))
     }
 
-    /// Every query's codes must be below the matrix's alphabet size.
-    fn check_codes(&self, queries: &[Sequence]) -> Result<()> {
+    /// Every query's id must follow [`crate::seq::check_id`] (it becomes a field of the
+    /// output records) and its codes must be below the matrix's alphabet size.
+    fn check_queries(&self, queries: &[Sequence]) -> Result<()> {
         let alphabet = self.scoring.matrix.alphabet();
-        queries.iter().try_for_each(|q| alphabet.check_codes(&q.residues, format_args!("query '{}'", q.id)))
+        queries.iter().enumerate().try_for_each(|(k, q)| {
+            crate::seq::check_id(&q.id).map_err(|m| Error::InvalidArgument(format!("query {}: {m}", k + 1)))?;
+            alphabet.check_codes(&q.residues, format_args!("query '{}'", q.id))
+        })
     }
 
     /// Queries scanned together: one when every share is resident (so results flow

@@ -251,6 +251,10 @@ impl Database {
                 names.len()
             )));
         }
+        for k in 0..n {
+            crate::seq::check_id(&names[name_offsets[2 * k]..name_offsets[2 * k + 1]])
+                .map_err(|m| invalid(format!("sequence {}: {m}", k + 1)))?;
+        }
         let names = names.to_string();
 
         let residues = &bytes[residues_at..residues_at + residues_len];
