@@ -5,6 +5,7 @@ mod args;
 mod bench;
 mod devices;
 mod distance;
+mod out;
 mod psse;
 mod scan;
 mod sw3;
