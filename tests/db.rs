@@ -311,6 +311,29 @@ fn foreign_and_empty_files_are_refused() {
 }
 
 #[test]
+fn files_too_short_for_the_magic_are_damaged_databases_not_fasta() {
+    let s = Scratch::new("short");
+    // A beginning of the magic, whatever the name: a truncated database.
+    for len in 1..MAGIC.len() {
+        let path = s.path(&format!("cut{len}.fa"));
+        std::fs::write(&path, &MAGIC[..len]).unwrap();
+        let msg = Database::open(&path, None, EmptyRecords::Error).err().unwrap().to_string();
+        assert!(msg.contains("truncated") && msg.contains(&format!("{len} bytes")), "{len}: {msg}");
+    }
+    // Named .clswdb and shorter than the magic: refused as a database, even when empty.
+    for (name, bytes) in [("empty.clswdb", &b""[..]), ("short.CLSWDB", b">a\nA\n")] {
+        let path = s.path(name);
+        std::fs::write(&path, bytes).unwrap();
+        let msg = Database::open(&path, None, EmptyRecords::Error).err().unwrap().to_string();
+        assert!(msg.contains(name) && msg.contains("not a clsw prepared database"), "{name}: {msg}");
+    }
+    // FASTA as short as that under another name is still FASTA.
+    let path = s.path("tiny.fa");
+    std::fs::write(&path, b">a\nA\n").unwrap();
+    assert_eq!(Database::open(&path, None, EmptyRecords::Error).unwrap().0.len(), 1);
+}
+
+#[test]
 fn empty_fasta_gives_the_reader_error() {
     let s = Scratch::new("empty-fasta");
     let path = s.path("empty.fa");

@@ -289,7 +289,7 @@ impl<'a> Searcher<'a> {
                 // Waits for one query's CPU work to finish.
                 let wait_one = |ready: &mut std::collections::BTreeMap<usize, Result<SearchResult>>,
                                 in_flight: &mut usize| {
-                    let (i, r) = done_rx.recv().map_err(|_| Error::Device("a query's CPU work was lost".into()))?;
+                    let (i, r) = done_rx.recv().map_err(|_| Error::Internal("a query's CPU work was lost".into()))?;
                     ready.insert(i, r);
                     *in_flight -= 1;
                     Ok::<(), Error>(())
@@ -308,7 +308,7 @@ impl<'a> Searcher<'a> {
                             self.finish(&queries[index], scanned)
                         }))
                         .unwrap_or_else(|_| {
-                            Err(Error::Device(format!("the CPU work of query {} panicked", index + 1)))
+                            Err(Error::Internal(format!("the CPU work of query {} panicked", index + 1)))
                         });
                         let _ = done_tx.send((index, result));
                     };
@@ -332,7 +332,7 @@ impl<'a> Searcher<'a> {
                 }
                 Ok::<(), Error>(())
             });
-            let scanned = scanner.join().map_err(|_| Error::Device("the device scan thread panicked".into()));
+            let scanned = scanner.join().map_err(|_| Error::Internal("the scan thread panicked".into()));
             finished.and(scanned)
         })
     }

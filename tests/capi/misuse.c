@@ -290,6 +290,13 @@ static void missing_file(fixture *f, const char *dir) {
     snprintf(path, sizeof path, "%s/not_prepared.clswdb", dir);
     write_file(path, ">s1\nMKV\n");
     EXPECT(clsw_db_new_prepared(path, &db), CLSW_ERR_INVALID_ARGUMENT, "not a clsw prepared database");
+    /* A database cut short within its magic is a damaged database, never FASTA. */
+    snprintf(path, sizeof path, "%s/cut.clswdb", dir);
+    write_file(path, "CLSW");
+    EXPECT(clsw_db_new_fasta(path, CLSW_ALPHABET_PROTEIN, &db), CLSW_ERR_INVALID_ARGUMENT, "is a prepared database");
+    REQUIRE(db == NULL);
+    EXPECT(clsw_db_new_prepared(path, &db), CLSW_ERR_INVALID_ARGUMENT, "is truncated: 4 bytes");
+    REQUIRE(db == NULL);
     /* A prepared database written and read back. */
     const uint8_t *seqs[1] = {(const uint8_t *)"MKVLAAG"};
     size_t lens[1] = {7};

@@ -273,12 +273,17 @@ impl Database {
         })
     }
 }
-/// Whether the file at `path` starts with the prepared-database magic.
+/// Whether the file at `path` is a prepared database, whole or damaged: it starts with
+/// the magic, or it is too short to hold the magic and is either a beginning of it or
+/// named `*.clswdb`. Opening such a file then refuses it as truncated, so a damaged
+/// database is never read as FASTA.
 pub fn is_prepared(path: &Path) -> Result<bool> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut head = Vec::with_capacity(MAGIC.len());
     file.take(MAGIC.len() as u64).read_to_end(&mut head).map_err(|e| Error::io(path, e))?;
-    Ok(head == MAGIC)
+    let short = head.len() < MAGIC.len();
+    let named = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("clswdb"));
+    Ok(head == MAGIC || (short && ((!head.is_empty() && MAGIC.starts_with(&head)) || named)))
 }
 
 fn bad(name: &str, what: String) -> Error {
@@ -310,7 +315,7 @@ fn read_u64(bytes: &[u8], at: usize) -> u64 {
 
 /// Checks magic, version, header checksum, alphabet and the file length.
 fn check_header(name: &str, bytes: &[u8]) -> Result<Header> {
-    if !bytes.starts_with(&MAGIC) {
+    if !bytes.starts_with(&MAGIC[..bytes.len().min(MAGIC.len())]) {
         return Err(bad(name, "is not a clsw prepared database (its first bytes are not the clsw magic)".to_string()));
     }
     if bytes.len() < HEADER_LEN {
