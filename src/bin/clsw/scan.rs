@@ -174,6 +174,8 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
         Some(s) => s.parse()?,
         None => Strands::Both,
     };
+    // Opened first: an output that is an input, or an unwritable one, fails before any work.
+    let out = Output::open(args.out.as_deref(), &[&args.query, &args.db])?;
     let process_start = Instant::now();
     let db = open_database(args)?;
     let database_seconds = process_start.elapsed().as_secs_f64();
@@ -211,7 +213,6 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
     let searcher = Searcher::new(&engine, &db, scoring.clone(), options)?;
     let upload_seconds = start.elapsed().as_secs_f64();
 
-    let out = Output::open(args.out.as_deref(), &[&args.query, &args.db])?;
     let out_name = out.name();
     let io = |e| Error::io(&out_name, e);
     let command_line = std::env::args().collect::<Vec<_>>().join(" ");
