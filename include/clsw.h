@@ -157,8 +157,8 @@ typedef enum clsw_status {
      */
     CLSW_ERR_BUFFER_TOO_SMALL = 8,
     /**
-     * A bug in clsw (a Rust panic was caught at the API boundary); please report the
-     * message.
+     * A bug in clsw (a Rust panic was caught at the API boundary, or a check of clsw's
+     * own CPU work failed); please report the message.
      */
     CLSW_ERR_INTERNAL = 9,
 } clsw_status;
@@ -1142,7 +1142,7 @@ enum clsw_status clsw_db_new_prepared(const char *path, struct clsw_db **out);
  * header.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`count` is 0, an empty sequence, a letter that
  * is not a residue of `alphabet` — the message gives the sequence and position —, a
- * name that is not UTF-8), `CLSW_ERR_NULL`.
+ * name that is not UTF-8 or whose id holds a control character), `CLSW_ERR_NULL`.
  */
 enum clsw_status clsw_db_new_sequences(clsw_alphabet alphabet,
                                        size_t count,
@@ -1153,9 +1153,12 @@ enum clsw_status clsw_db_new_sequences(clsw_alphabet alphabet,
 
 /**
  * Writes the database as a prepared file (checksummed, memory-mapped when opened
- * with `clsw_db_new_prepared`). The file is written under a temporary name and
- * renamed into place.
- * Errors: `CLSW_ERR_IO`, `CLSW_ERR_NULL`.
+ * with `clsw_db_new_prepared`). The file is written atomically: to a temporary
+ * created exclusively beside `path` (never a file or symlink already there), synced,
+ * then renamed over `path`; on failure `path` is left as it was. Threads or processes
+ * writing the same path each write a whole file (the last rename wins).
+ * Errors: `CLSW_ERR_IO`, `CLSW_ERR_INVALID_ARGUMENT` (`path` is a directory),
+ * `CLSW_ERR_NULL`.
  */
 enum clsw_status clsw_db_write_prepared(const struct clsw_db *db, const char *path);
 
@@ -1298,12 +1301,12 @@ void clsw_searcher_free(struct clsw_searcher *searcher);
 /**
  * Searches one query: `len` residue letters at `query` (not NUL-terminated; upper or
  * lower case), named `query_id` (NUL-terminated UTF-8, the first column of tabular
- * lines; NULL gives "query"). On success `*out` is a new hits handle to free with
- * `clsw_hits_free`.
+ * lines; NULL gives "query"; no whitespace or control characters, as every sequence
+ * id). On success `*out` is a new hits handle to free with `clsw_hits_free`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty query, a letter that is not a residue
- * — the message gives its position —, a query so long that its score against the
- * longest subject could pass 32 bits), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`,
- * `CLSW_ERR_NULL`.
+ * — the message gives its position —, an id with a tab, newline, space or other
+ * control character, a query so long that its score against the longest subject
+ * could pass 32 bits), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`, `CLSW_ERR_NULL`.
  */
 enum clsw_status clsw_searcher_search(const struct clsw_searcher *searcher,
                                       const char *query_id,
@@ -1598,11 +1601,12 @@ enum clsw_status clsw_distance_bed(const struct clsw_engine *engine,
                                    struct clsw_distance_result **out);
 
 /**
- * Genotype distances of a 0/1/2 table file (plain or gzip): one sample per line
- * (optional name first), fields separated by tabs or spaces, one genotype per site,
- * `-1`, `NA` or `.` for missing calls; an optional header line; `#` comments.
- * Names: the first column, or `S1`, `S2`, ... when the lines have no names.
- * Errors as for `clsw_distance_bed`.
+ * Genotype distances of a 0/1/2 table file (plain or gzip): one sample per line, its
+ * name first, then one genotype per site (`-1`, `NA`, `.` or `N` for missing calls),
+ * fields separated by tabs or spaces; `#` comments. The first line is a header when
+ * none of its fields after the first is a genotype value or a number. A value that is
+ * not a genotype is an error naming the line, column and value (never a header).
+ * Names: the first column. Errors as for `clsw_distance_bed`.
  */
 enum clsw_status clsw_distance_genotype_table(const struct clsw_engine *engine,
                                               const char *path,

@@ -23,6 +23,9 @@ pub enum Error {
     Build { device: String, log: String },
     /// No device satisfies the requested choice, or a device failed its self-test.
     Device(String),
+    /// A check of clsw's own work failed on the CPU (the native path disagrees with the
+    /// alignment it re-computes): a bug in clsw, never the user's input or a device.
+    Internal(String),
 }
 
 /// Shorthand used throughout the crate.
@@ -59,6 +62,7 @@ impl fmt::Display for Error {
                 write!(f, "OpenCL program build failed on {device}; build log:\n{log}")
             }
             Error::Device(m) => write!(f, "device: {m}"),
+            Error::Internal(m) => write!(f, "internal error (please report it): {m}"),
         }
     }
 }

@@ -414,7 +414,10 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         }
     }
 
-    /// Writes one query's result (`query` is the record that was searched).
+    /// Writes one query's result (`query` is the record that was searched) and flushes
+    /// it, so that a reader downstream (`clsw scan ... | head`) has each query's lines
+    /// as soon as they are found. SAM holds its records back: its header lists the
+    /// subjects of every query's hits first.
     pub fn write(&mut self, result: &SearchResult, query: &Sequence) -> std::io::Result<()> {
         let first = self.written == 0;
         self.written += 1;
@@ -461,7 +464,7 @@ impl<'a, W: Write> ResultWriter<'a, W> {
                 self.out.write_all(text.as_bytes())?;
             }
         }
-        Ok(())
+        self.out.flush()
     }
 
     /// Ends the output (SAM: header and records; JSON: the closing bracket) and returns

@@ -311,6 +311,29 @@ fn foreign_and_empty_files_are_refused() {
 }
 
 #[test]
+fn files_too_short_for_the_magic_are_damaged_databases_not_fasta() {
+    let s = Scratch::new("short");
+    // A beginning of the magic, whatever the name: a truncated database.
+    for len in 1..MAGIC.len() {
+        let path = s.path(&format!("cut{len}.fa"));
+        std::fs::write(&path, &MAGIC[..len]).unwrap();
+        let msg = Database::open(&path, None, EmptyRecords::Error).err().unwrap().to_string();
+        assert!(msg.contains("truncated") && msg.contains(&format!("{len} bytes")), "{len}: {msg}");
+    }
+    // Named .clswdb and shorter than the magic: refused as a database, even when empty.
+    for (name, bytes) in [("empty.clswdb", &b""[..]), ("short.CLSWDB", b">a\nA\n")] {
+        let path = s.path(name);
+        std::fs::write(&path, bytes).unwrap();
+        let msg = Database::open(&path, None, EmptyRecords::Error).err().unwrap().to_string();
+        assert!(msg.contains(name) && msg.contains("not a clsw prepared database"), "{name}: {msg}");
+    }
+    // FASTA as short as that under another name is still FASTA.
+    let path = s.path("tiny.fa");
+    std::fs::write(&path, b">a\nA\n").unwrap();
+    assert_eq!(Database::open(&path, None, EmptyRecords::Error).unwrap().0.len(), 1);
+}
+
+#[test]
 fn empty_fasta_gives_the_reader_error() {
     let s = Scratch::new("empty-fasta");
     let path = s.path("empty.fa");
@@ -430,8 +453,10 @@ fn well_sealed_but_invalid_content_is_refused() {
     // Layout: header 64, lengths 8, name offsets 40, names 8 ("afirstb"), residues 8.
     assert_eq!(bytes.len(), 64 + 8 + 40 + 8 + 8);
     type Edit = fn(&mut [u8]);
-    let cases: [(&str, Edit); 9] = [
+    let cases: [(&str, Edit); 10] = [
         ("residue code 9", |b| b[64 + 8 + 40 + 8 + 4] = 9),
+        // An id with a tab would split the tabular and SAM records it is written to.
+        ("U+0009", |b| b[64 + 8 + 40] = b'\t'),
         ("add up to", |b| b[64] = 4),
         ("longest", |b| b[40] = 9),
         ("alphabet 7", |b| b[12] = 7),

@@ -368,15 +368,45 @@ fn genotype_table_reads_like_the_bed() {
 }
 
 #[test]
-fn plain_tables_without_names_or_header() {
+fn tables_without_a_header_name_their_samples_first() {
     let dir = scratch("tsv");
     let p = dir.join("g.tsv");
-    std::fs::write(&p, "# comment\n0 1 2 -1\n2 2 . 0\n\n1 NA 0 0\n").unwrap();
+    std::fs::write(&p, "# comment\nx 0 1 2 -1\ny 2 2 . 0\n\nz 1 NA 0 N\n").unwrap();
     let d = read_genotype_table(&p).unwrap();
-    assert_eq!(d.names.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(), ["S1", "S2", "S3"]);
+    assert_eq!(d.names.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(), ["x", "y", "z"]);
     let (dm, _) = compute_on(&[], &d.packed, &opts(Variant::Cpu, true, false)).unwrap();
-    let want = reference::genotypes(&[vec![0i8, 1, 2, -1], vec![2, 2, -1, 0], vec![1, -1, 0, 0]], false);
+    let want = reference::genotypes(&[vec![0i8, 1, 2, -1], vec![2, 2, -1, 0], vec![1, -1, 0, -1]], false);
     assert_same(&dm, &want, true, "table");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn genotype_tables_are_never_guessed_at() {
+    let dir = scratch("tsv-rules");
+    let t = dir.join("g.tsv");
+    let read = |text: &str| {
+        std::fs::write(&t, text).unwrap();
+        read_genotype_table(&t).map(|d| d.names.into_iter().map(|n| n.id).collect::<Vec<_>>())
+    };
+    // A typo in the first sample is an error naming line, column and value, not a header.
+    let err = read("s1\t0\t1\t3\ns2\t0\t1\t2\n").unwrap_err().to_string();
+    assert!(err.contains("g.tsv: line 1") && err.contains("column 4") && err.contains("'3'"), "{err}");
+    let err = read("s1 3\ns2 2\n").unwrap_err().to_string();
+    assert!(err.contains("line 1") && err.contains("column 2") && err.contains("'3'"), "{err}");
+    // A header: no genotype value and no number after its first field.
+    assert_eq!(read("sample snp1 snp2\ns1 0 1\ns2 2 2\n").unwrap(), ["s1", "s2"]);
+    // With a header, names made of 0/1/2 are names, not a site.
+    assert_eq!(read("id a b\n0 0 1\n1 2 2\n2 1 1\n").unwrap(), ["0", "1", "2"]);
+    // Without one, a table whose names are all genotype values has no names: refused.
+    let err = read("0 0 1\n1 2 2\n").unwrap_err().to_string();
+    assert!(err.contains("g.tsv") && err.contains("first column") && err.contains("header"), "{err}");
+    // Sample lines must match the header.
+    let err = read("sample snp1 snp2\ns1 0 1 2\n").unwrap_err().to_string();
+    assert!(err.contains("line 2") && err.contains("4 fields") && err.contains("header (line 1) has 3"), "{err}");
+    // A header with numbers for site names is a line of bad genotypes (comment it out).
+    let err = read("sample 1000 2000\ns1 0 1\n").unwrap_err().to_string();
+    assert!(err.contains("line 1") && err.contains("'1000'"), "{err}");
+    assert_eq!(read("# sample 1000 2000\ns1 0 1\n").unwrap(), ["s1"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -134,6 +134,12 @@ fn errors_are_clear() {
     assert!(err.contains("unknown metric"), "{err}");
     let (code, _, err) = clsw(&["distance", &data("hand.fa"), "--variant", "cpu", "--bfile", &data("a")]);
     assert_eq!(code, 2, "{err}"); // clap: conflicting inputs
+    // A typo in the first sample of a genotype table is an error, not a header dropped.
+    let typo = dir.join("typo.tsv");
+    std::fs::write(&typo, "s1\t0\t1\t3\ns2\t0\t1\t2\n").unwrap();
+    let (code, out, err) = clsw(&["distance", "--genotypes", s(&typo)]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("typo.tsv: line 1") && err.contains("column 4") && err.contains("'3'"), "{err}");
 }
 
 #[test]

@@ -106,6 +106,8 @@ fn bad_options_are_clear_errors() {
     let base = ["psse", "--query", q.to_str().unwrap(), "--subject", s.to_str().unwrap()];
     for (extra, want) in [
         (&["--shuffles", "1"][..], "at least 2 shuffles"),
+        (&["--shuffles", "18446744073709551615"][..], "18446744073709551615 shuffles is out of range"),
+        (&["--shuffles", "4294967295"][..], "at most 4294967294 shuffles"),
         (&["--censor-below", "1.5"][..], "strictly between 0 and 1"),
         (&["--variant", "warp"][..], "unknown psse kernel variant"),
         (&["--kernel", "warp"][..], "unknown psse kernel variant"),

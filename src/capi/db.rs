@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::seq::db::is_prepared;
-use crate::seq::{Alphabet, Database, EmptyRecords, Sequence, fasta};
+use crate::seq::{Alphabet, Database, EmptyRecords, Sequence, check_id, fasta, split_header};
 use std::sync::Arc;
 
 /// A set of subject sequences in database order (index 0 to count - 1). Read-only
@@ -79,7 +79,7 @@ pub unsafe extern "C" fn clsw_db_new_prepared(path: *const c_char, out: *mut *mu
 /// header.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`count` is 0, an empty sequence, a letter that
 /// is not a residue of `alphabet` — the message gives the sequence and position —, a
-/// name that is not UTF-8), `CLSW_ERR_NULL`.
+/// name that is not UTF-8 or whose id holds a control character), `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_new_sequences(
     alphabet: clsw_alphabet,
@@ -105,11 +105,9 @@ pub unsafe extern "C" fn clsw_db_new_sequences(
             for k in 0..count {
                 let (id, description) = match names.map(|n| n[k]).filter(|p| !p.is_null()) {
                     Some(p) => {
-                        let name = c_text(p, &format!("names[{k}]"))?.trim();
-                        match name.split_once(char::is_whitespace) {
-                            Some((id, rest)) => (id.to_string(), rest.trim().to_string()),
-                            None => (name.to_string(), String::new()),
-                        }
+                        let (id, description) = split_header(c_text(p, &format!("names[{k}]"))?);
+                        check_id(id).map_err(|m| Failure::invalid(format!("names[{k}]: {m}")))?;
+                        (id.to_string(), description.to_string())
                     }
                     None => ((k + 1).to_string(), String::new()),
                 };
@@ -127,9 +125,12 @@ pub unsafe extern "C" fn clsw_db_new_sequences(
 }
 
 /// Writes the database as a prepared file (checksummed, memory-mapped when opened
-/// with `clsw_db_new_prepared`). The file is written under a temporary name and
-/// renamed into place.
-/// Errors: `CLSW_ERR_IO`, `CLSW_ERR_NULL`.
+/// with `clsw_db_new_prepared`). The file is written atomically: to a temporary
+/// created exclusively beside `path` (never a file or symlink already there), synced,
+/// then renamed over `path`; on failure `path` is left as it was. Threads or processes
+/// writing the same path each write a whole file (the last rename wins).
+/// Errors: `CLSW_ERR_IO`, `CLSW_ERR_INVALID_ARGUMENT` (`path` is a directory),
+/// `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_write_prepared(db: *const clsw_db, path: *const c_char) -> clsw_status {
     run(|| {

@@ -246,11 +246,12 @@ pub unsafe extern "C" fn clsw_distance_bed(
     }
 }
 
-/// Genotype distances of a 0/1/2 table file (plain or gzip): one sample per line
-/// (optional name first), fields separated by tabs or spaces, one genotype per site,
-/// `-1`, `NA` or `.` for missing calls; an optional header line; `#` comments.
-/// Names: the first column, or `S1`, `S2`, ... when the lines have no names.
-/// Errors as for `clsw_distance_bed`.
+/// Genotype distances of a 0/1/2 table file (plain or gzip): one sample per line, its
+/// name first, then one genotype per site (`-1`, `NA`, `.` or `N` for missing calls),
+/// fields separated by tabs or spaces; `#` comments. The first line is a header when
+/// none of its fields after the first is a genotype value or a number. A value that is
+/// not a genotype is an error naming the line, column and value (never a header).
+/// Names: the first column. Errors as for `clsw_distance_bed`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_genotype_table(
     engine: *const clsw_engine,

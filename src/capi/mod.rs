@@ -100,8 +100,8 @@ pub enum clsw_status {
     CLSW_ERR_DEVICE = 7,
     /// A caller buffer is too small; the call says how large it must be.
     CLSW_ERR_BUFFER_TOO_SMALL = 8,
-    /// A bug in clsw (a Rust panic was caught at the API boundary); please report the
-    /// message.
+    /// A bug in clsw (a Rust panic was caught at the API boundary, or a check of clsw's
+    /// own CPU work failed); please report the message.
     CLSW_ERR_INTERNAL = 9,
 }
 
@@ -213,6 +213,7 @@ pub(crate) fn status_of(e: &Error) -> clsw_status {
         Error::OpenCl { .. } => CLSW_ERR_OPENCL,
         Error::Build { .. } => CLSW_ERR_BUILD,
         Error::Device(_) => CLSW_ERR_DEVICE,
+        Error::Internal(_) => CLSW_ERR_INTERNAL,
     }
 }
 

@@ -246,12 +246,12 @@ fn query_sequence(s: &clsw_searcher, id: *const c_char, query: *const u8, len: u
 
 /// Searches one query: `len` residue letters at `query` (not NUL-terminated; upper or
 /// lower case), named `query_id` (NUL-terminated UTF-8, the first column of tabular
-/// lines; NULL gives "query"). On success `*out` is a new hits handle to free with
-/// `clsw_hits_free`.
+/// lines; NULL gives "query"; no whitespace or control characters, as every sequence
+/// id). On success `*out` is a new hits handle to free with `clsw_hits_free`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty query, a letter that is not a residue
-/// — the message gives its position —, a query so long that its score against the
-/// longest subject could pass 32 bits), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`,
-/// `CLSW_ERR_NULL`.
+/// — the message gives its position —, an id with a tab, newline, space or other
+/// control character, a query so long that its score against the longest subject
+/// could pass 32 bits), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`, `CLSW_ERR_NULL`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_searcher_search(
     searcher: *const clsw_searcher,

@@ -18,7 +18,7 @@
 //! it. A reader checks all of it, so a hash collision, a stale entry, a truncated or
 //! altered file reads as a miss: the program is built from source and the entry
 //! rewritten. A writer writes a temporary file in the same folder and renames it into
-//! place, so concurrent processes see a whole entry or none. Nothing is ever evicted;
+//! place ([`crate::outfile`]), so concurrent processes see a whole entry or none. Nothing is ever evicted;
 //! entries are tens to hundreds of KB, and removing the folder is always safe.
 //!
 //! The folder: `CLSW_CACHE_DIR` when set and not empty (`off` turns the disk cache
@@ -36,10 +36,10 @@
 //! Windows) to every C user of the library for one function.
 
 use super::DeviceInfo;
+use crate::outfile::OutFile;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The first line of every entry; the number changes when the layout does.
 const MAGIC: &[u8] = b"clsw-program-cache 1\n";
@@ -164,20 +164,13 @@ fn decode<'a>(bytes: &'a [u8], key: &str) -> Option<&'a [u8]> {
     (!binary.is_empty() && header == expected.as_bytes()).then_some(binary)
 }
 
-/// Writes `data` to `path` through a temporary file in the same folder and a rename.
-fn write_atomically(path: &Path, data: &[u8]) -> std::io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
+/// Writes `data` to `path` atomically ([`OutFile`]), creating the folder first.
+fn write_atomically(path: &Path, data: &[u8]) -> crate::error::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("entry");
-    let tmp = dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed)));
-    let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(data).and_then(|_| f.sync_all()))
-        .and_then(|_| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    std::fs::create_dir_all(dir).map_err(|e| crate::error::Error::io(dir, e))?;
+    let mut file = OutFile::create(path)?;
+    file.write_all(data).map_err(|e| crate::error::Error::io(path, e))?;
+    file.commit()
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! - a FASTA multiple alignment (plain or gzip), letters kept as they are (gaps and
 //!   IUPAC codes included), all sequences the same length;
 //! - a PLINK 1 binary fileset `.bed` + `.bim` + `.fam` (variant-major, 2 bits per call);
-//! - a plain genotype table: one sample per line, 0/1/2 per site, -1, NA or `.` for a
-//!   missing call.
+//! - a plain genotype table: one sample per line, its name, then 0/1/2 per site, -1,
+//!   NA, `.` or N for a missing call (the rules: [`read_genotype_table`]).
 
 use super::packed::{Coding, Packed};
 use crate::error::{Error, Result};
@@ -273,11 +273,28 @@ fn genotype_token(t: &str) -> Option<i8> {
     }
 }
 
-/// Reads a genotype table: one sample per line, fields separated by tabs or spaces,
-/// values 0, 1, 2, and -1, NA or `.` for missing. Lines starting with `#` are comments.
-/// The first line is a header (skipped) when a field other than its first is not a
-/// value. The first column holds sample names when the first data line's first field
-/// is not a value; otherwise samples are named `S1`, `S2`, ...
+/// The header rule of genotype tables: a line of at least two fields none of whose
+/// fields after the first is a genotype value or a number (`sample snp1 snp2`).
+fn is_header(fields: &[&str]) -> bool {
+    fields.len() >= 2 && fields[1..].iter().all(|f| genotype_token(f).is_none() && f.parse::<f64>().is_err())
+}
+
+/// Reads a genotype table. The format, with no guessing:
+///
+/// - fields are separated by tabs or spaces; blank lines and lines starting with `#`
+///   are skipped;
+/// - every sample line is the sample's name, then one call per site: 0, 1, 2, or -1,
+///   NA, `.` or N for a missing call;
+/// - the first line may be a header naming the columns: it is one when none of its
+///   fields after the first is a genotype value or a number (`sample snp1 snp2 ...`),
+///   and then every sample line must have as many fields. A header that does not
+///   follow this rule (site names that are numbers) must be commented out with `#`.
+///
+/// Anything else is an error naming the file, line, column and value: a call that is
+/// not a genotype (a typo in the first sample is not taken for a header), sample lines
+/// of different lengths, and, without a header, a table whose every sample name is a
+/// genotype value (`0 1 2`: a table without names, whose first site would be read as
+/// the names).
 pub fn read_genotype_table(path: &Path) -> Result<Dataset> {
     let input = fasta::open_input(path)?;
     let name = path.display().to_string();
@@ -285,9 +302,9 @@ pub fn read_genotype_table(path: &Path) -> Result<Dataset> {
     let mut names = Vec::new();
     let mut rows = Vec::new();
     let mut packed: Option<Packed> = None;
-    let mut has_ids: Option<bool> = None;
-    let mut values = Vec::new();
+    let mut header: Option<(usize, usize)> = None;
     let mut first_line = true;
+    let mut values = Vec::new();
     for (k, line) in input.lines().enumerate() {
         let line = line.map_err(|e| Error::io(path, e))?;
         let t = line.trim();
@@ -295,26 +312,32 @@ pub fn read_genotype_table(path: &Path) -> Result<Dataset> {
             continue;
         }
         let fields: Vec<&str> = t.split_ascii_whitespace().collect();
-        if std::mem::take(&mut first_line) && fields.iter().skip(1).any(|f| genotype_token(f).is_none()) {
-            continue; // a header
+        if std::mem::take(&mut first_line) && is_header(&fields) {
+            header = Some((k + 1, fields.len()));
+            continue;
         }
-        let ids = *has_ids.get_or_insert_with(|| genotype_token(fields[0]).is_none());
-        let (id, calls) =
-            if ids { (fields[0].to_string(), &fields[1..]) } else { (format!("S{}", names.len() + 1), &fields[..]) };
+        let (id, calls) = (fields[0], &fields[1..]);
         values.clear();
         for (f, tok) in calls.iter().enumerate() {
-            match genotype_token(tok) {
-                Some(g) => values.push(g),
-                None => {
-                    return Err(bad(
-                        k + 1,
-                        format!(
-                            "field {} ('{tok}') is not a genotype (0, 1, 2, or -1/NA/. for missing)",
-                            f + 1 + ids as usize
-                        ),
-                    ));
-                }
-            }
+            let g = genotype_token(tok).ok_or_else(|| {
+                bad(
+                    k + 1,
+                    format!(
+                        "column {}: '{tok}' is not a genotype (0, 1, 2, or -1/NA/./N for missing); a line is a \
+                         sample's name, then one genotype per site",
+                        f + 2
+                    ),
+                )
+            })?;
+            values.push(g);
+        }
+        if let Some((at, n)) = header
+            && fields.len() != n
+        {
+            return Err(bad(
+                k + 1,
+                format!("sample '{id}' has {} fields, but the header (line {at}) has {n}", fields.len()),
+            ));
         }
         let p = match &packed {
             Some(p) => {
@@ -328,16 +351,26 @@ pub fn read_genotype_table(path: &Path) -> Result<Dataset> {
             }
             None => {
                 if values.is_empty() {
-                    return Err(bad(k + 1, "no genotypes on the first line".into()));
+                    return Err(bad(
+                        k + 1,
+                        format!("sample '{id}' has no genotypes (a line is a name, then genotypes)"),
+                    ));
                 }
                 packed.insert(Packed::new(Coding::Genotype, values.len()))
             }
         };
         rows.push(p.pack_genotypes(&values));
-        names.push(SampleName::same(&id));
+        names.push(SampleName::same(id));
     }
     let Some(p) = packed else {
         return Err(Error::InvalidArgument(format!("{name}: no samples (the table is empty)")));
     };
+    if header.is_none() && names.iter().all(|n| genotype_token(&n.id).is_some()) {
+        return Err(Error::InvalidArgument(format!(
+            "{name}: every sample's name (the first column) is a genotype value, so the table seems to have no \
+             names and its first site would be read as them: start each line with the sample's name, or add a \
+             header line (e.g. `sample snp1 snp2 ...`)"
+        )));
+    }
     Ok(Dataset { names, packed: Packed::from_rows(Coding::Genotype, p.sites(), rows) })
 }

@@ -19,8 +19,8 @@
 
 use super::{DistanceMatrix, Metric, SampleName};
 use crate::error::{Error, Result};
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use crate::outfile::OutFile;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// Output formats.
@@ -115,10 +115,6 @@ pub fn write_long<W: Write>(
     Ok(())
 }
 
-fn create(path: &Path) -> Result<BufWriter<File>> {
-    Ok(BufWriter::with_capacity(1 << 20, File::create(path).map_err(|e| Error::io(path, e))?))
-}
-
 fn with_ext(prefix: &Path, ext: &str) -> PathBuf {
     let mut s = prefix.as_os_str().to_owned();
     s.push(".");
@@ -126,35 +122,67 @@ fn with_ext(prefix: &Path, ext: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// The files a format writes, in the order it writes them: `path` itself for square
+/// and long; for plink and binary, the files under the prefix `path` (see the module
+/// documentation). The command checks them against its inputs before any work.
+pub fn files(format: Format, path: &Path, metric: Metric, with_compared: bool) -> Vec<PathBuf> {
+    match format {
+        Format::Square | Format::Long => vec![path.to_path_buf()],
+        Format::Plink => {
+            let ext = match metric {
+                Metric::Differences | Metric::AlleleCount => "dist",
+                Metric::Ibs => "mibs",
+                Metric::OneMinusIbs => "mdist",
+            };
+            vec![with_ext(path, ext), with_ext(path, &format!("{ext}.id"))]
+        }
+        Format::Binary => {
+            let matrix = if metric == Metric::Differences { "u32" } else { "f64" };
+            let compared = with_compared.then(|| with_ext(path, "compared.u32"));
+            [Some(with_ext(path, matrix)), compared, Some(with_ext(path, "ids"))].into_iter().flatten().collect()
+        }
+    }
+}
+
+/// Writes one file's content.
+type Part<'a> = Box<dyn Fn(&mut OutFile) -> io::Result<()> + 'a>;
+
+/// Writes `parts[k]` to `paths[k]`, all of them before any replaces its target
+/// ([`OutFile`]: a failure leaves every target as it was).
+fn write_files(paths: Vec<PathBuf>, parts: Vec<Part<'_>>) -> Result<Vec<PathBuf>> {
+    debug_assert_eq!(paths.len(), parts.len(), "one part per file");
+    let mut done = Vec::with_capacity(paths.len());
+    for (path, part) in paths.iter().zip(parts) {
+        let mut f = OutFile::create(path)?;
+        part(&mut f).map_err(|e| Error::io(path, e))?;
+        done.push(f);
+    }
+    done.into_iter().try_for_each(OutFile::commit)?;
+    Ok(paths)
+}
+
+fn write_u32s(w: &mut OutFile, values: &[u32]) -> io::Result<()> {
+    w.write_all(&values.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>())
+}
+
 /// PLINK's square matrix and id files; returns the paths written.
 pub fn write_plink(prefix: &Path, names: &[SampleName], dm: &DistanceMatrix, metric: Metric) -> Result<Vec<PathBuf>> {
-    let ext = match metric {
-        Metric::Differences | Metric::AlleleCount => "dist",
-        Metric::Ibs => "mibs",
-        Metric::OneMinusIbs => "mdist",
-    };
-    let matrix = with_ext(prefix, ext);
-    let ids = with_ext(prefix, &format!("{ext}.id"));
-    let mut w = create(&matrix)?;
-    let io = |e| Error::io(&matrix, e);
-    let mut line = String::new();
-    for i in 0..dm.n {
-        line.clear();
-        for j in 0..dm.n {
-            if j > 0 {
-                line.push('\t');
+    let matrix: Part = Box::new(|w| {
+        let mut line = String::new();
+        for i in 0..dm.n {
+            line.clear();
+            for j in 0..dm.n {
+                if j > 0 {
+                    line.push('\t');
+                }
+                line.push_str(&cell(dm, metric, i, j));
             }
-            line.push_str(&cell(dm, metric, i, j));
+            writeln!(w, "{line}")?;
         }
-        writeln!(w, "{line}").map_err(io)?;
-    }
-    w.flush().map_err(io)?;
-    let mut w = create(&ids)?;
-    for n in names {
-        writeln!(w, "{}\t{}", n.family, n.id).map_err(|e| Error::io(&ids, e))?;
-    }
-    w.flush().map_err(|e| Error::io(&ids, e))?;
-    Ok(vec![matrix, ids])
+        Ok(())
+    });
+    let ids: Part = Box::new(|w| names.iter().try_for_each(|n| writeln!(w, "{}\t{}", n.family, n.id)));
+    write_files(files(Format::Plink, prefix, metric, false), vec![matrix, ids])
 }
 
 /// The raw binary matrix (see the module documentation); returns the paths written.
@@ -165,40 +193,23 @@ pub fn write_binary(
     metric: Metric,
     with_compared: bool,
 ) -> Result<Vec<PathBuf>> {
-    let mut written = Vec::new();
     let n = dm.n;
-    let write_u32 = |path: PathBuf, m: Vec<u32>, written: &mut Vec<PathBuf>| -> Result<()> {
-        let mut w = create(&path)?;
-        let bytes: Vec<u8> = m.iter().flat_map(|v| v.to_le_bytes()).collect();
-        w.write_all(&bytes).and_then(|_| w.flush()).map_err(|e| Error::io(&path, e))?;
-        written.push(path);
-        Ok(())
-    };
-    if metric == Metric::Differences {
-        write_u32(with_ext(prefix, "u32"), dm.square(), &mut written)?;
+    let mut parts: Vec<Part> = vec![if metric == Metric::Differences {
+        Box::new(|w| write_u32s(w, &dm.square()))
     } else {
-        let path = with_ext(prefix, "f64");
-        let mut w = create(&path)?;
-        for i in 0..n {
-            let row: Vec<u8> = (0..n).flat_map(|j| dm.value(metric, i, j).to_le_bytes()).collect();
-            w.write_all(&row).map_err(|e| Error::io(&path, e))?;
-        }
-        w.flush().map_err(|e| Error::io(&path, e))?;
-        written.push(path);
-    }
+        Box::new(move |w| {
+            (0..n).try_for_each(|i| {
+                w.write_all(&(0..n).flat_map(|j| dm.value(metric, i, j).to_le_bytes()).collect::<Vec<u8>>())
+            })
+        })
+    }];
     if with_compared {
         let c =
             dm.square_compared().ok_or_else(|| Error::InvalidArgument("compared counts were not computed".into()))?;
-        write_u32(with_ext(prefix, "compared.u32"), c, &mut written)?;
+        parts.push(Box::new(move |w| write_u32s(w, &c)));
     }
-    let ids = with_ext(prefix, "ids");
-    let mut w = create(&ids)?;
-    for name in names {
-        writeln!(w, "{}", name.id).map_err(|e| Error::io(&ids, e))?;
-    }
-    w.flush().map_err(|e| Error::io(&ids, e))?;
-    written.push(ids);
-    Ok(written)
+    parts.push(Box::new(|w| names.iter().try_for_each(|name| writeln!(w, "{}", name.id))));
+    write_files(files(Format::Binary, prefix, metric, with_compared), parts)
 }
 
 #[cfg(test)]

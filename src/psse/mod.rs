@@ -143,14 +143,21 @@ impl PsseOptions {
         }
     }
 
-    /// Checks the options before any work: at least 2 shuffles, a censoring quantile
+    /// Checks the options before any work: 2 to `u32::MAX - 1` shuffles, a censoring quantile
     /// strictly between 0 and 1. [`psse`], [`psse_many`] and [`psse_run`] call it; the C
     /// layer and the CLI call it to refuse options before reading their inputs.
     pub fn validate(&self) -> Result<()> {
-        if self.shuffles < 2 || self.shuffles >= u32::MAX as usize {
+        if self.shuffles < 2 {
             return Err(Error::InvalidArgument(format!(
                 "psse needs at least 2 shuffles (1,000 is usual), got {}",
                 self.shuffles
+            )));
+        }
+        if self.shuffles >= u32::MAX as usize {
+            return Err(Error::InvalidArgument(format!(
+                "{} shuffles is out of range: psse takes at most {} shuffles per subject",
+                self.shuffles,
+                u32::MAX - 1
             )));
         }
         if let Some(q) = self.censor_below

@@ -188,8 +188,7 @@ impl Searcher<'_> {
     /// scored): where the hit's alignment starts when the device's score-only kernel
     /// gave no end.
     fn check_hit_scores(&self, plus: &[u8], minus: &[u8], hits: &[Hit]) -> Result<Vec<Option<(usize, usize)>>> {
-        let on_device =
-            |k: usize| self.shares.iter().any(|s| s.range.contains(&k) && matches!(s.worker, WorkerRef::OpenCl(_)));
+        let on_device = |k: usize| self.on_device(k);
         let mut ends = vec![None; hits.len()];
         for (strand, query) in [(Strand::Plus, plus), (Strand::Minus, minus)] {
             let mine: Vec<usize> =
@@ -216,6 +215,23 @@ impl Searcher<'_> {
             }
         }
         Ok(ends)
+    }
+
+    /// Whether subject `k` was scored on an OpenCL device (else on the native CPU path).
+    fn on_device(&self, k: usize) -> bool {
+        self.shares.iter().any(|s| s.range.contains(&k) && matches!(s.worker, WorkerRef::OpenCl(_)))
+    }
+
+    /// A hit whose scan score its alignment does not confirm: a device that computes
+    /// wrong ([`Error::Device`]), or, for a subject the native CPU path scored, a bug
+    /// in clsw ([`Error::Internal`]); `what` says what disagrees, after the subject.
+    fn disagreement(&self, h: &Hit, what: String) -> Error {
+        let subject = format!("subject {} ('{}')", h.subject + 1, self.db.id(h.subject));
+        if self.on_device(h.subject) {
+            Error::Device(format!("{subject}: the device's score {what}"))
+        } else {
+            Error::Internal(format!("{subject}: the native CPU path's score {what}"))
+        }
     }
 
     /// The subjects' scores checked ([`Self::check_hit_scores`]) and, when alignments
@@ -302,22 +318,12 @@ impl Searcher<'_> {
         aligned.extend(self.check_and_align(&query.residues, &minus, &scanned, &later)?);
         if self.options.alignments {
             for h in &mut hits {
-                let a = aligned.remove(&h.subject).flatten().ok_or_else(|| {
-                    Error::Device(format!(
-                        "subject {} ('{}') scored {} on the device but has no positive alignment on the CPU",
-                        h.subject + 1,
-                        self.db.id(h.subject),
-                        h.score
-                    ))
-                })?;
+                let a = aligned
+                    .remove(&h.subject)
+                    .flatten()
+                    .ok_or_else(|| self.disagreement(h, format!("{} has no positive alignment", h.score)))?;
                 if a.score != h.score {
-                    return Err(Error::Device(format!(
-                        "subject {} ('{}'): device score {} differs from the CPU alignment's {}",
-                        h.subject + 1,
-                        self.db.id(h.subject),
-                        h.score,
-                        a.score
-                    )));
+                    return Err(self.disagreement(h, format!("{} differs from its alignment's {}", h.score, a.score)));
                 }
                 h.alignment = Some(a);
             }
@@ -363,5 +369,23 @@ mod tests {
         assert!(two.evalue(0, 300, 300) <= 1000.0);
         let none = Statistics { source: EvalueSource::None, params: None, ..one };
         assert!(none.evalue(60, 300, 300).is_nan() && none.bit_score(60).is_nan());
+    }
+
+    #[test]
+    fn a_native_path_disagreement_is_no_device_error() {
+        use crate::seq::{Alphabet, Database};
+        let engine = crate::engine::Engine::new(crate::device::DeviceChoice::Native).unwrap();
+        let seq = Sequence::from_letters("s1", b"MKVLAAGIW", Alphabet::Protein).unwrap();
+        let db = Database::from_sequences(Alphabet::Protein, vec![seq]);
+        let sc = Scoring::new(
+            crate::scoring::Matrix::builtin("BLOSUM62").unwrap(),
+            crate::scoring::Gaps::affine(11, 1).unwrap(),
+        );
+        let searcher = Searcher::new(&engine, &db, sc, super::super::SearchOptions::default()).unwrap();
+        let hit = Hit { subject: 0, score: 25536, strand: Strand::Plus, evalue: 1.0, bit_score: 1.0, alignment: None };
+        let e = searcher.disagreement(&hit, "25536 has no positive alignment".into());
+        let text = e.to_string();
+        assert!(matches!(e, Error::Internal(_)), "{text}");
+        assert!(text.contains("native CPU path") && !text.contains("device"), "{text}");
     }
 }

@@ -289,7 +289,7 @@ impl<'a> Searcher<'a> {
                 // Waits for one query's CPU work to finish.
                 let wait_one = |ready: &mut std::collections::BTreeMap<usize, Result<SearchResult>>,
                                 in_flight: &mut usize| {
-                    let (i, r) = done_rx.recv().map_err(|_| Error::Device("a query's CPU work was lost".into()))?;
+                    let (i, r) = done_rx.recv().map_err(|_| Error::Internal("a query's CPU work was lost".into()))?;
                     ready.insert(i, r);
                     *in_flight -= 1;
                     Ok::<(), Error>(())
@@ -308,7 +308,7 @@ impl<'a> Searcher<'a> {
                             self.finish(&queries[index], scanned)
                         }))
                         .unwrap_or_else(|_| {
-                            Err(Error::Device(format!("the CPU work of query {} panicked", index + 1)))
+                            Err(Error::Internal(format!("the CPU work of query {} panicked", index + 1)))
                         });
                         let _ = done_tx.send((index, result));
                     };
@@ -332,7 +332,7 @@ impl<'a> Searcher<'a> {
                 }
                 Ok::<(), Error>(())
             });
-            let scanned = scanner.join().map_err(|_| Error::Device("the device scan thread panicked".into()));
+            let scanned = scanner.join().map_err(|_| Error::Internal("the scan thread panicked".into()));
             finished.and(scanned)
         })
     }
@@ -347,12 +347,14 @@ impl<'a> Searcher<'a> {
         Ok((scanned.scores, scanned.strands))
     }
 
-    /// Every query's codes must be below the matrix's alphabet size, and its scores against
-    /// the longest subject fit 32 bits ([`Scoring::check_lengths`]).
+    /// Every query's id must follow [`crate::seq::check_id`] (it becomes a field of the
+    /// output records), its codes must be below the matrix's alphabet size, and its
+    /// scores against the longest subject fit 32 bits ([`Scoring::check_lengths`]).
     fn check_queries(&self, queries: &[Sequence]) -> Result<()> {
         let alphabet = self.scoring.matrix.alphabet();
         let longest = self.lengths.iter().copied().max().unwrap_or(0);
-        queries.iter().try_for_each(|q| {
+        queries.iter().enumerate().try_for_each(|(k, q)| {
+            crate::seq::check_id(&q.id).map_err(|m| Error::InvalidArgument(format!("query {}: {m}", k + 1)))?;
             alphabet.check_codes(&q.residues, format_args!("query '{}'", q.id))?;
             self.scoring.check_lengths(q.residues.len(), longest, format_args!("query '{}' against the database", q.id))
         })

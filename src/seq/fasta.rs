@@ -1,6 +1,8 @@
 //! Streaming FASTA reader: plain or gzip (detected from the magic bytes), multi-line
 //! records, `\n` or `\r\n` line ends. The id of a record is the first word of its
-//! header; the rest is its description.
+//! header; the rest is its description. Headers must be UTF-8 text (other bytes are an
+//! error naming the line and column, never replaced), and ids follow
+//! [`super::check_id`].
 //!
 //! Letters are encoded as they are read (see [`Alphabet`]). A byte that is not a
 //! residue letter is an error naming the record, the line and the character. Valid
@@ -254,12 +256,20 @@ impl<R: BufRead> FastaReader<R> {
                 },
             };
             self.record_no += 1;
-            let header = String::from_utf8_lossy(&header).into_owned();
-            let header = header.trim();
-            let (id, description) = match header.split_once(char::is_whitespace) {
-                Some((id, rest)) => (id.to_string(), rest.trim().to_string()),
-                None => (header.to_string(), String::new()),
-            };
+            // Ids and descriptions are text, kept exactly: bytes that are not UTF-8 are
+            // refused (re-encode the file, e.g. with iconv), never replaced.
+            let header = std::str::from_utf8(&header).map_err(|e| {
+                let at = e.valid_up_to();
+                let message = format!(
+                    "the header is not UTF-8 text: {} at column {} (convert the file to UTF-8, e.g. with iconv)",
+                    describe_byte(header[at]),
+                    at + 2
+                );
+                self.error(header_line, "", message)
+            })?;
+            let (id, description) = super::split_header(header);
+            super::check_id(id).map_err(|m| self.error(header_line, "", m))?;
+            let (id, description) = (id.to_string(), description.to_string());
             let mut residues = Vec::new();
             while self.read_line()? {
                 if self.buf.starts_with(b">") {
@@ -401,6 +411,22 @@ mod tests {
         assert!(msg.contains("expected a '>' header") && msg.contains("line 1"), "{msg}");
         let msg = read(b">x\nMK\x00V\n", EmptyRecords::Error).unwrap_err().to_string();
         assert!(msg.contains("\\x00"), "{msg}");
+    }
+
+    #[test]
+    fn headers_are_kept_exactly_or_refused() {
+        // UTF-8 beyond ASCII is kept as it is.
+        let (seqs, _) = read(">α1 café\nMK\n".as_bytes(), EmptyRecords::Error).unwrap();
+        assert_eq!((seqs[0].id.as_str(), seqs[0].description.as_str()), ("α1", "café"));
+        // Latin-1 bytes are refused with the line, column and byte, never replaced.
+        let msg = read(b">a\nMK\n>sp|caf\xe9 x\nMK\n", EmptyRecords::Error).unwrap_err().to_string();
+        assert!(msg.contains("line 3") && msg.contains("not UTF-8") && msg.contains("\\xE9 at column 8"), "{msg}");
+        // A control character in an id could end a tabular or SAM field: refused.
+        let msg = read(b">a\x01b desc\nMK\n", EmptyRecords::Error).unwrap_err().to_string();
+        assert!(msg.contains("line 1") && msg.contains("U+0001 at character 2"), "{msg}");
+        // Control characters in a description are no field of those records: kept.
+        let (seqs, _) = read(b">a x\x01y\tz\nMK\n", EmptyRecords::Error).unwrap();
+        assert_eq!(seqs[0].description, "x\x01y\tz");
     }
 
     #[test]

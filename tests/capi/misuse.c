@@ -247,6 +247,16 @@ static void invalid_residues(fixture *f, const char *dir) {
     size_t glens[2] = {4, 4};
     EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 2, good, glens, bad_names, &db), CLSW_ERR_INVALID_ARGUMENT,
            "names[1] is not UTF-8");
+    /* Ids are one field of tabular and SAM records: tabs, newlines and other control
+       characters in them are refused, in query ids and database names alike. */
+    EXPECT(clsw_searcher_search(f->searcher, "q\tx", (const uint8_t *)"MKVL", 4, &hits), CLSW_ERR_INVALID_ARGUMENT,
+           "U+0009 at character 2");
+    REQUIRE(hits == NULL);
+    EXPECT(clsw_searcher_search(f->searcher, "q\nr", (const uint8_t *)"MKVL", 4, &hits), CLSW_ERR_INVALID_ARGUMENT,
+           "U+000A at character 2");
+    const char *control_names[2] = {"ok", "a\x01" "b description"};
+    EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 2, good, glens, control_names, &db), CLSW_ERR_INVALID_ARGUMENT,
+           "names[1]: the id \"a\\u{1}b\" has U+0001");
     /* Ambiguity letters are residues: U/O/J read as X in protein, IUPAC codes as N in DNA. */
     EXPECT(clsw_searcher_search(f->searcher, "q", (const uint8_t *)"mkuoj", 5, &hits), CLSW_OK, "");
     clsw_hits_free(hits);
@@ -280,6 +290,13 @@ static void missing_file(fixture *f, const char *dir) {
     snprintf(path, sizeof path, "%s/not_prepared.clswdb", dir);
     write_file(path, ">s1\nMKV\n");
     EXPECT(clsw_db_new_prepared(path, &db), CLSW_ERR_INVALID_ARGUMENT, "not a clsw prepared database");
+    /* A database cut short within its magic is a damaged database, never FASTA. */
+    snprintf(path, sizeof path, "%s/cut.clswdb", dir);
+    write_file(path, "CLSW");
+    EXPECT(clsw_db_new_fasta(path, CLSW_ALPHABET_PROTEIN, &db), CLSW_ERR_INVALID_ARGUMENT, "is a prepared database");
+    REQUIRE(db == NULL);
+    EXPECT(clsw_db_new_prepared(path, &db), CLSW_ERR_INVALID_ARGUMENT, "is truncated: 4 bytes");
+    REQUIRE(db == NULL);
     /* A prepared database written and read back. */
     const uint8_t *seqs[1] = {(const uint8_t *)"MKVLAAG"};
     size_t lens[1] = {7};

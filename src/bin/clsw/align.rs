@@ -2,7 +2,9 @@
 
 use crate::args::{ScoringArgs, read_sequences};
 use clap::ValueEnum;
+use clsw::align::Alignment;
 use clsw::align::display::{TABULAR_COLUMNS, pairwise_view, tabular_line};
+use clsw::scoring::Scoring;
 use clsw::seq::Sequence;
 use clsw::{Error, Result, reference};
 use rayon::prelude::*;
@@ -41,25 +43,39 @@ pub fn run(args: &AlignArgs) -> Result<()> {
     for (x, y) in &pairs {
         scoring.check_lengths(x.residues.len(), y.residues.len(), format_args!("'{}' and '{}'", x.id, y.id))?;
     }
-    let alignments: Vec<_> =
-        pairs.par_iter().map(|(x, y)| reference::align(&x.residues, &y.residues, &scoring)).collect();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let io = |e| Error::io("standard output", e);
     if args.outfmt == AlignFormat::Tabular {
         writeln!(out, "# {TABULAR_COLUMNS}").map_err(io)?;
     }
-    for ((x, y), aln) in pairs.iter().zip(&alignments) {
+    // A few pairs per thread at a time, each batch written as soon as it is aligned, so
+    // a reader downstream (`| head`) has the first results at once.
+    for batch in pairs.chunks(rayon::current_num_threads() * 4) {
+        let alignments: Vec<_> =
+            batch.par_iter().map(|(x, y)| reference::align(&x.residues, &y.residues, &scoring)).collect();
+        write_batch(&mut out, batch, &alignments, args, &scoring).map_err(io)?;
+        out.flush().map_err(io)?;
+    }
+    Ok(())
+}
+
+fn write_batch(
+    out: &mut impl Write,
+    pairs: &[(&Sequence, &Sequence)],
+    alignments: &[Option<Alignment>],
+    args: &AlignArgs,
+    scoring: &Scoring,
+) -> std::io::Result<()> {
+    for ((x, y), aln) in pairs.iter().zip(alignments) {
         match (aln, args.outfmt) {
-            (None, AlignFormat::Pairwise) => {
-                writeln!(out, "{} vs {}: no positive-scoring alignment\n", x.id, y.id).map_err(io)?
-            }
+            (None, AlignFormat::Pairwise) => writeln!(out, "{} vs {}: no positive-scoring alignment\n", x.id, y.id)?,
             (None, AlignFormat::Tabular) => {}
             (Some(aln), AlignFormat::Pairwise) => {
-                let view = pairwise_view(&x.id, &y.id, &x.residues, &y.residues, aln, &scoring, args.width);
-                writeln!(out, "{view}\n# {TABULAR_COLUMNS}\n{}\n", tabular_line(&x.id, &y.id, aln)).map_err(io)?;
+                let view = pairwise_view(&x.id, &y.id, &x.residues, &y.residues, aln, scoring, args.width);
+                writeln!(out, "{view}\n# {TABULAR_COLUMNS}\n{}\n", tabular_line(&x.id, &y.id, aln))?;
             }
-            (Some(aln), AlignFormat::Tabular) => writeln!(out, "{}", tabular_line(&x.id, &y.id, aln)).map_err(io)?,
+            (Some(aln), AlignFormat::Tabular) => writeln!(out, "{}", tabular_line(&x.id, &y.id, aln))?,
         }
     }
-    out.flush().map_err(io)
+    Ok(())
 }

@@ -1,15 +1,16 @@
 //! `clsw distance` (alias `dist`): all-pairs distance matrices of an alignment or of
 //! genotypes.
 
+use crate::out::Output;
 use clap::{Args, ValueEnum};
-use clsw::distance::input::{read_alignment, read_bed, read_genotype_table};
-use clsw::distance::output::{Format, write_binary, write_long, write_plink, write_square};
+use clsw::distance::input::{bfile_paths, read_alignment, read_bed, read_genotype_table};
+use clsw::distance::output::{Format, files, write_binary, write_long, write_plink, write_square};
 use clsw::distance::{
     Coding, Dataset, DistanceMatrix, Metric, Options, SiteFilter, Tuning, Variant, compute, compute_on,
 };
+use clsw::outfile::refuse_inputs;
 use clsw::{Engine, Error, Result};
-use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -32,8 +33,9 @@ pub struct DistanceArgs {
     /// PLINK 1 binary fileset: PREFIX.bed, PREFIX.bim, PREFIX.fam.
     #[arg(long, value_name = "PREFIX", conflicts_with = "genotypes")]
     bfile: Option<PathBuf>,
-    /// Genotype table: one sample per line (optional name first), 0/1/2 per site, -1, NA
-    /// or . for missing.
+    /// Genotype table: one sample per line, its name, then 0/1/2 per site (-1, NA, . or N
+    /// for missing); a first line whose fields after the first are neither genotypes nor
+    /// numbers is a header; # starts a comment.
     #[arg(long, value_name = "TSV")]
     genotypes: Option<PathBuf>,
     /// Alignments: a gap (- or .) is a state of its own: gap vs base is a difference,
@@ -94,6 +96,48 @@ fn read_input(args: &DistanceArgs) -> Result<(Dataset, String)> {
     }
 }
 
+/// The files [`read_input`] reads.
+fn input_files(args: &DistanceArgs) -> Vec<PathBuf> {
+    match (&args.bfile, &args.genotypes, &args.alignment) {
+        (Some(prefix), _, _) => {
+            let (bed, bim, fam) = bfile_paths(prefix);
+            vec![bed, bim, fam]
+        }
+        (None, Some(path), _) | (None, None, Some(path)) => vec![path.clone()],
+        (None, None, None) => Vec::new(),
+    }
+}
+
+fn format_of(arg: FormatArg) -> Format {
+    match arg {
+        FormatArg::Square => Format::Square,
+        FormatArg::Long => Format::Long,
+        FormatArg::Plink => Format::Plink,
+        FormatArg::Binary => Format::Binary,
+    }
+}
+
+/// The output, opened before any work: standard output or the `--out` file (square,
+/// long), `None` for the files under a prefix (plink, binary), which are only checked
+/// here; none of them may be an input.
+fn open_output(args: &DistanceArgs, metric: Metric) -> Result<Option<Output>> {
+    let inputs = input_files(args);
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let format = format_of(args.format);
+    if matches!(format, Format::Square | Format::Long) {
+        return Ok(Some(Output::open(args.out.as_deref(), &inputs)?));
+    }
+    for file in files(format, &prefix(args), metric, args.compared) {
+        refuse_inputs(&file, &inputs)?;
+    }
+    Ok(None)
+}
+
+/// The prefix of the plink and binary formats' files.
+fn prefix(args: &DistanceArgs) -> PathBuf {
+    args.out.clone().unwrap_or_else(|| PathBuf::from("clsw"))
+}
+
 pub fn run(args: &DistanceArgs) -> Result<()> {
     clsw::distance::check_coding_flags(
         args.count_gaps,
@@ -106,6 +150,7 @@ pub fn run(args: &DistanceArgs) -> Result<()> {
         Some(t) => t.parse()?,
         None => Tuning::default(),
     };
+    let out = open_output(args, metric)?;
     let t0 = Instant::now();
     let (data, source) = read_input(args)?;
     let read_s = t0.elapsed().as_secs_f64();
@@ -123,7 +168,7 @@ pub fn run(args: &DistanceArgs) -> Result<()> {
         compute(&engine, &data.packed, &opts)?
     };
     let t1 = Instant::now();
-    write_output(args, &data, &dm, metric)?;
+    write_output(args, out, &data, &dm, metric)?;
     if !args.quiet {
         let what = if data.packed.coding().is_genotype() { "samples" } else { "sequences" };
         eprintln!(
@@ -142,54 +187,37 @@ pub fn run(args: &DistanceArgs) -> Result<()> {
     Ok(())
 }
 
-fn write_output(args: &DistanceArgs, data: &Dataset, dm: &DistanceMatrix, metric: Metric) -> Result<()> {
-    let format = match args.format {
-        FormatArg::Square => Format::Square,
-        FormatArg::Long => Format::Long,
-        FormatArg::Plink => Format::Plink,
-        FormatArg::Binary => Format::Binary,
-    };
+fn write_output(
+    args: &DistanceArgs,
+    out: Option<Output>,
+    data: &Dataset,
+    dm: &DistanceMatrix,
+    metric: Metric,
+) -> Result<()> {
     let sep = if args.csv { ',' } else { '\t' };
-    match format {
-        Format::Plink | Format::Binary => {
-            let prefix = args.out.clone().unwrap_or_else(|| PathBuf::from("clsw"));
-            let files = if format == Format::Plink {
-                write_plink(&prefix, &data.names, dm, metric)?
-            } else {
-                write_binary(&prefix, &data.names, dm, metric, args.compared)?
-            };
-            if !args.quiet {
-                let list: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-                eprintln!("clsw distance: wrote {}", list.join(", "));
-            }
-            Ok(())
+    let Some(mut w) = out else {
+        let files = if format_of(args.format) == Format::Plink {
+            write_plink(&prefix(args), &data.names, dm, metric)?
+        } else {
+            write_binary(&prefix(args), &data.names, dm, metric, args.compared)?
+        };
+        if !args.quiet {
+            let list: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+            eprintln!("clsw distance: wrote {}", list.join(", "));
         }
-        Format::Square | Format::Long => {
-            let (mut w, name): (Box<dyn Write>, String) = match &args.out {
-                Some(p) => (
-                    Box::new(std::io::BufWriter::with_capacity(
-                        1 << 20,
-                        std::fs::File::create(p).map_err(|e| Error::io(p, e))?,
-                    )),
-                    p.display().to_string(),
-                ),
-                None => (
-                    Box::new(std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock())),
-                    "standard output".into(),
-                ),
-            };
-            let io = |e| Error::io(&name, e);
-            if format == Format::Square {
-                let corner = if args.blank_corner {
-                    String::new()
-                } else {
-                    args.corner.clone().unwrap_or_else(|| format!("clsw-dist {}", clsw::VERSION))
-                };
-                write_square(&mut w, &data.names, dm, metric, &corner, sep).map_err(io)?;
-            } else {
-                write_long(&mut w, &data.names, dm, metric, args.compared, sep).map_err(io)?;
-            }
-            w.flush().map_err(io)
-        }
+        return Ok(());
+    };
+    let name = w.name();
+    let io = |e| Error::io(&name, e);
+    if format_of(args.format) == Format::Square {
+        let corner = if args.blank_corner {
+            String::new()
+        } else {
+            args.corner.clone().unwrap_or_else(|| format!("clsw-dist {}", clsw::VERSION))
+        };
+        write_square(&mut w, &data.names, dm, metric, &corner, sep).map_err(io)?;
+    } else {
+        write_long(&mut w, &data.names, dm, metric, args.compared, sep).map_err(io)?;
     }
+    w.finish()
 }

@@ -5,6 +5,7 @@ mod args;
 mod bench;
 mod devices;
 mod distance;
+mod out;
 mod psse;
 mod scan;
 mod sw3;
@@ -64,7 +65,21 @@ enum Command {
     Bench(bench::BenchCommand),
 }
 
+/// A closed standard output (`clsw ... | head`) ends the process quietly, as it does
+/// for other Unix tools: Rust ignores SIGPIPE, which turns each write into an EPIPE
+/// error to report (or a panic in `println!`); restoring the default action makes the
+/// first write after the reader left end the process (status 141 in a shell), with no
+/// message and no further work.
+fn end_quietly_on_closed_pipes() {
+    #[cfg(unix)]
+    // SAFETY: called first in `main`, before any thread exists; SIG_DFL is a valid action.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    end_quietly_on_closed_pipes();
     let cli = Cli::parse();
     let result = set_up(&cli).and_then(|()| match &cli.command {
         Command::Devices => devices::run(),

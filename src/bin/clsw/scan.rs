@@ -1,6 +1,7 @@
 //! `clsw scan` (database search) and `clsw makedb` (prepared databases).
 
 use crate::args::{AlphabetArg, DeviceArgs, ScoringArgs};
+use crate::out::Output;
 use clap::Args;
 use clsw::output::{FormatOptions, OutputFormat, ResultWriter};
 use clsw::scan::Variant;
@@ -9,7 +10,7 @@ use clsw::seq::db::is_prepared;
 use clsw::seq::{Alphabet, Database, EmptyRecords, fasta};
 use clsw::{Engine, Error, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -98,6 +99,7 @@ fn explicit_alphabet(a: AlphabetArg) -> Option<Alphabet> {
 }
 
 pub fn run_makedb(args: &MakedbArgs) -> Result<()> {
+    clsw::outfile::refuse_inputs(&args.out, &[&args.input])?;
     let alphabet = match explicit_alphabet(args.alphabet) {
         Some(a) => a,
         None => fasta::guess_alphabet(&args.input)?,
@@ -172,6 +174,8 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
         Some(s) => s.parse()?,
         None => Strands::Both,
     };
+    // Opened first: an output that is an input, or an unwritable one, fails before any work.
+    let out = Output::open(args.out.as_deref(), &[&args.query, &args.db])?;
     let process_start = Instant::now();
     let db = open_database(args)?;
     let database_seconds = process_start.elapsed().as_secs_f64();
@@ -209,16 +213,12 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
     let searcher = Searcher::new(&engine, &db, scoring.clone(), options)?;
     let upload_seconds = start.elapsed().as_secs_f64();
 
-    let sink: Box<dyn Write> = match &args.out {
-        Some(p) => Box::new(std::fs::File::create(p).map_err(|e| Error::io(p, e))?),
-        None => Box::new(std::io::stdout().lock()),
-    };
-    let out_name = args.out.as_ref().map_or_else(|| PathBuf::from("standard output"), |p| p.clone());
+    let out_name = out.name();
     let io = |e| Error::io(&out_name, e);
     let command_line = std::env::args().collect::<Vec<_>>().join(" ");
     let mut writer = ResultWriter::new(
         format,
-        std::io::BufWriter::with_capacity(1 << 16, sink),
+        out,
         &db,
         &scoring,
         FormatOptions { sam_eqx: args.sam_eqx, width: args.width, command_line: Some(command_line) },
@@ -274,7 +274,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
         Ok(())
     })?;
     bar.finish_and_clear();
-    writer.finish().map_err(io)?;
+    writer.finish().map_err(io)?.finish()?;
     let seconds = process_start.elapsed().as_secs_f64();
     let clock = if kernel_from_host { " (host clock: the device gives no profiling times)" } else { "" };
 

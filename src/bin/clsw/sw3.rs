@@ -141,6 +141,8 @@ fn span(start: usize, end: usize) -> (usize, usize) {
 }
 
 pub fn run(args: &Sw3Args) -> Result<()> {
+    let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).chain(args.series.as_deref()).collect();
+    let mut table = args.table.as_deref().map(|p| crate::out::file(p, &inputs)).transpose()?;
     let input = match &args.series {
         Some(path) => series_input(args, path)?,
         None => fasta_input(args)?,
@@ -160,16 +162,16 @@ pub fn run(args: &Sw3Args) -> Result<()> {
         })
         .collect();
 
-    if let Some(path) = &args.table {
-        let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| Error::io(path, e))?);
-        let io = |e| Error::io(path, e);
+    if let Some(mut f) = table.take() {
+        let path = f.path().to_path_buf();
+        let io = |e| Error::io(&path, e);
         writeln!(f, "a\tb\tc\tscore\ta_end\tb_end\tc_end").map_err(io)?;
         for r in &rows {
             let [x, y, z] = r.triple.map(|i| input.names[i as usize].as_str());
             let e = r.score.end.unwrap_or([0; 3]);
             writeln!(f, "{x}\t{y}\t{z}\t{}\t{}\t{}\t{}", r.score.score, e[0], e[1], e[2]).map_err(io)?;
         }
-        f.flush().map_err(io)?;
+        f.commit()?;
     }
 
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -102,6 +102,7 @@ impl Builder {
         if self.lengths.len() >= u32::MAX as usize {
             return Err(format!("a database holds at most {} sequences", u32::MAX));
         }
+        crate::seq::check_id(&seq.id)?;
         let len = u32::try_from(seq.residues.len()).map_err(|_| {
             format!("sequence '{}' has {} residues, more than the {} allowed", seq.id, seq.residues.len(), u32::MAX)
         })?;
@@ -179,8 +180,8 @@ impl Database {
     /// # Panics
     ///
     /// If a residue code is not below `alphabet.size()` (the records were not encoded
-    /// for `alphabet`), a sequence is longer than `u32::MAX` residues, or there are
-    /// more than `u32::MAX` sequences.
+    /// for `alphabet`), an id breaks [`crate::seq::check_id`], a sequence is longer
+    /// than `u32::MAX` residues, or there are more than `u32::MAX` sequences.
     pub fn from_sequences(alphabet: Alphabet, sequences: Vec<Sequence>) -> Database {
         let total: usize = sequences.iter().map(|s| s.residues.len()).sum();
         let mut builder = Builder::new(alphabet, total);

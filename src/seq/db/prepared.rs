@@ -36,18 +36,20 @@
 //! alphabet, the file length against the section sizes (truncated or trailing bytes),
 //! the body checksum (damaged), and then the content itself: lengths add up to `r`
 //! and agree with the longest length, name offsets are in order, in bounds and on
-//! character boundaries, names are UTF-8, and every residue code is below the
-//! alphabet size. Nothing in the file is used before it has been checked.
+//! character boundaries, names are UTF-8, ids follow [`crate::seq::check_id`] (no
+//! whitespace or control characters), and every residue code is below the alphabet
+//! size. Nothing in the file is used before it has been checked.
 //!
 //! The residues of a prepared database are not copied: the file is memory-mapped and
 //! [`Database::residues`] slices into the mapping. Like every memory-mapped file, it
 //! must not be modified by another program while it is open; `write_prepared` writes
-//! a temporary file and renames it over the destination, so rebuilding a database
-//! that is open elsewhere is safe.
+//! a temporary file and renames it over the destination ([`crate::outfile`]), so
+//! rebuilding a database that is open elsewhere is safe.
 
 use super::checksum::{Hasher, checksum};
 use super::{Database, Residues, length_order};
 use crate::error::{Error, Result};
+use crate::outfile::OutFile;
 use crate::seq::alphabet::Alphabet;
 use memmap2::MmapOptions;
 use std::fs::File;
@@ -111,23 +113,12 @@ impl Layout {
 }
 
 impl Database {
-    /// Writes the database as a prepared file (see the module documentation). The file
-    /// is written under a temporary name next to `path` and renamed into place.
+    /// Writes the database as a prepared file (see the module documentation), atomically
+    /// ([`OutFile`]: a temporary beside `path`, renamed over it when complete).
     pub fn write_prepared(&self, path: &Path) -> Result<()> {
-        let mut tmp_name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-        tmp_name.push(format!(".tmp{}", std::process::id()));
-        let tmp = path.with_file_name(tmp_name);
-        let result = self.write_file(&tmp).and_then(|()| std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e)));
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result
-    }
-
-    fn write_file(&self, path: &Path) -> Result<()> {
         let io = |e| Error::io(path, e);
-        let file = File::create(path).map_err(io)?;
-        let mut out = HashingWriter { inner: std::io::BufWriter::with_capacity(1 << 20, file), hasher: Hasher::new() };
+        let file = OutFile::create(path)?;
+        let mut out = HashingWriter { inner: file, hasher: Hasher::new() };
         out.inner.write_all(&[0u8; HEADER_LEN]).map_err(io)?;
 
         let mut lengths = Vec::with_capacity(self.lengths.len() * 4 + 8);
@@ -158,10 +149,10 @@ impl Database {
         let head_sum = checksum(&header[..56]);
         header[56..64].copy_from_slice(&head_sum.to_le_bytes());
 
-        let mut file = out.inner.into_inner().map_err(|e| io(e.into_error()))?;
+        let mut file = out.inner;
         file.seek(SeekFrom::Start(0)).map_err(io)?;
         file.write_all(&header).map_err(io)?;
-        file.flush().map_err(io)
+        file.commit()
     }
 
     /// Opens a prepared database written by [`write_prepared`](Database::write_prepared),
@@ -251,6 +242,10 @@ impl Database {
                 names.len()
             )));
         }
+        for k in 0..n {
+            crate::seq::check_id(&names[name_offsets[2 * k]..name_offsets[2 * k + 1]])
+                .map_err(|m| invalid(format!("sequence {}: {m}", k + 1)))?;
+        }
         let names = names.to_string();
 
         let residues = &bytes[residues_at..residues_at + residues_len];
@@ -278,12 +273,17 @@ impl Database {
         })
     }
 }
-/// Whether the file at `path` starts with the prepared-database magic.
+/// Whether the file at `path` is a prepared database, whole or damaged: it starts with
+/// the magic, or it is too short to hold the magic and is either a beginning of it or
+/// named `*.clswdb`. Opening such a file then refuses it as truncated, so a damaged
+/// database is never read as FASTA.
 pub fn is_prepared(path: &Path) -> Result<bool> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut head = Vec::with_capacity(MAGIC.len());
     file.take(MAGIC.len() as u64).read_to_end(&mut head).map_err(|e| Error::io(path, e))?;
-    Ok(head == MAGIC)
+    let short = head.len() < MAGIC.len();
+    let named = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("clswdb"));
+    Ok(head == MAGIC || (short && ((!head.is_empty() && MAGIC.starts_with(&head)) || named)))
 }
 
 fn bad(name: &str, what: String) -> Error {
@@ -315,7 +315,7 @@ fn read_u64(bytes: &[u8], at: usize) -> u64 {
 
 /// Checks magic, version, header checksum, alphabet and the file length.
 fn check_header(name: &str, bytes: &[u8]) -> Result<Header> {
-    if !bytes.starts_with(&MAGIC) {
+    if !bytes.starts_with(&MAGIC[..bytes.len().min(MAGIC.len())]) {
         return Err(bad(name, "is not a clsw prepared database (its first bytes are not the clsw magic)".to_string()));
     }
     if bytes.len() < HEADER_LEN {

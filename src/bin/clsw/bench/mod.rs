@@ -9,9 +9,9 @@ mod search;
 mod sw3;
 
 use clap::Subcommand;
+use clsw::Result;
 use clsw::device::{Backend, DeviceInfo, DeviceSpec};
 use clsw::distance::generate::Rng;
-use clsw::{Error, Result};
 use std::path::Path;
 use std::time::Instant;
 
@@ -148,5 +148,5 @@ pub fn write_csv(path: &Path, header: &str, rows: &[String]) -> Result<()> {
         text.push_str(row);
         text.push('\n');
     }
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    crate::out::write_whole(path, text.as_bytes())
 }

@@ -119,7 +119,7 @@ fn write_fasta<'a>(
         text.extend_from_slice(&alphabet.decode_all(s));
         text.push(b'\n');
     }
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    crate::out::write_whole(path, &text)
 }
 
 /// A query of exactly `len` residues cut from real ones.
