@@ -23,6 +23,9 @@ pub enum Error {
     Build { device: String, log: String },
     /// No device satisfies the requested choice, or a device failed its self-test.
     Device(String),
+    /// A buffer whose size follows from the input could not be allocated (host memory,
+    /// or a device's limit): what it was for and how many bytes it needed.
+    OutOfMemory { what: String, bytes: u128 },
 }
 
 /// Shorthand used throughout the crate.
@@ -59,6 +62,9 @@ impl fmt::Display for Error {
                 write!(f, "OpenCL program build failed on {device}; build log:\n{log}")
             }
             Error::Device(m) => write!(f, "device: {m}"),
+            Error::OutOfMemory { what, bytes } => {
+                write!(f, "out of memory: {what} needs {}", describe_bytes(*bytes))
+            }
         }
     }
 }
@@ -70,6 +76,22 @@ impl std::error::Error for Error {
             _ => None,
         }
     }
+}
+
+/// Bytes as people read them, for [`Error::OutOfMemory`]: `12.9 GB (12884901888
+/// bytes)`, or words saying the size overflows the address space.
+pub fn describe_bytes(bytes: u128) -> String {
+    if bytes > usize::MAX as u128 {
+        return "more than the address space holds".to_string();
+    }
+    let units = ["bytes", "KB", "MB", "GB", "TB", "PB", "EB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1000.0 && unit + 1 < units.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{bytes} bytes") } else { format!("{value:.1} {} ({bytes} bytes)", units[unit]) }
 }
 
 /// The symbolic name of an OpenCL error code (`CL_OUT_OF_RESOURCES`, ...); codes

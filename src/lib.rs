@@ -11,19 +11,20 @@
 //! `src/` and fails on an edge against it.
 //!
 //! 1. [`error`]: the error type and status names.
-//! 2. [`seq`]: alphabets, FASTA reading, sequence databases.
-//! 3. [`scoring`]: substitution matrices and gap costs.
-//! 4. [`align`], [`stats`]: the pairwise alignment type and its display rows; Gumbel
+//! 2. [`memory`]: fallible allocation of buffers whose size follows from input.
+//! 3. [`seq`]: alphabets, FASTA reading, sequence databases.
+//! 4. [`scoring`]: substitution matrices and gap costs.
+//! 5. [`align`], [`stats`]: the pairwise alignment type and its display rows; Gumbel
 //!    fits, E-values and bit scores.
-//! 5. [`reference`]: the plain scalar implementations every fast path is tested
+//! 6. [`reference`]: the plain scalar implementations every fast path is tested
 //!    against, and the three-sequence result types they return.
-//! 6. [`device`]: OpenCL discovery, device specifications, programs, buffers.
-//! 7. [`scan`]: the scan kernels' host side (one module per variant) and the native
+//! 7. [`device`]: OpenCL discovery, device specifications, programs, buffers.
+//! 8. [`scan`]: the scan kernels' host side (one module per variant) and the native
 //!    SIMD CPU path.
-//! 8. [`engine`]: the devices of a run, each checked by a self-test on the scan kernels.
-//! 9. [`search`], [`psse`], [`sw3`], [`distance`]: the jobs.
-//! 10. [`output`]: the search's output formats (BLAST tabular, SAM, JSON, pairwise).
-//! 11. [`capi`]: the C ABI.
+//! 9. [`engine`]: the devices of a run, each checked by a self-test on the scan kernels.
+//! 10. [`search`], [`psse`], [`sw3`], [`distance`]: the jobs.
+//! 11. [`output`]: the search's output formats (BLAST tabular, SAM, JSON, pairwise).
+//! 12. [`capi`]: the C ABI.
 
 pub mod align;
 pub mod capi;
@@ -31,6 +32,7 @@ pub mod device;
 pub mod distance;
 pub mod engine;
 pub mod error;
+pub mod memory;
 pub mod output;
 pub mod psse;
 pub mod reference;
