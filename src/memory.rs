@@ -38,6 +38,14 @@ pub fn check(what: impl Display, bytes: u128) -> Result<()> {
     if bytes > limit { Err(Error::OutOfMemory { what: what.to_string(), bytes }) } else { Ok(()) }
 }
 
+/// Checks that `bytes` for `what` can be had now, by reserving and releasing them (the
+/// pages are not touched): the up-front check for work whose buffers are made later,
+/// in many pieces or on several threads.
+pub fn ensure(what: impl Display, bytes: u128) -> Result<()> {
+    check(&what, bytes)?;
+    vec_with_capacity::<u8>(what, bytes as usize).map(drop)
+}
+
 /// Reserves room for `additional` more values in `v`, or fails naming `what`.
 pub fn reserve<T>(v: &mut Vec<T>, what: impl Display, additional: usize) -> Result<()> {
     let bytes = bytes_of::<T>(v.len()) + bytes_of::<T>(additional);

@@ -52,7 +52,7 @@ fn series_triples_match_the_library() {
     let series = sax::read_series(&csv).unwrap();
     let words: Vec<Vec<u8>> = series.channels.iter().map(|c| sax::sax(c, 24, 5).unwrap().codes).collect();
     let sc = Scoring::new(Matrix::match_mismatch(Alphabet::Protein, 1, -1).unwrap(), Gaps::linear(1).unwrap());
-    let mut want: Vec<(i32, [u32; 3])> = all_triples(5)
+    let mut want: Vec<(i32, [u32; 3])> = all_triples(5).unwrap()
         .into_iter()
         .map(|t| (sw3_score(&words[t[0] as usize], &words[t[1] as usize], &words[t[2] as usize], &sc).score, t))
         .collect();

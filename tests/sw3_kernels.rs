@@ -189,7 +189,7 @@ fn random_unequal_triples_up_to_300() {
                 pool.extend(seqs);
             }
             // Every triple of the pool (including mixed rounds and repeated roles).
-            let mut triples = sw3::all_triples(pool.len());
+            let mut triples = sw3::all_triples(pool.len()).unwrap();
             triples.retain(|t| (t[0] + t[1] + t[2]) % 4 == ci as u32 % 4);
             triples.push([0, 0, 0]);
             triples.push([2, 1, 0]);
@@ -265,7 +265,7 @@ fn engine_entry_points_pick_a_kernel_and_trace_back() {
     }
     let pool: Vec<Vec<u8>> = (0..7).map(|k| rng.codes(20 + 7 * k, 8)).collect();
     let refs: Vec<&[u8]> = pool.iter().map(|p| p.as_slice()).collect();
-    let triples = sw3::all_triples(pool.len());
+    let triples = sw3::all_triples(pool.len()).unwrap();
     for engine in &engines {
         let got = sw3::batch(engine, &refs, &triples, &sc).unwrap();
         for (t, tri) in triples.iter().enumerate() {

@@ -175,7 +175,7 @@ pub fn write_binary(
         Ok(())
     };
     if metric == Metric::Differences {
-        write_u32(with_ext(prefix, "u32"), dm.square(), &mut written)?;
+        write_u32(with_ext(prefix, "u32"), dm.square()?, &mut written)?;
     } else {
         let path = with_ext(prefix, "f64");
         let mut w = create(&path)?;
@@ -188,7 +188,7 @@ pub fn write_binary(
     }
     if with_compared {
         let c =
-            dm.square_compared().ok_or_else(|| Error::InvalidArgument("compared counts were not computed".into()))?;
+            dm.square_compared()?.ok_or_else(|| Error::InvalidArgument("compared counts were not computed".into()))?;
         write_u32(with_ext(prefix, "compared.u32"), c, &mut written)?;
     }
     let ids = with_ext(prefix, "ids");

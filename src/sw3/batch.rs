@@ -6,21 +6,27 @@ use super::{Sw3Score, check_inputs};
 use crate::device::ClDevice;
 use crate::engine::{Engine, WorkerRef, split_by_size};
 use crate::error::{Error, Result};
+use crate::memory;
 use crate::reference::sw3::sw3_score;
 use crate::scoring::Scoring;
 use rayon::prelude::*;
 
-/// Every triple `a < b < c` of `n` items, in lexicographic order (`n·(n-1)·(n-2)/6`).
-pub fn all_triples(n: usize) -> Vec<[u32; 3]> {
-    let mut out = Vec::with_capacity(n * n.saturating_sub(1) * n.saturating_sub(2) / 6);
-    for a in 0..n as u32 {
-        for b in a + 1..n as u32 {
-            for c in b + 1..n as u32 {
+/// Every triple `a < b < c` of `n` items, in lexicographic order (`n·(n-1)·(n-2)/6`);
+/// an out-of-memory error naming the count when the list cannot be held.
+pub fn all_triples(n: usize) -> Result<Vec<[u32; 3]>> {
+    let n32 = u32::try_from(n).map_err(|_| Error::InvalidArgument(format!("{n} sequences: at most 2^32 - 1")))?;
+    let count = n as u128 * n.saturating_sub(1) as u128 * n.saturating_sub(2) as u128 / 6;
+    let what = format!("the list of all {count} triples of {n} sequences");
+    let count = usize::try_from(count).map_err(|_| Error::OutOfMemory { what: what.clone(), bytes: count * 12 })?;
+    let mut out = memory::vec_with_capacity(what, count)?;
+    for a in 0..n32 {
+        for b in a + 1..n32 {
+            for c in b + 1..n32 {
                 out.push([a, b, c]);
             }
         }
     }
-    out
+    Ok(out)
 }
 
 /// One line of a results table.
@@ -49,6 +55,12 @@ pub fn batch(engine: &Engine, seqs: &[&[u8]], triples: &[[u32; 3]], scoring: &Sc
     let workers = engine.workers();
     let cells = |t: &[u32; 3]| t.iter().map(|&s| seqs[s as usize].len() + 1).product::<usize>();
     let bounds = split_by_size(triples.iter().map(cells), workers.len());
+    if workers.iter().any(|w| matches!(w, WorkerRef::Native)) {
+        // The native path scores as many triples at once as it has threads.
+        let longest = |k: usize| triples.iter().map(|t| seqs[t[k] as usize].len()).max().unwrap_or(0);
+        let concurrent = rayon::current_num_threads().min(triples.len());
+        super::check_native_memory([longest(0), longest(1), longest(2)], scoring, false, concurrent)?;
+    }
     let tuning = Tuning::default_for(scoring);
     let results: Vec<Result<Vec<Sw3Score>>> = std::thread::scope(|scope| {
         let handles: Vec<_> = workers
@@ -71,7 +83,7 @@ pub fn batch(engine: &Engine, seqs: &[&[u8]], triples: &[[u32; 3]], scoring: &Sc
             .map(|h| h.join().unwrap_or_else(|_| Err(Error::Device("sw3 worker thread panicked".into()))))
             .collect()
     });
-    let mut out = Vec::with_capacity(triples.len());
+    let mut out = memory::vec_with_capacity(format_args!("the scores of {} triples", triples.len()), triples.len())?;
     for r in results {
         out.extend(r?);
     }
@@ -111,11 +123,11 @@ fn device_share(
 }
 
 /// Rows sorted by score, highest first (ties in the order of `triples`).
-pub fn ranked(triples: &[[u32; 3]], scores: &[Sw3Score]) -> Vec<BatchRow> {
-    let mut rows: Vec<BatchRow> =
-        triples.iter().zip(scores).map(|(&triple, &score)| BatchRow { triple, score }).collect();
+pub fn ranked(triples: &[[u32; 3]], scores: &[Sw3Score]) -> Result<Vec<BatchRow>> {
+    let rows = triples.iter().zip(scores).map(|(&triple, &score)| BatchRow { triple, score });
+    let mut rows = memory::collect(format_args!("the ranking of {} triples", rows.len()), rows)?;
     rows.sort_by_key(|r| std::cmp::Reverse(r.score.score));
-    rows
+    Ok(rows)
 }
 
 #[cfg(test)]
@@ -124,11 +136,13 @@ mod tests {
 
     #[test]
     fn all_triples_counts_and_order() {
-        assert_eq!(all_triples(2), Vec::<[u32; 3]>::new());
-        assert_eq!(all_triples(3), vec![[0, 1, 2]]);
-        let t = all_triples(64);
+        assert_eq!(all_triples(2).unwrap(), Vec::<[u32; 3]>::new());
+        assert_eq!(all_triples(3).unwrap(), vec![[0, 1, 2]]);
+        let t = all_triples(64).unwrap();
         assert_eq!(t.len(), 41664);
         assert!(t.iter().all(|x| x[0] < x[1] && x[1] < x[2]));
         assert!(t.windows(2).all(|w| w[0] < w[1]));
+        let e = all_triples(3_000_000).unwrap_err().to_string();
+        assert!(e.starts_with("out of memory: the list of all 4499995500001000000 triples"), "{e}");
     }
 }

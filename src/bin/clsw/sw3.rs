@@ -82,7 +82,7 @@ fn series_input(args: &Sw3Args, path: &Path) -> Result<Input> {
         names: series.names,
         seqs,
         letter: Box::new(|c| b'a' + c),
-        triples: sw3::all_triples(n),
+        triples: sw3::all_triples(n)?,
         scoring: sax::scoring(&args.scoring.request())?,
         what: format!(
             "{}: {n} channels of {length} points, SAX word {word}, alphabet {}",
@@ -150,7 +150,7 @@ pub fn run(args: &Sw3Args) -> Result<()> {
     let t = Instant::now();
     let scores = sw3::batch(&engine, &refs, &input.triples, &input.scoring)?;
     let score_s = t.elapsed().as_secs_f64();
-    let rows = sw3::ranked(&input.triples, &scores);
+    let rows = sw3::ranked(&input.triples, &scores)?;
     let top: Vec<&BatchRow> = rows.iter().filter(|r| r.score.score > 0).take(args.top).collect();
     let alignments: Vec<Option<Alignment3>> = top
         .par_iter()
@@ -158,7 +158,7 @@ pub fn run(args: &Sw3Args) -> Result<()> {
             let s = r.triple.map(|x| refs[x as usize]);
             sw3::align_from_end(s[0], s[1], s[2], &input.scoring, r.score)
         })
-        .collect();
+        .collect::<Result<_>>()?;
 
     if let Some(path) = &args.table {
         let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(|e| Error::io(path, e))?);

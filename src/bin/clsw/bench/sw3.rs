@@ -266,7 +266,7 @@ pub fn run(args: &BenchSw3Args) -> Result<()> {
         let n = args.channel_length;
         let words = sax_words(args.channels, n, args.sax_alphabet, args.seed)?;
         let refs: Vec<&[u8]> = words.iter().map(|w| w.as_slice()).collect();
-        let triples = sw3::all_triples(args.channels);
+        let triples = sw3::all_triples(args.channels)?;
         let size = format!("{}x{}", args.channels, n);
         let per = (n as f64).powi(3);
         // CPU reference on a sample of the triples (spread over the list).
