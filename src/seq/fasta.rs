@@ -369,8 +369,17 @@ impl<R: BufRead> FastaReader<R> {
         Ok(())
     }
 
-    /// The next record, `None` at the end of the input.
+    /// The next record, `None` at the end of the input. After an error the reader is
+    /// done: later calls return `None` (the error may have left the input mid-line).
     pub fn next_record(&mut self) -> Result<Option<Sequence>> {
+        let next = self.read_record();
+        if next.is_err() {
+            self.done = true;
+        }
+        next
+    }
+
+    fn read_record(&mut self) -> Result<Option<Sequence>> {
         loop {
             if self.done {
                 return Ok(None);
@@ -520,6 +529,10 @@ mod tests {
         assert_eq!(seqs[0].id, "a");
         let msg = read(b"\n\n  x\n", EmptyRecords::Error).unwrap_err().to_string();
         assert!(msg.contains("line 3") && msg.contains("found 'x'"), "{msg}");
+        // An iterator that goes on after the error ends (it once returned the error forever).
+        let mut reader = FastaReader::new(&b"\xff;\n>e\nMK\n"[..], "x.fa", Alphabet::Protein);
+        assert!(reader.next().unwrap().is_err());
+        assert!(reader.next().is_none());
     }
 
     #[test]
