@@ -17,8 +17,11 @@ use clsw::seq::{Alphabet, Database, fasta::FastaReader};
 use clsw::sw3::sax;
 use std::path::PathBuf;
 
+/// A target's body.
+pub type Body = fn(&[u8]);
+
 /// The targets, by name: the fuzz target, its corpus folder and its body are named alike.
-pub const TARGETS: [(&str, fn(&[u8])); 6] = [
+pub const TARGETS: [(&str, Body); 6] = [
     ("fasta", fasta),
     ("clswdb", clswdb),
     ("matrix", matrix),

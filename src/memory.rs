@@ -13,9 +13,9 @@
 //! Every input-sized host buffer of the library is made here; device buffers are
 //! checked against the device's own limits in `crate::device`.
 
-use crate::error::{Error, Result};
 #[cfg(test)]
 use crate::error::describe_bytes;
+use crate::error::{Error, Result};
 use std::fmt::Display;
 use std::sync::OnceLock;
 

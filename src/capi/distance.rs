@@ -4,12 +4,12 @@
 
 use super::engine::clsw_engine;
 use super::*;
-use crate::memory;
 use crate::distance::input::{read_alignment, read_bed, read_genotype_table};
 use crate::distance::{
     Coding, DistanceMatrix, Metric, Options, Packed, SampleName, Variant, check_coding_flags, compute, pack_alignment,
     pack_genotype_matrix,
 };
+use crate::memory;
 
 /// Which alignment letters are compared (`clsw_distance_options.coding`): flags, OR-ed.
 pub type clsw_distance_coding = u32;

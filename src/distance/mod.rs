@@ -234,8 +234,8 @@ impl Counts {
     pub fn zeros(n: usize, want: Want) -> Result<Counts> {
         let exact = n as u128 * n.saturating_sub(1) as u128 / 2;
         let what = |counter: &str| format!("the {counter} counters of {exact} pairs of {n} samples");
-        let pairs = usize::try_from(exact)
-            .map_err(|_| Error::OutOfMemory { what: what("distance"), bytes: exact * 4 })?;
+        let pairs =
+            usize::try_from(exact).map_err(|_| Error::OutOfMemory { what: what("distance"), bytes: exact * 4 })?;
         let counter = |name: &str| memory::vec_filled(what(name), pairs, 0u32);
         let total = memory::bytes_of::<u32>(pairs) * (1 + want.compared as u128 + want.ibs0 as u128);
         memory::check(what("distance"), total)?;

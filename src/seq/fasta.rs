@@ -294,8 +294,7 @@ impl<R: BufRead> FastaReader<R> {
                 }
                 b if b.is_ascii_whitespace() => {}
                 b => {
-                    let message =
-                        format!("expected a '>' header, found {} (is this a FASTA file?)", describe_byte(b));
+                    let message = format!("expected a '>' header, found {} (is this a FASTA file?)", describe_byte(b));
                     return Err(self.error(self.line_no, "", message));
                 }
             }

@@ -134,7 +134,12 @@ use crate::scoring::Scoring;
 /// `(n1+2)(n2+2)` cells (linear gaps: a value and a pair score per cell, 12 bytes;
 /// affine: 8 values, 64 bytes), the traceback two planes of values and two of
 /// crossing pointers (16 or 120 bytes a cell).
-pub(crate) fn check_native_memory(lens: [usize; 3], scoring: &Scoring, traceback: bool, concurrent: usize) -> Result<()> {
+pub(crate) fn check_native_memory(
+    lens: [usize; 3],
+    scoring: &Scoring,
+    traceback: bool,
+    concurrent: usize,
+) -> Result<()> {
     let cells = (lens[0] as u128 + 2) * (lens[1] as u128 + 2);
     let per_cell = match (scoring.gaps.open == 0, traceback) {
         (true, false) => 12,
