@@ -15,7 +15,10 @@
  * has the detailed message of the calling thread's last call: the file, record and line of
  * bad input, the OpenCL call and error name, a kernel's build log, which argument was NULL.
  * The message is valid until the next clsw call on the same thread. A Rust panic inside
- * clsw never crosses the ABI: it becomes CLSW_ERR_INTERNAL with its message.
+ * clsw never crosses the ABI: it becomes CLSW_ERR_INTERNAL with its message. Memory is
+ * never taken for granted: a buffer whose size follows from the arguments (a sequence
+ * length, a count of shuffles, triples or samples) that cannot be allocated is
+ * CLSW_ERR_OUT_OF_MEMORY naming the buffer and its size, never an abort of the process.
  *
  * Handles. clsw_engine, clsw_scoring, clsw_db, clsw_searcher, clsw_hits, clsw_alignment,
  * clsw_psse_results, clsw_distance_result, clsw_sw3_alignment and clsw_sw3_results are opaque.
@@ -161,6 +164,12 @@ typedef enum clsw_status {
      * own CPU work failed); please report the message.
      */
     CLSW_ERR_INTERNAL = 9,
+    /**
+     * Memory for a buffer whose size follows from the arguments could not be had (the
+     * host's, or a device's per-buffer limit); the message names the buffer and its size.
+     * Nothing was changed: the call can be retried with smaller inputs.
+     */
+    CLSW_ERR_OUT_OF_MEMORY = 10,
 } clsw_status;
 
 /**

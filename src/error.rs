@@ -26,6 +26,9 @@ pub enum Error {
     /// A check of clsw's own work failed on the CPU (the native path disagrees with the
     /// alignment it re-computes): a bug in clsw, never the user's input or a device.
     Internal(String),
+    /// A buffer whose size follows from the input could not be allocated (host memory,
+    /// or a device's limit): what it was for and how many bytes it needed.
+    OutOfMemory { what: String, bytes: u128 },
 }
 
 /// Shorthand used throughout the crate.
@@ -63,6 +66,9 @@ impl fmt::Display for Error {
             }
             Error::Device(m) => write!(f, "device: {m}"),
             Error::Internal(m) => write!(f, "internal error (please report it): {m}"),
+            Error::OutOfMemory { what, bytes } => {
+                write!(f, "out of memory: {what} needs {}", describe_bytes(*bytes))
+            }
         }
     }
 }
@@ -74,6 +80,22 @@ impl std::error::Error for Error {
             _ => None,
         }
     }
+}
+
+/// Bytes as people read them, for [`Error::OutOfMemory`]: `12.9 GB (12884901888
+/// bytes)`, or words saying the size overflows the address space.
+pub fn describe_bytes(bytes: u128) -> String {
+    if bytes > usize::MAX as u128 {
+        return "more than the address space holds".to_string();
+    }
+    let units = ["bytes", "KB", "MB", "GB", "TB", "PB", "EB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1000.0 && unit + 1 < units.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{bytes} bytes") } else { format!("{value:.1} {} ({bytes} bytes)", units[unit]) }
 }
 
 /// The symbolic name of an OpenCL error code (`CL_OUT_OF_RESOURCES`, ...); codes

@@ -11,7 +11,8 @@
 //! `src/` and fails on an edge against it.
 //!
 //! 1. [`error`]: the error type and status names.
-//! 2. [`outfile`]: output files written atomically (temporary, sync, rename).
+//! 2. [`memory`], [`outfile`]: fallible allocation of buffers whose size follows from
+//!    input; output files written atomically (temporary, sync, rename).
 //! 3. [`seq`]: alphabets, FASTA reading, sequence databases.
 //! 4. [`scoring`]: substitution matrices and gap costs.
 //! 5. [`align`], [`stats`]: the pairwise alignment type and its display rows; Gumbel
@@ -32,6 +33,7 @@ pub mod device;
 pub mod distance;
 pub mod engine;
 pub mod error;
+pub mod memory;
 pub mod outfile;
 pub mod output;
 pub mod psse;

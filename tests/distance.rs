@@ -420,7 +420,7 @@ fn binary_output_round_trips() {
     assert_eq!(names, ["m.u32", "m.compared.u32", "m.ids"]);
     let bytes = std::fs::read(&files[0]).unwrap();
     let m: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-    assert_eq!(m, dm.square());
+    assert_eq!(m, dm.square().unwrap());
     assert_eq!(m[5 + 3], 3); // s2 vs s4
     assert_eq!(std::fs::read_to_string(&files[2]).unwrap(), "s1\ns2\ns3\ns4\ns5\n");
     let f = write_binary(&dir.join("i"), &data.names, &dm, Metric::Ibs, false).unwrap();

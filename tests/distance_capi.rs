@@ -178,9 +178,9 @@ fn show(
     let row = |tag: &str, m: &[u32], i: usize| {
         format!("{tag}{}", m[i * n..(i + 1) * n].iter().map(|v| format!(" {v}")).collect::<String>())
     };
-    let sq = dm.square();
+    let sq = dm.square().unwrap();
     out.extend((0..n).map(|i| row(tag, &sq, i)));
-    if let Some(c) = dm.square_compared() {
+    if let Some(c) = dm.square_compared().unwrap() {
         out.extend((0..n).map(|i| row("compared", &c, i)));
     }
     let values: String = (0..n * n).map(|k| format!(" {:?}", dm.value(metric, k / n, k % n))).collect();
@@ -219,7 +219,7 @@ fn expected(engine: &Engine) -> Vec<String> {
     let best = sw3::score(engine, &a, &b, &c, &seed).unwrap();
     let e = best.end.unwrap();
     want.push(format!("sw3 score {} end {} {} {}", best.score, e[0], e[1], e[2]));
-    let aln = sw3::align(&a, &b, &c, &seed).unwrap();
+    let aln = sw3::align(&a, &b, &c, &seed).unwrap().unwrap();
     let rows = aln.rows([&a, &b, &c], |x| Alphabet::Dna.decode(x));
     want.push(format!(
         "sw3 align {} {}-{} {}-{} {}-{} {} {} {} {} {} {}",
@@ -242,7 +242,7 @@ fn expected(engine: &Engine) -> Vec<String> {
     let refs: Vec<&[u8]> = set.iter().map(|s| s.as_slice()).collect();
     let triples = sw3::all_triples(5).unwrap();
     let scores = sw3::batch(engine, &refs, &triples, &seed).unwrap();
-    for r in sw3::ranked(&triples, &scores) {
+    for r in sw3::ranked(&triples, &scores).unwrap() {
         let e = r.score.end.unwrap_or([0; 3]);
         want.push(format!(
             "row {} {} {} {} {} {} {}",
@@ -450,7 +450,7 @@ fn cpp_example_matches_the_rust_api() {
     let opts = Options { want_compared: Metric::Ibs.want_compared(false), ..Options::default() };
     let (m, _) = compute(&engine, &packed, &opts).unwrap();
     let n = m.n;
-    let (diff, compared) = (m.square(), m.square_compared().unwrap());
+    let (diff, compared) = (m.square().unwrap(), m.square_compared().unwrap().unwrap());
     let mut want = format!("sites\t{n}\t{}\t{}\n", m.sites, m.considered_sites);
     for i in 0..n {
         want += &format!("row\t{i}");

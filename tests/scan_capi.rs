@@ -11,7 +11,10 @@
 //! Sanitizers: the search example runs under AddressSanitizer with leak detection on
 //! the native CPU path (`CLSW_DEVICE=reference`: OpenCL drivers such as PoCL keep
 //! allocations until exit that LeakSanitizer would report as theirs, not clsw's), and
-//! the alignment example under valgrind's memcheck.
+//! the alignment example under valgrind's memcheck. The misuse checks
+//! (`tests/capi/misuse.c`) run plain and under AddressSanitizer; their `out_of_memory`
+//! check injects allocation failure (an address-space limit, or AddressSanitizer's
+//! allocator refusing large blocks) and expects a status from every call.
 
 mod common;
 
@@ -461,6 +464,12 @@ fn status_strings_version_and_last_error() {
     misuse("status_and_version");
 }
 
+/// Allocation failure injected under an address-space limit: no entry point aborts.
+#[test]
+fn misuse_out_of_memory_is_a_status_not_an_abort() {
+    misuse("out_of_memory");
+}
+
 /// True when `cc -fsanitize=address` links here; else skipped loudly (CI has it).
 fn asan_available() -> bool {
     let probe = installed().scratch.join("asan_probe.c");
@@ -540,18 +549,33 @@ fn misuse_checks_are_clean_under_address_sanitizer() {
         "impossible_options",
         "buffer_too_small",
         "status_and_version",
+        "out_of_memory",
     ] {
         let scratch = installed().scratch.join(format!("asan-{check}"));
         std::fs::create_dir_all(&scratch).unwrap();
+        // Allocation failure under AddressSanitizer: its allocator refuses more than 1 GiB
+        // at once (an address-space limit cannot apply to its shadow memory).
+        let options = "detect_leaks=1:exitcode=23:allocator_may_return_null=1:max_allocation_size_mb=1024";
         let out = Command::new(&bin)
             .arg(check)
             .arg(&scratch)
             .env("CLSW_DEVICE", "reference")
-            .env("ASAN_OPTIONS", "detect_leaks=1:exitcode=23")
+            .env("CLSW_MISUSE_ASAN", "1")
+            .env("ASAN_OPTIONS", options)
             .env("OCL_ICD_VENDORS", sanitizer_icd_vendors())
             .output()
             .unwrap();
-        assert_sanitizer_clean(&out, check);
+        if check == "out_of_memory" {
+            // The refused allocation is reported as a warning, which is the injection
+            // working; anything else AddressSanitizer says is a finding.
+            let refused = "WARNING: AddressSanitizer failed to allocate";
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains(refused), "no allocation was refused:\n{err}");
+            let rest: String = err.lines().filter(|l| !l.contains(refused)).collect::<Vec<_>>().join("\n");
+            assert_sanitizer_clean(&Output { stderr: rest.into_bytes(), ..out }, check);
+        } else {
+            assert_sanitizer_clean(&out, check);
+        }
     }
 }
 

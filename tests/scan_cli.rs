@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::cli::{clsw, clsw_on, s, same_output_on_two_devices, scratch, scratch_dir};
+use common::cli::{clsw, clsw_limited, clsw_on, s, same_output_on_two_devices, scratch, scratch_dir};
 use common::{data_dir, test_devices};
 use std::path::PathBuf;
 
@@ -254,4 +254,15 @@ fn bad_inputs_give_clear_errors() {
     let (code, _, err) = clsw(&["scan", "-q", s(&q), "-d", s(&dna_db), "--matrix", "BLOSUM62"]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("dna_db.fa looks like DNA but is read as protein"), "{err}");
+}
+
+/// Input that never ends and is not FASTA (`/dev/zero`: no newline, no '>') is refused
+/// at its first byte; it was read into one unbounded line until the process aborted.
+/// Under a 1 GiB address-space limit, so a regression fails instead of filling memory.
+#[test]
+fn an_endless_input_that_is_not_fasta_is_refused_at_its_first_byte() {
+    let db = data_dir().join("uniprot300.fasta");
+    let (code, out, err) = clsw_limited(1, &["scan", "-q", "/dev/zero", "-d", s(&db)]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("/dev/zero: line 1: expected a '>' header, found byte \\x00"), "{err}");
 }

@@ -244,7 +244,7 @@ fn cpp_example_matches_the_rust_api() {
     let all: Vec<&[u8]> = vec![&a, &b, &c, &d];
     let triples = sw3::all_triples(4).unwrap();
     let scores = sw3::batch(&engine, &all, &triples, &scoring).unwrap();
-    for r in sw3::ranked(&triples, &scores) {
+    for r in sw3::ranked(&triples, &scores).unwrap() {
         want += &format!("batch\t{}\t{}\t{}\t{}\n", r.triple[0], r.triple[1], r.triple[2], r.score.score);
     }
     let w = sax::sax(&[1.0, 2.0, 3.0, 2.5, 0.5, -1.0, 4.0, 3.5], 4, 4).unwrap();

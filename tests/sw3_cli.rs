@@ -8,7 +8,7 @@ use clsw::reference::sw3::sw3_score;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
 use clsw::sw3::{all_triples, sax};
-use common::cli::{clsw, s, same_output_on_two_devices, scratch};
+use common::cli::{clsw, clsw_limited, s, same_output_on_two_devices, scratch};
 use common::{data_dir, test_devices};
 
 /// Data rows of the results table (tab-separated, not comments, not the header).
@@ -89,6 +89,22 @@ fn a_list_of_two_devices_gives_the_native_results() {
     let two: Vec<&str> = text.split_inclusive('>').take(3).collect();
     let fa = scratch("two_pairs.fa", two.concat().trim_end_matches('>').as_bytes());
     same_output_on_two_devices(&["sw3", s(&fa), s(&fa), s(&fa)], body);
+}
+
+/// Three 30,000-residue sequences need 57.6 GB of planes on the native path: refused
+/// with the size before any work (it aborted the process), here under a 4 GiB limit so
+/// every machine refuses it alike.
+#[test]
+fn a_triple_too_large_for_memory_is_an_error_naming_its_size() {
+    let seq: String = (0..30_000).map(|i| b"ACGT"[(i * 7 + i / 3) % 4] as char).collect();
+    let paths: Vec<_> =
+        ["a", "b", "c"].map(|n| scratch(&format!("{n}_30k.fa"), format!(">{n}\n{seq}\n").as_bytes())).into();
+    let (code, out, err) = clsw_limited(4, &["sw3", s(&paths[0]), s(&paths[1]), s(&paths[2])]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(
+        err.contains("out of memory: the three-sequence score pass over 30000 x 30000 x 30000 residues needs 57.6 GB"),
+        "{err}"
+    );
 }
 
 #[test]

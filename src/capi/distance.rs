@@ -9,6 +9,7 @@ use crate::distance::{
     Coding, DistanceMatrix, Metric, Options, Packed, SampleName, Variant, check_coding_flags, compute, pack_alignment,
     pack_genotype_matrix,
 };
+use crate::memory;
 
 /// Which alignment letters are compared (`clsw_distance_options.coding`): flags, OR-ed.
 pub type clsw_distance_coding = u32;
@@ -340,7 +341,7 @@ pub unsafe extern "C" fn clsw_distance_result_matrix(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
-    unsafe { square(distances, matrix, len, needed, "matrix", false, |d| Some(d.matrix.square())) }
+    unsafe { square(distances, matrix, len, needed, "matrix", false, |d| Ok(Some(d.matrix.square()?))) }
 }
 
 /// The `n x n` matrix of compared sites (sites where both samples have a compared
@@ -355,7 +356,7 @@ pub unsafe extern "C" fn clsw_distance_result_compared(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
-    unsafe { square(distances, compared, len, needed, "compared", true, |d| d.matrix.square_compared()) }
+    unsafe { square(distances, compared, len, needed, "compared", true, |d| Ok(d.matrix.square_compared()?)) }
 }
 
 /// The `n x n` matrix of the metric chosen in the options (`options.metric`), as
@@ -373,7 +374,8 @@ pub unsafe extern "C" fn clsw_distance_result_values(
     unsafe {
         square(distances, values, len, needed, "values", false, |d| {
             let n = d.matrix.n;
-            Some((0..n * n).map(|k| d.matrix.value(d.metric, k / n, k % n)).collect())
+            let values = (0..n * n).map(|k| d.matrix.value(d.metric, k / n, k % n));
+            Ok(Some(memory::collect(format_args!("the {n} x {n} matrix of values"), values)?))
         })
     }
 }
@@ -387,7 +389,7 @@ unsafe fn square<T: Copy>(
     needed: *mut usize,
     what: &str,
     needs_compared: bool,
-    values: impl FnOnce(&clsw_distance_result) -> Option<Vec<T>>,
+    values: impl FnOnce(&clsw_distance_result) -> Outcome<Option<Vec<T>>>,
 ) -> clsw_status {
     run(|| {
         let d = unsafe { handle(distances, "distances") }?;
@@ -397,7 +399,7 @@ unsafe fn square<T: Copy>(
             ));
         }
         unsafe { check_room(d.matrix.n * d.matrix.n, buf, len, needed, what) }?;
-        let v = values(d).ok_or_else(|| Failure::new(CLSW_ERR_INTERNAL, format!("{what}: no matrix")))?;
+        let v = values(d)?.ok_or_else(|| Failure::new(CLSW_ERR_INTERNAL, format!("{what}: no matrix")))?;
         unsafe { write_array(&v, buf, len, needed, what) }
     })
 }

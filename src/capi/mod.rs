@@ -103,6 +103,10 @@ pub enum clsw_status {
     /// A bug in clsw (a Rust panic was caught at the API boundary, or a check of clsw's
     /// own CPU work failed); please report the message.
     CLSW_ERR_INTERNAL = 9,
+    /// Memory for a buffer whose size follows from the arguments could not be had (the
+    /// host's, or a device's per-buffer limit); the message names the buffer and its size.
+    /// Nothing was changed: the call can be retried with smaller inputs.
+    CLSW_ERR_OUT_OF_MEMORY = 10,
 }
 
 pub use clsw_status::*;
@@ -157,6 +161,7 @@ pub extern "C" fn clsw_status_str(status: c_int) -> *const c_char {
         7 => "CLSW_ERR_DEVICE: no usable device\0",
         8 => "CLSW_ERR_BUFFER_TOO_SMALL: a caller buffer is too small\0",
         9 => "CLSW_ERR_INTERNAL: internal error (a bug in clsw)\0",
+        10 => "CLSW_ERR_OUT_OF_MEMORY: out of memory\0",
         _ => "unknown clsw_status\0",
     };
     s.as_ptr() as *const c_char
@@ -214,6 +219,7 @@ pub(crate) fn status_of(e: &Error) -> clsw_status {
         Error::Build { .. } => CLSW_ERR_BUILD,
         Error::Device(_) => CLSW_ERR_DEVICE,
         Error::Internal(_) => CLSW_ERR_INTERNAL,
+        Error::OutOfMemory { .. } => CLSW_ERR_OUT_OF_MEMORY,
     }
 }
 
@@ -269,7 +275,7 @@ mod tests {
 
     #[test]
     fn status_strings_cover_every_status_and_unknown_values() {
-        for s in 0..=9 {
+        for s in 0..=10 {
             let text = unsafe { CStr::from_ptr(clsw_status_str(s)) }.to_str().unwrap();
             assert!(text.starts_with("CLSW_"), "{text}");
         }

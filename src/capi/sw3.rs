@@ -8,6 +8,7 @@
 use super::engine::clsw_engine;
 use super::scoring::clsw_scoring;
 use super::*;
+use crate::memory;
 use crate::scoring::Scoring;
 use crate::sw3::{self, Alignment3, BatchRow, Sw3Score, sax};
 
@@ -316,11 +317,12 @@ pub unsafe extern "C" fn clsw_sw3_batch(
             let cells = triple_count
                 .checked_mul(3)
                 .ok_or_else(|| Failure::invalid(format!("{triple_count} triples is impossible")))?;
-            unsafe { array(triples, cells, "triples") }?.chunks(3).map(|t| [t[0], t[1], t[2]]).collect()
+            let given = unsafe { array(triples, cells, "triples") }?.chunks(3).map(|t| [t[0], t[1], t[2]]);
+            memory::collect(format_args!("a copy of {triple_count} triples"), given)?
         };
         let refs: Vec<&[u8]> = seqs.iter().map(|s| s.as_slice()).collect();
         let scores: Vec<Sw3Score> = sw3::batch(&e.engine, &refs, &list, &sc.scoring)?;
-        *out = Box::into_raw(Box::new(clsw_sw3_results { rows: sw3::ranked(&list, &scores) }));
+        *out = Box::into_raw(Box::new(clsw_sw3_results { rows: sw3::ranked(&list, &scores)? }));
         Ok(())
     })
 }

@@ -175,6 +175,7 @@ impl ClDevice {
     /// A read-only buffer holding a copy of `data` (at least one element is allocated,
     /// since OpenCL refuses empty buffers).
     pub fn buffer_from<T: Copy + Default>(&self, data: &[T]) -> Result<Buffer<T>> {
+        self.check_buffer::<T>(data.len())?;
         let one = [T::default()];
         let slice = if data.is_empty() { &one[..] } else { data };
         // SAFETY: the host pointer is valid for `slice.len()` elements, and with
@@ -195,10 +196,24 @@ impl ClDevice {
 
     /// A device buffer of `count` elements (at least one), contents undefined.
     pub fn buffer<T>(&self, count: usize) -> Result<Buffer<T>> {
+        self.check_buffer::<T>(count)?;
         // SAFETY: no host pointer is passed.
         unsafe {
             cl("clCreateBuffer", Buffer::create(&self.context, CL_MEM_READ_WRITE, count.max(1), std::ptr::null_mut()))
         }
+    }
+
+    /// Refuses a buffer of `count` values of `T` larger than the device allows in one
+    /// allocation (`CL_DEVICE_MAX_MEM_ALLOC_SIZE`), before OpenCL (whose bindings
+    /// multiply the size unchecked) is asked.
+    fn check_buffer<T>(&self, count: usize) -> Result<()> {
+        let bytes = crate::memory::bytes_of::<T>(count);
+        let limit = self.info.max_alloc_bytes as u128;
+        if limit > 0 && bytes > limit {
+            let what = format!("a buffer on {} (which allows {} bytes per buffer)", self.info.label(), limit);
+            return Err(Error::OutOfMemory { what, bytes });
+        }
+        Ok(())
     }
 
     /// Copies a device buffer into `out`, waiting for completion.

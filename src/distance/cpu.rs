@@ -11,6 +11,7 @@
 
 use super::packed::Packed;
 use super::{Counts, Want, tri_index};
+use crate::error::Result;
 use rayon::prelude::*;
 
 /// Samples per row tile (one rayon task).
@@ -96,7 +97,7 @@ fn select<const P3: bool, const C: bool, const E: bool>() -> PairFn {
 }
 
 /// All pairs of `p` on the CPU.
-pub(crate) fn compute(p: &Packed, want: Want) -> Counts {
+pub(crate) fn compute(p: &Packed, want: Want) -> Result<Counts> {
     let p3 = p.coding().code_planes() == 3;
     let f = match (p3, want.compared, want.ibs0) {
         (false, false, false) => select::<false, false, false>(),
@@ -127,11 +128,11 @@ fn split_rows<'a>(v: &'a mut [u32], tiles: &[usize], n: usize) -> Vec<&'a mut [u
     out
 }
 
-fn run(p: &Packed, want: Want, f: PairFn) -> Counts {
+fn run(p: &Packed, want: Want, f: PairFn) -> Result<Counts> {
     let n = p.len();
-    let mut counts = Counts::zeros(n, want);
+    let mut counts = Counts::zeros(n, want)?;
     if n < 2 {
-        return counts;
+        return Ok(counts);
     }
     // Slices of the output owned by each row tile.
     let tiles: Vec<usize> = (0..n).step_by(ROWS).collect();
@@ -178,5 +179,5 @@ fn run(p: &Packed, want: Want, f: PairFn) -> Counts {
             }
         }
     });
-    counts
+    Ok(counts)
 }

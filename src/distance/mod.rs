@@ -61,6 +61,7 @@ pub use packed::{Coding, Packed, pack_alignment, pack_genotype_matrix};
 use crate::device::ClDevice;
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::memory;
 use std::str::FromStr;
 use std::time::Instant;
 
@@ -228,13 +229,21 @@ pub(crate) struct Counts {
 }
 
 impl Counts {
-    pub fn zeros(n: usize, want: Want) -> Counts {
-        let pairs = n * n.saturating_sub(1) / 2;
-        Counts {
-            differences: vec![0; pairs],
-            compared: want.compared.then(|| vec![0; pairs]),
-            opposite: want.ibs0.then(|| vec![0; pairs]),
-        }
+    /// Zeroed counters for the pairs of `n` samples, or an out-of-memory error naming
+    /// their size (they grow as `n²`: 10^6 samples need 2 TB a counter).
+    pub fn zeros(n: usize, want: Want) -> Result<Counts> {
+        let exact = n as u128 * n.saturating_sub(1) as u128 / 2;
+        let what = |counter: &str| format!("the {counter} counters of {exact} pairs of {n} samples");
+        let pairs =
+            usize::try_from(exact).map_err(|_| Error::OutOfMemory { what: what("distance"), bytes: exact * 4 })?;
+        let counter = |name: &str| memory::vec_filled(what(name), pairs, 0u32);
+        let total = memory::bytes_of::<u32>(pairs) * (1 + want.compared as u128 + want.ibs0 as u128);
+        memory::check(what("distance"), total)?;
+        Ok(Counts {
+            differences: counter("difference")?,
+            compared: want.compared.then(|| counter("compared-site")).transpose()?,
+            opposite: want.ibs0.then(|| counter("opposite-homozygote")).transpose()?,
+        })
     }
 }
 
@@ -289,13 +298,13 @@ impl DistanceMatrix {
     }
 
     /// The full symmetric `n x n` matrix of differences, row-major, zero diagonal.
-    pub fn square(&self) -> Vec<u32> {
+    pub fn square(&self) -> Result<Vec<u32>> {
         square_of(self.n, &self.differences)
     }
 
     /// The full symmetric matrix of compared counts (diagonal 0), when counted.
-    pub fn square_compared(&self) -> Option<Vec<u32>> {
-        self.compared.as_ref().map(|c| square_of(self.n, c))
+    pub fn square_compared(&self) -> Result<Option<Vec<u32>>> {
+        self.compared.as_ref().map(|c| square_of(self.n, c)).transpose()
     }
 
     /// A metric's value for a pair (the diagonal gives the metric's self value).
@@ -323,8 +332,9 @@ impl DistanceMatrix {
     }
 }
 
-fn square_of(n: usize, tri: &[u32]) -> Vec<u32> {
-    let mut sq = vec![0u32; n * n];
+fn square_of(n: usize, tri: &[u32]) -> Result<Vec<u32>> {
+    let what = format!("the {n} x {n} matrix");
+    let mut sq = memory::vec_filled(&what, memory::count(&what, &[n, n])?, 0u32)?;
     for i in 0..n {
         for j in i + 1..n {
             let v = tri[tri_index(n, i, j)];
@@ -332,7 +342,7 @@ fn square_of(n: usize, tri: &[u32]) -> Vec<u32> {
             sq[j * n + i] = v;
         }
     }
-    sq
+    Ok(sq)
 }
 
 crate::error::named_enum! {
@@ -443,11 +453,11 @@ pub fn compute_on(devices: &[&ClDevice], packed: &Packed, opts: &Options) -> Res
     let t1 = Instant::now();
     let mut counts = if work.sites() == 0 || n < 2 {
         stats.backend = "none (nothing to count)".into();
-        Counts::zeros(n, want)
+        Counts::zeros(n, want)?
     } else if opts.variant == Variant::Cpu || devices.is_empty() {
         stats.variant = Some(Variant::Cpu);
         stats.backend = format!("cpu ({}, {} threads)", cpu::isa(), rayon::current_num_threads());
-        cpu::compute(work, want)
+        cpu::compute(work, want)?
     } else {
         stats.variant = Some(opts.variant);
         stats.backend = devices.iter().map(|d| d.info.label()).collect::<Vec<_>>().join(", ");

@@ -241,7 +241,7 @@ pub(crate) fn compute(
     }
     let plan = make_plan(devices, p, want, variant, tuning)?;
     let n = p.len();
-    let result = Mutex::new(Counts::zeros(n, want));
+    let result = Mutex::new(Counts::zeros(n, want)?);
     let next = AtomicUsize::new(0);
     let outcomes: Vec<Result<f64>> = std::thread::scope(|scope| {
         let handles: Vec<_> = devices

@@ -195,7 +195,8 @@ pub fn write_binary(
 ) -> Result<Vec<PathBuf>> {
     let n = dm.n;
     let mut parts: Vec<Part> = vec![if metric == Metric::Differences {
-        Box::new(|w| write_u32s(w, &dm.square()))
+        let square = dm.square()?;
+        Box::new(move |w| write_u32s(w, &square))
     } else {
         Box::new(move |w| {
             (0..n).try_for_each(|i| {
@@ -205,7 +206,7 @@ pub fn write_binary(
     }];
     if with_compared {
         let c =
-            dm.square_compared().ok_or_else(|| Error::InvalidArgument("compared counts were not computed".into()))?;
+            dm.square_compared()?.ok_or_else(|| Error::InvalidArgument("compared counts were not computed".into()))?;
         parts.push(Box::new(move |w| write_u32s(w, &c)));
     }
     parts.push(Box::new(|w| names.iter().try_for_each(|name| writeln!(w, "{}", name.id))));

@@ -61,6 +61,7 @@ pub use fit::{Fit, fit_scores};
 use crate::device::ClDevice;
 use crate::engine::{Engine, WorkerRef, split_by_size};
 use crate::error::{Error, Result};
+use crate::memory;
 use crate::reference::sw_score;
 use crate::scan::native;
 use crate::scoring::{DefaultMatrices, Scoring, ScoringRequest};
@@ -289,6 +290,12 @@ where
     }
     let longest = |set: &[&[u8]]| set.iter().map(|s| s.len()).max().unwrap_or(0);
     opts.scoring.check_lengths(longest(&queries), longest(&subjects), "the longest query and subject")?;
+    // A pair's fit holds its shuffle scores a few times over (as they arrive, a copy,
+    // as floating point for the likelihood): about 24 bytes a shuffle, for as many pairs
+    // at once as there are threads.
+    let concurrent = rayon::current_num_threads().min(queries.len().saturating_mul(subjects.len()));
+    let what = format!("the fits of {concurrent} pair(s) of {} shuffles each", opts.shuffles);
+    memory::ensure(what, (opts.shuffles as u128 + 1) * 24 * concurrent as u128)?;
     let workers = engine.workers();
     let bounds = split_by_size(subjects.iter().map(|s| s.len() + 1), workers.len());
     let (queries, subjects) = (&queries, &subjects);
@@ -302,7 +309,7 @@ where
                 scope.spawn(move || match worker {
                     _ if share.is_empty() => Ok(Share::default()),
                     WorkerRef::OpenCl(dev) => device_share(dev, queries, subjects, share, opts),
-                    WorkerRef::Native => Ok(native_share(queries, subjects, share, opts)),
+                    WorkerRef::Native => native_share(queries, subjects, share, opts),
                 })
             })
             .collect();
@@ -385,36 +392,67 @@ fn pair_cost(queries: &[&[u8]], subject: &[u8], opts: &PsseOptions) -> (u64, u64
     (queries.len() as u64 * per, cells * per)
 }
 
-/// The native CPU path: shuffles made on the CPU, scored by the SIMD scan.
-fn native_share(queries: &[&[u8]], subjects: &[&[u8]], share: std::ops::Range<usize>, opts: &PsseOptions) -> Share {
-    let per_subject: Vec<Share> = share
+/// Shuffles made and scored at once on the native path: the memory of a subject's
+/// shuffles stays bounded however many are asked for.
+const NATIVE_SHUFFLE_CHUNK: u32 = 1 << 14;
+
+/// The native CPU path: shuffles made on the CPU in chunks, scored by the SIMD scan.
+fn native_share(
+    queries: &[&[u8]],
+    subjects: &[&[u8]],
+    share: std::ops::Range<usize>,
+    opts: &PsseOptions,
+) -> Result<Share> {
+    let per_subject: Vec<Result<Share>> = share
         .into_par_iter()
         .map(|s| {
             let subject = subjects[s];
-            let mut entries = shuffle::shuffles(subject, opts.seed, s as u32, opts.shuffles, opts.window);
-            entries.push(subject.to_vec());
+            let n = opts.shuffles as u32;
+            // Per query: every shuffle's score, then the real one's, as the device path gives them.
+            let mut scores = Vec::with_capacity(queries.len());
+            for _ in queries {
+                scores.push(memory::vec_with_capacity::<i32>("the shuffle scores of a pair", n as usize + 1)?);
+            }
+            let mut recomputed = vec![0; queries.len()];
+            let mut start = 0u32;
+            loop {
+                let end = n.min(start.saturating_add(NATIVE_SHUFFLE_CHUNK));
+                let mut entries = shuffle::shuffles(subject, opts.seed, s as u32, start..end, opts.window);
+                let last = end == n;
+                if last {
+                    entries.push(subject.to_vec());
+                }
+                for (q, query) in queries.iter().enumerate() {
+                    let out = native::scores(query, &entries, &opts.scoring);
+                    scores[q].extend(out.scores.iter().map(|r| r.score));
+                    recomputed[q] += out.recomputed;
+                }
+                if last {
+                    break;
+                }
+                start = end;
+            }
             let mut stats = PsseStats::default();
             (stats.alignments, stats.cells) = pair_cost(queries, subject, opts);
             let pairs = queries
                 .iter()
                 .enumerate()
                 .map(|(q, query)| {
-                    let out = native::scores(query, &entries, &opts.scoring);
-                    let scores: Vec<i32> = out.scores.iter().map(|r| r.score).collect();
-                    let (r, rec) = pair_result(q, s, query, subject, &scores, out.recomputed, opts);
+                    let (r, rec) = pair_result(q, s, query, subject, &scores[q], recomputed[q], opts);
                     stats.recomputed += rec;
                     (q * subjects.len() + s, r)
                 })
                 .collect();
-            Share { pairs, stats }
+            Ok(Share { pairs, stats })
         })
         .collect();
     let mut out = Share::default();
     for share in per_subject {
+        let share = share?;
         out.pairs.extend(share.pairs);
         out.stats.add(&share.stats);
     }
-    out
+    Ok(out)
 }
 
 /// One query's scores against one tile, on their way to the fits.

@@ -38,9 +38,9 @@ pub fn shuffled(seq: &[u8], seed: u64, subject: u32, shuffle: u32, window: usize
     out
 }
 
-/// Shuffles `0..count` of one subject.
-pub fn shuffles(seq: &[u8], seed: u64, subject: u32, count: usize, window: usize) -> Vec<Vec<u8>> {
-    (0..count as u32).map(|i| shuffled(seq, seed, subject, i, window)).collect()
+/// Shuffles `range` (shuffle numbers) of one subject.
+pub fn shuffles(seq: &[u8], seed: u64, subject: u32, range: std::ops::Range<u32>, window: usize) -> Vec<Vec<u8>> {
+    range.map(|i| shuffled(seq, seed, subject, i, window)).collect()
 }
 
 #[cfg(test)]

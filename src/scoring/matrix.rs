@@ -33,6 +33,9 @@ const BUILTIN: &[(&str, Alphabet, &str)] = &[
 /// Other spellings users type for the built-in names.
 const ALIASES: &[(&str, &str)] = &[("NUC.4.4", "EDNAFULL"), ("DNAFULL", "EDNAFULL"), ("DNA", "EDNAFULL")];
 
+/// The largest matrix file read.
+pub const MAX_MATRIX_FILE: u64 = 1 << 20;
+
 impl Matrix {
     /// Names of the built-in matrices.
     pub fn builtin_names() -> Vec<&'static str> {
@@ -64,9 +67,17 @@ impl Matrix {
         if path.is_file() { Matrix::from_file(path) } else { Matrix::builtin(name_or_path) }
     }
 
-    /// Reads an NCBI-format matrix file; the alphabet is guessed from its letters.
+    /// Reads an NCBI-format matrix file; the alphabet is guessed from its letters. A
+    /// file larger than [`MAX_MATRIX_FILE`] is refused unread (a 24 x 24 table is 2 KB).
     pub fn from_file(path: &Path) -> Result<Matrix> {
-        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        file.take(MAX_MATRIX_FILE + 1).read_to_end(&mut bytes).map_err(|e| Error::io(path, e))?;
+        if bytes.len() as u64 > MAX_MATRIX_FILE {
+            let message = format!("{}: larger than {MAX_MATRIX_FILE} bytes: not a substitution matrix", path.display());
+            return Err(Error::Matrix(message));
+        }
         let text =
             String::from_utf8(bytes).map_err(|_| Error::Matrix(format!("{}: not a text file", path.display())))?;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

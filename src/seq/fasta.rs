@@ -9,14 +9,29 @@
 //! letters without a code of their own are stored as X / N and counted in the
 //! [`ReadReport`]. A record with no residues is an error unless the reader was told to
 //! skip empty records, in which case each one is listed in the report.
+//!
+//! No line is held in memory whole unless it is short: sequence lines are read in
+//! pieces (blanks, tabs and carriage returns in them are skipped), header lines may be
+//! at most [`MAX_LINE`] bytes, and an input whose first byte that is not blank is
+//! neither `>` nor `;` is refused at that byte (so `/dev/zero` or a binary file is an
+//! error at line 1, not an endless read). The residues are held in memory taken
+//! fallibly ([`crate::memory`]).
 
 use super::Sequence;
 use super::alphabet::{Alphabet, Encoded, describe_byte};
 use crate::error::{Error, Result};
+use crate::memory;
 use flate2::read::MultiGzDecoder;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+
+/// The longest header (or other whole) line read: a longer one is refused. Sequence
+/// lines have no limit: they are read in pieces of [`PIECE`] bytes.
+pub const MAX_LINE: usize = 1 << 24;
+
+/// The bytes of a sequence line handled at once.
+const PIECE: usize = 1 << 16;
 
 /// What to do with a record that has a header but no residues.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -202,57 +217,183 @@ impl<R: BufRead> FastaReader<R> {
         }
     }
 
-    /// Reads one line into `self.buf` without its line end; false at end of input.
-    fn read_line(&mut self) -> Result<bool> {
-        self.buf.clear();
-        let n = self.input.read_until(b'\n', &mut self.buf).map_err(|e| Error::Fasta {
+    fn read_error(&self, e: std::io::Error) -> Error {
+        Error::Fasta {
             source_name: self.source_name.clone(),
             record: self.record_no,
             id: String::new(),
-            line: self.line_no + 1,
+            line: self.line_no.max(1),
             message: format!("read failed: {e}"),
-        })?;
-        if n == 0 {
-            return Ok(false);
         }
-        self.line_no += 1;
+    }
+
+    /// The next byte of the input, not consumed; `None` at its end.
+    fn peek(&mut self) -> Result<Option<u8>> {
+        match self.input.fill_buf() {
+            Ok(b) => Ok(b.first().copied()),
+            Err(e) => Err(self.read_error(e)),
+        }
+    }
+
+    /// Reads the rest of the current line, up to [`MAX_LINE`] bytes, into `self.buf`
+    /// without its line end (`\n` or `\r\n`); a longer line is an error.
+    fn read_limited_line(&mut self) -> Result<()> {
+        self.buf.clear();
+        let mut limited = (&mut self.input).take(MAX_LINE as u64 + 1);
+        let read = limited.read_until(b'\n', &mut self.buf);
+        read.map_err(|e| self.read_error(e))?;
         if self.buf.last() == Some(&b'\n') {
             self.buf.pop();
+        } else if self.buf.len() > MAX_LINE {
+            let message = format!("line is longer than {MAX_LINE} bytes (is this a FASTA file?)");
+            return Err(self.error(self.line_no, "", message));
         }
         if self.buf.last() == Some(&b'\r') {
             self.buf.pop();
         }
-        Ok(true)
+        Ok(())
     }
 
-    /// The next record, `None` at the end of the input.
+    /// Reads the next piece of the current line into `self.buf`: at most [`PIECE`]
+    /// bytes, without the line end. True when the line ended with this piece.
+    fn read_piece(&mut self) -> Result<bool> {
+        self.buf.clear();
+        let available = match self.input.fill_buf() {
+            Ok(b) => b,
+            Err(e) => return Err(self.read_error(e)),
+        };
+        let window = &available[..available.len().min(PIECE)];
+        let (taken, consumed, ended) = match window.iter().position(|&b| b == b'\n') {
+            Some(i) => (i, i + 1, true),
+            None => (window.len(), window.len(), window.is_empty()),
+        };
+        self.buf.extend_from_slice(&window[..taken]);
+        self.input.consume(consumed);
+        Ok(ended)
+    }
+
+    /// Finds the first header: blank lines and `;` comment lines before it are
+    /// skipped (without holding them in memory); any other first byte is refused at
+    /// once. `None` at the end of the input.
+    fn first_header(&mut self) -> Result<Option<(usize, Vec<u8>)>> {
+        let mut line_start = true;
+        loop {
+            let Some(b) = self.peek()? else { return Ok(None) };
+            if line_start {
+                self.line_no += 1;
+                line_start = false;
+                if b == b'>' {
+                    self.read_limited_line()?;
+                    return Ok(Some((self.line_no, self.buf[1..].to_vec())));
+                }
+            }
+            match b {
+                b'\n' => line_start = true,
+                b';' => {
+                    while !self.read_piece()? {}
+                    line_start = true;
+                    continue;
+                }
+                b if b.is_ascii_whitespace() => {}
+                b => {
+                    let message = format!("expected a '>' header, found {} (is this a FASTA file?)", describe_byte(b));
+                    return Err(self.error(self.line_no, "", message));
+                }
+            }
+            self.input.consume(1);
+        }
+    }
+
+    /// Reads one sequence line, piece by piece (a line of any length needs no more
+    /// memory than its residues), appending its residues.
+    fn read_sequence_line(&mut self, id: &str, residues: &mut Vec<u8>) -> Result<()> {
+        self.line_no += 1;
+        let mut column = 0;
+        loop {
+            let ended = self.read_piece()?;
+            memory::grow(residues, format_args!("the residues of '{id}'"), self.buf.len())?;
+            self.encode_piece(id, column, residues)?;
+            column += self.buf.len();
+            if ended {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Appends the residues of `self.buf`, a piece of a sequence line starting at
+    /// 0-based `column`; blanks (space, tab, carriage return) are skipped.
+    fn encode_piece(&mut self, id: &str, column: usize, residues: &mut Vec<u8>) -> Result<()> {
+        // The common piece: every byte a letter of the alphabet as it is, encoded in
+        // one pass (anything else is undone and read letter by letter below).
+        if !self.aligned {
+            let start = residues.len();
+            let mut plain = true;
+            residues.extend(self.buf.iter().map_while(|&b| {
+                let code = self.alphabet.exact_code(b);
+                plain &= code.is_some();
+                code
+            }));
+            if plain {
+                return Ok(());
+            }
+            residues.truncate(start);
+        }
+        for (col, &b) in self.buf.iter().enumerate() {
+            let col = column + col;
+            if self.aligned {
+                if b.is_ascii_alphabetic() || matches!(b, b'-' | b'.' | b'?' | b'*') {
+                    residues.push(b);
+                } else if !b.is_ascii_whitespace() {
+                    let message = format!("{} at column {} is not an alignment letter", describe_byte(b), col + 1);
+                    return Err(self.error(self.line_no, id, message));
+                }
+                continue;
+            }
+            match self.alphabet.encode(b) {
+                Encoded::Exact(c) => residues.push(c),
+                Encoded::Substituted(c) => {
+                    residues.push(c);
+                    self.substituted[b.to_ascii_uppercase() as usize] += 1;
+                }
+                Encoded::Invalid if matches!(b, b' ' | b'\t' | b'\r') => {}
+                Encoded::Invalid => {
+                    let message = format!(
+                        "{} at column {} is not a {} residue letter",
+                        describe_byte(b),
+                        col + 1,
+                        self.alphabet.name()
+                    );
+                    return Err(self.error(self.line_no, id, message));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The next record, `None` at the end of the input. After an error the reader is
+    /// done: later calls return `None` (the error may have left the input mid-line).
     pub fn next_record(&mut self) -> Result<Option<Sequence>> {
+        let next = self.read_record();
+        if next.is_err() {
+            self.done = true;
+        }
+        next
+    }
+
+    fn read_record(&mut self) -> Result<Option<Sequence>> {
         loop {
             if self.done {
                 return Ok(None);
             }
-            // Find the header: either read ahead by the previous record, or the first
-            // non-blank, non-comment line of the input.
+            // The header: read ahead by the previous record, or the input's first.
             let (header_line, header) = match self.pending_header.take() {
                 Some(h) => h,
-                None => loop {
-                    if !self.read_line()? {
+                None => match self.first_header()? {
+                    Some(h) => h,
+                    None => {
                         self.done = true;
                         return Ok(None);
                     }
-                    let line = self.buf.trim_ascii();
-                    if line.is_empty() || line.starts_with(b";") {
-                        continue;
-                    }
-                    if let Some(rest) = self.buf.strip_prefix(b">") {
-                        break (self.line_no, rest.to_vec());
-                    }
-                    let b = line[0];
-                    return Err(self.error(
-                        self.line_no,
-                        "",
-                        format!("expected a '>' header, found {} (is this a FASTA file?)", describe_byte(b)),
-                    ));
                 },
             };
             self.record_no += 1;
@@ -271,58 +412,14 @@ impl<R: BufRead> FastaReader<R> {
             super::check_id(id).map_err(|m| self.error(header_line, "", m))?;
             let (id, description) = (id.to_string(), description.to_string());
             let mut residues = Vec::new();
-            while self.read_line()? {
-                if self.buf.starts_with(b">") {
+            while let Some(b) = self.peek()? {
+                if b == b'>' {
+                    self.line_no += 1;
+                    self.read_limited_line()?;
                     self.pending_header = Some((self.line_no, self.buf[1..].to_vec()));
                     break;
                 }
-                // The common line: every byte a letter of the alphabet as it is, encoded in
-                // one pass (anything else is undone and read letter by letter below).
-                if !self.aligned {
-                    let start = residues.len();
-                    let mut plain = true;
-                    residues.extend(self.buf.iter().map_while(|&b| {
-                        let code = self.alphabet.exact_code(b);
-                        plain &= code.is_some();
-                        code
-                    }));
-                    if plain {
-                        continue;
-                    }
-                    residues.truncate(start);
-                }
-                for (col, &b) in self.buf.iter().enumerate() {
-                    if self.aligned {
-                        if b.is_ascii_alphabetic() || matches!(b, b'-' | b'.' | b'?' | b'*') {
-                            residues.push(b);
-                        } else if !b.is_ascii_whitespace() {
-                            let message =
-                                format!("{} at column {} is not an alignment letter", describe_byte(b), col + 1);
-                            return Err(self.error(self.line_no, &id, message));
-                        }
-                        continue;
-                    }
-                    match self.alphabet.encode(b) {
-                        Encoded::Exact(c) => residues.push(c),
-                        Encoded::Substituted(c) => {
-                            residues.push(c);
-                            self.substituted[b.to_ascii_uppercase() as usize] += 1;
-                        }
-                        Encoded::Invalid if b == b' ' || b == b'\t' => {}
-                        Encoded::Invalid => {
-                            return Err(self.error(
-                                self.line_no,
-                                &id,
-                                format!(
-                                    "{} at column {} is not a {} residue letter",
-                                    describe_byte(b),
-                                    col + 1,
-                                    self.alphabet.name()
-                                ),
-                            ));
-                        }
-                    }
-                }
+                self.read_sequence_line(&id, &mut residues)?;
             }
             if self.pending_header.is_none() {
                 self.done = true;
@@ -427,6 +524,40 @@ mod tests {
         // Control characters in a description are no field of those records: kept.
         let (seqs, _) = read(b">a x\x01y\tz\nMK\n", EmptyRecords::Error).unwrap();
         assert_eq!(seqs[0].description, "x\x01y\tz");
+    }
+
+    #[test]
+    fn long_lines_are_read_in_pieces_and_long_headers_refused() {
+        // A sequence line three pieces long, its bad byte past the second piece.
+        let mut text = b">long\n".to_vec();
+        text.extend(std::iter::repeat_n(b'W', 2 * PIECE + 4));
+        text.extend(b"\r\n\nKV\n");
+        let (seqs, _) = read(&text, EmptyRecords::Error).unwrap();
+        assert_eq!(seqs[0].residues.len(), 2 * PIECE + 6);
+        text.truncate(6 + 2 * PIECE + 4);
+        text.extend(b"W1W\n");
+        let msg = read(&text, EmptyRecords::Error).unwrap_err().to_string();
+        assert!(msg.contains(&format!("'1' at column {} ", 2 * PIECE + 6)) && msg.contains("line 2"), "{msg}");
+        let mut header = b">".to_vec();
+        header.extend(std::iter::repeat_n(b'h', MAX_LINE + 1));
+        let msg = read(&header, EmptyRecords::Error).unwrap_err().to_string();
+        assert!(msg.contains("line 1") && msg.contains("longer than 16777216 bytes"), "{msg}");
+    }
+
+    #[test]
+    fn input_that_is_not_fasta_is_refused_at_its_first_byte() {
+        // An endless input of zeros (as /dev/zero) ends at once.
+        let zeros = std::io::BufReader::new(std::io::repeat(0));
+        let msg = FastaReader::new(zeros, "/dev/zero", Alphabet::Dna).next_record().unwrap_err().to_string();
+        assert_eq!(msg, "/dev/zero: line 1: expected a '>' header, found byte \\x00 (is this a FASTA file?)");
+        let (seqs, _) = read(b"\n  \r\n; comment\n;\n>a\nMK\n", EmptyRecords::Error).unwrap();
+        assert_eq!(seqs[0].id, "a");
+        let msg = read(b"\n\n  x\n", EmptyRecords::Error).unwrap_err().to_string();
+        assert!(msg.contains("line 3") && msg.contains("found 'x'"), "{msg}");
+        // An iterator that goes on after the error ends (it once returned the error forever).
+        let mut reader = FastaReader::new(&b"\xff;\n>e\nMK\n"[..], "x.fa", Alphabet::Protein);
+        assert!(reader.next().unwrap().is_err());
+        assert!(reader.next().is_none());
     }
 
     #[test]

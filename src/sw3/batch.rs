@@ -6,6 +6,7 @@ use super::{Sw3Score, check_inputs};
 use crate::device::ClDevice;
 use crate::engine::{Engine, WorkerRef, split_by_size};
 use crate::error::{Error, Result};
+use crate::memory;
 use crate::reference::sw3::sw3_score;
 use crate::scoring::Scoring;
 use rayon::prelude::*;
@@ -28,16 +29,11 @@ pub fn triple_count(n: usize) -> Result<usize> {
 }
 
 /// Every triple `a < b < c` of `n` items, in lexicographic order ([`triple_count`] of
-/// them); an error names a count or a list that cannot be held.
+/// them); an error names a count that cannot be listed, or a list that cannot be held
+/// (out of memory).
 pub fn all_triples(n: usize) -> Result<Vec<[u32; 3]>> {
     let count = triple_count(n)?;
-    let mut out = Vec::new();
-    out.try_reserve_exact(count).map_err(|_| {
-        Error::InvalidArgument(format!(
-            "all triples of {n} sequences ({count} triples, {} bytes) do not fit in memory",
-            count as u128 * 12
-        ))
-    })?;
+    let mut out = memory::vec_with_capacity(format_args!("the list of all {count} triples of {n} sequences"), count)?;
     for a in 0..n as u32 {
         for b in a + 1..n as u32 {
             for c in b + 1..n as u32 {
@@ -74,6 +70,12 @@ pub fn batch(engine: &Engine, seqs: &[&[u8]], triples: &[[u32; 3]], scoring: &Sc
     let workers = engine.workers();
     let cells = |t: &[u32; 3]| t.iter().map(|&s| seqs[s as usize].len() + 1).product::<usize>();
     let bounds = split_by_size(triples.iter().map(cells), workers.len());
+    if workers.iter().any(|w| matches!(w, WorkerRef::Native)) {
+        // The native path scores as many triples at once as it has threads.
+        let longest = |k: usize| triples.iter().map(|t| seqs[t[k] as usize].len()).max().unwrap_or(0);
+        let concurrent = rayon::current_num_threads().min(triples.len());
+        super::check_native_memory([longest(0), longest(1), longest(2)], scoring, false, concurrent)?;
+    }
     let tuning = Tuning::default_for(scoring);
     let results: Vec<Result<Vec<Sw3Score>>> = std::thread::scope(|scope| {
         let handles: Vec<_> = workers
@@ -96,7 +98,7 @@ pub fn batch(engine: &Engine, seqs: &[&[u8]], triples: &[[u32; 3]], scoring: &Sc
             .map(|h| h.join().unwrap_or_else(|_| Err(Error::Device("sw3 worker thread panicked".into()))))
             .collect()
     });
-    let mut out = Vec::with_capacity(triples.len());
+    let mut out = memory::vec_with_capacity(format_args!("the scores of {} triples", triples.len()), triples.len())?;
     for r in results {
         out.extend(r?);
     }
@@ -136,11 +138,11 @@ fn device_share(
 }
 
 /// Rows sorted by score, highest first (ties in the order of `triples`).
-pub fn ranked(triples: &[[u32; 3]], scores: &[Sw3Score]) -> Vec<BatchRow> {
-    let mut rows: Vec<BatchRow> =
-        triples.iter().zip(scores).map(|(&triple, &score)| BatchRow { triple, score }).collect();
+pub fn ranked(triples: &[[u32; 3]], scores: &[Sw3Score]) -> Result<Vec<BatchRow>> {
+    let rows = triples.iter().zip(scores).map(|(&triple, &score)| BatchRow { triple, score });
+    let mut rows = memory::collect(format_args!("the ranking of {} triples", rows.len()), rows)?;
     rows.sort_by_key(|r| std::cmp::Reverse(r.score.score));
-    rows
+    Ok(rows)
 }
 
 #[cfg(test)]
@@ -156,6 +158,8 @@ mod tests {
         assert_eq!(t.len(), 41664);
         assert!(t.iter().all(|x| x[0] < x[1] && x[1] < x[2]));
         assert!(t.windows(2).all(|w| w[0] < w[1]));
+        let e = all_triples(3_000_000).unwrap_err().to_string();
+        assert!(e.starts_with("out of memory: the list of all 4499995500001000000 triples"), "{e}");
     }
 
     #[test]
@@ -167,7 +171,5 @@ mod tests {
             let msg = triple_count(n).unwrap_err().to_string();
             assert!(msg.contains(&format!("all triples of {n} sequences are too many")), "{msg}");
         }
-        let msg = all_triples(3_000_000).unwrap_err().to_string();
-        assert!(msg.contains("do not fit in memory"), "{msg}");
     }
 }

@@ -125,7 +125,33 @@ pub use kernels::{BatchRun, Run, Tuning, Variant, batch_on, score_on};
 pub use traceback::{align, align_from_end, align_with_limit};
 
 use crate::error::{Error, Result};
+use crate::memory;
 use crate::scoring::Scoring;
+
+/// Checks up front that `concurrent` native (CPU) passes over triples of these lengths
+/// can have their memory, before any is made (the planes are made in several pieces,
+/// deep in the reference and the traceback): the score pass keeps two k-planes of
+/// `(n1+2)(n2+2)` cells (linear gaps: a value and a pair score per cell, 12 bytes;
+/// affine: 8 values, 64 bytes), the traceback two planes of values and two of
+/// crossing pointers (16 or 120 bytes a cell).
+pub(crate) fn check_native_memory(
+    lens: [usize; 3],
+    scoring: &Scoring,
+    traceback: bool,
+    concurrent: usize,
+) -> Result<()> {
+    let cells = (lens[0] as u128 + 2) * (lens[1] as u128 + 2);
+    let per_cell = match (scoring.gaps.open == 0, traceback) {
+        (true, false) => 12,
+        (true, true) => 16,
+        (false, false) => 64,
+        (false, true) => 120,
+    };
+    let pass = if traceback { "traceback" } else { "score pass" };
+    let at_once = if concurrent > 1 { format!(", {concurrent} triples at once") } else { String::new() };
+    let what = format!("the three-sequence {pass} over {} x {} x {} residues{at_once}", lens[0], lens[1], lens[2]);
+    memory::ensure(what, cells * per_cell * concurrent as u128)
+}
 
 /// Checks that codes fit the matrix and that no 32-bit score can overflow; every entry
 /// point calls it.
@@ -150,6 +176,7 @@ pub(crate) fn check_inputs(seqs: &[&[u8]], scoring: &Scoring) -> Result<()> {
 /// The best local score of three sequences (alphabet codes) on the CPU: the reference.
 pub fn score_cpu(a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring) -> Result<Sw3Score> {
     check_inputs(&[a, b, c], scoring)?;
+    check_native_memory([a.len(), b.len(), c.len()], scoring, false, 1)?;
     Ok(crate::reference::sw3::sw3_score(a, b, c, scoring))
 }
 
@@ -166,7 +193,7 @@ pub fn align_on(engine: &crate::Engine, a: &[u8], b: &[u8], c: &[u8], scoring: &
     if best.score == 0 {
         return Ok(None);
     }
-    align_from_end(a, b, c, scoring, best)
+    align_from_end(a, b, c, scoring, best)?
         .map(Some)
         .ok_or_else(|| Error::Device(format!("the device's end cell {best:?} does not trace back to its score")))
 }

@@ -19,7 +19,8 @@
 //! on the path is the one the full table makes: the result is exactly the textbook
 //! traceback (`reference::sw3::sw3_align_full`), same tie preferences, same alignment.
 
-use super::{Alignment3, Sw3Score, check_inputs};
+use super::{Alignment3, Sw3Score, check_inputs, check_native_memory};
+use crate::error::Result;
 use crate::reference::NEG_INF;
 use crate::reference::sw3::{ORDER, delta, opens, sw3_score};
 use crate::scoring::Scoring;
@@ -37,28 +38,38 @@ const ZERO: u8 = 0x80;
 
 /// The optimal local alignment of three sequences (alphabet codes), or `None` when the
 /// best score is 0. The end cell comes from the reference score pass.
-pub fn align(a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring) -> Option<Alignment3> {
+pub fn align(a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring) -> Result<Option<Alignment3>> {
     align_with_limit(a, b, c, scoring, FULL_CELLS)
 }
 
 /// [`align`] for a known best score and end cell (from a device kernel, say), saving the
 /// score pass. `best` must be the true optimum with the tie rule's end cell; `None` when
-/// no alignment of that score ends there (or the score is 0).
-pub fn align_from_end(a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring, best: Sw3Score) -> Option<Alignment3> {
-    let end = best.end?;
-    if end[0] > a.len() || end[1] > b.len() || end[2] > c.len() || check_inputs(&[a, b, c], scoring).is_err() {
-        return None;
+/// no alignment of that score ends there (or the score is 0); an error for inputs the
+/// model refuses or whose planes do not fit in memory.
+pub fn align_from_end(a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring, best: Sw3Score) -> Result<Option<Alignment3>> {
+    check_inputs(&[a, b, c], scoring)?;
+    let Some(end) = best.end else { return Ok(None) };
+    if end[0] > a.len() || end[1] > b.len() || end[2] > c.len() {
+        return Ok(None);
     }
-    Tb::new([a, b, c], scoring, FULL_CELLS).run(end, best.score)
+    check_native_memory([a.len(), b.len(), c.len()], scoring, true, 1)?;
+    Ok(Tb::new([a, b, c], scoring, FULL_CELLS).run(end, best.score))
 }
 
 /// [`align`] with an explicit full-table limit (cells per box), so tests can force the
 /// divide and conquer on small inputs.
-pub fn align_with_limit(a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring, full_cells: usize) -> Option<Alignment3> {
-    check_inputs(&[a, b, c], scoring).ok()?;
+pub fn align_with_limit(
+    a: &[u8],
+    b: &[u8],
+    c: &[u8],
+    scoring: &Scoring,
+    full_cells: usize,
+) -> Result<Option<Alignment3>> {
+    check_inputs(&[a, b, c], scoring)?;
+    check_native_memory([a.len(), b.len(), c.len()], scoring, true, 1)?;
     let best = sw3_score(a, b, c, scoring);
-    let end = best.end?;
-    Tb::new([a, b, c], scoring, full_cells).run(end, best.score)
+    let Some(end) = best.end else { return Ok(None) };
+    Ok(Tb::new([a, b, c], scoring, full_cells).run(end, best.score))
 }
 
 #[derive(Clone, Copy)]

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static int failures = 0;
 
@@ -380,11 +381,78 @@ static void buffer_too_small(fixture *f, const char *dir) {
     REQUIRE(strlen(small) == 1);
 }
 
+/* The address space this process has mapped now, in bytes (Linux /proc/self/statm). */
+static size_t mapped_bytes(void) {
+    unsigned long pages = 0;
+    FILE *fp = fopen("/proc/self/statm", "r");
+    REQUIRE(fp != NULL && fscanf(fp, "%lu", &pages) == 1);
+    fclose(fp);
+    return (size_t)pages * 4096;
+}
+
+/* Allocation failure injected: the address space is limited (setrlimit) to what the
+   process maps plus 1 GiB (under AddressSanitizer, whose shadow memory rules out such a
+   limit, its allocator refuses large allocations instead: max_allocation_size_mb with
+   allocator_may_return_null, set by the test). Calls whose buffers follow from their
+   arguments then return CLSW_ERR_OUT_OF_MEMORY naming the buffer and its size, the
+   process goes on, and a call that fits still works. */
+static void out_of_memory(fixture *f, const char *dir) {
+    (void)f;
+    (void)dir;
+    size_t samples = 1000000, count = 3000;
+    int8_t *genotypes = calloc(samples * 2, 1);
+    const uint8_t **seqs = malloc(count * sizeof *seqs);
+    size_t *lens = malloc(count * sizeof *lens);
+    uint8_t *longs = malloc(3 * 6000);
+    REQUIRE(genotypes && seqs && lens && longs);
+    for (size_t i = 0; i < count; i++) {
+        seqs[i] = (const uint8_t *)"MKVLAAG";
+        lens[i] = 7;
+    }
+    memset(longs, 'W', 3 * 6000);
+    clsw_engine *e = NULL;
+    clsw_scoring *sc = NULL;
+    EXPECT(clsw_engine_new("reference", &e), CLSW_OK, "");
+    EXPECT(clsw_scoring_new_builtin("BLOSUM62", 11, 1, &sc), CLSW_OK, "");
+    if (getenv("CLSW_MISUSE_ASAN") == NULL) {
+        struct rlimit limit = {.rlim_cur = mapped_bytes() + ((size_t)1 << 30), .rlim_max = RLIM_INFINITY};
+        REQUIRE(setrlimit(RLIMIT_AS, &limit) == 0);
+        printf("ok address space limited to %zu bytes\n", (size_t)limit.rlim_cur);
+    }
+    clsw_psse_options po;
+    EXPECT(clsw_psse_options_init(&po, sizeof po), CLSW_OK, "");
+    po.shuffles = 4000000000u;
+    clsw_psse_result pr = {.size = sizeof pr};
+    const uint8_t *q = (const uint8_t *)"MKVLAAGIVG";
+    EXPECT(clsw_psse(e, sc, q, 10, q, 10, &po, &pr), CLSW_ERR_OUT_OF_MEMORY, "4000000000 shuffles each needs 96.0 GB");
+    clsw_sw3_results *triples = (clsw_sw3_results *)&count; /* garbage in, NULL out */
+    EXPECT(clsw_sw3_batch(e, sc, count, seqs, lens, NULL, 0, NULL, &triples), CLSW_ERR_OUT_OF_MEMORY,
+           "all 4495501000 triples of 3000 sequences needs 53.9 GB");
+    REQUIRE(triples == NULL);
+    clsw_distance_result *d = NULL;
+    EXPECT(clsw_distance_genotypes(e, genotypes, samples, 2, NULL, &d), CLSW_ERR_OUT_OF_MEMORY,
+           "499999500000 pairs of 1000000 samples needs 2.0 TB");
+    int32_t score = -1;
+    size_t end[3];
+    EXPECT(clsw_sw3_score(e, sc, longs, 6000, longs + 6000, 6000, longs + 12000, 6000, NULL, &score, end),
+           CLSW_ERR_OUT_OF_MEMORY, "6000 x 6000 x 6000 residues needs 2.3 GB");
+    REQUIRE(score == -1);
+    /* What fits still works after the refusals. */
+    EXPECT(clsw_sw3_score(e, sc, longs, 60, longs, 50, longs, 40, NULL, &score, end), CLSW_OK, "");
+    REQUIRE(score > 0);
+    clsw_scoring_free(sc);
+    clsw_engine_free(e);
+    free(longs);
+    free(lens);
+    free(seqs);
+    free(genotypes);
+}
+
 /* Status strings, the version, and the last error after a success. */
 static void status_and_version(fixture *f, const char *dir) {
     (void)f;
     (void)dir;
-    for (int s = CLSW_OK; s <= CLSW_ERR_INTERNAL; s++) {
+    for (int s = CLSW_OK; s <= CLSW_ERR_OUT_OF_MEMORY; s++) {
         const char *text = clsw_status_str(s);
         REQUIRE(text != NULL && strncmp(text, "CLSW_", 5) == 0);
         printf("ok status %d: %s\n", s, text);
@@ -424,6 +492,7 @@ int main(int argc, char **argv) {
         {"impossible_options", impossible_options, 1},
         {"buffer_too_small", buffer_too_small, 1},
         {"status_and_version", status_and_version, 0},
+        {"out_of_memory", out_of_memory, 0},
     };
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
         if (strcmp(argv[1], checks[i].name) == 0) {

@@ -36,6 +36,23 @@ pub fn clsw(args: &[&str]) -> Run {
     clsw_on(Some("native"), args)
 }
 
+/// Runs clsw on the native CPU path with its address space limited to `gib` GiB (the
+/// shell's `ulimit -v`), so allocation failure happens the same on every machine.
+pub fn clsw_limited(gib: u64, args: &[&str]) -> Run {
+    let limit = format!("ulimit -v {} && exec \"$0\" \"$@\"", gib << 20);
+    let out = Command::new("sh")
+        .args(["-c", &limit, env!("CARGO_BIN_EXE_clsw")])
+        .args(args)
+        .env("CLSW_DEVICE", "native")
+        .output()
+        .expect("running clsw under sh");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// This test process's scratch folder (created on first use).
 pub fn scratch_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();

@@ -152,7 +152,7 @@ pub fn run(args: &Sw3Args) -> Result<()> {
     let t = Instant::now();
     let scores = sw3::batch(&engine, &refs, &input.triples, &input.scoring)?;
     let score_s = t.elapsed().as_secs_f64();
-    let rows = sw3::ranked(&input.triples, &scores);
+    let rows = sw3::ranked(&input.triples, &scores)?;
     let top: Vec<&BatchRow> = rows.iter().filter(|r| r.score.score > 0).take(args.top).collect();
     let alignments: Vec<Option<Alignment3>> = top
         .par_iter()
@@ -160,7 +160,7 @@ pub fn run(args: &Sw3Args) -> Result<()> {
             let s = r.triple.map(|x| refs[x as usize]);
             sw3::align_from_end(s[0], s[1], s[2], &input.scoring, r.score)
         })
-        .collect();
+        .collect::<Result<_>>()?;
 
     if let Some(mut f) = table.take() {
         let path = f.path().to_path_buf();

@@ -330,6 +330,35 @@ mod tests {
     }
 
     #[test]
+    fn queries_longer_than_a_block_of_rows_give_the_references_scores_and_ends() {
+        use super::swipe::BLOCK_ROWS;
+        let (sc, code) = (blosum(11, 1), |c: u8| Alphabet::Protein.encode_all(&[c]).unwrap()[0]);
+        let (d, g, w, c) = (code(b'D'), code(b'G'), code(b'W'), code(b'C'));
+        // Nine W (99) and eleven C (99) score the same. The query has the W run in its
+        // first block and the C run in its second; the subject has the C run left of the
+        // W run: the best is found first at the W run's column, and the second block's
+        // tie in a column further left is the end (first column, then first row).
+        let mut query = vec![d; 2 * BLOCK_ROWS + 300];
+        query[100..109].fill(w);
+        query[BLOCK_ROWS + 200..BLOCK_ROWS + 211].fill(c);
+        let mut tie = vec![g; 90];
+        tie[10..21].fill(c);
+        tie[50..59].fill(w);
+        // A match crossing the block boundary, at 8 and at 16 bits.
+        let mut rng = generator(99);
+        let query2: Vec<u8> = (0..BLOCK_ROWS + 700).map(|_| rng(20) as u8).collect();
+        let across = query2[BLOCK_ROWS - 150..BLOCK_ROWS + 120].to_vec();
+        let mut subjects: Vec<Vec<u8>> = (0..40).map(|_| (0..1 + rng(300)).map(|_| rng(24) as u8).collect()).collect();
+        subjects.extend([tie.clone(), across, query2[BLOCK_ROWS - 3000..BLOCK_ROWS + 600].to_vec()]);
+        let tie_end = reference::sw_score(&query, &tie, &sc).end;
+        assert_eq!(tie_end, Some((BLOCK_ROWS + 210, 20)), "the reference's end of the tie");
+        check(&query, &subjects, &sc, "two blocks, tie across blocks");
+        for out in check(&query2, &subjects, &sc, "a match across the block boundary") {
+            assert!(out.recomputed == 0);
+        }
+    }
+
+    #[test]
     fn levels_are_named_and_capped() {
         assert_eq!("AVX2".parse::<Level>().unwrap(), Level::Avx2);
         assert!("avx3".parse::<Level>().unwrap_err().to_string().contains("avx512, avx2, sse41, portable"));

@@ -31,6 +31,11 @@ use crate::scoring::Scoring;
 /// so it never raises a lane's best (which needs a strictly higher score).
 pub(super) const PAD: u8 = 0x80;
 
+/// Rows of the query walked at once: the per-row state of a batch (three vectors a
+/// row, 96 bytes with AVX2, 192 with AVX-512) is bounded by this many rows; longer
+/// queries are walked in blocks, which changes no score or end cell.
+pub(super) const BLOCK_ROWS: usize = 8192;
+
 /// A scoring as the kernel reads it, built once per scan.
 pub(super) struct Tables {
     /// Per query letter `a`, `S(a, c)` for subject letters `c` 0-31 (0 past the alphabet).
@@ -102,66 +107,96 @@ pub(super) unsafe fn align_batch<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Ta
         let zero = V::splat(0);
         let oe = V::splat(t.open_extend);
         let ext = V::splat(t.extend);
-        let mut h_col = vec![zero; m]; // H(i, j-1), then H(i, j+1)
+        // The rows are walked in blocks of at most BLOCK_ROWS, every column per block,
+        // so the per-row state is bounded however long the query: a query's memory is
+        // its own bytes, not 3 vectors a residue. Between blocks each column keeps
+        // H and F of the block's last row (`h_bound`, `f_bound`: zero above row 0).
+        let rows = m.min(BLOCK_ROWS);
+        let mut h_col = vec![zero; rows]; // H(i, j-1), then H(i, j+1)
         // E(i, j) = max(E(i, j-1) - extend, H(i, j-1) - oe), stored one column ahead:
         // the E of column j (from column j-1), then that of column j+2.
-        let mut e_col = vec![zero; m];
-        let mut h_first = vec![zero; m]; // H(i, j), kept for the end search
+        let mut e_col = vec![zero; rows];
+        let mut h_first = vec![zero; rows]; // H(i, j), kept for the end search
+        let mut h_bound = vec![zero; n + 2];
+        let mut f_bound = vec![zero; n + 2];
         // S(a, s_j) and S(a, s_j+1) per letter a.
         let mut profiles = [vec![zero; letters], vec![zero; letters]];
         let mut best = zero;
         let mut end = [(0u32, 0u32); 64];
         let mut residues = [PAD; 64];
-        // Two columns per walk down the rows: each row's cell of column j, then of
-        // column j + 1 (whose left neighbour it is); half the loads and stores of
-        // the columns, and two dependency chains in flight.
-        for j in (0..n).step_by(2) {
-            for (c, profile) in profiles.iter_mut().enumerate() {
-                for (l, s) in batch.iter().enumerate() {
-                    residues[l] = s.get(j + c).copied().unwrap_or(PAD);
+        for i0 in (0..m).step_by(BLOCK_ROWS) {
+            let block = &query[i0..m.min(i0 + BLOCK_ROWS)];
+            h_col.fill(zero);
+            e_col.fill(zero);
+            let mut up_left = zero; // H(i0 - 1, j - 1)
+            // Two columns per walk down the rows: each row's cell of column j, then of
+            // column j + 1 (whose left neighbour it is); half the loads and stores of
+            // the columns, and two dependency chains in flight.
+            for j in (0..n).step_by(2) {
+                for (c, profile) in profiles.iter_mut().enumerate() {
+                    for (l, s) in batch.iter().enumerate() {
+                        residues[l] = s.get(j + c).copied().unwrap_or(PAD);
+                    }
+                    V::column_profile(profile, t, &residues);
                 }
-                V::column_profile(profile, t, &residues);
-            }
-            // `gap_a`, `gap_b`: H(i-1, j) - oe and H(i-1, j+1) - oe, each computed once
-            // for the F below it and the E to its right.
-            let (mut diag_a, mut gap_a, mut f_a, mut max_a) = (zero, zero, zero, zero);
-            let (mut diag_b, mut gap_b, mut f_b, mut max_b) = (zero, zero, zero, zero);
-            for i in 0..m {
-                // Query codes are below the matrix's size (checked by the caller), and
-                // i < m, the length of every column buffer.
-                let q = *query.get_unchecked(i) as usize;
-                let left = *h_col.get_unchecked(i);
-                let e_a = *e_col.get_unchecked(i);
-                f_a = f_a.subs(ext).max(gap_a);
-                let h_a = diag_a.adds_signed(*profiles[0].get_unchecked(q)).max_signed(e_a).max(f_a);
-                diag_a = left;
-                gap_a = h_a.subs(oe);
-                max_a = max_a.max(h_a);
-                *h_first.get_unchecked_mut(i) = h_a;
-                let e_b = e_a.subs(ext).max(gap_a);
-                f_b = f_b.subs(ext).max(gap_b);
-                let h_b = diag_b.adds_signed(*profiles[1].get_unchecked(q)).max_signed(e_b).max(f_b);
-                diag_b = h_a;
-                gap_b = h_b.subs(oe);
-                max_b = max_b.max(h_b);
-                *h_col.get_unchecked_mut(i) = h_b;
-                *e_col.get_unchecked_mut(i) = e_b.subs(ext).max(gap_b);
-            }
-            for (col, col_max, column) in [(j, max_a, &h_first), (j + 1, max_b, &h_col)] {
-                let mut pending = col_max.gt_mask(best);
-                if pending == 0 {
-                    continue;
+                // `gap_a`, `gap_b`: H(i-1, j) - oe and H(i-1, j+1) - oe, each computed once
+                // for the F below it and the E to its right.
+                let (mut diag_a, mut gap_a, mut f_a, mut max_a) = (up_left, h_bound[j].subs(oe), f_bound[j], zero);
+                let (mut diag_b, mut gap_b, mut f_b, mut max_b) =
+                    (h_bound[j], h_bound[j + 1].subs(oe), f_bound[j + 1], zero);
+                up_left = h_bound[j + 1];
+                for (i, &q) in block.iter().enumerate() {
+                    // Query codes are below the matrix's size (checked by the caller), and
+                    // i < rows, the length of every column buffer.
+                    let q = q as usize;
+                    let left = *h_col.get_unchecked(i);
+                    let e_a = *e_col.get_unchecked(i);
+                    f_a = f_a.subs(ext).max(gap_a);
+                    let h_a = diag_a.adds_signed(*profiles[0].get_unchecked(q)).max_signed(e_a).max(f_a);
+                    diag_a = left;
+                    gap_a = h_a.subs(oe);
+                    max_a = max_a.max(h_a);
+                    *h_first.get_unchecked_mut(i) = h_a;
+                    let e_b = e_a.subs(ext).max(gap_a);
+                    f_b = f_b.subs(ext).max(gap_b);
+                    let h_b = diag_b.adds_signed(*profiles[1].get_unchecked(q)).max_signed(e_b).max(f_b);
+                    diag_b = h_a;
+                    gap_b = h_b.subs(oe);
+                    max_b = max_b.max(h_b);
+                    *h_col.get_unchecked_mut(i) = h_b;
+                    *e_col.get_unchecked_mut(i) = e_b.subs(ext).max(gap_b);
                 }
-                best = best.max(col_max);
-                for (i, h) in column.iter().enumerate() {
-                    let mut found = h.eq_mask(col_max) & pending;
-                    pending &= !found;
-                    while found != 0 {
-                        end[found.trailing_zeros() as usize] = (i as u32, col as u32);
-                        found &= found - 1;
+                let last = block.len() - 1;
+                (h_bound[j], f_bound[j], h_bound[j + 1], f_bound[j + 1]) = (h_first[last], f_a, h_col[last], f_b);
+                for (col, col_max, column) in [(j, max_a, &h_first), (j + 1, max_b, &h_col)] {
+                    let mut pending = col_max.gt_mask(best);
+                    if i0 > 0 {
+                        // A later block can give a column left of a lane's end its first
+                        // cell holding the best (the reference's end: first column, then
+                        // first row).
+                        let mut tied = col_max.eq_mask(best) & best.gt_mask(zero);
+                        while tied != 0 {
+                            let l = tied.trailing_zeros() as usize;
+                            if end[l].1 as usize > col {
+                                pending |= 1 << l;
+                            }
+                            tied &= tied - 1;
+                        }
                     }
                     if pending == 0 {
-                        break;
+                        continue;
+                    }
+                    best = best.max(col_max);
+                    for (i, h) in column[..block.len()].iter().enumerate() {
+                        let mut found = h.eq_mask(col_max) & pending;
+                        pending &= !found;
+                        while found != 0 {
+                            end[found.trailing_zeros() as usize] = ((i0 + i) as u32, col as u32);
+                            found &= found - 1;
+                        }
+                        if pending == 0 {
+                            break;
+                        }
                     }
                 }
             }
