@@ -50,6 +50,10 @@ def test_devices():
 @pytest.fixture(scope="module", params=choices())
 def engine(request):
     with clsw.Engine(request.param) as e:
+        # PoCL runs the GPU kernels at a few hundred MCUPS on a CI machine's two cores:
+        # the long checks run there on a part of their data (the Rust tests check every
+        # kernel against the reference on it; these check what the bindings pass on).
+        e.opencl = request.param != "reference"
         yield e
 
 
@@ -118,11 +122,15 @@ def golden_rows():
 
 
 def test_scores_equal_ssearch36_and_parasail_golden_scores(engine):
-    """Every golden row: protein queries10 x golden_subjects, DNA pairs (plus strand)."""
+    """Every golden row: protein queries10 x golden_subjects, DNA pairs (plus strand);
+    on an OpenCL device, the rows of the protein and the DNA defaults."""
     protein = dict(read_fasta(DATA / "queries10.fasta")) | dict(read_fasta(DATA / "golden_subjects.fasta"))
     dna = dict(read_fasta(DATA / "dna_pairs.fasta"))
     settings = {}
-    for q, s, matrix, o, e, score in golden_rows():
+    rows = golden_rows()
+    if engine.opencl:
+        rows = [r for r in rows if r[2:5] in [("BLOSUM62", 11, 1), ("EDNAFULL", 10, 1)]]
+    for q, s, matrix, o, e, score in rows:
         settings.setdefault((matrix, o, e), []).append((q, s, score))
     checked = 0
     for (matrix, o, e), rows in settings.items():
@@ -139,7 +147,7 @@ def test_scores_equal_ssearch36_and_parasail_golden_scores(engine):
                 by_query[q] = searcher.scores(seqs[q])
             assert by_query[q][column[s]] == score, (matrix, o, e, q, s)
             checked += 1
-    assert checked == len(golden_rows()) > 2000
+    assert checked == len(rows) > (300 if engine.opencl else 2000)
 
 
 def test_scores_are_a_numpy_int32_vector_in_database_order(engine, uniprot, queries, blosum62):
@@ -185,7 +193,7 @@ def test_threads_sharing_one_searcher_get_the_single_thread_results(engine, unip
         r = searcher.search(q[1], query_id=q[0])
         return [(h.subject, h.score, h.evalue, h.cigar) for h in r.hits], searcher.scores(q[1]).tolist()
 
-    work = queries[:5] * 4
+    work = queries[:3] * 2 if engine.opencl else queries[:5] * 4
     sequential = [run(q) for q in work]
     with ThreadPoolExecutor(max_workers=8) as pool:
         parallel = list(pool.map(run, work))
