@@ -127,10 +127,10 @@ def test_scores_equal_ssearch36_and_parasail_golden_scores(engine):
     protein = dict(read_fasta(DATA / "queries10.fasta")) | dict(read_fasta(DATA / "golden_subjects.fasta"))
     dna = dict(read_fasta(DATA / "dna_pairs.fasta"))
     settings = {}
-    rows = golden_rows()
+    golden = golden_rows()
     if engine.opencl:
-        rows = [r for r in rows if r[2:5] in [("BLOSUM62", 11, 1), ("EDNAFULL", 10, 1)]]
-    for q, s, matrix, o, e, score in rows:
+        golden = [r for r in golden if r[2:5] in [("BLOSUM62", 11, 1), ("EDNAFULL", 10, 1)]]
+    for q, s, matrix, o, e, score in golden:
         settings.setdefault((matrix, o, e), []).append((q, s, score))
     checked = 0
     for (matrix, o, e), rows in settings.items():
@@ -147,7 +147,7 @@ def test_scores_equal_ssearch36_and_parasail_golden_scores(engine):
                 by_query[q] = searcher.scores(seqs[q])
             assert by_query[q][column[s]] == score, (matrix, o, e, q, s)
             checked += 1
-    assert checked == len(rows) > (300 if engine.opencl else 2000)
+    assert checked == len(golden) > (300 if engine.opencl else 2000)
 
 
 def test_scores_are_a_numpy_int32_vector_in_database_order(engine, uniprot, queries, blosum62):
