@@ -425,7 +425,7 @@ typedef struct clsw_search_options {
      */
     uint64_t batch_residues;
     /**
-     * A `CLSW_VARIANT_*`. Default `CLSW_VARIANT_FAST`.
+     * A `CLSW_VARIANT_*`. Default `CLSW_VARIANT_AUTO`.
      */
     clsw_variant variant;
     /**
@@ -925,10 +925,16 @@ typedef struct clsw_sw3_row {
 
 /**
  * Two subjects per team of work-items, each holding a slice of the query's rows
- * (warp shuffles on NVIDIA); resident like `FAST`, and faster. The default of
- * `clsw_search_options_init`.
+ * (warp shuffles on NVIDIA); resident like `FAST`, and faster on GPUs.
  */
 #define CLSW_VARIANT_TEAM 4
+
+/**
+ * Searches only: each device's own variant, `TEAM` on GPUs and `INTER` on CPU
+ * devices (where `TEAM` runs about 5 times slower). The default of
+ * `clsw_search_options_init`.
+ */
+#define CLSW_VARIANT_AUTO 5
 
 /**
  * Both strands (the default; for protein, the one strand there is).

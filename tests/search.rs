@@ -91,7 +91,7 @@ fn every_subject_score_equals_the_reference_on_uniprot300() {
         engines.push((e, Variant::Plain));
     }
     for (engine, variant) in &engines {
-        let opts = SearchOptions { variant: *variant, ..SearchOptions::default() };
+        let opts = SearchOptions { variant: Some(*variant), ..SearchOptions::default() };
         let searcher = Searcher::new(engine, &db, sc.clone(), opts).unwrap();
         let results = all_results(&searcher, queries);
         assert_eq!(results.len(), queries.len());

@@ -25,9 +25,12 @@ pub const CLSW_VARIANT_INTRA: clsw_variant = 2;
 /// One work-item per subject, 32-bit, no tiling: the readable kernel.
 pub const CLSW_VARIANT_PLAIN: clsw_variant = 3;
 /// Two subjects per team of work-items, each holding a slice of the query's rows
-/// (warp shuffles on NVIDIA); resident like `FAST`, and faster. The default of
-/// `clsw_search_options_init`.
+/// (warp shuffles on NVIDIA); resident like `FAST`, and faster on GPUs.
 pub const CLSW_VARIANT_TEAM: clsw_variant = 4;
+/// Searches only: each device's own variant, `TEAM` on GPUs and `INTER` on CPU
+/// devices (where `TEAM` runs about 5 times slower). The default of
+/// `clsw_search_options_init`.
+pub const CLSW_VARIANT_AUTO: clsw_variant = 5;
 
 /// Which strands of a DNA query to search (`clsw_search_options.strands`).
 pub type clsw_strands = u32;
@@ -80,7 +83,7 @@ pub struct clsw_search_options {
     /// Most residues uploaded to one device at a time; a larger database is scanned
     /// in batches. 0 (the default): from the device's memory.
     pub batch_residues: u64,
-    /// A `CLSW_VARIANT_*`. Default `CLSW_VARIANT_FAST`.
+    /// A `CLSW_VARIANT_*`. Default `CLSW_VARIANT_AUTO`.
     pub variant: clsw_variant,
     /// A `CLSW_STRANDS_*`. Default `CLSW_STRANDS_BOTH`.
     pub strands: clsw_strands,
@@ -102,7 +105,7 @@ impl Default for clsw_search_options {
             max_hits: d.max_hits,
             evalue: d.evalue,
             batch_residues: 0,
-            variant: CLSW_VARIANT_TEAM,
+            variant: CLSW_VARIANT_AUTO,
             strands: CLSW_STRANDS_BOTH,
             alignments: 1,
             cigar: CLSW_CIGAR_NONE,
@@ -128,13 +131,17 @@ pub(crate) fn variant_from(v: clsw_variant) -> Outcome<Variant> {
         CLSW_VARIANT_INTRA => Variant::Intra,
         CLSW_VARIANT_PLAIN => Variant::Plain,
         CLSW_VARIANT_TEAM => Variant::Team,
-        v => return Err(Failure::invalid(format!("options.variant {v} is not a CLSW_VARIANT_* value (0 to 4)"))),
+        v => {
+            return Err(Failure::invalid(format!(
+                "options.variant {v} is not a CLSW_VARIANT_* value (0 to 4, or 5 for a search)"
+            )));
+        }
     })
 }
 
 /// The C options as the library's; the library's rules refuse impossible values.
 fn search_options(o: &clsw_search_options) -> Outcome<SearchOptions> {
-    let variant = variant_from(o.variant)?;
+    let variant = if o.variant == CLSW_VARIANT_AUTO { None } else { Some(variant_from(o.variant)?) };
     let strands = match o.strands {
         CLSW_STRANDS_BOTH => Strands::Both,
         CLSW_STRANDS_PLUS => Strands::Plus,

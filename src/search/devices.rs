@@ -130,7 +130,8 @@ impl Searcher<'_> {
                 continue;
             }
             let subjects: Vec<&[u8]> = batch.clone().map(|k| db.residues(k)).collect();
-            let scanner = match banded_kind(self.options.variant) {
+            let variant = self.options.variant_on(&dev.info);
+            let scanner = match banded_kind(variant) {
                 Some(kind) => {
                     Some(BandedScanner::new(dev, kind, self.options.tuning, &subjects, sc.matrix.size() as u8)?)
                 }
@@ -139,7 +140,7 @@ impl Searcher<'_> {
             for (q, acc) in queries.iter().zip(outputs.iter_mut()) {
                 let part = match &scanner {
                     Some(s) => s.scores(q, sc)?,
-                    None => scan_once(dev, self.options.variant, q, &subjects, sc)?,
+                    None => scan_once(dev, variant, q, &subjects, sc)?,
                 };
                 acc.scores.extend(part.scores);
                 acc.recomputed += part.recomputed;

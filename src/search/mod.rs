@@ -76,8 +76,9 @@ use std::ops::Range;
 /// How a search runs and what it reports.
 #[derive(Debug, Clone)]
 pub struct SearchOptions {
-    /// Kernel variant on OpenCL devices (ignored on the native CPU path).
-    pub variant: Variant,
+    /// Kernel variant on OpenCL devices (ignored on the native CPU path); `None`: each
+    /// device's own ([`Variant::for_device`]).
+    pub variant: Option<Variant>,
     /// Report at most this many hits per query (ssearch36 `-b`, BLAST `-max_target_seqs`).
     pub max_hits: usize,
     /// Report only hits with an E-value at most this (ssearch36 `-E`, BLAST `-evalue`);
@@ -99,7 +100,7 @@ pub struct SearchOptions {
 impl Default for SearchOptions {
     fn default() -> SearchOptions {
         SearchOptions {
-            variant: Variant::Team,
+            variant: None,
             max_hits: 50,
             evalue: 10.0,
             strands: Strands::Both,
@@ -111,6 +112,11 @@ impl Default for SearchOptions {
 }
 
 impl SearchOptions {
+    /// The variant this search runs on `dev`.
+    pub fn variant_on(&self, dev: &crate::device::DeviceInfo) -> Variant {
+        self.variant.unwrap_or_else(|| Variant::for_device(dev))
+    }
+
     /// Checks the options before any work: an E-value threshold >= 0 (not NaN), a batch
     /// of at least one residue. [`Searcher::new`] calls it; the C layer and the CLI may
     /// call it to refuse options before reading their inputs.
@@ -182,7 +188,7 @@ impl<'a> Searcher<'a> {
                 WorkerRef::OpenCl(dev) => {
                     let auto = (dev.info.max_alloc_bytes / 2).min(dev.info.global_mem_bytes / 4).max(1 << 20);
                     let batches = plan_batches(range.clone(), &lengths, options.batch_residues.unwrap_or(auto));
-                    let resident = match banded_kind(options.variant) {
+                    let resident = match banded_kind(options.variant_on(&dev.info)) {
                         Some(kind) if batches.len() == 1 && !range.is_empty() => {
                             let subjects: Vec<&[u8]> = range.clone().map(|k| db.residues(k)).collect();
                             Some(BandedScanner::new(dev, kind, options.tuning, &subjects, pad)?)

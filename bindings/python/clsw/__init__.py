@@ -81,7 +81,7 @@ ERR_BUFFER_TOO_SMALL = 8
 
 ALPHABETS = {"protein": 0, "dna": 1, "auto": 2}
 ALPHABET_NAMES = {0: "protein", 1: "dna"}
-VARIANTS = {"fast": 0, "inter": 1, "intra": 2, "plain": 3, "team": 4}
+VARIANTS = {"fast": 0, "inter": 1, "intra": 2, "plain": 3, "team": 4, "auto": 5}
 STRANDS = {"both": 0, "plus": 1, "minus": 2}
 CIGARS = {None: 0, "extended": 1, "M": 2}
 EVALUE_SOURCES = {0: "fitted", 1: "published", 2: "none"}

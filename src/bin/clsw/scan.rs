@@ -37,8 +37,9 @@ pub struct ScanArgs {
     outfmt: String,
     #[command(flatten)]
     device: DeviceArgs,
-    /// Kernel variant on OpenCL devices: team, fast, inter, intra, plain.
-    #[arg(long, default_value = clsw::search::SearchOptions::default().variant.name())]
+    /// Kernel variant on OpenCL devices: team, fast, inter, intra, plain; auto: team on
+    /// GPUs, inter on CPU devices.
+    #[arg(long, default_value = "auto")]
     variant: String,
     /// DNA strands of the query to search: both, plus, minus.
     #[arg(long)]
@@ -169,7 +170,7 @@ fn open_database(args: &ScanArgs) -> Result<Database> {
 
 pub fn run_scan(args: &ScanArgs) -> Result<()> {
     let format: OutputFormat = args.outfmt.parse()?;
-    let variant: Variant = args.variant.parse()?;
+    let variant: Option<Variant> = if args.variant == "auto" { None } else { Some(args.variant.parse()?) };
     let strands: Strands = match &args.strand {
         Some(s) => s.parse()?,
         None => Strands::Both,
@@ -210,7 +211,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
         ..SearchOptions::default()
     };
     let start = Instant::now();
-    let searcher = Searcher::new(&engine, &db, scoring.clone(), options)?;
+    let searcher = Searcher::new(&engine, &db, scoring.clone(), options.clone())?;
     let upload_seconds = start.elapsed().as_secs_f64();
 
     let out_name = out.name();
@@ -281,7 +282,11 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
     if !args.quiet {
         let devices = searcher.devices().join(", ");
         let batches: usize = searcher.plan().iter().map(|(_, _, b)| b).sum();
-        let variant_note = if engine.uses_opencl() { format!("variant {variant} on ") } else { String::new() };
+        let mut variants: Vec<&str> =
+            engine.opencl_devices().iter().map(|d| options.variant_on(&d.info).name()).collect();
+        variants.dedup();
+        let variant_note =
+            if engine.uses_opencl() { format!("variant {} on ", variants.join(" and ")) } else { String::new() };
         let gcups = |s: f64| if s > 0.0 { format!("{:.2}", total_cells as f64 / s / 1e9) } else { "-".into() };
         let mut evalues = Vec::new();
         for (n, name) in sources.iter().zip(["fitted", "published", "unavailable"]) {
