@@ -2,6 +2,7 @@
 //! split over devices) against the plain reference on random inputs; snp-dists
 //! semantics on a hand-made alignment; PLINK 1.9's own output on generated genotypes;
 //! readers, writers and their errors.
+//! CPU devices build these sweeps' programs unoptimized ([`common::sweep_devices`]).
 
 mod common;
 
@@ -12,7 +13,7 @@ use clsw::distance::{
     Coding, DistanceMatrix, Metric, Options, SiteFilter, Tuning, Variant, compute_on, generate, pack_alignment,
     pack_genotype_matrix, reference,
 };
-use common::{Rng, data_dir, test_devices};
+use common::{Rng, data_dir, sweep_devices};
 use std::path::PathBuf;
 
 const CODINGS: [Coding; 4] = [
@@ -151,7 +152,7 @@ fn site_filter_off_gives_the_same_counts() {
 
 #[test]
 fn bitplane_kernel_equals_reference() {
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         let d = [&dev];
         check_alignments(&d, Variant::Bitplane, &[(3, 31), (66, 130), (70, 2100)], &CODINGS, 4);
         check_alignments(&d, Variant::Bitplane, &[(1, 5), (2, 64), (65, 65), (129, 1025)], &CODINGS[..1], 5);
@@ -161,7 +162,7 @@ fn bitplane_kernel_equals_reference() {
 
 #[test]
 fn charpacked_kernel_equals_reference() {
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         let d = [&dev];
         check_alignments(&d, Variant::Charpacked, &[(3, 31), (35, 1025)], &CODINGS[..2], 7);
         check_genotypes(&d, Variant::Charpacked, &[(2, 33), (40, 700)], 8);
@@ -172,7 +173,7 @@ fn charpacked_kernel_equals_reference() {
 /// devices (the same one opened twice) sharing the work.
 #[test]
 fn blocked_and_split_over_devices_equals_reference() {
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         let second = ClDevice::new(dev.info.clone()).unwrap();
         let mut rng = Rng::new(9);
         let seqs = random_alignment(&mut rng, 75, 5000);
@@ -256,7 +257,7 @@ fn snp_dists_semantics_on_a_hand_made_alignment() {
         .skip(1)
         .map(|r| r.lines().skip(1).collect::<String>().into_bytes())
         .collect();
-    let devices = test_devices();
+    let devices = sweep_devices();
     for (coding, want) in cases {
         let packed = read_alignment(&dist_dir().join("hand.fa"), coding).unwrap().packed;
         assert_eq!(reference::alignment(&seqs, coding, false).differences, want, "reference {coding:?}");
@@ -310,7 +311,7 @@ fn read_matrix(path: &PathBuf) -> Vec<Vec<String>> {
 /// none (compared with plink's default weighting, which then agrees).
 #[test]
 fn equals_plink_1_9_distance() {
-    let devices = test_devices();
+    let devices = sweep_devices();
     let out = scratch("plink");
     for (set, golden) in [("a", "a_flat"), ("b", "b")] {
         let data = read_bed(&dist_dir().join(set)).unwrap();

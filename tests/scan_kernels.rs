@@ -2,6 +2,7 @@
 //! (PoCL in CI): random and real sequences, every built-in matrix, several gap
 //! settings, edge lengths and scores past 16-bit range. Scores and end cells must be
 //! equal; saturated subjects must be counted as recomputed.
+//! CPU devices build these sweeps' programs unoptimized ([`common::sweep_devices`]).
 
 mod common;
 
@@ -9,13 +10,13 @@ use clsw::reference::{LocalScore, sw_score};
 use clsw::scan::{Variant, scan_once};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
-use common::{Rng, read_fasta, test_devices};
+use common::{Rng, read_fasta, sweep_devices};
 
 /// Checks every variant; returns the number of subjects each recomputed at 32 bits.
 fn check(query: &[u8], subjects: &[Vec<u8>], sc: &Scoring, what: &str) -> Vec<usize> {
     let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(query, s, sc)).collect();
     let mut recomputed = Vec::new();
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         for variant in Variant::ALL {
             let got = scan_once(&dev, variant, query, subjects, sc).unwrap();
             for (k, (g, w)) in got.scores.iter().zip(&want).enumerate() {
@@ -73,7 +74,7 @@ fn edge_lengths_around_work_group_sizes() {
     // More subjects than one work-group, and an empty query.
     let subjects: Vec<Vec<u8>> = (0..131).map(|k| rng.codes(1 + k % 50, 20)).collect();
     check(&rng.codes(40, 20), &subjects, &sc, "131 subjects");
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         for variant in Variant::ALL {
             let got = scan_once(&dev, variant, &[], &subjects, &sc).unwrap();
             assert!(got.scores.iter().all(|r| *r == LocalScore { score: 0, end: None }), "{variant}");
@@ -136,7 +137,7 @@ fn fast_long_subject_wavefront_in_every_shape() {
     use clsw::scan::banded::{Banded, BandedScanner, Tuning};
     let mut rng = Rng::new(6);
     let sc = Scoring::new(Matrix::builtin("BLOSUM50").unwrap(), Gaps::affine(10, 2).unwrap());
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         for (qlen, long_group, tile, band) in
             [(5, 4, 3, 2), (70, 3, 5, 8), (130, 4, 32, 16), (33, 1, 7, 32), (200, 16, 32, 32)]
         {
@@ -176,7 +177,7 @@ fn team_in_every_shape() {
     use clsw::scan::banded::{Banded, BandedScanner, Tuning};
     let mut rng = Rng::new(12);
     let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         for (qlen, team, rows, group) in [
             (1, 1, 2, 1),
             (37, 1, 8, 4),
@@ -246,7 +247,7 @@ fn intra_chunks_of_the_query_and_partial_tiles() {
     // score tie planted twice in one subject (the smaller subject position must win).
     let mut rng = Rng::new(8);
     let sc = Scoring::new(Matrix::builtin("BLOSUM50").unwrap(), Gaps::affine(10, 2).unwrap());
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         for qlen in [4, 5, 511, 512, 513, 1_030] {
             let query = rng.codes(qlen, 20);
             let mut subjects: Vec<Vec<u8>> = [1, 3, 4, 5, 8, 9, 700].iter().map(|&n| rng.codes(n, 20)).collect();
@@ -365,7 +366,7 @@ fn random_scorings_with_extreme_values() {
     // library's limit. Seeded; bounded to run in seconds on PoCL.
     use clsw::scan::native::{Level, scores_at};
     let mut rng = Rng::new(19);
-    let devices = test_devices();
+    let devices = sweep_devices();
     let levels: Vec<Level> = Level::ALL.into_iter().filter(|l| l.supported()).collect();
     for round in 0..24 {
         let alphabet = if round % 3 == 0 { Alphabet::Dna } else { Alphabet::Protein };

@@ -6,6 +6,7 @@
 //!
 //! Sizes are chosen to keep the whole file near half a minute on two CPU cores with
 //! PoCL (most of it kernel builds and PoCL's per-launch cost).
+//! CPU devices build these sweeps' programs unoptimized ([`common::sweep_devices`]).
 
 mod common;
 
@@ -14,7 +15,7 @@ use clsw::reference::sw3::sw3_score;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
 use clsw::sw3::{self, Sw3Score, Tuning, Variant};
-use common::{Rng, read_fasta, test_devices};
+use common::{Rng, read_fasta, sweep_devices};
 
 /// Small tiles: 2-cell strips, 2 strips x 4 columns per group, 3 steps per tile.
 const SMALL: Tuning = Tuning { ti: 2, ns: 2, tj: 4, tt: 3, groups: 0 };
@@ -86,7 +87,7 @@ fn check_batch(dev: &ClDevice, seqs: &[Vec<u8>], triples: &[[u32; 3]], sc: &Scor
 fn every_length_1_to_70_in_each_dimension_seed_setting() {
     let sc = seed();
     let mut rng = Rng::new(31);
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         for dim in 0..3 {
             // One pool per dimension: 70 varying sequences then the two fixed ones.
             let mut pool: Vec<Vec<u8>> = Vec::new();
@@ -124,7 +125,7 @@ fn every_length_1_to_70_in_each_dimension_seed_setting() {
 #[test]
 fn every_length_1_to_70_affine() {
     let mut rng = Rng::new(32);
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         for (name, sc, letters) in [("BLOSUM62 11/1", blosum_affine(), 20), ("dna 5/-4 2/1", dna_affine_cheap(), 4)] {
             let fixed = related(&mut rng, [70, 41, 29], letters);
             let mut pool: Vec<Vec<u8>> = (1..=70).map(|len| fixed[0][..len].to_vec()).collect();
@@ -161,7 +162,7 @@ fn random_unequal_triples_up_to_300() {
         (blosum_affine(), 20, 160),
         (dna_affine_cheap(), 4, 160),
     ];
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         for (ci, (sc, letters, max)) in cases.iter().enumerate() {
             let mut pool: Vec<Vec<u8>> = Vec::new();
             for round in 0..3 {
@@ -209,7 +210,7 @@ fn scores_past_16_bits_and_empty_sequences() {
     let empty_cases: Vec<Vec<Vec<u8>>> =
         vec![vec![vec![], rng.codes(9, 4), rng.codes(5, 4)], vec![rng.codes(9, 4), vec![], vec![]], vec![vec![]; 3]];
     let cheap = dna_affine_cheap();
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         for tuning in [Tuning::LINEAR, SMALL] {
             check_tile(&dev, &seqs, &big, &tuning, want, "scores past 16 bits");
         }
@@ -229,7 +230,7 @@ fn scores_past_16_bits_and_empty_sequences() {
 #[test]
 fn bad_tile_shapes_and_inputs_are_errors() {
     let sc = seed();
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         let a = vec![0u8; 10];
         let odd = Tuning { ti: 3, ..Tuning::LINEAR };
         let msg = sw3::score_on(&dev, Variant::Tile, &a, &a, &a, &sc, &odd).unwrap_err().to_string();
@@ -257,7 +258,7 @@ fn engine_entry_points_pick_a_kernel_and_trace_back() {
     let small = related(&mut rng, [60, 55, 50], 8);
     let large = related(&mut rng, [140, 130, 120], 8);
     let mut engines = vec![Engine::new(DeviceChoice::Native).unwrap()];
-    for dev in test_devices() {
+    for dev in sweep_devices() {
         engines.push(Engine::new(DeviceChoice::Index(dev.info.index)).unwrap());
         // The same device opened twice: two workers sharing a batch.
         let twice = [DeviceChoice::Index(dev.info.index), DeviceChoice::Index(dev.info.index)];
