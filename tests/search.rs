@@ -699,3 +699,39 @@ fn top50_hits_equal_ssearch36() {
         }
     }
 }
+
+#[test]
+fn a_hit_below_one_that_fails_the_evalue_threshold_is_aligned_too() {
+    // The hits are the first max_hits subjects by score that pass the E-value threshold;
+    // the first max_hits by score are aligned while the statistics are fitted, and a
+    // subject that fails the threshold lets one in from further down, aligned after
+    // (`Searcher::finish`). Find such a case in real data: a subject at score rank p
+    // whose E-value (longer subject) is above every other E-value up to rank q > p.
+    let db = uniprot300();
+    let sc = blosum62();
+    let engine = reference_engine();
+    let everything = SearchOptions { max_hits: db.len(), evalue: f64::INFINITY, ..SearchOptions::default() };
+    let all = Searcher::new(&engine, &db, sc.clone(), everything).unwrap();
+    let mut found = 0;
+    for query in read_fasta("queries10.fasta", Alphabet::Protein) {
+        let ranked = all.search(&query).unwrap().hits;
+        let case = (0..ranked.len().min(40)).find_map(|p| {
+            (p + 1..ranked.len().min(40)).find_map(|q| {
+                let others = (0..=q).filter(|&k| k != p).map(|k| ranked[k].evalue).fold(0.0, f64::max);
+                (others < ranked[p].evalue).then_some((p, q, others))
+            })
+        });
+        let Some((p, q, threshold)) = case else { continue };
+        let options = SearchOptions { max_hits: q, evalue: threshold, ..SearchOptions::default() };
+        let hits = Searcher::new(&engine, &db, sc.clone(), options).unwrap().search(&query).unwrap().hits;
+        let want: Vec<usize> = (0..=q).filter(|&k| k != p).map(|k| ranked[k].subject).collect();
+        assert_eq!(hits.iter().map(|h| h.subject).collect::<Vec<_>>(), want, "query '{}'", query.id);
+        for h in &hits {
+            let a = h.alignment.as_ref().expect("every hit is aligned");
+            assert_eq!(a, &clsw::reference::align(&query.residues, db.residues(h.subject), &sc).unwrap());
+            assert_eq!(a.score, h.score);
+        }
+        found += 1;
+    }
+    assert!(found > 0, "no query of queries10 has a hit that fails the threshold above one that passes");
+}
