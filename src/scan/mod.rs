@@ -39,6 +39,9 @@ crate::error::named_enum! {
     }
 }
 
+/// The name of "each device's own variant" ([`Variant::for_device`]) in [`Variant::choice`].
+pub const AUTO: &str = "auto";
+
 impl Variant {
     /// The variant a search runs on `dev` when none is named: `team` on GPUs and other
     /// accelerators, `inter` on CPU devices. On PoCL (two cores of an AMD EPYC, query
@@ -50,6 +53,11 @@ impl Variant {
             crate::device::DeviceKind::Cpu => Variant::Inter,
             _ => Variant::Team,
         }
+    }
+
+    /// A variant named by a user, or `auto` (`None`): each device's own.
+    pub fn choice(name: &str) -> Result<Option<Variant>> {
+        if name == AUTO { Ok(None) } else { name.parse().map(Some) }
     }
 }
 
@@ -189,6 +197,13 @@ mod tests {
         assert!(msg.contains("a query of 2147418112 residues is longer than the OpenCL kernels take"), "{msg}");
         let msg = check_kernel_lengths(5, [1, usize::MAX]).unwrap_err().to_string();
         assert!(msg.contains("subject 2 of"), "{msg}");
+    }
+
+    #[test]
+    fn a_variant_choice_is_a_name_or_auto() {
+        assert_eq!(Variant::choice(AUTO).unwrap(), None);
+        assert_eq!(Variant::choice("team").unwrap(), Some(Variant::Team));
+        assert!(Variant::choice("teams").is_err());
     }
 
     #[test]

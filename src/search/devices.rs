@@ -125,12 +125,12 @@ impl Searcher<'_> {
             .iter()
             .map(|_| ScanOutput { scores: Vec::with_capacity(share.range.len()), recomputed: 0, kernel_seconds: 0.0 })
             .collect();
+        let variant = self.options.variant_on(&dev.info);
         for batch in &share.batches {
             if batch.is_empty() {
                 continue;
             }
             let subjects: Vec<&[u8]> = batch.clone().map(|k| db.residues(k)).collect();
-            let variant = self.options.variant_on(&dev.info);
             let scanner = match banded_kind(variant) {
                 Some(kind) => {
                     Some(BandedScanner::new(dev, kind, self.options.tuning, &subjects, sc.matrix.size() as u8)?)

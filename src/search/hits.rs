@@ -188,11 +188,10 @@ impl Searcher<'_> {
     /// scored): where the hit's alignment starts when the device's score-only kernel
     /// gave no end.
     fn check_hit_scores(&self, plus: &[u8], minus: &[u8], hits: &[Hit]) -> Result<Vec<Option<(usize, usize)>>> {
-        let on_device = |k: usize| self.on_device(k);
         let mut ends = vec![None; hits.len()];
         for (strand, query) in [(Strand::Plus, plus), (Strand::Minus, minus)] {
             let mine: Vec<usize> =
-                (0..hits.len()).filter(|&i| hits[i].strand == strand && on_device(hits[i].subject)).collect();
+                (0..hits.len()).filter(|&i| hits[i].strand == strand && self.on_device(hits[i].subject)).collect();
             if mine.is_empty() {
                 continue;
             }

@@ -39,7 +39,7 @@ pub struct ScanArgs {
     device: DeviceArgs,
     /// Kernel variant on OpenCL devices: team, fast, inter, intra, plain; auto: team on
     /// GPUs, inter on CPU devices.
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = clsw::scan::AUTO)]
     variant: String,
     /// DNA strands of the query to search: both, plus, minus.
     #[arg(long)]
@@ -170,7 +170,7 @@ fn open_database(args: &ScanArgs) -> Result<Database> {
 
 pub fn run_scan(args: &ScanArgs) -> Result<()> {
     let format: OutputFormat = args.outfmt.parse()?;
-    let variant: Option<Variant> = if args.variant == "auto" { None } else { Some(args.variant.parse()?) };
+    let variant = Variant::choice(&args.variant)?;
     let strands: Strands = match &args.strand {
         Some(s) => s.parse()?,
         None => Strands::Both,
