@@ -11,8 +11,9 @@
 //! `src/` and fails on an edge against it.
 //!
 //! 1. [`error`]: the error type and status names.
-//! 2. [`memory`], [`outfile`]: fallible allocation of buffers whose size follows from
-//!    input; output files written atomically (temporary, sync, rename).
+//! 2. [`memory`], [`outfile`], [`textfile`]: fallible allocation of buffers whose size
+//!    follows from input; output files written atomically (temporary, sync, rename);
+//!    text input read a bounded line at a time.
 //! 3. [`seq`]: alphabets, FASTA reading, sequence databases.
 //! 4. [`scoring`]: substitution matrices and gap costs.
 //! 5. [`align`], [`stats`]: the pairwise alignment type and its display rows; Gumbel
@@ -44,6 +45,7 @@ pub mod search;
 pub mod seq;
 pub mod stats;
 pub mod sw3;
+pub mod textfile;
 
 pub use engine::Engine;
 pub use error::{Error, Result};

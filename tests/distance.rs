@@ -14,7 +14,7 @@ use clsw::distance::{
     pack_genotype_matrix, reference,
 };
 use common::{Rng, data_dir, sweep_devices};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const CODINGS: [Coding; 4] = [
     Coding::Nucleotide { count_gaps: false, count_n: false },
@@ -471,6 +471,15 @@ fn empty_and_malformed_inputs_are_errors() {
     assert!(err.contains("line 2") && err.contains("'y' has 2 sites"), "{err}");
     std::fs::write(&t, "x 0 1 2\ny 0 3 1\n").unwrap();
     assert!(read_genotype_table(&t).unwrap_err().to_string().contains("'3'"));
+    std::fs::write(&t, b"x 0 1 2\ny 0 \xff 1\n").unwrap();
+    let err = read_genotype_table(&t).unwrap_err().to_string();
+    assert!(err.contains("line 2: column 5: the byte 0xff is not UTF-8"), "{err}");
+    #[cfg(unix)]
+    {
+        // Input that never ends a line is refused after a bounded read.
+        let err = read_genotype_table(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert!(err.contains("/dev/zero: line 1: line is longer than 1073741824 bytes"), "{err}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -506,6 +515,19 @@ fn bed_size_and_magic_are_checked() {
     std::fs::write(dir.join("t.bed"), &bed).unwrap();
     std::fs::write(dir.join("t.fam"), "").unwrap();
     assert!(read_bed(&dir.join("t")).unwrap_err().to_string().contains("no samples"));
+    // A .fam line without an individual id, and .fam and .bim files that never end a line.
+    std::fs::write(dir.join("t.fam"), "f1 s1 0 0 1 -9\n\nf2\n").unwrap();
+    let err = read_bed(&dir.join("t")).unwrap_err().to_string();
+    assert!(err.contains("t.fam: line 3: fewer than two fields"), "{err}");
+    #[cfg(unix)]
+    for ext in ["fam", "bim"] {
+        std::fs::remove_file(dir.join(format!("t.{ext}"))).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.join(format!("t.{ext}"))).unwrap();
+        let err = read_bed(&dir.join("t")).unwrap_err().to_string();
+        assert!(err.contains(&format!("t.{ext}: line 1: line is longer than 16777216 bytes")), "{err}");
+        std::fs::remove_file(dir.join(format!("t.{ext}"))).unwrap();
+        copy(ext, "t");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

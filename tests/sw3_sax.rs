@@ -3,7 +3,8 @@
 //! handling of headers, delimiters and bad input.
 
 use clsw::sw3::sax::{
-    breakpoints, erfc, inverse_normal_cdf, letters, normal_cdf, paa, parse_series, sax, symbolize, znormalize,
+    breakpoints, erfc, inverse_normal_cdf, letters, normal_cdf, paa, parse_series, read_series, sax, symbolize,
+    znormalize,
 };
 
 #[test]
@@ -157,4 +158,12 @@ fn bad_series_files_say_where() {
     assert!(e.contains("not a finite"), "{e}");
     assert!(parse_series("a,b\n", "f.csv").unwrap_err().to_string().contains("no data rows"));
     assert!(parse_series("\n# only a comment\n", "f.csv").unwrap_err().to_string().contains("no data rows"));
+}
+
+/// A file that never ends a line is refused after a bounded read, not read whole.
+#[test]
+#[cfg(unix)]
+fn an_endless_series_file_is_an_error_at_line_one() {
+    let e = read_series(std::path::Path::new("/dev/zero")).unwrap_err().to_string();
+    assert!(e.contains("/dev/zero: line 1: line is longer than 16777216 bytes"), "{e}");
 }

@@ -9,7 +9,9 @@
 
 use super::packed::{Coding, Packed};
 use crate::error::{Error, Result};
+use crate::memory;
 use crate::seq::fasta::{self, FastaReader};
+use crate::textfile::{Lines, MAX_LINE, MAX_TABLE_LINE};
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -157,10 +159,10 @@ pub fn bfile_paths(prefix: &Path) -> (PathBuf, PathBuf, PathBuf) {
     (with(".bed"), with(".bim"), with(".fam"))
 }
 
-fn read_lines(path: &Path) -> Result<Vec<String>> {
-    let mut text = String::new();
-    File::open(path).and_then(|mut f| f.read_to_string(&mut text)).map_err(|e| Error::io(path, e))?;
-    Ok(text.lines().filter(|l| !l.trim().is_empty()).map(str::to_string).collect())
+/// The lines of a text file that are not blank, each at most [`MAX_LINE`] bytes.
+fn text_lines(path: &Path) -> Result<Lines<BufReader<File>>> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    Ok(Lines::new(BufReader::new(file), path.display().to_string(), MAX_LINE))
 }
 
 /// Reads a PLINK 1 binary fileset (`prefix.bed`, `.bim`, `.fam`). Calls are coded by
@@ -169,28 +171,25 @@ fn read_lines(path: &Path) -> Result<Vec<String>> {
 /// must be variant-major and exactly `3 + variants x ceil(samples / 4)` bytes.
 pub fn read_bed(prefix: &Path) -> Result<Dataset> {
     let (bed, bim, fam) = bfile_paths(prefix);
-    let fam_lines = read_lines(&fam)?;
-    let mut names = Vec::with_capacity(fam_lines.len());
-    for (k, l) in fam_lines.iter().enumerate() {
+    let mut names = Vec::new();
+    let mut fam_lines = text_lines(&fam)?;
+    while let Some((no, l)) = fam_lines.next_line()? {
         let mut f = l.split_whitespace();
         match (f.next(), f.next()) {
-            (Some(fid), Some(iid)) => names.push(SampleName { family: fid.to_string(), id: iid.to_string() }),
-            _ => {
-                return Err(Error::InvalidArgument(format!(
-                    "{}: line {} has fewer than two fields (family and individual id)",
-                    fam.display(),
-                    k + 1
-                )));
+            (Some(fid), Some(iid)) => {
+                let name = SampleName { family: fid.to_string(), id: iid.to_string() };
+                memory::grow(&mut names, "the sample names", 1)?;
+                names.push(name);
             }
+            (None, _) => {}
+            _ => return Err(fam_lines.error(no, "fewer than two fields (family and individual id)")),
         }
     }
     let variants = {
-        let file = File::open(&bim).map_err(|e| Error::io(&bim, e))?;
         let mut count = 0usize;
-        for line in BufReader::new(file).lines() {
-            if !line.map_err(|e| Error::io(&bim, e))?.trim().is_empty() {
-                count += 1;
-            }
+        let mut bim_lines = text_lines(&bim)?;
+        while let Some((_, l)) = bim_lines.next_line()? {
+            count += usize::from(!l.trim().is_empty());
         }
         count
     };
@@ -232,9 +231,14 @@ pub fn read_bed(prefix: &Path) -> Result<Dataset> {
     }
     let packed = Packed::new(Coding::Genotype, variants);
     let words = packed.words();
-    let mut rows: Vec<Vec<u64>> = (0..n).map(|_| vec![0u64; 3 * words]).collect();
+    let rows_words = memory::count("the genotypes of the .bed file", &[n, 3, words])?;
+    memory::check("the genotypes of the .bed file", memory::bytes_of::<u64>(rows_words))?;
+    let mut rows = memory::vec_with_capacity("the genotypes of the .bed file", n)?;
+    for _ in 0..n {
+        rows.push(memory::vec_filled("the genotypes of the .bed file", 3 * words, 0u64)?);
+    }
     // 64 variants at a time: every sample gets one word per plane.
-    let mut block = vec![0u8; 64 * row_bytes];
+    let mut block = memory::vec_filled("a block of the .bed file", 64 * row_bytes, 0u8)?;
     for w in 0..variants.div_ceil(64) {
         let count = (variants - w * 64).min(64);
         input.read_exact(&mut block[..count * row_bytes]).map_err(|e| Error::io(&bed, e))?;
@@ -296,7 +300,7 @@ fn is_header(fields: &[&str]) -> bool {
 /// genotype value (`0 1 2`: a table without names, whose first site would be read as
 /// the names).
 pub fn read_genotype_table(path: &Path) -> Result<Dataset> {
-    let input = fasta::open_input(path)?;
+    let mut lines = Lines::new(fasta::open_input(path)?, path.display().to_string(), MAX_TABLE_LINE);
     let name = path.display().to_string();
     let bad = |line: usize, m: String| Error::InvalidArgument(format!("{name}: line {line}: {m}"));
     let mut names = Vec::new();
@@ -305,8 +309,8 @@ pub fn read_genotype_table(path: &Path) -> Result<Dataset> {
     let mut header: Option<(usize, usize)> = None;
     let mut first_line = true;
     let mut values = Vec::new();
-    for (k, line) in input.lines().enumerate() {
-        let line = line.map_err(|e| Error::io(path, e))?;
+    while let Some((no, line)) = lines.next_line()? {
+        let k = no - 1;
         let t = line.trim();
         if t.is_empty() || t.starts_with('#') {
             continue;
@@ -359,6 +363,8 @@ pub fn read_genotype_table(path: &Path) -> Result<Dataset> {
                 packed.insert(Packed::new(Coding::Genotype, values.len()))
             }
         };
+        memory::grow(&mut rows, "the genotype table's samples", 1)?;
+        memory::grow(&mut names, "the genotype table's samples", 1)?;
         rows.push(p.pack_genotypes(&values));
         names.push(SampleName::same(id));
     }

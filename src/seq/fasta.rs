@@ -21,14 +21,11 @@ use super::Sequence;
 use super::alphabet::{Alphabet, Encoded, describe_byte};
 use crate::error::{Error, Result};
 use crate::memory;
+use crate::textfile::{self, LineRead, MAX_LINE};
 use flate2::read::MultiGzDecoder;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-
-/// The longest header (or other whole) line read: a longer one is refused. Sequence
-/// lines have no limit: they are read in pieces of [`PIECE`] bytes.
-pub const MAX_LINE: usize = 1 << 24;
 
 /// The bytes of a sequence line handled at once.
 const PIECE: usize = 1 << 16;
@@ -238,18 +235,10 @@ impl<R: BufRead> FastaReader<R> {
     /// Reads the rest of the current line, up to [`MAX_LINE`] bytes, into `self.buf`
     /// without its line end (`\n` or `\r\n`); a longer line is an error.
     fn read_limited_line(&mut self) -> Result<()> {
-        self.buf.clear();
-        let mut limited = (&mut self.input).take(MAX_LINE as u64 + 1);
-        let read = limited.read_until(b'\n', &mut self.buf);
-        read.map_err(|e| self.read_error(e))?;
-        if self.buf.last() == Some(&b'\n') {
-            self.buf.pop();
-        } else if self.buf.len() > MAX_LINE {
+        let read = textfile::read_line_within(&mut self.input, &mut self.buf, MAX_LINE);
+        if read.map_err(|e| self.read_error(e))? == LineRead::TooLong {
             let message = format!("line is longer than {MAX_LINE} bytes (is this a FASTA file?)");
             return Err(self.error(self.line_no, "", message));
-        }
-        if self.buf.last() == Some(&b'\r') {
-            self.buf.pop();
         }
         Ok(())
     }

@@ -17,8 +17,11 @@
 //!   are errors naming the line and column; blank lines and `#` lines are skipped.
 
 use crate::error::{Error, Result};
+use crate::memory;
 use crate::scoring::{Gaps, Matrix, Scoring, ScoringRequest};
-use crate::seq::Alphabet;
+use crate::seq::{Alphabet, fasta};
+use crate::textfile::{Lines, MAX_LINE};
+use std::io::BufRead;
 use std::path::Path;
 
 /// Smallest and largest alphabet sizes (the range of the published breakpoint tables).
@@ -245,12 +248,10 @@ pub struct Series {
     pub channels: Vec<Vec<f64>>,
 }
 
-/// Reads a CSV/TSV file of series (see [`parse_series`]).
+/// Reads a CSV/TSV file of series (see [`parse_series`]), plain or gzip, a row at a
+/// time (rows of at most [`MAX_LINE`] bytes).
 pub fn read_series(path: &Path) -> Result<Series> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| Error::InvalidArgument(format!("{}: not UTF-8 text ({e})", path.display())))?;
-    parse_series(&text, &path.display().to_string())
+    series_from(Lines::new(fasta::open_input(path)?, path.display().to_string(), MAX_LINE))
 }
 
 /// Parses series text: one row per time point, one column per channel, separated by
@@ -259,42 +260,44 @@ pub fn read_series(path: &Path) -> Result<Series> {
 /// number. Blank lines and lines starting with `#` are skipped. Every row must have one
 /// finite number per channel.
 pub fn parse_series(text: &str, source: &str) -> Result<Series> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
-        .filter(|(_, l)| !l.trim().is_empty() && !l.trim_start().starts_with('#'));
-    let err = |line: usize, msg: String| Error::InvalidArgument(format!("{source}: line {line}: {msg}"));
-    let Some((first_no, first)) = lines.next() else {
-        return Err(Error::InvalidArgument(format!("{source}: no data rows")));
-    };
-    let delim = ['\t', ',', ';'].into_iter().find(|&d| first.contains(d));
-    let split = |l: &str| -> Vec<String> {
+    series_from(Lines::new(text.as_bytes(), source, MAX_LINE))
+}
+
+fn series_from(mut lines: Lines<impl BufRead>) -> Result<Series> {
+    let source = lines.source().to_string();
+    let mut delim = None;
+    let split = |l: &str, delim: Option<char>| -> Vec<String> {
         match delim {
             Some(d) => l.split(d).map(|f| f.trim().to_string()).collect(),
             None => vec![l.trim().to_string()],
         }
     };
-    let first_fields = split(first);
-    let numeric = |f: &str| f.parse::<f64>().is_ok();
-    let header = first_fields.iter().any(|f| !numeric(f));
-    let names: Vec<String> = if header {
-        first_fields
-            .iter()
-            .enumerate()
-            .map(|(i, f)| if f.is_empty() { format!("ch{}", i + 1) } else { f.clone() })
-            .collect()
-    } else {
-        (1..=first_fields.len()).map(|i| format!("ch{i}")).collect()
-    };
-    let width = names.len();
-    let mut channels: Vec<Vec<f64>> = vec![Vec::new(); width];
-    let rows = std::iter::once((first_no, first)).filter(|_| !header).chain(lines);
-    for (no, line) in rows {
-        let fields = split(line);
+    let mut names: Vec<String> = Vec::new();
+    let mut channels: Vec<Vec<f64>> = Vec::new();
+    while let Some((no, line)) = lines.next_line()? {
+        let line = if no == 1 { line.strip_prefix('\u{feff}').unwrap_or(line) } else { line };
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        if names.is_empty() {
+            delim = ['\t', ',', ';'].into_iter().find(|&d| line.contains(d));
+            let fields = split(line, delim);
+            let header = fields.iter().any(|f| f.parse::<f64>().is_err());
+            names = (1..=fields.len()).map(|i| format!("ch{i}")).collect();
+            channels = vec![Vec::new(); names.len()];
+            if header {
+                for (name, f) in names.iter_mut().zip(fields) {
+                    if !f.is_empty() {
+                        *name = f;
+                    }
+                }
+                continue;
+            }
+        }
+        let fields = split(line, delim);
+        let width = names.len();
         if fields.len() != width {
-            return Err(err(
+            return Err(lines.error(
                 no,
                 format!(
                     "{} fields, expected {width} (one per channel); every row needs a value for every channel \
@@ -306,10 +309,10 @@ pub fn parse_series(text: &str, source: &str) -> Result<Series> {
         for (c, f) in fields.iter().enumerate() {
             let v: f64 = f.parse().map_err(|_| {
                 let what = if f.is_empty() { "an empty field".to_string() } else { format!("'{f}' is not a number") };
-                err(no, format!("column {} ('{}'): {what}", c + 1, names[c]))
+                lines.error(no, format!("column {} ('{}'): {what}", c + 1, names[c]))
             })?;
             if !v.is_finite() {
-                return Err(err(
+                return Err(lines.error(
                     no,
                     format!(
                         "column {} ('{}'): {f} is not a finite number; fill or drop missing values first",
@@ -318,6 +321,7 @@ pub fn parse_series(text: &str, source: &str) -> Result<Series> {
                     ),
                 ));
             }
+            memory::grow(&mut channels[c], "the series' values", 1)?;
             channels[c].push(v);
         }
     }
