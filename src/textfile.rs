@@ -98,7 +98,11 @@ impl<R: BufRead> Lines<R> {
             Ok(text) => Ok(Some((self.line_no, text))),
             Err(e) => Err(self.error(
                 self.line_no,
-                format!("column {}: the byte {:#04x} is not UTF-8 text", e.valid_up_to() + 1, self.buf[e.valid_up_to()]),
+                format!(
+                    "column {}: the byte {:#04x} is not UTF-8 text",
+                    e.valid_up_to() + 1,
+                    self.buf[e.valid_up_to()]
+                ),
             )),
         }
     }

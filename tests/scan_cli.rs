@@ -269,3 +269,29 @@ fn an_endless_input_that_is_not_fasta_is_refused_at_its_first_byte() {
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     assert!(err.contains("/dev/zero: line 1: expected a '>' header, found byte \\x00"), "{err}");
 }
+
+/// A hit at the end of a 12-million-residue query: finding where its alignment starts
+/// takes a striped profile of the whole query on each of two threads (1 GB), more than
+/// a 1 GiB address space leaves after the scan. The run stops with an error naming the
+/// query, where it aborted; the scan before it (whose profile of the query, 576 MB,
+/// fits) is taken fallibly too.
+#[test]
+fn alignments_that_do_not_fit_in_memory_are_an_error_not_an_abort() {
+    let mut state = 2u64;
+    let letters = b"ACDEFGHIKLMNPQRSTVWY";
+    let query: Vec<u8> = (0..12_000_000)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            letters[(state >> 33) as usize % letters.len()]
+        })
+        .collect();
+    let mut text = b">long\n".to_vec();
+    text.extend_from_slice(&query);
+    text.push(b'\n');
+    let q = scratch("long_query.fa", &text);
+    let tail = String::from_utf8(query[query.len() - 25..].to_vec()).unwrap();
+    let db = scratch("long_query_db.fa", format!(">tail\n{tail}\n>other\nMKVLAAGIVGLLLASCSSEKPVQEHT\n").as_bytes());
+    let (code, out, err) = clsw_limited(1, &["scan", "-q", s(&q), "-d", s(&db)]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("out of memory: finding where the alignments of a query of 12000000 residues start"), "{err}");
+}

@@ -397,7 +397,7 @@ fn random_scorings_with_extreme_values() {
             )
         };
         for &level in &levels {
-            let got = scores_at(level, &query, &subjects, &sc);
+            let got = scores_at(level, &query, &subjects, &sc).unwrap();
             for (k, w) in want.iter().enumerate() {
                 assert_eq!(&got.scores[k], w, "{}", what(format!("native {level}"), k));
             }

@@ -24,7 +24,7 @@ pub mod alignment3;
 pub mod sw3;
 mod traceback;
 
-pub use traceback::{align, align_ending_at, align_with_block_rows};
+pub use traceback::{align, align_ending_at, align_ending_at_bytes, align_with_block_rows};
 
 use crate::scoring::Scoring;
 

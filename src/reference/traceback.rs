@@ -27,9 +27,22 @@ pub fn align(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<Alignment> {
 /// given another cell, the result is the best alignment ending there (`None` if it
 /// scores 0).
 pub fn align_ending_at(query: &[u8], subject: &[u8], sc: &Scoring, end: (usize, usize)) -> Option<Alignment> {
-    let (rows, cols) = (end.0 + 1, end.1 + 1);
-    let block_rows = if rows * cols <= FULL_MATRIX_CELLS { rows } else { (rows as f64).sqrt().ceil() as usize };
-    traceback(query, subject, sc, end, block_rows)
+    traceback(query, subject, sc, end, block_rows(end))
+}
+
+/// The rows per block of the traceback ending at `end`.
+fn block_rows((ie, je): (usize, usize)) -> usize {
+    let (rows, cols) = (ie + 1, je + 1);
+    if rows.saturating_mul(cols) <= FULL_MATRIX_CELLS { rows } else { (rows as f64).sqrt().ceil() as usize }
+}
+
+/// The most bytes [`align_ending_at`] holds at once for the end cell `end` (an upper
+/// bound: the checkpoints, one block's traceback bits, the alignment's columns).
+pub fn align_ending_at_bytes(end: (usize, usize)) -> u128 {
+    let (rows, width) = (end.0 as u128 + 1, end.1 as u128 + 2);
+    let k = block_rows(end) as u128;
+    let checkpoints = rows.div_ceil(k) * 2 * width * 4;
+    checkpoints + k * width + 4 * width * 4 + (rows + width)
 }
 
 /// [`align`] with an explicit checkpoint interval (rows per block); exposed so tests

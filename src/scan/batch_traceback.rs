@@ -17,7 +17,10 @@
 //! walked column by column. Memory: the bits of a block of columns at a time; with
 //! more columns than one block holds, a first pass keeps H and E at each block's
 //! start and the blocks are recomputed from the last, the walk going on in each
-//! (the reference's checkpoints, along columns).
+//! (the reference's checkpoints, along columns). A block is [`BLOCK_BYTES`] of bits,
+//! or `2 sqrt(columns)` columns where that is more, which keeps the checkpoints and
+//! the bits together near their least, `64 rows sqrt(columns)` bytes
+//! ([`working_bytes`]).
 //!
 //! [`align_rects`] returns for each lane what [`crate::reference::align_ending_at`]
 //! returns for its rectangle and end cell; scores must fit 16 bits (the caller checks
@@ -58,13 +61,30 @@ pub fn align_rects(query: &[u8], rects: &[Rect<'_>], sc: &Scoring) -> Vec<Option
             return unsafe { align_rects_avx2(query, rects, sc) };
         }
     }
-    align_rects_portable(query, rects, sc, BLOCK_BYTES)
+    align_rects_portable(query, rects, sc, block_columns)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn align_rects_avx2(query: &[u8], rects: &[Rect<'_>], sc: &Scoring) -> Vec<Option<Alignment>> {
-    align_rects_portable(query, rects, sc, BLOCK_BYTES)
+    align_rects_portable(query, rects, sc, block_columns)
+}
+
+/// The columns of a block, for a batch of `rows` union rows and `cols` columns.
+fn block_columns(rows: usize, cols: usize) -> usize {
+    (BLOCK_BYTES / (rows.max(1) * LANES)).max(2 * cols.isqrt()).max(1)
+}
+
+/// The most bytes [`align_rects`] holds at once for a batch of `rows` union rows and
+/// `cols` columns (an upper bound).
+pub fn working_bytes(rows: usize, cols: usize) -> u128 {
+    let (rows, cols) = (rows as u128, cols as u128);
+    let block = block_columns(rows as usize, cols as usize) as u128;
+    let vector = LANES as u128 * 2;
+    let starts = (cols.div_ceil(block) + 1) * rows * 2 * vector;
+    let bits = block.min(cols) * rows * LANES as u128;
+    // Active lanes, H and E per row; each lane's walk (a column per step).
+    starts + bits + 3 * rows * vector + LANES as u128 * (rows + cols)
 }
 
 /// The shared state of one batch: the union of rows, the column profiles' source.
@@ -149,7 +169,12 @@ const IN_E: u8 = 1;
 const IN_F: u8 = 2;
 
 #[inline(always)]
-fn align_rects_portable(query: &[u8], rects: &[Rect<'_>], sc: &Scoring, block_bytes: usize) -> Vec<Option<Alignment>> {
+fn align_rects_portable(
+    query: &[u8],
+    rects: &[Rect<'_>],
+    sc: &Scoring,
+    block_columns: impl Fn(usize, usize) -> usize,
+) -> Vec<Option<Alignment>> {
     if rects.is_empty() {
         return Vec::new();
     }
@@ -161,7 +186,7 @@ fn align_rects_portable(query: &[u8], rects: &[Rect<'_>], sc: &Scoring, block_by
         .map(|q| std::array::from_fn(|l| rects.get(l).map_or(0, |r| if q >= r.rows.start { -1 } else { 0 })))
         .collect();
     let batch = Batch { query, rects, sc, first, rows, active };
-    let block = (block_bytes / (rows.max(1) * LANES)).max(1);
+    let block = block_columns(rows, cols).max(1);
     let blocks = cols.div_ceil(block).max(1);
 
     // Forward: H and E at each block's first column (after the column before it).
@@ -304,8 +329,12 @@ mod tests {
                         Rect { rows: start..end, subject: &s[off..off + len], subject_offset: off }
                     })
                     .collect();
-                for block_bytes in [BLOCK_BYTES, 1, 16 * 150 * 3] {
-                    let got = align_rects_portable(&q, &rects, sc, block_bytes);
+                for block in [0, 1, 3] {
+                    let got = if block == 0 {
+                        align_rects_portable(&q, &rects, sc, block_columns)
+                    } else {
+                        align_rects_portable(&q, &rects, sc, |_, _| block)
+                    };
                     for (k, r) in rects.iter().enumerate() {
                         let piece_q = &q[r.rows.clone()];
                         let want = align_ending_at(piece_q, r.subject, sc, (piece_q.len() - 1, r.subject.len() - 1))
@@ -316,11 +345,11 @@ mod tests {
                                 a.subject_end += r.subject_offset;
                                 a
                             });
-                        assert_eq!(got[k], want, "round {round} lane {k} block {block_bytes}");
+                        assert_eq!(got[k], want, "round {round} lane {k} block {block}");
                         compared += want.is_some() as usize;
                     }
                 }
-                assert_eq!(align_rects(&q, &rects, sc), align_rects_portable(&q, &rects, sc, BLOCK_BYTES));
+                assert_eq!(align_rects(&q, &rects, sc), align_rects_portable(&q, &rects, sc, block_columns));
             }
         }
         assert!(compared > 300, "{compared}");

@@ -26,11 +26,13 @@
 //! less), the whole prefix is traced back as before. The tests check the result equals [`crate::reference::align_ending_at`]'s,
 //! ties included.
 
-use super::batch_traceback::{Rect, align_rects};
+use super::batch_traceback::{self, Rect, align_rects};
 use super::lanes::{LANES, lanes_hold};
 use super::schedule::longest_first;
 use super::striped::{Reach, reach};
 use crate::align::Alignment;
+use crate::error::Result;
+use crate::memory;
 use crate::reference;
 use crate::scoring::Scoring;
 use rayon::prelude::*;
@@ -52,33 +54,65 @@ pub fn align_from_end(
     sc: &Scoring,
     end: (usize, usize),
     score: i32,
-) -> Option<Alignment> {
-    align_from_ends(query, &[HitEnd { subject, end, score }], sc).pop().flatten()
+) -> Result<Option<Alignment>> {
+    Ok(align_from_ends(query, &[HitEnd { subject, end, score }], sc)?.pop().flatten())
 }
 
 /// [`align_from_end`] for many hits of one query: the rectangles are found in
 /// parallel, then traced back up to 16 at a time ([`align_rects`], one per SIMD lane,
 /// the rectangles of similar shape together), the largest batches first.
-pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Vec<Option<Alignment>> {
-    let whole = |h: &HitEnd<'_>| {
-        let inside = h.end.0 < query.len() && h.end.1 < h.subject.len();
-        inside.then(|| reference::align_ending_at(query, h.subject, sc, h.end)).flatten()
-    };
-    let rects: Vec<Option<Rect<'_>>> = hits.par_iter().map(|h| rectangle(query, h, sc)).collect();
+///
+/// Before each phase, the memory its largest pieces take on all threads at once is
+/// checked ([`memory::ensure`]): a hit whose alignment cannot be had is an error naming
+/// its size, not an abort.
+pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Result<Vec<Option<Alignment>>> {
+    let inside = |h: &HitEnd<'_>| h.end.0 < query.len() && h.end.1 < h.subject.len();
+    ensure_for_threads(hits.iter().map(|h| if inside(h) { reach_bytes(h, sc) } else { 0 }), || {
+        format!("finding where the alignments of a query of {} residues start", query.len())
+    })?;
+    let rects: Vec<Option<Rect<'_>>> = hits.par_iter().map(|h| rectangle(query, h, sc)).collect::<Result<_>>()?;
     let mut order: Vec<usize> = (0..hits.len()).filter(|&k| rects[k].is_some()).collect();
-    let shape = |k: usize| rects[k].as_ref().map_or((0, 0, 0), |r| (r.rows.start, r.rows.len(), r.subject.len()));
-    order.sort_by_key(|&k| shape(k));
+    let rect = |k: usize| rects[k].as_ref().expect("chosen with a rectangle");
+    order.sort_by_key(|&k| (rect(k).rows.start, rect(k).rows.len(), rect(k).subject.len()));
     // A batch costs its largest rectangle whatever its number of lanes: with fewer
-    // hits than threads x 16, smaller batches keep every thread busy.
+    // hits than threads x 16, smaller batches keep every thread busy. A batch computes
+    // the union of its rectangles' rows: it ends before that union would be more than
+    // twice its longest rectangle's rows.
     let per_batch = order.len().div_ceil(rayon::current_num_threads()).clamp(1, LANES);
-    let batches: Vec<&[usize]> = order.chunks(per_batch).collect();
-    let area = |k: usize| rects[k].as_ref().map_or(0, |r| (r.rows.len() * r.subject.len()) as u64);
+    let mut batches: Vec<&[usize]> = Vec::new();
+    let mut from = 0;
+    for to in 1..=order.len() {
+        let batch = &order[from..to];
+        let union = batch.iter().map(|&k| rect(k).rows.end).max().unwrap_or(0) - rect(batch[0]).rows.start;
+        let longest = batch.iter().map(|&k| rect(k).rows.len()).max().unwrap_or(0);
+        if batch.len() > per_batch || union > 2 * longest {
+            batches.push(&order[from..to - 1]);
+            from = to - 1;
+        }
+    }
+    if from < order.len() {
+        batches.push(&order[from..]);
+    }
+    let shape = |batch: &[usize]| {
+        let first = batch.iter().map(|&k| rect(k).rows.start).min().unwrap_or(0);
+        let end = batch.iter().map(|&k| rect(k).rows.end).max().unwrap_or(0);
+        (end - first, batch.iter().map(|&k| rect(k).subject.len()).max().unwrap_or(0))
+    };
+    ensure_for_threads(
+        batches.iter().map(|b| {
+            let (rows, cols) = shape(b);
+            batch_traceback::working_bytes(rows, cols)
+        }),
+        || format!("the tracebacks of the hits of a query of {} residues", query.len()),
+    )?;
     let traced = longest_first(
         &batches,
-        |batch| batch.iter().map(|&k| area(k)).max().unwrap_or(0),
         |batch| {
-            let rects: Vec<Rect<'_>> =
-                batch.iter().map(|&k| rects[k].clone().expect("chosen with a rectangle")).collect();
+            let (rows, cols) = shape(batch);
+            (rows * cols) as u64
+        },
+        |batch| {
+            let rects: Vec<Rect<'_>> = batch.iter().map(|&k| rect(k).clone()).collect();
             align_rects(query, &rects, sc)
         },
     );
@@ -87,30 +121,57 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Vec<O
         // The rectangle's alignment must score the hit's score; else the whole prefix.
         out[k] = Some(a.filter(|a| a.score == hits[k].score));
     }
-    out.into_par_iter()
+    let whole = |k: usize| out[k].is_none() || out[k] == Some(None);
+    ensure_for_threads(
+        (0..hits.len())
+            .map(|k| if whole(k) && inside(&hits[k]) { reference::align_ending_at_bytes(hits[k].end) } else { 0 }),
+        || format!("the whole-prefix tracebacks of the hits of a query of {} residues", query.len()),
+    )?;
+    Ok(out
+        .into_par_iter()
         .zip(hits)
         .map(|(a, h)| match a {
             Some(Some(a)) => Some(a),
-            _ => whole(h),
+            _ => inside(h).then(|| reference::align_ending_at(query, h.subject, sc, h.end)).flatten(),
         })
-        .collect()
+        .collect())
+}
+
+/// The bytes of [`rectangle`]'s reach for hit `h` (the reversed prefixes and the
+/// striped profile of the query's).
+fn reach_bytes(h: &HitEnd<'_>, sc: &Scoring) -> u128 {
+    let rows = h.end.0 as u128 + 1;
+    let vector = LANES as u128 * 2;
+    rows + h.end.1 as u128 + 1 + (sc.matrix.size() as u128 + 3) * rows.div_ceil(LANES as u128) * vector
+}
+
+/// Checks that the largest of `bytes` (one per piece of work) can be had at once on
+/// every thread of the pool.
+fn ensure_for_threads(bytes: impl Iterator<Item = u128>, what: impl FnOnce() -> String) -> Result<()> {
+    let mut bytes: Vec<u128> = bytes.filter(|&b| b > 0).collect();
+    let threads = rayon::current_num_threads().min(bytes.len());
+    if threads == 0 {
+        return Ok(());
+    }
+    bytes.select_nth_unstable_by(threads - 1, |a, b| b.cmp(a));
+    memory::ensure(what(), bytes[..threads].iter().sum())
 }
 
 /// The rectangle from the earliest start of an alignment scoring `score` to the end
 /// cell, or `None` where the whole prefix must be traced (see the module header).
-fn rectangle<'a>(query: &[u8], h: &HitEnd<'a>, sc: &Scoring) -> Option<Rect<'a>> {
+fn rectangle<'a>(query: &[u8], h: &HitEnd<'a>, sc: &Scoring) -> Result<Option<Rect<'a>>> {
     let (ie, je) = h.end;
     if ie >= query.len() || je >= h.subject.len() || h.score <= 0 || !lanes_hold(h.score, sc) {
-        return None;
+        return Ok(None);
     }
-    let rq: Vec<u8> = query[..=ie].iter().rev().copied().collect();
-    let rs: Vec<u8> = h.subject[..=je].iter().rev().copied().collect();
-    match reach(&rq, &rs, sc, h.score) {
+    let rq = memory::collect("a hit's reversed query prefix", query[..=ie].iter().rev().copied())?;
+    let rs = memory::collect("a hit's reversed subject prefix", h.subject[..=je].iter().rev().copied())?;
+    Ok(match reach(&rq, &rs, sc, h.score)? {
         Some(Reach { best, last: Some((r, c)) }) if best == h.score => {
             Some(Rect { rows: ie - r..ie + 1, subject: &h.subject[je - c..=je], subject_offset: je - c })
         }
         _ => None,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -165,7 +226,7 @@ mod tests {
                 let best = sw_score(&q, &s, sc);
                 let Some(end) = best.end else { continue };
                 let want = reference::align_ending_at(&q, &s, sc, end);
-                assert_eq!(align_from_end(&q, &s, sc, end, best.score), want, "round {round}");
+                assert_eq!(align_from_end(&q, &s, sc, end, best.score).unwrap(), want, "round {round}");
                 traced += 1;
             }
         }
@@ -202,7 +263,7 @@ mod tests {
             .filter_map(|(s, b)| b.end.map(|end| HitEnd { subject: s, end, score: b.score }))
             .collect();
         assert!(hits.len() > 60);
-        let got = align_from_ends(&q, &hits, &sc);
+        let got = align_from_ends(&q, &hits, &sc).unwrap();
         for (k, h) in hits.iter().enumerate() {
             assert_eq!(got[k], reference::align_ending_at(&q, h.subject, &sc, h.end), "hit {k}");
         }
@@ -214,18 +275,24 @@ mod tests {
         let w = vec![17u8; 3_100];
         let best = sw_score(&w, &w, &sc);
         let end = best.end.unwrap();
-        assert_eq!(align_from_end(&w, &w, &sc, end, best.score), reference::align_ending_at(&w, &w, &sc, end));
+        assert_eq!(align_from_end(&w, &w, &sc, end, best.score).unwrap(), reference::align_ending_at(&w, &w, &sc, end));
         // A cell that is not the optimum's end: still the best alignment ending there.
         let q: Vec<u8> = (0..60).map(|k| (k * 7 % 20) as u8).collect();
         let cell = (30, 30);
-        assert_eq!(align_from_end(&q, &q, &sc, cell, best.score), reference::align_ending_at(&q, &q, &sc, cell));
-        assert_eq!(align_from_end(&q, &q, &sc, (60, 0), 5), None);
+        assert_eq!(
+            align_from_end(&q, &q, &sc, cell, best.score).unwrap(),
+            reference::align_ending_at(&q, &q, &sc, cell)
+        );
+        assert_eq!(align_from_end(&q, &q, &sc, (60, 0), 5).unwrap(), None);
         // Gap costs past 16 bits (40,001 would wrap in a lane): the whole prefix, right.
         let wide = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(40_000, 1).unwrap());
         let mut s = q.clone();
         s.remove(20);
         let best = sw_score(&q, &s, &wide);
         let end = best.end.unwrap();
-        assert_eq!(align_from_end(&q, &s, &wide, end, best.score), reference::align_ending_at(&q, &s, &wide, end));
+        assert_eq!(
+            align_from_end(&q, &s, &wide, end, best.score).unwrap(),
+            reference::align_ending_at(&q, &s, &wide, end)
+        );
     }
 }

@@ -25,6 +25,8 @@
 //! have saturated 16 bits give `None` (the caller takes the 32-bit path).
 
 use super::lanes::{LANES, Lanes, add, lanes_hold, max, splat};
+use crate::error::Result;
+use crate::memory;
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
 
@@ -46,29 +48,66 @@ pub struct Reach {
 /// The best local score of `query` against `subject`, and the last row and column
 /// holding `target`. `None` when 16-bit arithmetic could have saturated (the best or
 /// the target within the matrix's largest score of 32,767).
-pub fn reach(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Option<Reach> {
+pub fn reach(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Result<Option<Reach>> {
+    if !lanes_hold(target, sc) {
+        return Ok(None);
+    }
+    let profile = Profile::new(query, sc)?;
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor supports AVX2 (checked just above).
-            return unsafe { x86::reach(query, subject, sc, target) };
+            return unsafe { x86::reach(&profile, subject, sc, target) };
         }
     }
-    reach_in::<Lanes>(query, subject, sc, target)
+    reach_in::<Lanes>(&profile, subject, sc, target)
 }
 
 /// The pair's optimal local score and end cell, as [`crate::reference::sw_score`]
 /// gives them (the end rule: the smallest column, then the smallest row, among the
-/// cells holding the best score). `None` when 16-bit arithmetic could have saturated.
-pub fn score(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<LocalScore> {
+/// cells holding the best score), for the query of `profile`. `None` when 16-bit
+/// arithmetic could have saturated.
+pub fn score(profile: &Profile, subject: &[u8], sc: &Scoring) -> Result<Option<LocalScore>> {
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor supports AVX2 (checked just above).
-            return unsafe { x86::score(query, subject, sc) };
+            return unsafe { x86::score(profile, subject, sc) };
         }
     }
-    score_in::<Lanes>(query, subject, sc)
+    score_in::<Lanes>(profile, subject, sc)
+}
+
+/// A query's scores against every letter, striped: built once, shared by every
+/// subject scored against the query (2 bytes per residue and letter).
+pub struct Profile {
+    /// The query's length.
+    m: usize,
+    seg: usize,
+    /// `cells[a * seg + s][l]`: the score of row `l * seg + s` against letter `a`;
+    /// rows past the query score NEG, so they never hold a positive H of their own.
+    cells: Vec<Lanes>,
+}
+
+impl Profile {
+    /// The profile of `query`, taken fallibly ([`memory`]).
+    pub fn new(query: &[u8], sc: &Scoring) -> Result<Profile> {
+        let seg = query.len().div_ceil(LANES);
+        let letters = sc.matrix.size();
+        let what = || format!("the striped profile of a query of {} residues", query.len());
+        let count = memory::count(what(), &[letters, seg])?;
+        let cells = memory::collect(
+            what(),
+            (0..count).map(|k| {
+                let (a, s) = (k / seg, k % seg);
+                std::array::from_fn(|l| match query.get(l * seg + s) {
+                    Some(&q) => sc.matrix.score(q, a as u8) as i16,
+                    None => NEG,
+                })
+            }),
+        )?;
+        Ok(Profile { m: query.len(), seg, cells })
+    }
 }
 
 /// Sixteen signed 16-bit lanes: the plain arrays of [`super::lanes`] (any processor,
@@ -183,22 +222,20 @@ mod x86 {
     }
 
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn reach(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Option<Reach> {
-        reach_in::<Avx2>(query, subject, sc, target)
+    pub(super) unsafe fn reach(profile: &Profile, subject: &[u8], sc: &Scoring, target: i32) -> Result<Option<Reach>> {
+        reach_in::<Avx2>(profile, subject, sc, target)
     }
 
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn score(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<LocalScore> {
-        score_in::<Avx2>(query, subject, sc)
+    pub(super) unsafe fn score(profile: &Profile, subject: &[u8], sc: &Scoring) -> Result<Option<LocalScore>> {
+        score_in::<Avx2>(profile, subject, sc)
     }
 }
 
 /// The striped matrix of one pair, walked column by column.
-struct Columns<V> {
+struct Columns<'p, V> {
     seg: usize,
-    /// `profile[a * seg + s][l]`: the score of row `l * seg + s` against letter `a`;
-    /// rows past the query score NEG, so they never hold a positive H of their own.
-    profile: Vec<V>,
+    profile: &'p [Lanes],
     minus_oe: V,
     minus_ext: V,
     h_load: Vec<V>,
@@ -207,31 +244,21 @@ struct Columns<V> {
     e: Vec<V>,
 }
 
-impl<V: Stripe> Columns<V> {
+impl<'p, V: Stripe> Columns<'p, V> {
     /// For a query of at least one residue, with a scoring that fits 16 bits.
     #[inline(always)]
-    fn new(query: &[u8], sc: &Scoring) -> Columns<V> {
-        let seg = query.len().div_ceil(LANES);
-        let letters = sc.matrix.size();
-        let profile = (0..letters * seg)
-            .map(|k| {
-                let (a, s) = (k / seg, k % seg);
-                let lanes: Lanes = std::array::from_fn(|l| match query.get(l * seg + s) {
-                    Some(&q) => sc.matrix.score(q, a as u8) as i16,
-                    None => NEG,
-                });
-                V::load(&lanes)
-            })
-            .collect();
-        Columns {
+    fn new(profile: &'p Profile, sc: &Scoring) -> Result<Columns<'p, V>> {
+        let seg = profile.seg;
+        let what = || format!("the columns of a striped pass over a query of {} residues", profile.m);
+        Ok(Columns {
             seg,
-            profile,
+            profile: &profile.cells,
             minus_oe: V::splat(-((sc.gaps.open + sc.gaps.extend) as i16)),
             minus_ext: V::splat(-(sc.gaps.extend as i16)),
-            h_load: vec![V::splat(0); seg],
-            h_store: vec![V::splat(0); seg],
-            e: vec![V::splat(NEG); seg],
-        }
+            h_load: memory::vec_filled(what(), seg, V::splat(0))?,
+            h_store: memory::vec_filled(what(), seg, V::splat(0))?,
+            e: memory::vec_filled(what(), seg, V::splat(NEG))?,
+        })
     }
 
     /// Computes the next column, against subject letter `c`; returns its largest H.
@@ -247,7 +274,7 @@ impl<V: Stripe> Columns<V> {
         let mut f = V::splat(NEG);
         let mut col_max = zero;
         for s in 0..seg {
-            h = h.add(prof[s]);
+            h = h.add(V::load(&prof[s]));
             let es = e[s];
             h = h.max(es).max(f.max(zero));
             h_store[s] = h;
@@ -295,15 +322,12 @@ impl<V: Stripe> Columns<V> {
 }
 
 #[inline(always)]
-fn reach_in<V: Stripe>(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Option<Reach> {
-    if !lanes_hold(target, sc) {
-        return None;
-    }
-    let m = query.len();
+fn reach_in<V: Stripe>(profile: &Profile, subject: &[u8], sc: &Scoring, target: i32) -> Result<Option<Reach>> {
+    let m = profile.m;
     if m == 0 || subject.is_empty() {
-        return Some(Reach { best: 0, last: None });
+        return Ok(Some(Reach { best: 0, last: None }));
     }
-    let mut columns = Columns::<V>::new(query, sc);
+    let mut columns = Columns::<V>::new(profile, sc)?;
     let mut best = 0i32;
     let mut last: Option<(usize, usize)> = None;
     for (j, &c) in subject.iter().enumerate() {
@@ -315,20 +339,20 @@ fn reach_in<V: Stripe>(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) 
             }
         }
     }
-    lanes_hold(best, sc).then_some(Reach { best, last })
+    Ok(lanes_hold(best, sc).then_some(Reach { best, last }))
 }
 
 #[inline(always)]
-fn score_in<V: Stripe>(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<LocalScore> {
+fn score_in<V: Stripe>(profile: &Profile, subject: &[u8], sc: &Scoring) -> Result<Option<LocalScore>> {
     if !lanes_hold(0, sc) {
-        return None;
+        return Ok(None);
     }
-    let m = query.len();
+    let m = profile.m;
     let mut best = LocalScore { score: 0, end: None };
     if m == 0 {
-        return Some(best);
+        return Ok(Some(best));
     }
-    let mut columns = Columns::<V>::new(query, sc);
+    let mut columns = Columns::<V>::new(profile, sc)?;
     for (j, &c) in subject.iter().enumerate() {
         let top = columns.next(c);
         // A later column's equal score never replaces an end (the smallest column wins).
@@ -337,7 +361,7 @@ fn score_in<V: Stripe>(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<Loc
             best = LocalScore { score: top, end: Some((row, j)) };
         }
     }
-    lanes_hold(best.score, sc).then_some(best)
+    Ok(lanes_hold(best.score, sc).then_some(best))
 }
 
 #[cfg(test)]
@@ -385,14 +409,16 @@ mod tests {
                     s.splice(at..at, piece);
                 }
                 let exact = sw_score(&q, &s, &sc);
-                assert_eq!(score(&q, &s, &sc), Some(exact), "round {round}: score and end");
+                let profile = Profile::new(&q, &sc).unwrap();
+                assert_eq!(score(&profile, &s, &sc).unwrap(), Some(exact), "round {round}: score and end");
                 // The arrays' twin, which the AVX2 registers replace where they can.
-                assert_eq!(score_in::<Lanes>(&q, &s, &sc), Some(exact), "round {round}: arrays");
+                assert_eq!(score_in::<Lanes>(&profile, &s, &sc).unwrap(), Some(exact), "round {round}: arrays");
                 let best = exact.score;
                 for target in [best, best - 1, best / 2, 1] {
                     let want = reference_reach(&q, &s, &sc, target);
-                    assert_eq!(reach(&q, &s, &sc, target), Some(want), "round {round} target {target}");
-                    assert_eq!(reach_in::<Lanes>(&q, &s, &sc, target), Some(want), "round {round}, arrays");
+                    assert_eq!(reach(&q, &s, &sc, target).unwrap(), Some(want), "round {round} target {target}");
+                    let arrays = reach_in::<Lanes>(&profile, &s, &sc, target).unwrap();
+                    assert_eq!(arrays, Some(want), "round {round}, arrays");
                 }
             }
         }
@@ -402,10 +428,12 @@ mod tests {
     fn scores_past_16_bits_are_refused() {
         let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
         let w = vec![17u8; 3_100]; // W/W scores 11: 34,100 in all
-        assert_eq!(reach(&w, &w, &sc, 100), None);
-        assert_eq!(reach(&w, &w, &sc, 40_000), None);
-        assert_eq!(score(&w, &w, &sc), None);
-        assert_eq!(score(&w[..100], &w[..100], &sc), Some(sw_score(&w[..100], &w[..100], &sc)));
-        assert_eq!(reach(&w[..100], &w[..100], &sc, 1_100), Some(Reach { best: 1_100, last: Some((99, 99)) }));
+        assert_eq!(reach(&w, &w, &sc, 100).unwrap(), None);
+        assert_eq!(reach(&w, &w, &sc, 40_000).unwrap(), None);
+        assert_eq!(score(&Profile::new(&w, &sc).unwrap(), &w, &sc).unwrap(), None);
+        let short = Profile::new(&w[..100], &sc).unwrap();
+        assert_eq!(score(&short, &w[..100], &sc).unwrap(), Some(sw_score(&w[..100], &w[..100], &sc)));
+        let reached = reach(&w[..100], &w[..100], &sc, 1_100).unwrap();
+        assert_eq!(reached, Some(Reach { best: 1_100, last: Some((99, 99)) }));
     }
 }

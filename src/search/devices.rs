@@ -113,7 +113,7 @@ impl Searcher<'_> {
         let dev = match share.worker {
             WorkerRef::Native => {
                 let subjects: Vec<&[u8]> = share.range.clone().map(|k| db.residues(k)).collect();
-                return Ok(queries.iter().map(|q| crate::scan::native::scores(q, &subjects, sc)).collect());
+                return queries.iter().map(|q| crate::scan::native::scores(q, &subjects, sc)).collect();
             }
             WorkerRef::OpenCl(dev) => dev,
         };

@@ -120,12 +120,12 @@ pub struct SearchResult {
 /// that must hold it, 16 hits at a time ([`align_from_ends`]), so the score pass over
 /// the matrix is not repeated and the rows and columns outside the alignment's reach
 /// are never computed. A hit whose end is unknown (outside the pair) is aligned whole.
-pub fn align_hits(query: &[u8], hits: &[HitEnd<'_>], scoring: &Scoring) -> Vec<Option<Alignment>> {
+pub fn align_hits(query: &[u8], hits: &[HitEnd<'_>], scoring: &Scoring) -> Result<Vec<Option<Alignment>>> {
     let (known, unknown): (Vec<usize>, Vec<usize>) =
         (0..hits.len()).partition(|&k| hits[k].end.0 < query.len() && hits[k].end.1 < hits[k].subject.len());
     let chosen: Vec<HitEnd<'_>> = known.iter().map(|&k| hits[k]).collect();
     let mut out: Vec<Option<Alignment>> = vec![None; hits.len()];
-    for (&k, a) in known.iter().zip(align_from_ends(query, &chosen, scoring)) {
+    for (&k, a) in known.iter().zip(align_from_ends(query, &chosen, scoring)?) {
         out[k] = a;
     }
     let whole: Vec<Option<Alignment>> =
@@ -133,7 +133,7 @@ pub fn align_hits(query: &[u8], hits: &[HitEnd<'_>], scoring: &Scoring) -> Vec<O
     for (&k, a) in unknown.iter().zip(whole) {
         out[k] = a;
     }
-    out
+    Ok(out)
 }
 
 /// The fit uses at most this many subjects' scores: every k-th subject in database
@@ -196,7 +196,7 @@ impl Searcher<'_> {
                 continue;
             }
             let subjects: Vec<&[u8]> = mine.iter().map(|&i| self.db.residues(hits[i].subject)).collect();
-            let cpu = crate::scan::native::scores(query, &subjects, &self.scoring).scores;
+            let cpu = crate::scan::native::scores(query, &subjects, &self.scoring)?.scores;
             for (&i, c) in mine.iter().zip(&cpu) {
                 let h = &hits[i];
                 if h.score != c.score {
@@ -266,7 +266,7 @@ impl Searcher<'_> {
                         score: hits[i].score,
                     })
                     .collect();
-                for (&i, a) in mine.iter().zip(align_hits(q, &ends, &self.scoring)) {
+                for (&i, a) in mine.iter().zip(align_hits(q, &ends, &self.scoring)?) {
                     aligned.insert(hits[i].subject, a);
                 }
             }

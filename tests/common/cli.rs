@@ -37,13 +37,15 @@ pub fn clsw(args: &[&str]) -> Run {
 }
 
 /// Runs clsw on the native CPU path with its address space limited to `gib` GiB (the
-/// shell's `ulimit -v`), so allocation failure happens the same on every machine.
+/// shell's `ulimit -v`) and two threads, so allocation failure happens the same on
+/// every machine.
 pub fn clsw_limited(gib: u64, args: &[&str]) -> Run {
     let limit = format!("ulimit -v {} && exec \"$0\" \"$@\"", gib << 20);
     let out = Command::new("sh")
         .args(["-c", &limit, env!("CARGO_BIN_EXE_clsw")])
         .args(args)
         .env("CLSW_DEVICE", "native")
+        .env("RAYON_NUM_THREADS", "2")
         .output()
         .expect("running clsw under sh");
     (

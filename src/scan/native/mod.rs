@@ -101,7 +101,7 @@ impl Level {
 }
 
 /// Every subject's score and end against `query`, at [`Level::active`].
-pub fn scores<S: AsRef<[u8]> + Sync>(query: &[u8], subjects: &[S], scoring: &Scoring) -> ScanOutput {
+pub fn scores<S: AsRef<[u8]> + Sync>(query: &[u8], subjects: &[S], scoring: &Scoring) -> Result<ScanOutput> {
     scores_at(Level::active(), query, subjects, scoring)
 }
 
@@ -113,7 +113,12 @@ pub fn scores<S: AsRef<[u8]> + Sync>(query: &[u8], subjects: &[S], scoring: &Sco
 ///
 /// # Panics
 /// When a query code is outside the matrix's alphabet (callers check codes first).
-pub fn scores_at<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: &[S], scoring: &Scoring) -> ScanOutput {
+pub fn scores_at<S: AsRef<[u8]> + Sync>(
+    level: Level,
+    query: &[u8],
+    subjects: &[S],
+    scoring: &Scoring,
+) -> Result<ScanOutput> {
     let level = level.capped();
     let letters = scoring.matrix.size();
     assert!(query.iter().all(|&c| (c as usize) < letters), "query code outside the matrix's alphabet");
@@ -167,19 +172,26 @@ pub fn scores_at<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: &[
         Some(r) => (k, r, false),
         None => (k, reference::sw_score(query, subjects[k].as_ref(), scoring), true),
     };
+    // The striped profile, built once for every subject alone.
+    let profile = if split < pending.len() { Some(striped::Profile::new(query, scoring)?) } else { None };
     let found = schedule::longest_first(&tasks, cost, |task| match *task {
         Words::Batch(batch) => {
             let residues: Vec<&[u8]> = batch.iter().map(|&k| subjects[k].as_ref()).collect();
             let t = words.expect("batches only when words fit");
-            batch.iter().zip(pass(level, Width::Words, query, &residues, t)).map(|(&k, r)| exact(k, r)).collect()
+            Ok(batch.iter().zip(pass(level, Width::Words, query, &residues, t)).map(|(&k, r)| exact(k, r)).collect())
         }
-        Words::Alone(k) => vec![exact(k, striped::score(query, subjects[k].as_ref(), scoring))],
+        Words::Alone(k) => {
+            let profile = profile.as_ref().expect("built when a subject is alone");
+            Ok(vec![exact(k, striped::score(profile, subjects[k].as_ref(), scoring)?)])
+        }
     });
-    for (k, r, wide) in found.into_iter().flatten() {
-        out.scores[k] = r;
-        out.recomputed += wide as usize;
+    for found in found {
+        for (k, r, wide) in found? {
+            out.scores[k] = r;
+            out.recomputed += wide as usize;
+        }
     }
-    out
+    Ok(out)
 }
 
 /// A task of the 16-bit pass.
@@ -281,7 +293,7 @@ mod tests {
                 // the striped kernel.
                 [1, 16].map(|threads| {
                     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-                    let out = pool.install(|| scores_at(level, query, subjects, sc));
+                    let out = pool.install(|| scores_at(level, query, subjects, sc)).unwrap();
                     for (k, (got, want)) in out.scores.iter().zip(&want).enumerate() {
                         assert_eq!(got, want, "{what}, level {level}, {threads} threads, subject {k}");
                     }

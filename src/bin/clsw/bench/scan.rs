@@ -219,9 +219,8 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         let device = format!("native CPU, {} threads", rayon::current_num_threads());
         for &len in &lengths {
             let query = query_of_length(&queries, len);
-            clsw::scan::native::scores(&query, &subjects, &scoring); // warm-up
-            let time =
-                median_of_runs(args.runs, || Ok(clsw::scan::native::scores(&query, &subjects, &scoring)), |_| 0.0)?;
+            clsw::scan::native::scores(&query, &subjects, &scoring)?; // warm-up
+            let time = median_of_runs(args.runs, || clsw::scan::native::scores(&query, &subjects, &scoring), |_| 0.0)?;
             row("native", &device, len, time.e2e_s, time.e2e_s, time.last.recomputed);
         }
     }
@@ -230,10 +229,15 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         let device = format!("striped CPU, {} threads", rayon::current_num_threads());
         for &len in &lengths {
             let query = query_of_length(&queries, len);
-            let run =
-                || subjects.par_iter().map(|s| clsw::scan::striped::score(&query, s, &scoring)).collect::<Vec<_>>();
-            run(); // warm-up
-            let time = median_of_runs(args.runs, || Ok(run()), |_| 0.0)?;
+            let profile = clsw::scan::striped::Profile::new(&query, &scoring)?;
+            let run = || {
+                subjects
+                    .par_iter()
+                    .map(|s| clsw::scan::striped::score(&profile, s, &scoring))
+                    .collect::<clsw::Result<Vec<_>>>()
+            };
+            run()?; // warm-up
+            let time = median_of_runs(args.runs, run, |_| 0.0)?;
             let wide = time.last.iter().filter(|r| r.is_none()).count();
             row("striped", &device, len, time.e2e_s, time.e2e_s, wide);
         }
