@@ -364,7 +364,7 @@ fn random_scorings_with_extreme_values() {
     // has, against the reference: scores and end cells, for random scorings whose
     // scores and gaps cross 8 and 16 bits (a wide path must take over) or reach the
     // library's limit. Seeded; bounded to run in seconds on PoCL.
-    use clsw::scan::native::{Level, scores_at};
+    use clsw::scan::native::{Level, Report, scores_at};
     let mut rng = Rng::new(19);
     let devices = sweep_devices();
     let levels: Vec<Level> = Level::ALL.into_iter().filter(|l| l.supported()).collect();
@@ -397,9 +397,12 @@ fn random_scorings_with_extreme_values() {
             )
         };
         for &level in &levels {
-            let got = scores_at(level, &query, &subjects, &sc).unwrap();
+            let got = scores_at(level, Report::Ends, &query, &subjects, &sc).unwrap();
+            let only = scores_at(level, Report::Scores, &query, &subjects, &sc).unwrap();
             for (k, w) in want.iter().enumerate() {
                 assert_eq!(&got.scores[k], w, "{}", what(format!("native {level}"), k));
+                assert_eq!(only.scores[k].score, w.score, "{}", what(format!("native {level}, score only"), k));
+                assert!(only.scores[k].end.is_none_or(|e| Some(e) == w.end), "{}", what(format!("{level}"), k));
             }
         }
         for dev in &devices {

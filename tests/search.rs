@@ -99,7 +99,14 @@ fn every_subject_score_equals_the_reference_on_uniprot300() {
             assert_eq!(r.query_index, i);
             assert_eq!(r.scores.len(), db.len());
             for (k, (got, w)) in r.scores.iter().zip(&want[i]).enumerate() {
-                assert_eq!(got, w, "{variant} on {:?}: query {i}, subject {k} ({})", engine.describe(), db.id(k));
+                let what = || format!("{variant} on {:?}: query {i}, subject {k} ({})", engine.describe(), db.id(k));
+                if !engine.opencl_devices().is_empty() {
+                    assert_eq!(got, w, "{}", what());
+                } else {
+                    // The native path scans score-only: an end only where a pass found one.
+                    assert_eq!(got.score, w.score, "{}", what());
+                    assert!(got.end.is_none_or(|e| Some(e) == w.end), "{}", what());
+                }
             }
             assert!(r.strands.iter().all(|&s| s == Strand::Plus));
             assert_eq!(r.cells, r.query_len as u64 * db.total_residues());

@@ -423,7 +423,7 @@ fn native_share(
                     entries.push(subject.to_vec());
                 }
                 for (q, query) in queries.iter().enumerate() {
-                    let out = native::scores(query, &entries, &opts.scoring)?;
+                    let out = native::scores(query, &entries, &opts.scoring, native::Report::Scores)?;
                     scores[q].extend(out.scores.iter().map(|r| r.score));
                     recomputed[q] += out.recomputed;
                 }

@@ -113,7 +113,8 @@ impl Searcher<'_> {
         let dev = match share.worker {
             WorkerRef::Native => {
                 let subjects: Vec<&[u8]> = share.range.clone().map(|k| db.residues(k)).collect();
-                return queries.iter().map(|q| crate::scan::native::scores(q, &subjects, sc)).collect();
+                let report = crate::scan::native::Report::Scores; // hits get their ends when they are checked
+                return queries.iter().map(|q| crate::scan::native::scores(q, &subjects, sc, report)).collect();
             }
             WorkerRef::OpenCl(dev) => dev,
         };

@@ -6,6 +6,7 @@ use crate::engine::WorkerRef;
 use crate::error::{Error, Result};
 use crate::reference::{self, LocalScore};
 use crate::scan::from_end::{HitEnd, align_from_ends};
+use crate::scan::native::Report;
 use crate::scoring::Scoring;
 use crate::seq::Sequence;
 use crate::stats::{KarlinAltschul, fit_length_corrected, published};
@@ -87,8 +88,8 @@ pub struct SearchResult {
     pub query_description: String,
     pub query_len: usize,
     /// Every subject's best score (over the strands searched), database order, with its
-    /// end cell where the kernel reports one: the default `team` kernel scores only
-    /// (`end` is `None`); a hit's end is its alignment's.
+    /// end cell where the kernel reports one: the default `team` kernel and the native
+    /// CPU path score only (`end` is `None`); a hit's end is its alignment's.
     pub scores: Vec<LocalScore>,
     /// The strand of each subject's score.
     pub strands: Vec<Strand>,
@@ -183,32 +184,49 @@ impl Searcher<'_> {
     /// A hit's score is never taken from a device alone: the CPU scores the subject of
     /// every hit an OpenCL device reported again (the native SIMD path: its own optimum,
     /// not the device's end cell), and a device that reported another score is an error,
-    /// not a wrong line of output. Hits the native path scored are not scored twice.
-    /// Returns, per hit, the end cell the CPU found (`None` for hits the native path
-    /// scored): where the hit's alignment starts when the device's score-only kernel
-    /// gave no end.
-    fn check_hit_scores(&self, plus: &[u8], minus: &[u8], hits: &[Hit]) -> Result<Vec<Option<(usize, usize)>>> {
-        let mut ends = vec![None; hits.len()];
+    /// not a wrong line of output. Hits the native path scored with their end are not
+    /// scored twice; those its score-only kernels scored are, for their end (and a
+    /// disagreement there is a bug of clsw's, [`Error::Internal`]).
+    /// Returns, per subject of `subjects`, the end cell the CPU found (`None` where the
+    /// scan gave one): where the hit's alignment starts.
+    fn check_hit_scores(
+        &self,
+        plus: &[u8],
+        minus: &[u8],
+        scanned: &Scanned,
+        subjects: &[usize],
+    ) -> Result<Vec<Option<(usize, usize)>>> {
+        let mut ends = vec![None; subjects.len()];
         for (strand, query) in [(Strand::Plus, plus), (Strand::Minus, minus)] {
-            let mine: Vec<usize> =
-                (0..hits.len()).filter(|&i| hits[i].strand == strand && self.on_device(hits[i].subject)).collect();
+            let mine: Vec<usize> = (0..subjects.len())
+                .filter(|&i| {
+                    let k = subjects[i];
+                    scanned.strands[k] == strand && (self.on_device(k) || scanned.scores[k].end.is_none())
+                })
+                .collect();
             if mine.is_empty() {
                 continue;
             }
-            let subjects: Vec<&[u8]> = mine.iter().map(|&i| self.db.residues(hits[i].subject)).collect();
-            let cpu = crate::scan::native::scores(query, &subjects, &self.scoring)?.scores;
+            let residues: Vec<&[u8]> = mine.iter().map(|&i| self.db.residues(subjects[i])).collect();
+            let cpu = crate::scan::native::scores(query, &residues, &self.scoring, Report::Ends)?.scores;
             for (&i, c) in mine.iter().zip(&cpu) {
-                let h = &hits[i];
-                if h.score != c.score {
-                    return Err(Error::Device(format!(
-                        "subject {} ('{}'): the device's score {} differs from the CPU's {} ({} strand): \
-                         the device computes wrong; `clsw devices` runs its self-test",
-                        h.subject + 1,
-                        self.db.id(h.subject),
-                        h.score,
-                        c.score,
-                        strand.name()
-                    )));
+                let (k, score) = (subjects[i], scanned.scores[subjects[i]].score);
+                if score != c.score {
+                    let subject = format!("subject {} ('{}')", k + 1, self.db.id(k));
+                    let strand = strand.name();
+                    return Err(if self.on_device(k) {
+                        Error::Device(format!(
+                            "{subject}: the device's score {score} differs from the CPU's {} ({strand} strand): the \
+                             device computes wrong; `clsw devices` runs its self-test",
+                            c.score
+                        ))
+                    } else {
+                        Error::Internal(format!(
+                            "{subject}: the native CPU path's score-only kernel gave {score}, its kernel with ends {} \
+                             ({strand} strand)",
+                            c.score
+                        ))
+                    });
                 }
                 ends[i] = c.end;
             }
@@ -242,32 +260,25 @@ impl Searcher<'_> {
         scanned: &Scanned,
         subjects: &[usize],
     ) -> Result<HashMap<usize, Option<Alignment>>> {
-        let hits: Vec<Hit> = subjects
-            .iter()
-            .map(|&k| Hit {
-                subject: k,
-                score: scanned.scores[k].score,
-                strand: scanned.strands[k],
-                evalue: f64::NAN,
-                bit_score: f64::NAN,
-                alignment: None,
-            })
-            .collect();
-        let cpu_ends = self.check_hit_scores(plus, minus, &hits)?;
+        let cpu_ends = self.check_hit_scores(plus, minus, scanned, subjects)?;
         let mut aligned: HashMap<usize, Option<Alignment>> = subjects.iter().map(|&k| (k, None)).collect();
         if self.options.alignments {
             for (strand, q) in [(Strand::Plus, plus), (Strand::Minus, minus)] {
-                let mine: Vec<usize> = (0..hits.len()).filter(|&i| hits[i].strand == strand).collect();
+                let mine: Vec<usize> =
+                    (0..subjects.len()).filter(|&i| scanned.strands[subjects[i]] == strand).collect();
                 let ends: Vec<HitEnd<'_>> = mine
                     .iter()
-                    .map(|&i| HitEnd {
-                        subject: self.db.residues(hits[i].subject),
-                        end: scanned.scores[hits[i].subject].end.or(cpu_ends[i]).unwrap_or((usize::MAX, usize::MAX)),
-                        score: hits[i].score,
+                    .map(|&i| {
+                        let k = subjects[i];
+                        HitEnd {
+                            subject: self.db.residues(k),
+                            end: scanned.scores[k].end.or(cpu_ends[i]).unwrap_or((usize::MAX, usize::MAX)),
+                            score: scanned.scores[k].score,
+                        }
                     })
                     .collect();
                 for (&i, a) in mine.iter().zip(align_hits(q, &ends, &self.scoring)?) {
-                    aligned.insert(hits[i].subject, a);
+                    aligned.insert(subjects[i], a);
                 }
             }
         }

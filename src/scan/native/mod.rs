@@ -100,13 +100,29 @@ impl Level {
     }
 }
 
-/// Every subject's score and end against `query`, at [`Level::active`].
-pub fn scores<S: AsRef<[u8]> + Sync>(query: &[u8], subjects: &[S], scoring: &Scoring) -> Result<ScanOutput> {
-    scores_at(Level::active(), query, subjects, scoring)
+/// What a native scan reports of each subject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Report {
+    /// The score and the reference's end cell (`None` only for a score of 0).
+    Ends,
+    /// The score; the end cell where a pass found it anyway (the few subjects past the
+    /// byte and word lanes), else `None`. What a search needs of all but its hits, and
+    /// psse of every shuffle: the byte and word kernels run their score-only twins.
+    Scores,
 }
 
-/// Every subject's score and end against `query`, at `level` (or the best supported
-/// level below it).
+/// Every subject's score (and end: `report`) against `query`, at [`Level::active`].
+pub fn scores<S: AsRef<[u8]> + Sync>(
+    query: &[u8],
+    subjects: &[S],
+    scoring: &Scoring,
+    report: Report,
+) -> Result<ScanOutput> {
+    scores_at(Level::active(), report, query, subjects, scoring)
+}
+
+/// Every subject's score (and end: `report`) against `query`, at `level` (or the best
+/// supported level below it).
 ///
 /// Subject codes must be below the matrix's size, as the callers' code checks make
 /// them (`Alphabet::check_codes`).
@@ -115,6 +131,7 @@ pub fn scores<S: AsRef<[u8]> + Sync>(query: &[u8], subjects: &[S], scoring: &Sco
 /// When a query code is outside the matrix's alphabet (callers check codes first).
 pub fn scores_at<S: AsRef<[u8]> + Sync>(
     level: Level,
+    report: Report,
     query: &[u8],
     subjects: &[S],
     scoring: &Scoring,
@@ -136,7 +153,7 @@ pub fn scores_at<S: AsRef<[u8]> + Sync>(
                 |b| b.last().map_or(0, |&k| len(k)),
                 |batch| {
                     let residues: Vec<&[u8]> = batch.iter().map(|&k| subjects[k].as_ref()).collect();
-                    pass(level, Width::Bytes, query, &residues, t)
+                    pass(level, report, Width::Bytes, query, &residues, t)
                 },
             );
             let mut saturated = Vec::new();
@@ -178,7 +195,8 @@ pub fn scores_at<S: AsRef<[u8]> + Sync>(
         Words::Batch(batch) => {
             let residues: Vec<&[u8]> = batch.iter().map(|&k| subjects[k].as_ref()).collect();
             let t = words.expect("batches only when words fit");
-            Ok(batch.iter().zip(pass(level, Width::Words, query, &residues, t)).map(|(&k, r)| exact(k, r)).collect())
+            let found = pass(level, report, Width::Words, query, &residues, t);
+            Ok(batch.iter().zip(found).map(|(&k, r)| exact(k, r)).collect())
         }
         Words::Alone(k) => {
             let profile = profile.as_ref().expect("built when a subject is alone");
@@ -227,26 +245,46 @@ impl Width {
 }
 
 /// One batch through the kernel at `level` (a supported level) and `width`.
-fn pass(level: Level, width: Width, query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<Option<LocalScore>> {
+fn pass(
+    level: Level,
+    report: Report,
+    width: Width,
+    query: &[u8],
+    batch: &[&[u8]],
+    t: &Tables,
+) -> Vec<Option<LocalScore>> {
+    match report {
+        Report::Ends => pass_of::<true>(level, width, query, batch, t),
+        Report::Scores => pass_of::<false>(level, width, query, batch, t),
+    }
+}
+
+fn pass_of<const ENDS: bool>(
+    level: Level,
+    width: Width,
+    query: &[u8],
+    batch: &[&[u8]],
+    t: &Tables,
+) -> Vec<Option<LocalScore>> {
     debug_assert!(level.supported());
     use vectors::*;
     // SAFETY (each arm): `level` is supported (callers cap it); the portable vectors
     // run anywhere.
     match (level, width) {
         #[cfg(target_arch = "x86_64")]
-        (Level::Avx512, Width::Bytes) => unsafe { x86::avx512::<Avx512Bytes>(query, batch, t) },
+        (Level::Avx512, Width::Bytes) => unsafe { x86::avx512::<Avx512Bytes, ENDS>(query, batch, t) },
         #[cfg(target_arch = "x86_64")]
-        (Level::Avx512, Width::Words) => unsafe { x86::avx512::<Avx512Words>(query, batch, t) },
+        (Level::Avx512, Width::Words) => unsafe { x86::avx512::<Avx512Words, ENDS>(query, batch, t) },
         #[cfg(target_arch = "x86_64")]
-        (Level::Avx2, Width::Bytes) => unsafe { x86::avx2::<Avx2Bytes>(query, batch, t) },
+        (Level::Avx2, Width::Bytes) => unsafe { x86::avx2::<Avx2Bytes, ENDS>(query, batch, t) },
         #[cfg(target_arch = "x86_64")]
-        (Level::Avx2, Width::Words) => unsafe { x86::avx2::<Avx2Words>(query, batch, t) },
+        (Level::Avx2, Width::Words) => unsafe { x86::avx2::<Avx2Words, ENDS>(query, batch, t) },
         #[cfg(target_arch = "x86_64")]
-        (Level::Sse41, Width::Bytes) => unsafe { x86::sse41::<Sse41Bytes>(query, batch, t) },
+        (Level::Sse41, Width::Bytes) => unsafe { x86::sse41::<Sse41Bytes, ENDS>(query, batch, t) },
         #[cfg(target_arch = "x86_64")]
-        (Level::Sse41, Width::Words) => unsafe { x86::sse41::<Sse41Words>(query, batch, t) },
-        (_, Width::Bytes) => unsafe { swipe::align_batch::<PortableBytes>(query, batch, t) },
-        (_, Width::Words) => unsafe { swipe::align_batch::<PortableWords>(query, batch, t) },
+        (Level::Sse41, Width::Words) => unsafe { x86::sse41::<Sse41Words, ENDS>(query, batch, t) },
+        (_, Width::Bytes) => unsafe { swipe::align_batch::<PortableBytes, ENDS>(query, batch, t) },
+        (_, Width::Words) => unsafe { swipe::align_batch::<PortableWords, ENDS>(query, batch, t) },
     }
 }
 
@@ -258,18 +296,30 @@ mod x86 {
     use crate::reference::LocalScore;
 
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) unsafe fn avx512<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<Option<LocalScore>> {
-        unsafe { align_batch::<V>(query, batch, t) }
+    pub(super) unsafe fn avx512<V: Cells, const ENDS: bool>(
+        query: &[u8],
+        batch: &[&[u8]],
+        t: &Tables,
+    ) -> Vec<Option<LocalScore>> {
+        unsafe { align_batch::<V, ENDS>(query, batch, t) }
     }
 
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn avx2<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<Option<LocalScore>> {
-        unsafe { align_batch::<V>(query, batch, t) }
+    pub(super) unsafe fn avx2<V: Cells, const ENDS: bool>(
+        query: &[u8],
+        batch: &[&[u8]],
+        t: &Tables,
+    ) -> Vec<Option<LocalScore>> {
+        unsafe { align_batch::<V, ENDS>(query, batch, t) }
     }
 
     #[target_feature(enable = "sse4.1")]
-    pub(super) unsafe fn sse41<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<Option<LocalScore>> {
-        unsafe { align_batch::<V>(query, batch, t) }
+    pub(super) unsafe fn sse41<V: Cells, const ENDS: bool>(
+        query: &[u8],
+        batch: &[&[u8]],
+        t: &Tables,
+    ) -> Vec<Option<LocalScore>> {
+        unsafe { align_batch::<V, ENDS>(query, batch, t) }
     }
 }
 
@@ -281,7 +331,8 @@ mod tests {
     use crate::seq::Alphabet;
 
     /// Every supported level on one thread and on sixteen, the scorings that exercise
-    /// each pass.
+    /// each pass; with ends (returned) and score-only (the same scores, and no end that
+    /// is not the reference's).
     fn check(query: &[u8], subjects: &[Vec<u8>], sc: &Scoring, what: &str) -> Vec<ScanOutput> {
         let want: Vec<LocalScore> = subjects.iter().map(|s| reference::sw_score(query, s, sc)).collect();
         let supported: Vec<Level> = Level::ALL.into_iter().filter(|l| l.supported()).collect();
@@ -293,10 +344,15 @@ mod tests {
                 // the striped kernel.
                 [1, 16].map(|threads| {
                     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-                    let out = pool.install(|| scores_at(level, query, subjects, sc)).unwrap();
+                    let scan = |report| pool.install(|| scores_at(level, report, query, subjects, sc)).unwrap();
+                    let (out, only) = (scan(Report::Ends), scan(Report::Scores));
                     for (k, (got, want)) in out.scores.iter().zip(&want).enumerate() {
                         assert_eq!(got, want, "{what}, level {level}, {threads} threads, subject {k}");
+                        let score_only = only.scores[k];
+                        assert_eq!(score_only.score, want.score, "{what}, level {level}, score only, subject {k}");
+                        assert!(score_only.end.is_none_or(|e| Some(e) == want.end), "{what}, {level}, subject {k}");
                     }
+                    assert_eq!(out.recomputed, only.recomputed);
                     out
                 })
             })

@@ -20,7 +20,9 @@
 //! of two 16-entry tables per letter for bytes). The end cell follows the reference's
 //! rule: a column replaces the best only with a strictly higher score, and within that
 //! column the first row holding it is the end; the rows are searched only in the
-//! columns where some lane improved.
+//! columns where some lane improved. The score-only twin (`ENDS = false`, what a
+//! search needs of every subject but its hits) keeps no column for that search: one
+//! store a row less, and no search.
 
 use super::vectors::Cells;
 use crate::reference::LocalScore;
@@ -89,13 +91,17 @@ impl Tables {
 }
 
 /// Up to `V::LANES` subjects against `query` (codes below the matrix's size), one per
-/// lane, for a scoring that [`Tables::fits`] `V::TOP`. Per subject: its score and end,
-/// or `None` where the lane may have saturated.
+/// lane, for a scoring that [`Tables::fits`] `V::TOP`. Per subject: its score and (with
+/// `ENDS`) its end, or `None` where the lane may have saturated.
 ///
 /// # Safety
 /// The processor must have `V`'s instruction-set level.
 #[inline(always)]
-pub(super) unsafe fn align_batch<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<Option<LocalScore>> {
+pub(super) unsafe fn align_batch<V: Cells, const ENDS: bool>(
+    query: &[u8],
+    batch: &[&[u8]],
+    t: &Tables,
+) -> Vec<Option<LocalScore>> {
     debug_assert!(batch.len() <= V::LANES && V::LANES <= 64 && t.fits(V::TOP));
     debug_assert!(query.len() < u32::MAX as usize && batch.iter().all(|s| s.len() < u32::MAX as usize));
     let m = query.len();
@@ -116,7 +122,7 @@ pub(super) unsafe fn align_batch<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Ta
         // E(i, j) = max(E(i, j-1) - extend, H(i, j-1) - oe), stored one column ahead:
         // the E of column j (from column j-1), then that of column j+2.
         let mut e_col = vec![zero; rows];
-        let mut h_first = vec![zero; rows]; // H(i, j), kept for the end search
+        let mut h_first = vec![zero; if ENDS { rows } else { 0 }]; // H(i, j), kept for the end search
         let mut h_bound = vec![zero; n + 2];
         let mut f_bound = vec![zero; n + 2];
         // S(a, s_j) and S(a, s_j+1) per letter a.
@@ -156,7 +162,9 @@ pub(super) unsafe fn align_batch<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Ta
                     diag_a = left;
                     gap_a = h_a.subs(oe);
                     max_a = max_a.max(h_a);
-                    *h_first.get_unchecked_mut(i) = h_a;
+                    if ENDS {
+                        *h_first.get_unchecked_mut(i) = h_a;
+                    }
                     let e_b = e_a.subs(ext).max(gap_a);
                     f_b = f_b.subs(ext).max(gap_b);
                     let h_b = diag_b.adds_signed(*profiles[1].get_unchecked(q)).max_signed(e_b).max(f_b);
@@ -166,8 +174,13 @@ pub(super) unsafe fn align_batch<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Ta
                     *h_col.get_unchecked_mut(i) = h_b;
                     *e_col.get_unchecked_mut(i) = e_b.subs(ext).max(gap_b);
                 }
+                // `diag_b` is the last row's H of column j.
                 let last = block.len() - 1;
-                (h_bound[j], f_bound[j], h_bound[j + 1], f_bound[j + 1]) = (h_first[last], f_a, h_col[last], f_b);
+                (h_bound[j], f_bound[j], h_bound[j + 1], f_bound[j + 1]) = (diag_b, f_a, h_col[last], f_b);
+                if !ENDS {
+                    best = best.max(max_a).max(max_b);
+                    continue;
+                }
                 for (col, col_max, column) in [(j, max_a, &h_first), (j + 1, max_b, &h_col)] {
                     let mut pending = col_max.gt_mask(best);
                     if i0 > 0 {
@@ -206,8 +219,10 @@ pub(super) unsafe fn align_batch<V: Cells>(query: &[u8], batch: &[&[u8]], t: &Ta
         (0..batch.len())
             .map(|l| {
                 let score = best[l];
-                (score <= exact_max)
-                    .then(|| LocalScore { score, end: (score > 0).then(|| (end[l].0 as usize, end[l].1 as usize)) })
+                (score <= exact_max).then(|| LocalScore {
+                    score,
+                    end: (ENDS && score > 0).then(|| (end[l].0 as usize, end[l].1 as usize)),
+                })
             })
             .collect()
     }
