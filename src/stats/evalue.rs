@@ -22,8 +22,9 @@
 //! survival at `x`, without a lattice correction for integer scores.
 
 use super::blast_table::GAPPED;
-use super::gumbel::{Gumbel, check_samples, solve_lawless};
+use super::gumbel::{Gumbel, PAR_MIN, check_samples, solve_lawless};
 use crate::{Error, Result};
+use rayon::prelude::*;
 
 /// Karlin-Altschul parameters of a scoring system.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -210,13 +211,16 @@ impl Search {
 
     /// Every score's E-value under `fit`, the search size being the number of scores.
     fn evalues(&self, fit: &KarlinAltschul) -> Vec<f64> {
-        (0..self.s.len()).map(|i| fit.evalue(self.s[i], self.m, self.n[i], self.s.len())).collect()
+        let len = self.s.len();
+        (0..len).into_par_iter().with_min_len(PAR_MIN).map(|i| fit.evalue(self.s[i], self.m, self.n[i], len)).collect()
     }
 
     /// Kolmogorov-Smirnov distance of the kept scores' mid-point probability-integral
     /// transforms `(F(S - 1/2) + F(S + 1/2)) / 2` from the uniform distribution.
     fn ks_distance(&self, fit: &KarlinAltschul, keep: &[bool]) -> f64 {
         let mut u: Vec<f64> = (0..self.s.len())
+            .into_par_iter()
+            .with_min_len(PAR_MIN)
             .filter(|&i| keep[i])
             .map(|i| {
                 let g = fit.gumbel(self.m, self.n[i]);

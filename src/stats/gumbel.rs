@@ -54,6 +54,11 @@
 //! 1e-12 relative.
 
 use crate::{Error, Result};
+use rayon::prelude::*;
+
+/// Values per piece of work where a fit's exponentials are spread over the threads: a
+/// search's fit has up to 20,000, a psse pair's as many as its shuffles.
+pub(super) const PAR_MIN: usize = 2048;
 
 /// The Gumbel distribution for maxima: `P(S <= x) = exp(-exp(-lambda (x - mu)))`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -240,7 +245,10 @@ fn evaluate(lambda: f64, y: &[f64], offset: Option<&[f64]>, cens: Option<(f64, f
     }
     // First pass: W and the weighted mean; second pass: the weighted variance about it
     // (each weight's exponential computed once).
-    let weights: Vec<f64> = (0..y.len()).map(|i| (term(i) - t_max).exp()).collect();
+    // The exponentials on every thread (element by element: the sums below stay in
+    // order, so the result does not depend on the threads).
+    let weights: Vec<f64> =
+        (0..y.len()).into_par_iter().with_min_len(PAR_MIN).map(|i| (term(i) - t_max).exp()).collect();
     let cens_w = cens_t.map(|(t, yc)| ((t - t_max).exp(), yc));
     let (mut w, mut b) = (0.0, 0.0);
     for (e, v) in weights.iter().zip(y).chain(cens_w.as_ref().map(|(e, yc)| (e, yc))) {
