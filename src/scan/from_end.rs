@@ -29,7 +29,7 @@
 use super::batch_traceback::{self, Rect, align_rects};
 use super::lanes::{LANES, lanes_hold};
 use super::schedule::longest_first;
-use super::striped::{Reach, reach};
+use super::striped::{Profile, Reach, reach};
 use crate::align::Alignment;
 use crate::error::Result;
 use crate::memory;
@@ -93,25 +93,22 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
     if from < order.len() {
         batches.push(&order[from..]);
     }
-    let shape = |batch: &[usize]| {
-        let first = batch.iter().map(|&k| rect(k).rows.start).min().unwrap_or(0);
-        let end = batch.iter().map(|&k| rect(k).rows.end).max().unwrap_or(0);
-        (end - first, batch.iter().map(|&k| rect(k).subject.len()).max().unwrap_or(0))
-    };
-    ensure_for_threads(
-        batches.iter().map(|b| {
-            let (rows, cols) = shape(b);
-            batch_traceback::working_bytes(rows, cols)
-        }),
-        || format!("the tracebacks of the hits of a query of {} residues", query.len()),
-    )?;
+    // Each batch with its union of rows and its widest rectangle's columns.
+    let shaped: Vec<(&[usize], usize, usize)> = batches
+        .iter()
+        .map(|&b| {
+            let first = b.iter().map(|&k| rect(k).rows.start).min().unwrap_or(0);
+            let end = b.iter().map(|&k| rect(k).rows.end).max().unwrap_or(0);
+            (b, end - first, b.iter().map(|&k| rect(k).subject.len()).max().unwrap_or(0))
+        })
+        .collect();
+    ensure_for_threads(shaped.iter().map(|&(_, rows, cols)| batch_traceback::working_bytes(rows, cols)), || {
+        format!("the tracebacks of the hits of a query of {} residues", query.len())
+    })?;
     let traced = longest_first(
-        &batches,
-        |batch| {
-            let (rows, cols) = shape(batch);
-            (rows * cols) as u64
-        },
-        |batch| {
+        &shaped,
+        |&(_, rows, cols)| (rows * cols) as u64,
+        |&(batch, _, _)| {
             let rects: Vec<Rect<'_>> = batch.iter().map(|&k| rect(k).clone()).collect();
             align_rects(query, &rects, sc)
         },
@@ -121,7 +118,7 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
         // The rectangle's alignment must score the hit's score; else the whole prefix.
         out[k] = Some(a.filter(|a| a.score == hits[k].score));
     }
-    let whole = |k: usize| out[k].is_none() || out[k] == Some(None);
+    let whole = |k: usize| !matches!(out[k], Some(Some(_)));
     ensure_for_threads(
         (0..hits.len())
             .map(|k| if whole(k) && inside(&hits[k]) { reference::align_ending_at_bytes(hits[k].end) } else { 0 }),
@@ -137,12 +134,12 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
         .collect())
 }
 
-/// The bytes of [`rectangle`]'s reach for hit `h` (the reversed prefixes and the
-/// striped profile of the query's).
+/// The bytes of [`rectangle`]'s reach for hit `h`: the reversed prefixes, the striped
+/// profile of the query's and the reach's three columns (a profile of 3 letters).
 fn reach_bytes(h: &HitEnd<'_>, sc: &Scoring) -> u128 {
-    let rows = h.end.0 as u128 + 1;
-    let vector = LANES as u128 * 2;
-    rows + h.end.1 as u128 + 1 + (sc.matrix.size() as u128 + 3) * rows.div_ceil(LANES as u128) * vector
+    let rows = h.end.0 + 1;
+    let columns = Profile::bytes(rows, sc) / sc.matrix.size().max(1) as u128 * 3;
+    (rows + h.end.1 + 1) as u128 + Profile::bytes(rows, sc) + columns
 }
 
 /// Checks that the largest of `bytes` (one per piece of work) can be had at once on

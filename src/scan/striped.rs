@@ -90,6 +90,11 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// The bytes of the profile of a query of `len` residues.
+    pub fn bytes(len: usize, sc: &Scoring) -> u128 {
+        memory::bytes_of::<Lanes>(len.div_ceil(LANES)) * sc.matrix.size() as u128
+    }
+
     /// The profile of `query`, taken fallibly ([`memory`]).
     pub fn new(query: &[u8], sc: &Scoring) -> Result<Profile> {
         let seg = query.len().div_ceil(LANES);
