@@ -6,7 +6,6 @@ use crate::engine::WorkerRef;
 use crate::error::{Error, Result};
 use crate::reference::{self, LocalScore};
 use crate::scan::from_end::{HitEnd, align_from_ends};
-use crate::scan::native::Report;
 use crate::scoring::Scoring;
 use crate::seq::Sequence;
 use crate::stats::{KarlinAltschul, fit_length_corrected, published};
@@ -208,7 +207,8 @@ impl Searcher<'_> {
                 continue;
             }
             let residues: Vec<&[u8]> = mine.iter().map(|&i| self.db.residues(subjects[i])).collect();
-            let cpu = crate::scan::native::scores(query, &residues, &self.scoring, Report::Ends)?.scores;
+            let known: Vec<i32> = mine.iter().map(|&i| scanned.scores[subjects[i]].score).collect();
+            let cpu = crate::scan::native::rescore(query, &residues, &known, &self.scoring)?.scores;
             for (&i, c) in mine.iter().zip(&cpu) {
                 let (k, score) = (subjects[i], scanned.scores[subjects[i]].score);
                 if score != c.score {

@@ -159,6 +159,7 @@ pub(crate) struct LawlessRoot {
 }
 
 /// `f(lambda)` of eq. 2, its derivative and `ln W`, on data centred at the observed mean.
+#[derive(Clone, Copy)]
 struct Eval {
     f: f64,
     df: f64,
@@ -172,7 +173,17 @@ pub(crate) fn solve_lawless(x: &[f64], offset: Option<&[f64]>, censored: Option<
     let xbar = x.iter().sum::<f64>() / n;
     let y: Vec<f64> = x.iter().map(|v| v - xbar).collect();
     let cens = censored.map(|(z, c)| (z.ln(), c - xbar));
-    let eval = |lambda: f64| evaluate(lambda, &y, offset, cens);
+    // Each lambda evaluated once: the bracket's ends are looked at again, and Newton
+    // starts where the bracket did.
+    let mut seen: Vec<(f64, Eval)> = Vec::new();
+    let mut eval = |lambda: f64| match seen.iter().find(|(l, _)| *l == lambda) {
+        Some(&(_, e)) => e,
+        None => {
+            let e = evaluate(lambda, &y, offset, cens);
+            seen.push((lambda, e));
+            e
+        }
+    };
 
     // Start from the method-of-moments estimate pi / (sd sqrt 6), then widen a sign
     // bracket [lo, hi] with f(lo) > 0 > f(hi) by halving / doubling.

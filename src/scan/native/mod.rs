@@ -136,6 +136,33 @@ pub fn scores_at<S: AsRef<[u8]> + Sync>(
     subjects: &[S],
     scoring: &Scoring,
 ) -> Result<ScanOutput> {
+    scan_with(level, report, query, subjects, scoring, None)
+}
+
+/// The scores and ends of subjects a scan has scored already (a search's hits, checked
+/// and given their ends): `known[k]` is subject `k`'s score from that scan. The byte
+/// pass only takes those whose known score its lanes hold and that are short beside
+/// the rest: one byte batch holding the longest of a few subjects would keep every
+/// other thread waiting. The scores are computed anew, exact whatever `known` says.
+pub fn rescore<S: AsRef<[u8]> + Sync>(
+    query: &[u8],
+    subjects: &[S],
+    known: &[i32],
+    scoring: &Scoring,
+) -> Result<ScanOutput> {
+    assert_eq!(known.len(), subjects.len(), "a known score per subject");
+    scan_with(Level::active(), Report::Ends, query, subjects, scoring, Some(known))
+}
+
+/// [`scores_at`], and [`rescore`] with `known`.
+fn scan_with<S: AsRef<[u8]> + Sync>(
+    level: Level,
+    report: Report,
+    query: &[u8],
+    subjects: &[S],
+    scoring: &Scoring,
+    known: Option<&[i32]>,
+) -> Result<ScanOutput> {
     let level = level.capped();
     let letters = scoring.matrix.size();
     assert!(query.iter().all(|&c| (c as usize) < letters), "query code outside the matrix's alphabet");
@@ -147,7 +174,14 @@ pub fn scores_at<S: AsRef<[u8]> + Sync>(
     // 1. Bytes. Sorted by length, a batch's last subject is its longest.
     let pending: Vec<usize> = match &tables {
         Some(t) if t.fits(Width::Bytes.top()) => {
-            let batches: Vec<&[usize]> = order.chunks(level.lanes()).collect();
+            // A rescore's few subjects leave most threads idle behind one batch of the
+            // longest: those longer than a thread's share of lane-steps skip the bytes
+            // for the striped kernel, as the words' `alone` below.
+            let total = order.iter().map(|&k| len(k)).sum::<u64>();
+            let alone = total / (2 * level.lanes() * rayon::current_num_threads()) as u64;
+            let past_bytes = |k: usize| known.is_some_and(|known| known[k] >= Width::Bytes.top() || len(k) > alone);
+            let (bytes, mut saturated): (Vec<usize>, Vec<usize>) = order.into_iter().partition(|&k| !past_bytes(k));
+            let batches: Vec<&[usize]> = bytes.chunks(level.lanes()).collect();
             let found = schedule::longest_first(
                 &batches,
                 |b| b.last().map_or(0, |&k| len(k)),
@@ -156,13 +190,13 @@ pub fn scores_at<S: AsRef<[u8]> + Sync>(
                     pass(level, report, Width::Bytes, query, &residues, t)
                 },
             );
-            let mut saturated = Vec::new();
             for (&k, r) in batches.iter().flat_map(|b| b.iter()).zip(found.into_iter().flatten()) {
                 match r {
                     Some(r) => out.scores[k] = r,
                     None => saturated.push(k),
                 }
             }
+            saturated.sort_by_key(|&k| len(k));
             saturated
         }
         _ => order,
@@ -353,6 +387,11 @@ mod tests {
                         assert!(score_only.end.is_none_or(|e| Some(e) == want.end), "{what}, {level}, subject {k}");
                     }
                     assert_eq!(out.recomputed, only.recomputed);
+                    // Known scores send the subjects past the byte lanes straight on.
+                    let known: Vec<i32> = want.iter().map(|w| w.score).collect();
+                    let again =
+                        pool.install(|| scan_with(level, Report::Ends, query, subjects, sc, Some(&known))).unwrap();
+                    assert_eq!(again.scores, want, "{what}, level {level}, {threads} threads, known scores");
                     out
                 })
             })
