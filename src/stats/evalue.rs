@@ -36,8 +36,13 @@ pub struct KarlinAltschul {
 impl KarlinAltschul {
     /// The score distribution for one query-subject pair: `Gumbel { mu: ln(K m n) / lambda, lambda }`.
     pub fn gumbel(&self, query_len: usize, subject_len: usize) -> Gumbel {
-        let mu = (self.k.ln() + (query_len as f64).ln() + (subject_len as f64).ln()) / self.lambda;
-        Gumbel { mu, lambda: self.lambda }
+        self.gumbel_of_logs((query_len as f64).ln(), (subject_len as f64).ln())
+    }
+
+    /// [`Self::gumbel`] from `ln m` and `ln n` (a fit's loops over many subjects keep
+    /// their logarithms).
+    fn gumbel_of_logs(&self, ln_m: f64, ln_n: f64) -> Gumbel {
+        Gumbel { mu: (self.k.ln() + ln_m + ln_n) / self.lambda, lambda: self.lambda }
     }
 
     /// Bit score: `(lambda * raw - ln K) / ln 2`.
@@ -140,7 +145,7 @@ pub fn fit_length_corrected(scores: &[i32], subject_lengths: &[usize], query_len
     }
     let (s, n): (Vec<f64>, Vec<usize>) =
         scores.iter().zip(subject_lengths).filter(|(s, _)| **s > 0).map(|(&s, &n)| (s as f64, n)).unzip();
-    let data = Search { ln_n: n.iter().map(|&n| (n as f64).ln()).collect(), s, n, m: query_len };
+    let data = Search { ln_n: n.iter().map(|&n| (n as f64).ln()).collect(), s, m: query_len };
     let total = data.s.len();
     if total < MIN_FIT_SCORES {
         return Err(Error::InvalidArgument(format!(
@@ -182,10 +187,9 @@ pub fn fit_length_corrected(scores: &[i32], subject_lengths: &[usize], query_len
     Ok(fit)
 }
 
-/// The positive scores of one search with their subject lengths.
+/// The positive scores of one search with the logarithms of their subject lengths.
 struct Search {
     s: Vec<f64>,
-    n: Vec<usize>,
     ln_n: Vec<f64>,
     m: usize,
 }
@@ -211,19 +215,25 @@ impl Search {
 
     /// Every score's E-value under `fit`, the search size being the number of scores.
     fn evalues(&self, fit: &KarlinAltschul) -> Vec<f64> {
-        let len = self.s.len();
-        (0..len).into_par_iter().with_min_len(PAR_MIN).map(|i| fit.evalue(self.s[i], self.m, self.n[i], len)).collect()
+        // `fit.evalue(s, m, n, len)`, the logarithms taken once.
+        let (len, ln_m) = (self.s.len(), (self.m as f64).ln());
+        (0..len)
+            .into_par_iter()
+            .with_min_len(PAR_MIN)
+            .map(|i| len as f64 * fit.gumbel_of_logs(ln_m, self.ln_n[i]).survival(self.s[i]))
+            .collect()
     }
 
     /// Kolmogorov-Smirnov distance of the kept scores' mid-point probability-integral
     /// transforms `(F(S - 1/2) + F(S + 1/2)) / 2` from the uniform distribution.
     fn ks_distance(&self, fit: &KarlinAltschul, keep: &[bool]) -> f64 {
+        let ln_m = (self.m as f64).ln();
         let mut u: Vec<f64> = (0..self.s.len())
             .into_par_iter()
             .with_min_len(PAR_MIN)
             .filter(|&i| keep[i])
             .map(|i| {
-                let g = fit.gumbel(self.m, self.n[i]);
+                let g = fit.gumbel_of_logs(ln_m, self.ln_n[i]);
                 0.5 * (g.cdf(self.s[i] - 0.5) + g.cdf(self.s[i] + 0.5))
             })
             .collect();
