@@ -401,6 +401,11 @@ typedef uint32_t clsw_strands;
 typedef uint32_t clsw_cigar;
 
 /**
+ * Where a search may take its E-values from (`clsw_search_options.stats`).
+ */
+typedef uint32_t clsw_stats;
+
+/**
  * How a searcher searches. Fill it with `clsw_search_options_init`, then change
  * fields; or pass NULL for the defaults.
  */
@@ -442,6 +447,16 @@ typedef struct clsw_search_options {
      * `CLSW_CIGAR_NONE`.
      */
     clsw_cigar cigar;
+    /**
+     * A `CLSW_STATS_*`. Default `CLSW_STATS_AUTO`. Appended after the first version: a
+     * caller whose `size` ends before it gets the default, as for `db_size`.
+     */
+    clsw_stats stats;
+    /**
+     * The number of database sequences E-values count (`D` of `E = D P`; ssearch36
+     * `-Z`); 0 (the default): the database's own.
+     */
+    uint64_t db_size;
 } clsw_search_options;
 
 /**
@@ -989,6 +1004,28 @@ typedef struct clsw_sw3_row {
  * None available: E-values and bit scores are NaN and no E-value threshold applies.
  */
 #define CLSW_EVALUE_NONE 2
+
+/**
+ * The fit to the query's scores against the database when it succeeds (200 positive
+ * scores), else BLAST's published parameters, else none. The default.
+ */
+#define CLSW_STATS_AUTO 0
+
+/**
+ * Only the fit: no E-values where it fails.
+ */
+#define CLSW_STATS_FIT 1
+
+/**
+ * Only BLAST's published parameters (independent of the database: with a fixed
+ * `db_size`, a hit's E-value is too); none where BLAST publishes none.
+ */
+#define CLSW_STATS_PUBLISHED 2
+
+/**
+ * No E-values (nor bit scores): NaN.
+ */
+#define CLSW_STATS_NONE 3
 
 /**
  * snp-dists' default: only A, C, G, T (any case) are compared; a site where either

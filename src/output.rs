@@ -16,14 +16,15 @@
 //!   forward (SAM's own convention for reverse-strand reads: FLAG 16, SEQ is the
 //!   reverse-complemented query). The pairwise view shows the reverse-complemented
 //!   query with its own coordinates and says so.
-//! * **E-values and bit scores.** Printed like BLAST (see [`format_evalue`] and
+//! * **E-values and bit scores.** Printed like BLAST+ (see [`format_evalue`],
+//!   [`format_evalue_pairwise`] and
 //!   [`format_bit_score`]). When the search has no statistics
 //!   ([`EvalueSource::None`](crate::search::EvalueSource)) both are `NA` in the
 //!   tabular formats (read as missing by R and pandas), `null` in JSON, and absent from
 //!   SAM records; the pairwise view says "E-values unavailable".
 //! * **Tabular** (`-outfmt 6`): `qseqid sseqid pident length mismatch gapopen qstart
 //!   qend sstart send evalue bitscore`, tab-separated, no header line, one line per hit
-//!   in hit order; `pident` with two decimals; ids are the first word of the FASTA
+//!   in hit order; `pident` with three decimals; ids are the first word of the FASTA
 //!   headers. **Extended tabular** adds the raw score and the CIGAR (`=`/`X`/`I`/`D`)
 //!   and starts with one `#` line naming the columns.
 //! * **SAM**: the query is the read, the subject the reference. Header: `@HD VN:1.6
@@ -38,7 +39,7 @@
 //! * **JSON**: one array, one object per query (see [`query_json`]); E-values and bit
 //!   scores without statistics are `null`.
 
-use crate::align::display::pairwise_view;
+use crate::align::display::{format_pident, pairwise_view};
 use crate::align::{Alignment, Op};
 use crate::scoring::Scoring;
 use crate::search::{Hit, SearchResult, Strand, reverse_complement};
@@ -77,16 +78,28 @@ fn c_exp(x: f64, precision: usize) -> String {
     }
 }
 
-/// An E-value as BLAST prints it (`CAlignFormatUtil::GetScoreString`, spaces trimmed):
-/// `0.0` below 1e-180, `%.0e` below 0.0009 (`3e-45`, `1e-120`), `%.3f` below 0.1,
-/// `%.2f` below 1, `%.1f` below 10, `%.0f` above; `NA` when unavailable (NaN).
+/// An E-value as BLAST+ `-outfmt 6` prints it (checked against blastp 2.12's own lines,
+/// `tests/blast_format.rs`): `0.0` below 1e-180, `%.2e` below 0.0009 (`1.32e-123`,
+/// `8.28e-04`), `%.3f` below 0.1, `%.2f` below 1, `%.1f` below 10, `%.0f` above; `NA`
+/// when unavailable (NaN).
 pub fn format_evalue(e: f64) -> String {
+    blast_evalue(e, 2)
+}
+
+/// An E-value as BLAST's pairwise report prints it: as [`format_evalue`] but `%.0e`
+/// below 0.0009 (`2e-35`).
+pub fn format_evalue_pairwise(e: f64) -> String {
+    blast_evalue(e, 0)
+}
+
+/// BLAST's E-value rule, with `digits` after the point in the exponent form.
+fn blast_evalue(e: f64, digits: usize) -> String {
     if e.is_nan() {
         "NA".to_string()
     } else if e < 1.0e-180 {
         "0.0".to_string()
     } else if e < 0.0009 {
-        c_exp(e, 0)
+        c_exp(e, digits)
     } else if e < 0.1 {
         format!("{e:.3}")
     } else if e < 1.0 {
@@ -127,10 +140,10 @@ pub fn tabular_line(result: &SearchResult, hit: &Hit, db: &Database, extended: b
     let a = hit.alignment.as_ref()?;
     let (qs, qe, ss, se) = blast_coordinates(a, hit.strand, result.query_len);
     let mut line = format!(
-        "{}\t{}\t{:.2}\t{}\t{}\t{}\t{qs}\t{qe}\t{ss}\t{se}\t{}\t{}",
+        "{}\t{}\t{}\t{}\t{}\t{}\t{qs}\t{qe}\t{ss}\t{se}\t{}\t{}",
         result.query_id,
         db.id(hit.subject),
-        a.percent_identity(),
+        format_pident(a),
         a.length(),
         a.mismatches,
         a.gap_opens,
@@ -324,7 +337,7 @@ pub fn pairwise_report(
             "{name:<64} {:>7} {:>7} {:>8}",
             h.score,
             format_bit_score(h.bit_score),
-            format_evalue(h.evalue)
+            format_evalue_pairwise(h.evalue)
         );
     }
     let minus =
@@ -341,7 +354,7 @@ pub fn pairwise_report(
                 " Score = {} bits ({}), Expect = {}",
                 format_bit_score(h.bit_score),
                 h.score,
-                format_evalue(h.evalue)
+                format_evalue_pairwise(h.evalue)
             );
         }
         let q = if h.strand == Strand::Minus {
@@ -501,9 +514,9 @@ mod tests {
         let evalues = [
             (0.0, "0.0"),
             (1e-200, "0.0"),
-            (1.4e-120, "1e-120"),
-            (3.2e-45, "3e-45"),
-            (0.00051, "5e-04"),
+            (1.4e-120, "1.40e-120"),
+            (3.2e-45, "3.20e-45"),
+            (0.00051, "5.10e-04"),
             (0.0123, "0.012"),
             (0.456, "0.46"),
             (3.125, "3.1"),
@@ -512,6 +525,9 @@ mod tests {
         ];
         for (e, want) in evalues {
             assert_eq!(format_evalue(e), want, "E = {e}");
+        }
+        for (e, want) in [(1.4e-120, "1e-120"), (2.3e-35, "2e-35"), (0.00051, "5e-04"), (4.6, "4.6")] {
+            assert_eq!(format_evalue_pairwise(e), want, "E = {e}");
         }
         let bits = [(45.678, "45.7"), (99.9, "99.9"), (123.9, "123"), (12345.6, "1.235e+04"), (f64::NAN, "NA")];
         for (b, want) in bits {

@@ -19,7 +19,7 @@ fn align_prints_view_and_tabular_line() {
     assert_eq!(lines.len(), 2);
     let cols: Vec<&str> = lines[1].split('\t').collect();
     // q1 HEAGAWG (1-7) against s2 positions 8-14: 7 identical columns.
-    assert_eq!(cols[..10], ["q1", "s2", "100.00", "7", "0", "0", "1", "7", "8", "14"]);
+    assert_eq!(cols[..10], ["q1", "s2", "100.000", "7", "0", "0", "1", "7", "8", "14"]);
     assert_eq!(cols[11], "7=");
 }
 
@@ -42,9 +42,11 @@ fn bad_inputs_give_clear_errors() {
     let (code, _, err) = clsw(&["align", s(&good), s(&good), "--matrix", "BLOSUM63"]);
     assert_eq!(code, 1);
     assert!(err.contains("unknown matrix 'BLOSUM63'"), "{err}");
-    let (code, _, err) = clsw(&["align", s(&good), s(&good), "--gap-open=-3"]);
+    // A negative cost is read as its size (ssearch36's spelling); a zero extension is
+    // no gap model.
+    let (code, _, err) = clsw(&["align", s(&good), s(&good), "--gap-open=-3", "--gap-extend=0"]);
     assert_eq!(code, 1);
-    assert!(err.contains("gap penalties"), "{err}");
+    assert!(err.contains("gap penalties") && err.contains("open 3, extend 0"), "{err}");
 }
 
 #[test]

@@ -43,7 +43,7 @@ fn scan_on_the_native_path_and_the_default_device_agree() {
     let c: Vec<&str> = lines[0].split('\t').collect();
     assert_eq!(c.len(), 12);
     assert_eq!(c[0], "tr|V5R462|V5R462_9CAUD");
-    assert_eq!(c[2..10], ["100.00", "49", "0", "0", "1", "49", "1", "49"]);
+    assert_eq!(c[2..10], ["100.000", "49", "0", "0", "1", "49", "1", "49"]);
     for line in &lines {
         let e: f64 = line.split('\t').nth(10).unwrap().parse().unwrap();
         assert!(e <= 10.0, "{line}");
@@ -183,7 +183,7 @@ fn long_query_on_the_default_device() {
     for (name, subject) in [("s1", seqs[5]), ("s2", seqs[7])] {
         let line = out.lines().find(|l| l.split('\t').nth(1) == Some(name)).unwrap_or_else(|| panic!("{out}"));
         let c: Vec<&str> = line.split('\t').collect();
-        assert_eq!(c[2], "100.00");
+        assert_eq!(c[2], "100.000");
         assert_eq!(c[3], subject.len().to_string());
     }
     let (_, native, _) = clsw(&["scan", "-q", s(&q), "-d", s(&db)]);
@@ -294,4 +294,57 @@ fn alignments_that_do_not_fit_in_memory_are_an_error_not_an_abort() {
     let (code, out, err) = clsw_limited(1, &["scan", "-q", s(&q), "-d", s(&db)]);
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     assert!(err.contains("out of memory: finding where the alignments of a query of 12000000 residues start"), "{err}");
+}
+
+/// The first `n` records of uniprot300, as a FASTA file.
+fn first_subjects(n: usize) -> PathBuf {
+    let text = std::fs::read_to_string(data_dir().join("uniprot300.fasta")).unwrap();
+    let records: Vec<&str> = text.split('>').skip(1).take(n).collect();
+    assert_eq!(records.len(), n);
+    scratch(&format!("first{n}.fa"), format!(">{}", records.join(">")).as_bytes())
+}
+
+/// `--stats` chooses where E-values come from and `--dbsize` (`-Z`) fixes `D`: with
+/// BLAST's published parameters and a fixed size, a hit's E-value is the same in a
+/// database of 199 subjects (too few to fit) as in one of 260 (fitted by default).
+#[test]
+fn dbsize_and_stats_pin_evalues_across_database_sizes() {
+    let q = three_queries();
+    let evalues = |db: &PathBuf, extra: &[&str]| {
+        let mut args = vec!["scan", "-q", s(&q), "-d", s(db), "--outfmt", "tabular-ext"];
+        args.extend(extra);
+        let (code, out, err) = clsw(&args);
+        assert_eq!(code, 0, "{err}");
+        out.lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| {
+                let c: Vec<&str> = l.split('\t').collect();
+                ((c[0].to_string(), c[1].to_string()), c[10].to_string())
+            })
+            .collect::<std::collections::HashMap<_, _>>()
+    };
+    let (small, large) = (first_subjects(199), first_subjects(260));
+    let pinned = ["--stats", "published", "-Z", "100000", "--evalue", "1e9"];
+    let (a, b) = (evalues(&small, &pinned), evalues(&large, &pinned));
+    let common: Vec<_> = a.keys().filter(|k| b.contains_key(*k)).collect();
+    assert!(common.len() > 10, "{} hits in both", common.len());
+    for k in &common {
+        assert_eq!(a[*k], b[*k], "{k:?}");
+    }
+    // By default the two databases' E-values differ: published for 199, fitted for 260.
+    let (a, b) = (evalues(&small, &[]), evalues(&large, &[]));
+    assert!(common.iter().any(|k| a.get(*k) != b.get(*k)));
+    // Published parameters with the database's own size, the long name of -Z, and none.
+    let own = evalues(&large, &["--stats", "published", "--evalue", "1e9"]);
+    let big = evalues(&large, &["--stats", "published", "--dbsize", "26000", "--evalue", "1e9"]);
+    let k = common[0];
+    let (e_own, e_big): (f64, f64) = (own[k].parse().unwrap(), big[k].parse().unwrap());
+    assert!(e_big > 50.0 * e_own || e_own == 0.0, "{e_own} {e_big}");
+    assert!(evalues(&large, &["--stats", "none"]).values().all(|e| e == "NA"));
+    let (code, _, err) = clsw(&["scan", "-q", s(&q), "-d", s(&large), "--stats", "ml"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("auto, fit, published, none"), "{err}");
+    let (code, _, err) = clsw(&["scan", "-q", s(&q), "-d", s(&large), "-Z", "0"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("at least one sequence"), "{err}");
 }

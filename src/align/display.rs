@@ -8,12 +8,17 @@ use std::fmt::Write;
 pub const TABULAR_COLUMNS: &str =
     "qseqid\tsseqid\tpident\tlength\tmismatch\tgapopen\tqstart\tqend\tsstart\tsend\tscore\tcigar";
 
+/// `pident` as BLAST+ `-outfmt 6` prints it: three decimals (`100.000`, `45.455`).
+pub fn format_pident(a: &Alignment) -> String {
+    format!("{:.3}", a.percent_identity())
+}
+
 /// One tab-separated line in BLAST `-outfmt 6` order for the first ten columns
 /// (1-based inclusive coordinates), followed by the raw score and the extended CIGAR.
 pub fn tabular_line(query_id: &str, subject_id: &str, a: &Alignment) -> String {
     format!(
-        "{query_id}\t{subject_id}\t{:.2}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-        a.percent_identity(),
+        "{query_id}\t{subject_id}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        format_pident(a),
         a.length(),
         a.mismatches,
         a.gap_opens,

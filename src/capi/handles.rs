@@ -22,6 +22,13 @@ macro_rules! versioned {
             const FIRST_SIZE: usize = std::mem::size_of::<$t>();
         }
     };
+    // A struct that has grown: its first version ended where `first_size` says.
+    ($t:ident, $first_size:expr) => {
+        impl $crate::capi::Versioned for $t {
+            const NAME: &'static str = stringify!($t);
+            const FIRST_SIZE: usize = $first_size;
+        }
+    };
 }
 pub(crate) use versioned;
 

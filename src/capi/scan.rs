@@ -8,7 +8,7 @@ use super::*;
 use crate::engine::Engine;
 use crate::output::{blast_coordinates, tabular_line};
 use crate::scan::Variant;
-use crate::search::{EvalueSource, SearchOptions, SearchResult, Searcher, Strand, Strands};
+use crate::search::{EvalueSource, SearchOptions, SearchResult, Searcher, StatsMethod, Strand, Strands};
 use crate::seq::{Database, Sequence};
 use std::sync::Arc;
 
@@ -67,6 +67,19 @@ pub const CLSW_EVALUE_PUBLISHED: clsw_evalue_source = 1;
 /// None available: E-values and bit scores are NaN and no E-value threshold applies.
 pub const CLSW_EVALUE_NONE: clsw_evalue_source = 2;
 
+/// Where a search may take its E-values from (`clsw_search_options.stats`).
+pub type clsw_stats = u32;
+/// The fit to the query's scores against the database when it succeeds (200 positive
+/// scores), else BLAST's published parameters, else none. The default.
+pub const CLSW_STATS_AUTO: clsw_stats = 0;
+/// Only the fit: no E-values where it fails.
+pub const CLSW_STATS_FIT: clsw_stats = 1;
+/// Only BLAST's published parameters (independent of the database: with a fixed
+/// `db_size`, a hit's E-value is too); none where BLAST publishes none.
+pub const CLSW_STATS_PUBLISHED: clsw_stats = 2;
+/// No E-values (nor bit scores): NaN.
+pub const CLSW_STATS_NONE: clsw_stats = 3;
+
 /// How a searcher searches. Fill it with `clsw_search_options_init`, then change
 /// fields; or pass NULL for the defaults.
 #[repr(C)]
@@ -93,9 +106,15 @@ pub struct clsw_search_options {
     /// A `CLSW_CIGAR_*`: the CIGAR string of each hit (needs `alignments`). Default
     /// `CLSW_CIGAR_NONE`.
     pub cigar: clsw_cigar,
+    /// A `CLSW_STATS_*`. Default `CLSW_STATS_AUTO`. Appended after the first version: a
+    /// caller whose `size` ends before it gets the default, as for `db_size`.
+    pub stats: clsw_stats,
+    /// The number of database sequences E-values count (`D` of `E = D P`; ssearch36
+    /// `-Z`); 0 (the default): the database's own.
+    pub db_size: u64,
 }
 
-versioned!(clsw_search_options);
+versioned!(clsw_search_options, std::mem::offset_of!(clsw_search_options, stats));
 
 impl Default for clsw_search_options {
     fn default() -> Self {
@@ -109,6 +128,8 @@ impl Default for clsw_search_options {
             strands: CLSW_STRANDS_BOTH,
             alignments: 1,
             cigar: CLSW_CIGAR_NONE,
+            stats: CLSW_STATS_AUTO,
+            db_size: 0,
         }
     }
 }
@@ -148,6 +169,18 @@ fn search_options(o: &clsw_search_options) -> Outcome<SearchOptions> {
         CLSW_STRANDS_MINUS => Strands::Minus,
         s => return Err(Failure::invalid(format!("options.strands {s} is not a CLSW_STRANDS_* value (0 to 2)"))),
     };
+    let stats = match o.stats {
+        CLSW_STATS_AUTO => StatsMethod::Auto,
+        CLSW_STATS_FIT => StatsMethod::Fit,
+        CLSW_STATS_PUBLISHED => StatsMethod::Published,
+        CLSW_STATS_NONE => StatsMethod::None,
+        s => return Err(Failure::invalid(format!("options.stats {s} is not a CLSW_STATS_* value (0 to 3)"))),
+    };
+    let db_size = match usize::try_from(o.db_size) {
+        Ok(0) => None,
+        Ok(d) => Some(d),
+        Err(_) => return Err(Failure::invalid(format!("options.db_size {} is too large", o.db_size))),
+    };
     if o.cigar > CLSW_CIGAR_M {
         return Err(Failure::invalid(format!("options.cigar {} is not a CLSW_CIGAR_* value (0 to 2)", o.cigar)));
     }
@@ -158,6 +191,8 @@ fn search_options(o: &clsw_search_options) -> Outcome<SearchOptions> {
         strands,
         batch_residues: (o.batch_residues > 0).then_some(o.batch_residues),
         alignments: o.alignments != 0,
+        stats,
+        db_size,
         ..SearchOptions::default()
     };
     if o.cigar != CLSW_CIGAR_NONE {

@@ -26,6 +26,25 @@ crate::error::named_enum! {
     }
 }
 
+crate::error::named_enum! {
+    /// Where a search may take its E-values from ([`super::SearchOptions::stats`]).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum StatsMethod ("statistics method", "methods") {
+        /// The fit to the query's scores against the database when it succeeds (it
+        /// needs 200 positive scores), else BLAST's published parameters, else none:
+        /// the default.
+        Auto = "auto",
+        /// Only the fit: no E-values where it fails.
+        Fit = "fit",
+        /// Only BLAST's published parameters for the matrix and gap costs: no E-values
+        /// where BLAST publishes none. They do not depend on the database, so with a
+        /// fixed `db_size` a hit's E-value does not either.
+        Published = "published",
+        /// No E-values (nor bit scores).
+        None = "none",
+    }
+}
+
 /// The statistics of one query's search.
 #[derive(Debug, Clone)]
 pub struct Statistics {
@@ -34,7 +53,8 @@ pub struct Statistics {
     pub params: Option<KarlinAltschul>,
     /// Why the preferred source was not used (the fit's error), if it was not.
     pub note: Option<String>,
-    /// Number of sequences in the database (`D` of the E-value).
+    /// Number of sequences in the database (`D` of the E-value), or the search's
+    /// `db_size` where it gives one.
     pub db_sequences: usize,
     /// Strands searched: a published P-value is combined over them.
     pub strands: usize,
@@ -157,17 +177,30 @@ impl Searcher<'_> {
             source: EvalueSource::None,
             params: None,
             note: None,
-            db_sequences: self.db.len(),
+            db_sequences: self.options.db_size.unwrap_or(self.db.len()),
             strands: self.strands.len(),
         };
-        let fit_error = match fit_length_corrected(&s, &n, query_len) {
-            Ok(ka) => return Statistics { source: EvalueSource::Fitted, params: Some(ka), ..base },
-            Err(Error::InvalidArgument(m)) => m,
-            Err(e) => e.to_string(),
+        let method = self.options.stats;
+        if method == StatsMethod::None {
+            return Statistics { note: Some("E-values turned off (statistics method none)".into()), ..base };
+        }
+        let fit_error = if matches!(method, StatsMethod::Auto | StatsMethod::Fit) {
+            match fit_length_corrected(&s, &n, query_len) {
+                Ok(ka) => return Statistics { source: EvalueSource::Fitted, params: Some(ka), ..base },
+                Err(Error::InvalidArgument(m)) => m,
+                Err(e) => e.to_string(),
+            }
+        } else {
+            "statistics method published: no fit".to_string()
         };
         let gaps = self.scoring.gaps;
-        match published(self.scoring.matrix.name(), gaps.open, gaps.extend) {
-            Some(ka) => Statistics { source: EvalueSource::Published, params: Some(ka), note: Some(fit_error), ..base },
+        let table = (method != StatsMethod::Fit).then(|| published(self.scoring.matrix.name(), gaps.open, gaps.extend));
+        match table.flatten() {
+            Some(ka) => {
+                let note = (method == StatsMethod::Auto).then_some(fit_error);
+                Statistics { source: EvalueSource::Published, params: Some(ka), note, ..base }
+            }
+            None if method == StatsMethod::Fit => Statistics { note: Some(fit_error), ..base },
             None => Statistics {
                 note: Some(format!(
                     "{fit_error}; and BLAST publishes no parameters for {} {}/{}",
@@ -322,7 +355,9 @@ impl Searcher<'_> {
                 })
             })
             .collect();
-        hits.sort_by(|a, b| by_score(&a.subject, &b.subject));
+        // Ranked as BLAST and ssearch36 rank them: by E-value (length-corrected, so not
+        // always the score's order), ties by score, then database order.
+        hits.sort_by(|a, b| a.evalue.total_cmp(&b.evalue).then_with(|| by_score(&a.subject, &b.subject)));
         hits.truncate(max_hits);
         let later: Vec<usize> = hits.iter().map(|h| h.subject).filter(|k| !aligned.contains_key(k)).collect();
         aligned.extend(self.check_and_align(&query.residues, &minus, &scanned, &later)?);

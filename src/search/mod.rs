@@ -32,8 +32,9 @@
 //! (see [`crate::output`]).
 //!
 //! Hits are the subjects with a positive score whose E-value is at most
-//! [`SearchOptions::evalue`] (when E-values are available), sorted by score
-//! (descending), then database order, at most [`SearchOptions::max_hits`] of them:
+//! [`SearchOptions::evalue`] (when E-values are available), ranked by E-value, ties
+//! (and searches without E-values) by score (descending), then database order, at
+//! most [`SearchOptions::max_hits`] of them:
 //! the `-E` and `-b` of ssearch36 / BLAST's `-evalue` and `-max_target_seqs`.
 //!
 //! # E-values
@@ -51,8 +52,12 @@
 //!    E-values and bit scores are NaN, no E-value threshold is applied, and the outputs
 //!    say so (`NA` in tabular, `null` in JSON).
 //!
+//! [`SearchOptions::stats`] ([`StatsMethod`]) narrows that order to one source or
+//! none.
+//!
 //! E-values follow the ssearch36 convention: `E = D * P(S >= s | m, n)` with `D` the
-//! number of database sequences and `n` the subject's own length.
+//! number of database sequences ([`SearchOptions::db_size`] where given: ssearch36's
+//! `-Z`) and `n` the subject's own length.
 
 mod devices;
 mod hits;
@@ -60,7 +65,7 @@ mod plan;
 mod strands;
 
 pub use crate::scan::from_end::HitEnd;
-pub use hits::{EvalueSource, FIT_SAMPLE, Hit, SearchResult, Statistics, align_hits};
+pub use hits::{EvalueSource, FIT_SAMPLE, Hit, SearchResult, Statistics, StatsMethod, align_hits};
 pub use strands::{Strand, Strands, reverse_complement};
 
 use crate::engine::{Engine, WorkerRef, split_by_size};
@@ -93,6 +98,11 @@ pub struct SearchOptions {
     pub batch_residues: Option<u64>,
     /// Compute the full alignment of every reported hit.
     pub alignments: bool,
+    /// Where E-values may come from.
+    pub stats: StatsMethod,
+    /// The number of database sequences E-values count (`D` of `E = D P`; ssearch36
+    /// `-Z`); `None`: the database's own.
+    pub db_size: Option<usize>,
     /// Tuning of the banded kernels.
     pub tuning: Tuning,
 }
@@ -106,6 +116,8 @@ impl Default for SearchOptions {
             strands: Strands::Both,
             batch_residues: None,
             alignments: true,
+            stats: StatsMethod::Auto,
+            db_size: None,
             tuning: Tuning::default(),
         }
     }
@@ -126,6 +138,9 @@ impl SearchOptions {
         }
         if self.batch_residues == Some(0) {
             return Err(Error::InvalidArgument("batch size must be at least one residue".into()));
+        }
+        if self.db_size == Some(0) {
+            return Err(Error::InvalidArgument("database size for E-values must be at least one sequence".into()));
         }
         Ok(())
     }

@@ -10,6 +10,7 @@
 #include <clsw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -334,6 +335,17 @@ static void impossible_options(fixture *f, const char *dir) {
     o.alignments = 0;
     o.cigar = CLSW_CIGAR_EXTENDED;
     EXPECT(clsw_searcher_new(f->engine, f->scoring, f->db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "needs the hits' alignments");
+    EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
+    o.stats = 9;
+    EXPECT(clsw_searcher_new(f->engine, f->scoring, f->db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "options.stats 9");
+    EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
+    /* A caller compiled before `stats` and `db_size` were appended: its size ends at
+       `stats`, which the library then takes as the default (garbage past it unread). */
+    o.stats = 9;
+    o.size = offsetof(clsw_search_options, stats);
+    EXPECT(clsw_searcher_new(f->engine, f->scoring, f->db, &o, &s), CLSW_OK, "");
+    clsw_searcher_free(s);
+    s = NULL;
     EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
     o.size = 8;
     EXPECT(clsw_searcher_new(f->engine, f->scoring, f->db, &o, &s), CLSW_ERR_INVALID_ARGUMENT,

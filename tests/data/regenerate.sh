@@ -1,6 +1,6 @@
 #!/bin/sh
 # Regenerate every derived file in tests/data (deterministic).
-# Run from anywhere; needs python3, ssearch36 (fasta3) and parasail_aligner.
+# Run from anywhere; needs python3, ssearch36 (fasta3), parasail_aligner and BLAST+.
 # The UniProt source is expected in ../shared/data relative to the repository
 # root (override: UNIPROT=... QUERIES=... sh tests/data/regenerate.sh).
 set -eu
@@ -14,3 +14,4 @@ python3 $D/gap_convention.py --outdir $D
 python3 $D/check_matrices.py --matrix-dir $D/matrices > $D/matrix_check.txt
 python3 $D/make_golden.py --datadir $D --matrix-dir $D/matrices
 python3 $D/make_ssearch_top50.py --datadir $D
+sh $D/make_blastp_tabular.sh

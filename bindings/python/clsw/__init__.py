@@ -84,6 +84,7 @@ ALPHABET_NAMES = {0: "protein", 1: "dna"}
 VARIANTS = {"fast": 0, "inter": 1, "intra": 2, "plain": 3, "team": 4, "auto": 5}
 STRANDS = {"both": 0, "plus": 1, "minus": 2}
 CIGARS = {None: 0, "extended": 1, "M": 2}
+STATS = {"auto": 0, "fit": 1, "published": 2, "none": 3}
 EVALUE_SOURCES = {0: "fitted", 1: "published", 2: "none"}
 HIT_STRANDS = {0: "plus", 1: "minus"}
 DEVICE_KINDS = {0: "gpu", 1: "cpu", 2: "other"}
@@ -188,7 +189,7 @@ class _DeviceInfo(ctypes.Structure):
 class _SearchOptions(ctypes.Structure):
     _fields_ = _layout(
         "size:size max_hits:size evalue:f64 batch_residues:u64 variant:u32 "
-        "strands:u32 alignments:i32 cigar:u32"
+        "strands:u32 alignments:i32 cigar:u32 stats:u32 db_size:u64"
     )
 
 
@@ -687,18 +688,24 @@ class Searcher(_Handle):
         alignments: Optional[bool] = None,
         cigar: Optional[str] = None,
         batch_residues: Optional[int] = None,
+        stats: Optional[str] = None,
+        db_size: Optional[int] = None,
     ):
-        """Options left at None keep the library's defaults (``clsw_search_options_init``)."""
+        """Options left at None keep the library's defaults (``clsw_search_options_init``).
+        ``stats``: where E-values come from (auto, fit, published, none); ``db_size``: the
+        number of database sequences they count (ssearch36 -Z)."""
         o = _options(
             _SearchOptions,
             _lib.clsw_search_options_init,
-            {"variant": VARIANTS, "strands": STRANDS, "cigar": CIGARS},
+            {"variant": VARIANTS, "strands": STRANDS, "cigar": CIGARS, "stats": STATS},
             max_hits=max_hits,
             evalue=evalue,
             batch_residues=batch_residues,
             variant=variant,
             strands=strands,
             cigar=cigar,
+            stats=stats,
+            db_size=db_size,
             alignments=None if alignments is None else int(bool(alignments)),
         )
         p = _P()
@@ -1315,6 +1322,7 @@ def _c_constants():
         ("CLSW_ALPHABET_", ALPHABETS),
         ("CLSW_VARIANT_", VARIANTS),
         ("CLSW_STRANDS_", STRANDS),
+        ("CLSW_STATS_", STATS),
         ("CLSW_DISTANCE_", DISTANCE_VARIANTS),
         ("CLSW_METRIC_", METRICS),
     ]:

@@ -10,6 +10,7 @@ Scores are checked against golden scores from ssearch36 and parasail
 Searches run on the native CPU path and, when a CPU OpenCL device (PoCL) exists, on it.
 """
 
+import math
 import os
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -111,6 +112,19 @@ def test_search_matches_the_command_line_tool(engine, uniprot, queries, blosum62
         lines += [h.tabular for h in result.hits]
     assert len(lines) > 20
     assert "\n".join(lines) + "\n" == cli_tabular
+
+
+def test_stats_and_db_size_choose_and_pin_evalues(engine, uniprot, queries, blosum62):
+    qid, seq = queries[0]
+    fitted = clsw.Searcher(engine, blosum62, uniprot).search(seq, query_id=qid)
+    assert fitted.evalue_source == "fitted"
+    pinned = clsw.Searcher(engine, blosum62, uniprot, stats="published", db_size=10 * len(uniprot))
+    result = pinned.search(seq, query_id=qid)
+    assert result.evalue_source == "published" and result.db_sequences == 10 * len(uniprot)
+    none = clsw.Searcher(engine, blosum62, uniprot, stats="none").search(seq, query_id=qid)
+    assert none.evalue_source == "none" and all(math.isnan(h.evalue) for h in none.hits)
+    with pytest.raises(ValueError):
+        clsw.Searcher(engine, blosum62, uniprot, stats="maximum-likelihood")
 
 
 def golden_rows():

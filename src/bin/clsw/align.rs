@@ -32,6 +32,8 @@ pub struct AlignArgs {
     /// Columns per line in the pairwise view.
     #[arg(long, default_value_t = 60)]
     width: usize,
+    #[command(flatten)]
+    output: crate::args::OutArgs,
 }
 
 pub fn run(args: &AlignArgs) -> Result<()> {
@@ -43,8 +45,9 @@ pub fn run(args: &AlignArgs) -> Result<()> {
     for (x, y) in &pairs {
         scoring.check_lengths(x.residues.len(), y.residues.len(), format_args!("'{}' and '{}'", x.id, y.id))?;
     }
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let io = |e| Error::io("standard output", e);
+    let mut out = crate::out::Output::open(args.output.out.as_deref(), &[&args.a, &args.b])?;
+    let out_name = out.name();
+    let io = |e| Error::io(&out_name, e);
     if args.outfmt == AlignFormat::Tabular {
         writeln!(out, "# {TABULAR_COLUMNS}").map_err(io)?;
     }
@@ -56,7 +59,7 @@ pub fn run(args: &AlignArgs) -> Result<()> {
         write_batch(&mut out, batch, &alignments, args, &scoring).map_err(io)?;
         out.flush().map_err(io)?;
     }
-    Ok(())
+    out.finish()
 }
 
 fn write_batch(

@@ -5,7 +5,7 @@ use clap::ValueEnum;
 use clsw::Result;
 use clsw::scoring::{DEFAULT_MATRICES, Matrix, Scoring, ScoringRequest};
 use clsw::seq::{Alphabet, EmptyRecords, Sequence, fasta};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `--device`, the same text in every job command.
 #[derive(clap::Args)]
@@ -15,6 +15,14 @@ pub struct DeviceArgs {
     /// work (`0,1`: devices 0 and 1) [default: CLSW_DEVICE, else auto].
     #[arg(long)]
     pub device: Option<String>,
+}
+
+/// `-o/--out`, the same in every command that writes results.
+#[derive(clap::Args)]
+pub struct OutArgs {
+    /// Write the results to this file (whole, or not at all) instead of standard output.
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
 }
 
 /// Options shared by everything that scores alignments.
@@ -30,11 +38,13 @@ pub struct ScoringArgs {
     /// Mismatch score (zero or negative), with --match.
     #[arg(long, allow_hyphen_values = true, requires = "match_score")]
     pub mismatch: Option<i32>,
-    /// Gap open cost: a gap of length L costs open + L * extend [default: the matrix's usual].
-    #[arg(long)]
+    /// Gap open cost: a gap of length L costs open + L * extend; a negative value is
+    /// read as its size (ssearch36's `-f -11`) [default: the matrix's usual].
+    #[arg(long, allow_negative_numbers = true)]
     pub gap_open: Option<i32>,
-    /// Gap extension cost, charged for every gapped residue [default: the matrix's usual].
-    #[arg(long)]
+    /// Gap extension cost, charged for every gapped residue; a negative value is read
+    /// as its size (ssearch36's `-g -1`) [default: the matrix's usual].
+    #[arg(long, allow_negative_numbers = true)]
     pub gap_extend: Option<i32>,
     /// Sequence alphabet.
     #[arg(long, value_enum, default_value_t = AlphabetArg::Auto)]
@@ -65,8 +75,9 @@ impl ScoringArgs {
         ScoringRequest {
             matrix: self.matrix.clone(),
             match_mismatch: self.match_score.zip(self.mismatch),
-            gap_open: self.gap_open,
-            gap_extend: self.gap_extend,
+            // BLAST's and clsw's costs are positive; ssearch36 users write them negative.
+            gap_open: self.gap_open.map(i32::saturating_abs),
+            gap_extend: self.gap_extend.map(i32::saturating_abs),
         }
     }
 

@@ -50,7 +50,7 @@ pub struct DistanceArgs {
     /// (distances are unchanged; compared counts and the metrics using them change).
     #[arg(long)]
     ignore_constant: bool,
-    #[arg(long, value_enum, default_value_t = FormatArg::Square)]
+    #[arg(long = "outfmt", visible_alias = "format", value_enum, default_value_t = FormatArg::Square)]
     format: FormatArg,
     /// diff (differing compared sites), allele-ct, ibs, 1-ibs (PLINK's, missing calls
     /// skipped as with `flat-missing`).

@@ -53,8 +53,10 @@ pub struct PsseArgs {
     variant: String,
     /// Output: a prss-like summary per pair, or one TSV line per pair (query, subject,
     /// score, mu, lambda, K, P, E); auto is the summary for one pair, TSV for more.
-    #[arg(long, value_enum, default_value_t = PsseFormat::Auto)]
+    #[arg(long = "outfmt", visible_alias = "format", value_enum, default_value_t = PsseFormat::Auto)]
     format: PsseFormat,
+    #[command(flatten)]
+    output: crate::args::OutArgs,
     /// Show a histogram of the shuffle scores beside the fitted distribution (summary).
     #[arg(long)]
     histogram: bool,
@@ -98,8 +100,9 @@ pub fn run(args: &PsseArgs) -> Result<()> {
         PsseFormat::Summary => true,
         PsseFormat::Tsv => false,
     };
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let io = |e| Error::io("standard output", e);
+    let mut out = crate::out::Output::open(args.output.out.as_deref(), &[&args.query, &args.subject])?;
+    let out_name = out.name();
+    let io = |e| Error::io(&out_name, e);
     let mut failed = Vec::new();
     if !summary {
         writeln!(out, "query\tsubject\tscore\tmu\tlambda\tK\tP\tE").map_err(io)?;
@@ -132,7 +135,7 @@ pub fn run(args: &PsseArgs) -> Result<()> {
             }
         }
     }
-    out.flush().map_err(io)?;
+    out.finish()?;
     if !failed.is_empty() {
         eprintln!("clsw: psse: {} pair(s) without statistics (NA):", failed.len());
         for f in failed.iter().take(10) {

@@ -5,7 +5,7 @@ use crate::out::Output;
 use clap::Args;
 use clsw::output::{FormatOptions, OutputFormat, ResultWriter};
 use clsw::scan::Variant;
-use clsw::search::{EvalueSource, SearchOptions, Searcher, Strands};
+use clsw::search::{EvalueSource, SearchOptions, Searcher, StatsMethod, Strands};
 use clsw::seq::db::is_prepared;
 use clsw::seq::{Alphabet, Database, EmptyRecords, fasta};
 use clsw::{Engine, Error, Result};
@@ -31,6 +31,15 @@ pub struct ScanArgs {
     /// applied when no E-values are available.
     #[arg(long, default_value_t = 10.0)]
     evalue: f64,
+    /// Where E-values come from: auto (the fit to the query's scores against the
+    /// database when it succeeds, else BLAST's published parameters, else none), fit,
+    /// published, none.
+    #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(StatsMethod::ALL.map(StatsMethod::name)))]
+    stats: String,
+    /// The number of database sequences E-values count (ssearch36 -Z) [default: the
+    /// database's own].
+    #[arg(long, short = 'Z', visible_alias = "db-size")]
+    dbsize: Option<usize>,
     /// Output format: tabular (BLAST -outfmt 6), tabular-ext (plus raw score and CIGAR),
     /// sam, json, pairwise.
     #[arg(long, default_value = "tabular")]
@@ -208,6 +217,8 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
         evalue: args.evalue,
         strands,
         batch_residues: args.batch_residues,
+        stats: args.stats.parse()?,
+        db_size: args.dbsize,
         ..SearchOptions::default()
     };
     let start = Instant::now();

@@ -42,6 +42,8 @@ pub struct Sw3Args {
     /// Columns per block in the alignment view.
     #[arg(long, default_value_t = 60)]
     width: usize,
+    #[command(flatten)]
+    output: crate::args::OutArgs,
 }
 
 /// Everything a run aligns: names, codes, how to print codes, the triples.
@@ -174,8 +176,9 @@ pub fn run(args: &Sw3Args) -> Result<()> {
         f.commit()?;
     }
 
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let io = |e| Error::io("standard output", e);
+    let mut out = crate::out::Output::open(args.output.out.as_deref(), &inputs)?;
+    let out_name = out.name();
+    let io = |e| Error::io(&out_name, e);
     writeln!(
         out,
         "# clsw sw3: {}; {} triples; {}; scored in {:.2} s on {}",
@@ -236,5 +239,5 @@ pub fn run(args: &Sw3Args) -> Result<()> {
     if rows.iter().all(|r| r.score.score == 0) {
         writeln!(out, "# no triple has a positive-scoring alignment").map_err(io)?;
     }
-    out.flush().map_err(io)
+    out.finish()
 }
