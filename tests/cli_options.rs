@@ -1,10 +1,11 @@
 //! The options every command shares mean the same everywhere: `-o/--out`, `--outfmt`,
 //! `--threads`, `--device`; gap costs written the ssearch36 way (negative) mean what
-//! BLAST's positive ones do; `--threads 1` and `--threads 2` give the same results.
+//! BLAST's positive ones do; `--threads 1` and `--threads 2` give the same results;
+//! `-` reads the query or the database from standard input.
 
 mod common;
 
-use common::cli::{clsw, s, scratch, scratch_dir};
+use common::cli::{clsw, clsw_with_stdin, s, scratch, scratch_dir};
 use common::data_dir;
 
 fn data(name: &str) -> String {
@@ -63,4 +64,58 @@ fn one_thread_or_two_and_negative_gap_costs_give_the_same_search() {
     assert_eq!(blast, run(&["--gap-open", "-11", "--gap-extend", "-1"]));
     assert_eq!(blast, one, "BLOSUM62 11/1 is the default");
     assert_ne!(blast, run(&["--gap-open", "-9", "--gap-extend", "-2"]));
+}
+
+#[test]
+fn standard_input_as_the_query_or_the_database() {
+    let (q, db) = (data("queries10.fasta"), data("uniprot300.fasta"));
+    let (code, want, err) = clsw(&["scan", "-q", &q, "-d", &db]);
+    assert_eq!(code, 0, "{err}");
+    let q_text = std::fs::read(&q).unwrap();
+    let db_text = std::fs::read(&db).unwrap();
+    // The database through a pipe: its alphabet guessed and its records read from the
+    // one reading of standard input; gzip too.
+    for (what, input, args) in [
+        ("query", q_text.clone(), ["scan", "-q", "-", "-d", db.as_str()]),
+        ("database", db_text.clone(), ["scan", "-q", q.as_str(), "-d", "-"]),
+        ("database /dev/stdin", db_text.clone(), ["scan", "-q", q.as_str(), "-d", "/dev/stdin"]),
+        ("gzip database", gzip(&db_text), ["scan", "-q", q.as_str(), "-d", "-"]),
+    ] {
+        let (code, got, err) = clsw_with_stdin(&input, &args);
+        assert_eq!(code, 0, "{what}: {err}");
+        assert_eq!(got, want, "{what}");
+    }
+    let (code, _, err) = clsw_with_stdin(&q_text, &["scan", "-q", "-", "-d", "-"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("both standard input"), "{err}");
+    // A bad record names standard input.
+    let (code, _, err) = clsw_with_stdin(b">q\nMK1V\n", &["scan", "-q", "-", "-d", &db]);
+    assert_eq!(code, 1);
+    assert!(err.contains("standard input") && err.contains("line 2"), "{err}");
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+/// FASTQ queries search as the same records in FASTA do.
+#[test]
+fn fastq_queries_search_as_fasta_does() {
+    let text = std::fs::read_to_string(data_dir().join("queries10.fasta")).unwrap();
+    let mut fastq = String::new();
+    for record in text.split('>').skip(1) {
+        let (header, body) = record.split_once('\n').unwrap();
+        let seq: String = body.split_whitespace().collect();
+        fastq.push_str(&format!("@{header}\n{seq}\n+\n{}\n", "I".repeat(seq.len())));
+    }
+    let fq = scratch("queries10.fq", fastq.as_bytes());
+    let db = data("uniprot300.fasta");
+    let (code, want, err) = clsw(&["scan", "-q", &data("queries10.fasta"), "-d", &db]);
+    assert_eq!(code, 0, "{err}");
+    let (code, got, err) = clsw(&["scan", "-q", s(&fq), "-d", &db]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(got, want);
 }

@@ -1,5 +1,7 @@
 //! Streaming FASTA reader: plain or gzip (detected from the magic bytes), multi-line
-//! records, `\n` or `\r\n` line ends. The id of a record is the first word of its
+//! records, `\n` or `\r\n` line ends; FASTQ too, when the first header is an `@`
+//! line (sequence lines up to the `+` line, then as many quality characters, `!` to
+//! `~`, as residues: checked, not kept). The id of a record is the first word of its
 //! header; the rest is its description. Headers must be UTF-8 text (other bytes are an
 //! error naming the line and column, never replaced), and ids follow
 //! [`super::check_id`].
@@ -80,6 +82,8 @@ pub struct FastaReader<R> {
     /// Keep letters as they are (aligned FASTA: letters, `-`, `.`, `?`, `*`) instead of
     /// encoding them with `alphabet`.
     aligned: bool,
+    /// The input is FASTQ (its first header is an `@` line).
+    fastq: bool,
     empty: EmptyRecords,
     line_no: usize,
     /// The header line of the record returned last.
@@ -93,10 +97,52 @@ pub struct FastaReader<R> {
     done: bool,
 }
 
-/// A file's contents, decompressed when it is gzip (detected from the magic bytes).
-pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+/// Whether `path` names standard input: `-`, or `/dev/stdin`.
+pub fn is_stdin(path: &Path) -> bool {
+    path == Path::new("-") || path == Path::new("/dev/stdin")
+}
+
+/// Standard input, read whole on first use and kept: a pipe cannot be read twice, and
+/// an input is read twice (its alphabet guessed from its first residues, then its
+/// records). The bytes are taken fallibly ([`crate::memory`]); an error reading them is
+/// returned to every later use too.
+fn stdin_bytes() -> Result<&'static [u8]> {
+    static BYTES: std::sync::OnceLock<std::result::Result<Vec<u8>, (std::io::ErrorKind, String)>> =
+        std::sync::OnceLock::new();
+    let read = || -> std::result::Result<Vec<u8>, (std::io::ErrorKind, String)> {
+        let (mut bytes, mut chunk) = (Vec::new(), vec![0u8; 1 << 16]);
+        let mut input = std::io::stdin().lock();
+        loop {
+            let n = match input.read(&mut chunk) {
+                Ok(0) => return Ok(bytes),
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err((e.kind(), e.to_string())),
+            };
+            crate::memory::grow(&mut bytes, "standard input", n)
+                .map_err(|e| (std::io::ErrorKind::OutOfMemory, e.to_string()))?;
+            bytes.extend_from_slice(&chunk[..n]);
+        }
+    };
+    match BYTES.get_or_init(read) {
+        Ok(bytes) => Ok(bytes),
+        Err((kind, message)) => Err(Error::io("standard input", std::io::Error::new(*kind, message.clone()))),
+    }
+}
+
+/// A file's bytes as they are (standard input for `-`, see [`is_stdin`]).
+fn raw_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    if is_stdin(path) {
+        return Ok(Box::new(std::io::Cursor::new(stdin_bytes()?)));
+    }
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = BufReader::with_capacity(1 << 20, file);
+    Ok(Box::new(BufReader::with_capacity(1 << 20, file)))
+}
+
+/// A file's contents, decompressed when it is gzip (detected from the magic bytes);
+/// `-` is standard input ([`is_stdin`]).
+pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    let mut reader = raw_input(path)?;
     let magic = reader.fill_buf().map_err(|e| Error::io(path, e))?;
     Ok(if magic.starts_with(&[0x1f, 0x8b]) {
         Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(reader)))
@@ -105,9 +151,14 @@ pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     })
 }
 
+/// An input's name in messages: its path, or "standard input".
+pub fn input_name(path: &Path) -> String {
+    if is_stdin(path) { "standard input".to_string() } else { path.display().to_string() }
+}
+
 /// Opens a FASTA file, plain or gzip-compressed.
 pub fn open(path: &Path, alphabet: Alphabet) -> Result<FastaReader<Box<dyn BufRead + Send>>> {
-    Ok(FastaReader::new(open_input(path)?, path.display().to_string(), alphabet))
+    Ok(FastaReader::new(open_input(path)?, input_name(path), alphabet))
 }
 
 /// Reads every record of a FASTA file. An input with no records at all is an error.
@@ -115,17 +166,29 @@ pub fn read_file(path: &Path, alphabet: Alphabet, empty: EmptyRecords) -> Result
     open(path, alphabet)?.with_empty_records(empty).read_all()
 }
 
-/// Guesses the alphabet of a FASTA file from its first residues (see [`Alphabet::guess`]).
+/// Guesses the alphabet of a FASTA (or FASTQ) file from its first residues (see
+/// [`Alphabet::guess`]). In FASTQ the residues are taken from the line after each
+/// header of four-line records (the guess only; the reader takes any layout).
 pub fn guess_alphabet(path: &Path) -> Result<Alphabet> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut reader = BufReader::new(file);
+    let mut reader = raw_input(path)?;
     let magic = reader.fill_buf().map_err(|e| Error::io(path, e))?;
     let input: Box<dyn Read> =
         if magic.starts_with(&[0x1f, 0x8b]) { Box::new(MultiGzDecoder::new(reader)) } else { Box::new(reader) };
     let mut sample = Vec::new();
+    // Lines since the first FASTQ header (None: not FASTQ, or no header yet).
+    let mut fastq_line: Option<usize> = None;
     for line in BufReader::new(input.take(1 << 20)).split(b'\n') {
         let line = line.map_err(|e| Error::io(path, e))?;
-        if !line.starts_with(b">") && !line.starts_with(b";") {
+        if sample.is_empty() && fastq_line.is_none() && line.starts_with(b"@") {
+            fastq_line = Some(0);
+        }
+        if let Some(k) = fastq_line.as_mut() {
+            *k += 1;
+            if *k % 4 != 2 {
+                continue;
+            }
+        }
+        if fastq_line.is_some() || (!line.starts_with(b">") && !line.starts_with(b";")) {
             sample.extend_from_slice(&line);
             if sample.len() >= 10_000 {
                 break;
@@ -143,6 +206,7 @@ impl<R: BufRead> FastaReader<R> {
             source_name: source_name.into(),
             alphabet,
             aligned: false,
+            fastq: false,
             empty: EmptyRecords::default(),
             line_no: 0,
             header_line: 0,
@@ -271,7 +335,8 @@ impl<R: BufRead> FastaReader<R> {
             if line_start {
                 self.line_no += 1;
                 line_start = false;
-                if b == b'>' {
+                if b == b'>' || (b == b'@' && !self.aligned) {
+                    self.fastq = b == b'@';
                     self.read_limited_line()?;
                     return Ok(Some((self.line_no, self.buf[1..].to_vec())));
                 }
@@ -359,6 +424,73 @@ impl<R: BufRead> FastaReader<R> {
         Ok(())
     }
 
+    /// The rest of a FASTQ record after its `@` header: sequence lines up to the `+`
+    /// line, then quality lines until they hold as many characters (`!` to `~`) as the
+    /// sequence has residues (a quality line may start with `@`, so only the count ends
+    /// it); then the next `@` header, read ahead, after any blank lines.
+    fn read_fastq_body(&mut self, id: &str, residues: &mut Vec<u8>) -> Result<()> {
+        loop {
+            match self.peek()? {
+                None => {
+                    let message = "the FASTQ record ends before its '+' line".to_string();
+                    return Err(self.error(self.line_no, id, message));
+                }
+                Some(b'+') => break,
+                Some(_) => self.read_sequence_line(id, residues)?,
+            }
+        }
+        self.line_no += 1;
+        self.read_limited_line()?;
+        let mut quality = 0usize;
+        while quality < residues.len() && self.peek()?.is_some() {
+            self.line_no += 1;
+            loop {
+                let ended = self.read_piece()?;
+                for (col, &b) in self.buf.iter().enumerate() {
+                    if b == b'\r' {
+                        continue;
+                    }
+                    if !(b'!'..=b'~').contains(&b) {
+                        let message =
+                            format!("{} at column {} is not a FASTQ quality character", describe_byte(b), col + 1);
+                        return Err(self.error(self.line_no, id, message));
+                    }
+                    quality += 1;
+                }
+                if ended {
+                    break;
+                }
+            }
+        }
+        if quality != residues.len() {
+            let message = format!("the FASTQ quality has {quality} characters for {} residues", residues.len());
+            return Err(self.error(self.line_no, id, message));
+        }
+        loop {
+            match self.peek()? {
+                None => return Ok(()),
+                Some(b'@') => {
+                    self.line_no += 1;
+                    self.read_limited_line()?;
+                    self.pending_header = Some((self.line_no, self.buf[1..].to_vec()));
+                    return Ok(());
+                }
+                Some(b'\n' | b'\r' | b' ' | b'\t') => {
+                    self.line_no += 1;
+                    self.read_limited_line()?;
+                    if !self.buf.iter().all(u8::is_ascii_whitespace) {
+                        let message = "expected an '@' header after the quality line".to_string();
+                        return Err(self.error(self.line_no, "", message));
+                    }
+                }
+                Some(b) => {
+                    let message = format!("expected an '@' header, found {}", describe_byte(b));
+                    return Err(self.error(self.line_no + 1, "", message));
+                }
+            }
+        }
+    }
+
     /// The next record, `None` at the end of the input. After an error the reader is
     /// done: later calls return `None` (the error may have left the input mid-line).
     pub fn next_record(&mut self) -> Result<Option<Sequence>> {
@@ -401,7 +533,10 @@ impl<R: BufRead> FastaReader<R> {
             super::check_id(id).map_err(|m| self.error(header_line, "", m))?;
             let (id, description) = (id.to_string(), description.to_string());
             let mut residues = Vec::new();
-            while let Some(b) = self.peek()? {
+            if self.fastq {
+                self.read_fastq_body(&id, &mut residues)?;
+            }
+            while let Some(b) = self.peek()?.filter(|_| !self.fastq) {
                 if b == b'>' {
                     self.line_no += 1;
                     self.read_limited_line()?;
@@ -445,6 +580,28 @@ mod tests {
 
     fn read(text: &[u8], empty: EmptyRecords) -> Result<(Vec<Sequence>, ReadReport)> {
         FastaReader::new(text, "test.fa", Alphabet::Protein).with_empty_records(empty).read_all()
+    }
+
+    #[test]
+    fn fastq_records_of_any_layout() {
+        let text = b"@r1 first read\r\nMKV\r\nLA\r\n+r1\r\n@@II\r\nI\r\n@r2\nWW\n+\n#@\n\n";
+        let (seqs, rep) = read(text, EmptyRecords::Error).unwrap();
+        assert_eq!(rep.records, 2);
+        assert_eq!((seqs[0].id.as_str(), seqs[0].description.as_str()), ("r1", "first read"));
+        assert_eq!(Alphabet::Protein.decode_all(&seqs[0].residues), b"MKVLA");
+        assert_eq!(Alphabet::Protein.decode_all(&seqs[1].residues), b"WW");
+        let fails = [
+            (&b"@r1\nMKV\n+\nII\n"[..], "quality has 2 characters for 3 residues", 4),
+            (b"@r1\nMKV\n+\nIIII\n@r2\nW\n+\nI\n", "quality has 4 characters for 3 residues", 4),
+            (b"@r1\nMKV\n", "ends before its '+' line", 2),
+            (b"@r1\nMKV\n+\nI I\n", "a space at column 2 is not a FASTQ quality character", 4),
+            (b"@r1\nMKV\n+\nIII\n>r2\nW\n", "expected an '@' header, found '>'", 5),
+            (b"@r1\nMK1\n+\nIII\n", "'1' at column 3 is not a protein residue letter", 2),
+        ];
+        for (text, want, line) in fails {
+            let e = read(text, EmptyRecords::Error).unwrap_err().to_string();
+            assert!(e.contains(want) && e.contains(&format!("line {line}")), "{e}");
+        }
     }
 
     #[test]
@@ -572,6 +729,10 @@ mod tests {
         assert_eq!(guess_alphabet(&path).unwrap(), Alphabet::Dna);
         let (seqs, _) = read_file(&path, Alphabet::Dna, EmptyRecords::Error).unwrap();
         assert_eq!(seqs[0].residues, vec![0, 1, 2, 3, 0, 1]);
+        // FASTQ: the residues, not the quality letters (which look like protein).
+        let fq = dir.join("x.fq");
+        std::fs::write(&fq, b"@r1\nACGTACGTAC\n+\nIIIIFFFFEE\n@r2\nGGTTAACC\n+\nHHHHHHHH\n").unwrap();
+        assert_eq!(guess_alphabet(&fq).unwrap(), Alphabet::Dna);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

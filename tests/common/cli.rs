@@ -26,6 +26,34 @@ pub fn clsw_env(env: &[(&str, &str)], device: Option<&str>, args: &[&str]) -> Ru
     )
 }
 
+/// Runs clsw on the native CPU path with `input` on its standard input (through a pipe,
+/// which cannot be read twice).
+pub fn clsw_with_stdin(input: &[u8], args: &[&str]) -> Run {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clsw"))
+        .args(args)
+        .env("CLSW_DEVICE", "native")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running clsw");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Written from a thread: clsw may answer before it has read everything.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("running clsw");
+    writer.join().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// Runs clsw with `device` as `CLSW_DEVICE` (None: the default choice).
 pub fn clsw_on(device: Option<&str>, args: &[&str]) -> Run {
     clsw_env(&[], device, args)

@@ -16,10 +16,11 @@ use std::time::Instant;
 
 #[derive(Args)]
 pub struct ScanArgs {
-    /// FASTA file of queries (plain or gzip), one search per record.
+    /// FASTA file of queries (plain or gzip), one search per record; `-`: standard input.
     #[arg(long, short = 'q')]
     query: PathBuf,
-    /// Database: FASTA (plain or gzip) or a prepared database from `clsw makedb`.
+    /// Database: FASTA (plain or gzip; `-`: standard input, read once) or a prepared
+    /// database from `clsw makedb`.
     #[arg(long, short = 'd')]
     db: PathBuf,
     #[command(flatten)]
@@ -184,6 +185,11 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
         Some(s) => s.parse()?,
         None => Strands::Both,
     };
+    if fasta::is_stdin(&args.query) && fasta::is_stdin(&args.db) {
+        return Err(Error::InvalidArgument(
+            "the query and the database are both standard input ('-'); one of them must be a file".into(),
+        ));
+    }
     // Opened first: an output that is an input, or an unwritable one, fails before any work.
     let out = Output::open(args.out.as_deref(), &[&args.query, &args.db])?;
     let process_start = Instant::now();

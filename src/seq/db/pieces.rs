@@ -11,7 +11,8 @@
 //! are shifted by the lines of the pieces before. Whatever a piece cannot say alone
 //! (a malformed record, whose error names its record number counted from the file's
 //! start; a file of no records) is left to the streaming reader, which reads the file
-//! again and says it as it always has. Gzip files are read by the streaming reader.
+//! again and says it as it always has. Gzip files and standard input are read by the
+//! streaming reader.
 //!
 //! [`Database::from_fasta`]: super::Database::from_fasta
 
@@ -32,8 +33,11 @@ const WINDOW: usize = 64 << 20;
 const PIECES_PER_THREAD: usize = 4;
 
 /// The database's records and the report, or `None` when the streaming reader must
-/// read this file: gzip, small, one thread, or an input it must describe.
+/// read this file: gzip, standard input, small, one thread, or an input it must describe.
 pub(super) fn read(path: &Path, alphabet: Alphabet, empty: EmptyRecords) -> Result<Option<(Builder, ReadReport)>> {
+    if crate::seq::fasta::is_stdin(path) {
+        return Ok(None);
+    }
     read_in_windows(path, alphabet, empty, WINDOW)
 }
 

@@ -278,6 +278,10 @@ impl Database {
 /// named `*.clswdb`. Opening such a file then refuses it as truncated, so a damaged
 /// database is never read as FASTA.
 pub fn is_prepared(path: &Path) -> Result<bool> {
+    // A prepared database is a file to map; standard input is read as FASTA.
+    if crate::seq::fasta::is_stdin(path) {
+        return Ok(false);
+    }
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut head = Vec::with_capacity(MAGIC.len());
     file.take(MAGIC.len() as u64).read_to_end(&mut head).map_err(|e| Error::io(path, e))?;
