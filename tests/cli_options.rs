@@ -119,3 +119,33 @@ fn fastq_queries_search_as_fasta_does() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(got, want);
 }
+
+/// `--help` lists the values of every option that names one of the library's
+/// enumerations, from the library's own list, and states the default that applies.
+#[test]
+fn help_lists_the_librarys_names_and_the_real_defaults() {
+    use clsw::output::OutputFormat;
+    use clsw::search::{StatsMethod, Strands};
+    let help = |cmd: &str| {
+        let (code, out, err) = clsw(&[cmd, "--help"]);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let listed = |names: Vec<&str>| format!("[possible values: {}]", names.join(", "));
+    let scan = help("scan");
+    let formats = OutputFormat::ALL.map(OutputFormat::name).to_vec();
+    assert!(scan.contains(&listed(formats)), "{scan}");
+    assert!(scan.contains(&listed(Strands::ALL.map(Strands::name).to_vec())), "{scan}");
+    assert!(scan.contains(&listed(StatsMethod::ALL.map(StatsMethod::name).to_vec())), "{scan}");
+    let variants: Vec<&str> =
+        clsw::scan::Variant::ALL.map(clsw::scan::Variant::name).into_iter().chain([clsw::scan::AUTO]).collect();
+    assert!(scan.contains(&listed(variants)), "{scan}");
+    for default in ["[default: tabular]", "[default: auto]", "[default: 50]", "[default: 10]"] {
+        assert!(scan.contains(default), "{default}: {scan}");
+    }
+    let psse = help("psse");
+    assert!(psse.contains(&listed(clsw::psse::Variant::ALL.map(clsw::psse::Variant::name).to_vec())));
+    assert!(psse.contains("BLOSUM50") && !psse.contains("[default: BLOSUM62"), "{psse}");
+    let distance = help("distance");
+    assert!(distance.contains(&listed(clsw::distance::Metric::ALL.map(clsw::distance::Metric::name).to_vec())));
+}

@@ -130,7 +130,7 @@ fn errors_are_clear() {
     assert_eq!(code, 1);
     assert!(err.contains("alignments only"), "{err}");
     let (code, _, err) = clsw(&["distance", &data("hand.fa"), "--metric", "nope"]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 2, "{err}"); // a usage error, the library's message
     assert!(err.contains("unknown metric"), "{err}");
     let (code, _, err) = clsw(&["distance", &data("hand.fa"), "--variant", "cpu", "--bfile", &data("a")]);
     assert_eq!(code, 2, "{err}"); // clap: conflicting inputs

@@ -234,8 +234,6 @@ fn bad_inputs_give_clear_errors() {
             vec!["scan", "-q", s(&q), "-d", s(&dna_prepared)],
             "line 2 (record 1, 'tr|V5R462|V5R462_9CAUD'): 'P' at column 8 is not a dna residue letter",
         ),
-        (vec!["scan", "-q", s(&q), "-d", &db, "--outfmt", "xml"], "unknown output format 'xml'"),
-        (vec!["scan", "-q", s(&q), "-d", &db, "--variant", "warp"], "unknown kernel variant 'warp'"),
         (vec!["scan", "-q", s(&q), "-d", &db, "--strand", "minus"], "--strand applies to DNA"),
         (vec!["scan", "-q", s(&q), "-d", &db, "--evalue=-1"], "E-value threshold"),
         (vec!["scan", "-q", s(&q), "-d", &db, "--device", "nosuchdevice"], "no device matching 'nosuchdevice'"),
@@ -248,6 +246,20 @@ fn bad_inputs_give_clear_errors() {
         assert!(err.contains(expected), "{args:?}: expected '{expected}' in: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+    // Names of the library's enumerations are checked while the options are read (a
+    // usage error, as clap's own: exit 2), with the library's message.
+    for (option, value, expected) in [
+        ("--outfmt", "xml", "unknown output format 'xml'"),
+        ("--variant", "warp", "unknown kernel variant 'warp'"),
+        ("--strand", "up", "unknown strand 'up'"),
+    ] {
+        let (code, _, err) = clsw(&["scan", "-q", s(&q), "-d", &db, option, value]);
+        assert_eq!(code, 2, "{option} {value}: {err}");
+        assert!(err.contains(expected), "{option} {value}: expected '{expected}' in: {err}");
+    }
+    // Aliases and any case still read: `6` is BLAST's number for tabular.
+    let (code, _, err) = clsw(&["scan", "-q", s(&q), "-d", &db, "--outfmt", "6", "--variant", "AUTO"]);
+    assert_eq!(code, 0, "{err}");
     // A DNA-looking query against a protein database is searched, with a warning.
     let dnaq = scratch("dnaq.fa", b">n\nACGTACGTACGGTACCA\n");
     let (code, _, err) = clsw(&["scan", "-q", s(&dnaq), "-d", &db]);

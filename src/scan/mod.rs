@@ -55,9 +55,9 @@ impl Variant {
         }
     }
 
-    /// A variant named by a user, or `auto` (`None`): each device's own.
+    /// A variant named by a user, or `auto` in any case (`None`): each device's own.
     pub fn choice(name: &str) -> Result<Option<Variant>> {
-        if name == AUTO { Ok(None) } else { name.parse().map(Some) }
+        if name.eq_ignore_ascii_case(AUTO) { Ok(None) } else { name.parse().map(Some) }
     }
 }
 

@@ -17,6 +17,48 @@ pub struct DeviceArgs {
     pub device: Option<String>,
 }
 
+/// The values of an option that names one of the library's enumerations: the library's
+/// own parser checks a value (names, aliases, any case) and its own list of names is
+/// what `--help` shows, so the names have one source. The value stays text, parsed
+/// where it is used.
+#[derive(Clone)]
+pub struct Names {
+    names: Vec<&'static str>,
+    check: fn(&str) -> Result<()>,
+}
+
+impl Names {
+    /// The names of `T` (its `ALL`, by `name`), checked by its `FromStr`.
+    pub fn of<T: std::str::FromStr<Err = clsw::Error>>(names: impl IntoIterator<Item = &'static str>) -> Names {
+        Names::checked(names, |s| s.parse::<T>().map(drop))
+    }
+
+    /// `names`, checked by `check`.
+    pub fn checked(names: impl IntoIterator<Item = &'static str>, check: fn(&str) -> Result<()>) -> Names {
+        Names { names: names.into_iter().collect(), check }
+    }
+}
+
+impl clap::builder::TypedValueParser for Names {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<String, clap::Error> {
+        use clap::error::ErrorKind;
+        let text = value.to_str().ok_or_else(|| clap::Error::new(ErrorKind::InvalidUtf8).with_cmd(cmd))?;
+        (self.check)(text).map_err(|e| clap::Error::raw(ErrorKind::InvalidValue, format!("{e}\n")).with_cmd(cmd))?;
+        Ok(text.to_string())
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(self.names.iter().map(|&n| clap::builder::PossibleValue::new(n))))
+    }
+}
+
 /// `-o/--out`, the same in every command that writes results.
 #[derive(clap::Args)]
 pub struct OutArgs {

@@ -54,7 +54,7 @@ pub struct DistanceArgs {
     format: FormatArg,
     /// diff (differing compared sites), allele-ct, ibs, 1-ibs (PLINK's, missing calls
     /// skipped as with `flat-missing`).
-    #[arg(long, default_value = "diff")]
+    #[arg(long, default_value = "diff", value_parser = crate::args::Names::of::<Metric>(Metric::ALL.map(Metric::name)))]
     metric: String,
     /// long and binary formats: also the number of sites each pair compared.
     #[arg(long)]
@@ -65,7 +65,7 @@ pub struct DistanceArgs {
     #[command(flatten)]
     device: crate::args::DeviceArgs,
     /// bitplane (tiled bit planes), charpacked (Payne et al.), cpu (all host cores, no OpenCL).
-    #[arg(long, default_value = "bitplane")]
+    #[arg(long, default_value = "bitplane", value_parser = crate::args::Names::of::<Variant>(Variant::ALL.map(Variant::name)))]
     variant: String,
     /// Kernel tile RTxWGxKW for bitplane [4x16x8].
     #[arg(long)]

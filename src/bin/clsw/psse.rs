@@ -49,7 +49,12 @@ pub struct PsseArgs {
     device: crate::args::DeviceArgs,
     /// Kernel variant on OpenCL devices: fast (two shuffles per work-item, 16-bit
     /// lanes) or inter (one per work-item).
-    #[arg(long, alias = "kernel", default_value = clsw::psse::Variant::default().name())]
+    #[arg(
+        long,
+        alias = "kernel",
+        default_value = clsw::psse::Variant::default().name(),
+        value_parser = crate::args::Names::of::<clsw::psse::Variant>(clsw::psse::Variant::ALL.map(clsw::psse::Variant::name)),
+    )]
     variant: String,
     /// Output: a prss-like summary per pair, or one TSV line per pair (query, subject,
     /// score, mu, lambda, K, P, E); auto is the summary for one pair, TSV for more.

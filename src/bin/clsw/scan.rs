@@ -1,6 +1,6 @@
 //! `clsw scan` (database search) and `clsw makedb` (prepared databases).
 
-use crate::args::{AlphabetArg, DeviceArgs, ScoringArgs};
+use crate::args::{AlphabetArg, DeviceArgs, Names, ScoringArgs};
 use crate::out::Output;
 use clap::Args;
 use clsw::output::{FormatOptions, OutputFormat, ResultWriter};
@@ -35,7 +35,7 @@ pub struct ScanArgs {
     /// Where E-values come from: auto (the fit to the query's scores against the
     /// database when it succeeds, else BLAST's published parameters, else none), fit,
     /// published, none.
-    #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(StatsMethod::ALL.map(StatsMethod::name)))]
+    #[arg(long, default_value = "auto", value_parser = Names::of::<StatsMethod>(StatsMethod::ALL.map(StatsMethod::name)))]
     stats: String,
     /// The number of database sequences E-values count (ssearch36 -Z) [default: the
     /// database's own].
@@ -43,16 +43,19 @@ pub struct ScanArgs {
     dbsize: Option<usize>,
     /// Output format: tabular (BLAST -outfmt 6), tabular-ext (plus raw score and CIGAR),
     /// sam, json, pairwise.
-    #[arg(long, default_value = "tabular")]
+    #[arg(long, default_value = "tabular", value_parser = Names::of::<OutputFormat>(OutputFormat::ALL.map(OutputFormat::name)))]
     outfmt: String,
     #[command(flatten)]
     device: DeviceArgs,
     /// Kernel variant on OpenCL devices: team, fast, inter, intra, plain; auto: team on
     /// GPUs, inter on CPU devices.
-    #[arg(long, default_value = clsw::scan::AUTO)]
+    #[arg(long, default_value = clsw::scan::AUTO, value_parser = Names::checked(
+        Variant::ALL.map(Variant::name).into_iter().chain([clsw::scan::AUTO]),
+        |s| Variant::choice(s).map(drop),
+    ))]
     variant: String,
     /// DNA strands of the query to search: both, plus, minus.
-    #[arg(long)]
+    #[arg(long, value_parser = Names::of::<Strands>(Strands::ALL.map(Strands::name)))]
     strand: Option<String>,
     /// Write the results here instead of standard output.
     #[arg(long, short = 'o')]
