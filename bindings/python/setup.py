@@ -1,0 +1,89 @@
+"""Builds the clsw wheel with the compiled library inside (the metadata is in pyproject.toml).
+
+`pip install bindings/python` (or `pip wheel bindings/python`) runs build_py below, which
+runs `cargo build --release --lib --no-default-features` on the crate two directories
+up and copies the shared library (libclsw.so, libclsw.dylib or clsw.dll) into the
+built package, next to clsw/__init__.py, where clsw finds it. Plain `cargo build`
+with the flags of CI's library build, rather than setuptools-rust's `cargo rustc`
+route: CI's wheel build then reuses the library it has just built instead of
+compiling the crate again, and the wheel carries the same library that C users get.
+
+The package loads the library with ctypes, so the wheel does not depend on the Python
+version or ABI, only on the platform: it is tagged py3-none-<platform>.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from setuptools import Distribution, setup
+from setuptools.command.build_py import build_py
+
+try:
+    from setuptools.command.bdist_wheel import bdist_wheel  # setuptools >= 70.1
+except ImportError:
+    from wheel.bdist_wheel import bdist_wheel
+
+MANIFEST = Path(__file__).resolve().parents[2] / "Cargo.toml"
+LIBRARY_SUFFIXES = (".so", ".dylib", ".dll")
+
+
+def build_library() -> Path:
+    """Runs cargo; returns the path of the shared library it built (or found fresh)."""
+    if not MANIFEST.is_file():
+        raise RuntimeError(f"{MANIFEST} not found: build the clsw Python package from clsw's source tree")
+    cargo = os.environ.get("CARGO") or shutil.which("cargo")
+    if not cargo:
+        raise RuntimeError("building the clsw Python package needs Rust's cargo: https://rustup.rs")
+    # Messages as JSON on stdout give the library's path wherever the target directory is
+    # (CARGO_TARGET_DIR, .cargo/config.toml); diagnostics still print, on stderr.
+    cmd = [cargo, "build", "--release", "--lib", "--no-default-features",
+           "--manifest-path", str(MANIFEST), "--message-format=json-render-diagnostics"]
+    print(" ".join(cmd), flush=True)
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True).stdout
+    for line in out.splitlines():
+        msg = json.loads(line) if line.startswith("{") else {}
+        target = msg.get("target", {})
+        if msg.get("reason") == "compiler-artifact" and target["name"] == "clsw" and "cdylib" in target["kind"]:
+            for name in msg["filenames"]:
+                if name.endswith(LIBRARY_SUFFIXES):
+                    return Path(name)
+    raise RuntimeError("cargo built no shared library (cdylib) for clsw")
+
+
+class BuildPyWithLibrary(build_py):
+    """build_py, then the library into the built package (build_lib/clsw/), not the sources."""
+
+    def run(self):
+        super().run()
+        library = build_library()
+        self.library = os.path.join(self.build_lib, "clsw", library.name)
+        self.copy_file(str(library), self.library)
+
+    def get_outputs(self, include_bytecode=True):
+        extra = [self.library] if getattr(self, "library", None) else []
+        return super().get_outputs(include_bytecode) + extra
+
+
+class BinaryDistribution(Distribution):
+    """Carries a native library: bdist_wheel makes a platform wheel (root_is_pure False)
+    whose files install into platlib."""
+
+    def has_ext_modules(self):
+        return True
+
+
+class PlatformWheel(bdist_wheel):
+    """For any Python 3, one platform: py3-none-<platform> (ctypes needs no Python ABI)."""
+
+    def get_tag(self):
+        _, _, plat = super().get_tag()
+        return "py3", "none", plat
+
+
+setup(
+    distclass=BinaryDistribution,
+    cmdclass={"build_py": BuildPyWithLibrary, "bdist_wheel": PlatformWheel},
+)
