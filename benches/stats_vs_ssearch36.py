@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """E-values of clsw's statistics methods beside ssearch36's, hit by hit.
 
-Runs `clsw scan` (--stats fit, --stats published) and ssearch36 (-z 1, its default
-regression; -z 2, maximum likelihood; -z 3, Altschul-Gish published parameters) on the
+Runs `clsw scan` (--stats fit, regression, shuffle, published) and ssearch36 (-z 1, its
+default regression; -z 2, maximum likelihood; -z 3, Altschul-Gish published parameters;
+-z 11, regression on shuffled library sequences) on the
 same queries and database, BLOSUM62 11/1, 50 hits with E <= 10 each, and prints for
 every pairing the median ratio clsw E / ssearch36 E over the hits both report, with
 its 10th and 90th percentiles.
@@ -36,9 +37,14 @@ def main():
     common = ["-p", "-s", "BL62", "-f", "-11", "-g", "-1", "-m", "8", "-b", "50", "-d", "0", "-E", "10"]
     peers = {
         f"ssearch36 -z {z} ({name})": evalues([a.ssearch, *common, "-z", str(z), a.queries, a.db])
-        for z, name in [(1, "default, regression"), (2, "maximum likelihood"), (3, "Altschul-Gish")]
+        for z, name in [
+            (1, "default, regression"),
+            (2, "maximum likelihood"),
+            (3, "Altschul-Gish"),
+            (11, "regression on shuffles"),
+        ]
     }
-    for method in ["fit", "published"]:
+    for method in ["fit", "regression", "shuffle", "published"]:
         mine = evalues([a.clsw, "scan", "-q", a.queries, "-d", a.db, "--stats", method, "--max-hits", "50"])
         for name, theirs in peers.items():
             ratios = sorted(math.log10(mine[k] / theirs[k]) for k in mine if k in theirs and mine[k] > 0 and theirs[k] > 0)

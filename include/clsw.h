@@ -1006,8 +1006,20 @@ typedef struct clsw_sw3_row {
 #define CLSW_EVALUE_NONE 2
 
 /**
+ * ssearch36's regression of the query's scores on the logarithm of the subject length
+ * (`lambda` and `K` are NaN: the E-values come from each score's z-score).
+ */
+#define CLSW_EVALUE_REGRESSION 3
+
+/**
+ * `(lambda, K)` fitted to the query's scores against shuffled database subjects.
+ */
+#define CLSW_EVALUE_SHUFFLED 4
+
+/**
  * The fit to the query's scores against the database when it succeeds (200 positive
- * scores), else BLAST's published parameters, else none. The default.
+ * scores), else BLAST's published parameters, else the fit to shuffled subjects (a
+ * small DNA database), else none. The default.
  */
 #define CLSW_STATS_AUTO 0
 
@@ -1026,6 +1038,18 @@ typedef struct clsw_sw3_row {
  * No E-values (nor bit scores): NaN.
  */
 #define CLSW_STATS_NONE 3
+
+/**
+ * ssearch36's default (`-z 1`): the scores' mean and variance regressed on the
+ * logarithm of the subject length.
+ */
+#define CLSW_STATS_REGRESSION 4
+
+/**
+ * The fit to the query's scores against 2,000 shuffled database subjects (any
+ * database size, DNA too).
+ */
+#define CLSW_STATS_SHUFFLE 5
 
 /**
  * snp-dists' default: only A, C, G, T (any case) are compared; a site where either

@@ -24,9 +24,10 @@
 //! 8. [`scan`]: the scan kernels' host side (one module per variant) and the native
 //!    SIMD CPU path.
 //! 9. [`engine`]: the devices of a run, each checked by a self-test on the scan kernels.
-//! 10. [`search`], [`psse`], [`sw3`], [`distance`]: the jobs.
-//! 11. [`output`]: the search's output formats (BLAST tabular, SAM, JSON, pairwise).
-//! 12. [`capi`]: the C ABI.
+//! 10. [`psse`], [`sw3`], [`distance`]: the jobs that stand alone.
+//! 11. [`search`]: database search (its shuffle statistics use psse's shuffles).
+//! 12. [`output`]: the search's output formats (BLAST tabular, SAM, JSON, pairwise).
+//! 13. [`capi`]: the C ABI.
 
 pub mod align;
 pub mod capi;

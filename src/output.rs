@@ -223,7 +223,9 @@ fn number(x: f64) -> Value {
 /// ```text
 /// { "query": id, "query_description": ..., "query_length": m, "strands": ["plus", ...],
 ///   "database_sequences": D, "database_residues": R,
-///   "evalue_source": "fitted" | "published" | "none", "lambda": .. | null, "k": .. | null,
+///   "evalue_source": "fitted" | "published" | "regression" | "shuffled" | "none",
+///   "lambda": .. | null, "k": .. | null,
+///   "regression": { "rho": .., "mu": .., "rho_var": .., "mu_var": .. } | null,
 ///   "statistics_note": text | null, "recomputed": n, "kernel_seconds": .., "wall_seconds": ..,
 ///   "hits": [ { "rank": 1, "subject": id, "subject_index": k (0-based, database order),
 ///               "subject_description": ..., "subject_length": n, "strand": "plus",
@@ -281,6 +283,7 @@ pub fn query_json(result: &SearchResult, db: &Database) -> Value {
         "evalue_source": st.source.name(),
         "lambda": st.params.map(|p| p.lambda),
         "k": st.params.map(|p| p.k),
+        "regression": st.regression.map(|r| json!({"rho": r.rho, "mu": r.mu, "rho_var": r.rho_var, "mu_var": r.mu_var})),
         "statistics_note": st.note,
         "recomputed": result.recomputed,
         "kernel_seconds": result.kernel_seconds,
@@ -312,11 +315,18 @@ pub fn pairwise_report(
         scoring.gaps.open,
         scoring.gaps.extend
     );
-    match (st.source, st.params) {
-        (_, Some(p)) => {
+    match (st.params, st.regression) {
+        (Some(p), _) => {
             let _ = writeln!(out, "E-values: {} (lambda {:.4}, K {:.4})", st.source, p.lambda, p.k);
         }
-        (_, None) => {
+        (None, Some(r)) => {
+            let _ = writeln!(
+                out,
+                "E-values: {} (mean {:.3} ln n + {:.3}, variance {:.3} ln n + {:.3})",
+                st.source, r.rho, r.mu, r.rho_var, r.mu_var
+            );
+        }
+        (None, None) => {
             let _ = writeln!(out, "E-values unavailable: {}", st.note.as_deref().unwrap_or("no statistics"));
         }
     }

@@ -159,3 +159,30 @@ fn bench_prints_a_row_per_variant() {
     assert!(!out.contains("DIFF"), "{out}");
     assert!(rows.iter().all(|r| r.trim_end().ends_with("ok") || r.trim_end().ends_with("first")), "{out}");
 }
+
+/// `--outfmt plink` with no metric and no prefix writes what `plink --bfile a --distance
+/// flat-missing` writes: allele counts in `plink.dist` and `plink.dist.id`, in the
+/// working directory.
+#[test]
+fn plink_format_defaults_to_plinks_metric_and_file_names() {
+    let dir = scratch_dir();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_clsw"))
+        .args([
+            "distance",
+            "--bfile",
+            s(&std::path::absolute(data("a")).unwrap()),
+            "--outfmt",
+            "plink",
+            "--variant",
+            "cpu",
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("wrote plink.dist, plink.dist.id"), "{err}");
+    assert_eq!(std::fs::read(dir.join("plink.dist")).unwrap(), std::fs::read(data("a_flat.dist")).unwrap());
+    assert_eq!(std::fs::read(dir.join("plink.dist.id")).unwrap(), std::fs::read(data("a_flat.dist.id")).unwrap());
+    assert!(!dir.join("clsw.dist").exists());
+}

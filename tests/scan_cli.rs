@@ -150,12 +150,13 @@ fn dna_search_reports_minus_strand_hits_blast_style() {
     let db = scratch("dna_b.fa", b.as_bytes());
     let (code, out, err) = clsw(&["scan", "-q", s(&qa), "-d", s(&db)]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("both strands") && err.contains("E-values unavailable for 8"), "{err}");
+    // Eight subjects: too few to fit, no published DNA parameters: shuffles.
+    assert!(err.contains("both strands") && err.contains("E-values shuffled for 8"), "{err}");
     let line = out.lines().find(|l| l.starts_with("dna7_a\tdna7_b\t")).expect("dna7 pair found");
     let c: Vec<&str> = line.split('\t').collect();
     let n: Vec<usize> = c[6..10].iter().map(|x| x.parse().unwrap()).collect();
     assert!(n[0] < n[1] && n[2] > n[3], "minus strand: sstart > send: {line}");
-    assert_eq!((c[10], c[11]), ("NA", "NA"));
+    assert!(c[10].parse::<f64>().unwrap() < 1e-5 && c[11].parse::<f64>().unwrap() > 20.0, "{line}");
     let (code, plus, _) = clsw(&["scan", "-q", s(&qa), "-d", s(&db), "--strand", "plus", "--max-hits", "1"]);
     assert_eq!(code, 0);
     assert!(!plus.contains("dna7_a\tdna7_b"), "{plus}");
@@ -355,8 +356,81 @@ fn dbsize_and_stats_pin_evalues_across_database_sizes() {
     assert!(evalues(&large, &["--stats", "none"]).values().all(|e| e == "NA"));
     let (code, _, err) = clsw(&["scan", "-q", s(&q), "-d", s(&large), "--stats", "ml"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("auto, fit, published, none"), "{err}");
+    assert!(err.contains("auto, fit, published, none, regression, shuffle"), "{err}");
     let (code, _, err) = clsw(&["scan", "-q", s(&q), "-d", s(&large), "-Z", "0"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("at least one sequence"), "{err}");
+}
+
+/// A DNA search of a 10-subject database has E-values (fitted to 2,000 shuffles of its
+/// subjects, as no fit to 10 scores and no published DNA parameters exist): planted
+/// homologs are significant, unrelated subjects are not, the threshold applies, and the
+/// shuffles are the same in every run.
+#[test]
+fn dna_evalues_on_a_ten_subject_database_come_from_shuffles() {
+    let pairs = std::fs::read_to_string(data_dir().join("dna_pairs.fasta")).unwrap();
+    let records: Vec<String> = pairs.split('>').skip(1).map(|r| format!(">{r}")).collect();
+    let named = |suffix: &'static str| {
+        records.iter().filter(move |r| r[1..].split_whitespace().next().unwrap().ends_with(suffix))
+    };
+    let queries: String = named("_a").take(2).cloned().collect();
+    let subjects: String = named("_b").chain(named("_a").skip(6)).cloned().collect();
+    assert_eq!(subjects.matches('>').count(), 10);
+    let (q, db) = (scratch("dna10_q.fa", queries.as_bytes()), scratch("dna10_db.fa", subjects.as_bytes()));
+    let run = |extra: &[&str]| {
+        let mut args = vec!["scan", "-q", s(&q), "-d", s(&db)];
+        args.extend(if extra.contains(&"--evalue") { extra.to_vec() } else { [extra, &["--evalue", "1e9"]].concat() });
+        let (code, out, err) = clsw(&args);
+        assert_eq!(code, 0, "{err}");
+        (out, err)
+    };
+    let (out, err) = run(&[]);
+    assert!(err.contains("E-values shuffled for 2"), "{err}");
+    let evalue = |pair: &str| -> f64 {
+        let line = out.lines().find(|l| l.starts_with(pair)).unwrap_or_else(|| panic!("{pair} in {out}"));
+        line.split('\t').nth(10).unwrap().parse().unwrap()
+    };
+    for planted in ["dna1_a\tdna1_b\t", "dna2_a\tdna2_b\t"] {
+        assert!(evalue(planted) < 1e-10, "{planted}: {out}");
+    }
+    // Unrelated subjects: E-values of order one (the null), not tiny.
+    let unrelated = evalue("dna1_a\tdna5_b\t");
+    assert!(unrelated > 0.01 && unrelated < 100.0, "{out}");
+    assert_eq!(run(&[]).0, out, "the shuffles are the same in every run");
+    assert_eq!(run(&["--stats", "shuffle"]).0, out, "auto took the shuffles");
+    // The threshold applies to shuffle E-values.
+    let (strict, _) = run(&["--evalue", "1e-5"]);
+    assert!(strict.lines().count() >= 2 && strict.lines().count() < out.lines().count(), "{strict}");
+    assert!(!strict.contains("dna1_a\tdna5_b"), "{strict}");
+}
+
+/// `--stats regression` (ssearch36's default): E-values from z-scores against the
+/// length regression, reported as such (no lambda and K, the regression's coefficients
+/// in JSON); strong homologs are significant and weak scores are not.
+#[test]
+fn regression_statistics_give_evalues_without_lambda() {
+    let (code, out, err) = clsw(&[
+        "scan",
+        "-q",
+        &data("queries10.fasta"),
+        "-d",
+        &data("uniprot300.fasta"),
+        "--stats",
+        "regression",
+        "--outfmt",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("E-values regression for 10"), "{err}");
+    let results: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for r in results.as_array().unwrap() {
+        assert_eq!(r["evalue_source"], "regression", "{r}");
+        assert!(r["lambda"].is_null() && r["regression"]["rho"].as_f64().unwrap() > 0.0, "{r}");
+        let hits = r["hits"].as_array().unwrap();
+        let e: Vec<f64> = hits.iter().map(|h| h["evalue"].as_f64().unwrap()).collect();
+        assert!(e.windows(2).all(|w| w[0] <= w[1]), "ranked by E-value: {e:?}");
+        assert!(e.iter().all(|&e| e <= 10.0), "{e:?}");
+    }
+    let first = &results[0]["hits"];
+    assert!(first[0]["evalue"].as_f64().unwrap() < 1e-20 && first[0]["bit_score"].as_f64().unwrap() > 60.0, "{first}");
 }

@@ -184,11 +184,11 @@ fn hits_are_ranked_by_evalue_then_score() {
         }
     }
     assert!(out_of_score_order > 0, "no hit with a lower score ranked first: the test shows nothing");
-    // No E-values (a 20-subject database is too small to fit, and no published
-    // parameters for these gaps): by score.
+    // No E-values: by score.
     let small = Database::from_sequences(Alphabet::Protein, (0..20).map(|k| db.sequence(k)).collect());
     let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(7, 3).unwrap());
-    let r = Searcher::new(&engine, &small, sc, SearchOptions::default()).unwrap().search(&queries[0]).unwrap();
+    let none = SearchOptions { stats: StatsMethod::None, ..SearchOptions::default() };
+    let r = Searcher::new(&engine, &small, sc, none).unwrap().search(&queries[0]).unwrap();
     assert_eq!(r.statistics.source, EvalueSource::None);
     assert!(r.hits.len() > 1);
     assert!(
@@ -216,7 +216,7 @@ fn evalues_fall_with_score_and_name_their_source() {
             let (e0, e1) = (st.evalue(s, q.len(), n), st.evalue(s + 1, q.len(), n));
             // Strictly falling once below the number of subjects (where it saturates).
             assert!(e1 <= e0 && (e0 > 0.9 * 299.0 || e1 < e0), "{s}: {e0} {e1}");
-            assert!(st.bit_score(s + 1) > st.bit_score(s));
+            assert!(st.bit_score(s + 1, q.len(), n) > st.bit_score(s, q.len(), n));
         }
     }
     // Among hits: a higher score on a subject no longer gives a smaller E-value.
@@ -244,14 +244,40 @@ fn evalues_fall_with_score_and_name_their_source() {
             < 1e-9 * h.evalue.max(1e-300)
     );
 
-    // BLOSUM50 10/2 is not in BLAST's tables: no E-values, no threshold applied.
+    // BLOSUM50 10/2 is not in BLAST's tables: the fit to shuffled subjects, and the
+    // threshold applies to its E-values.
     let b50 = Scoring::new(Matrix::builtin("BLOSUM50").unwrap(), Gaps::affine(10, 2).unwrap());
-    let opts = SearchOptions { evalue: 1e-30, max_hits: 1000, ..SearchOptions::default() };
+    let positive = |r: &SearchResult| r.scores.iter().filter(|s| s.score > 0).count();
+    let opts = SearchOptions { evalue: 1.0, max_hits: 1000, ..SearchOptions::default() };
+    let r = Searcher::new(&engine, &small, b50.clone(), opts.clone()).unwrap().search(q).unwrap();
+    assert_eq!(r.statistics.source, EvalueSource::Shuffled);
+    let note = r.statistics.note.as_deref().unwrap();
+    assert!(note.contains("at least 200") && note.contains("BLAST publishes no parameters"), "{note}");
+    assert!(r.hits.iter().all(|h| h.evalue <= 1.0 && h.bit_score > 0.0));
+    assert!(r.hits.len() < positive(&r), "{} of {}", r.hits.len(), positive(&r));
+
+    // Without statistics: no E-values, no threshold applied.
+    let opts = SearchOptions { stats: StatsMethod::None, evalue: 1e-30, ..opts };
     let r = Searcher::new(&engine, &small, b50, opts).unwrap().search(q).unwrap();
     assert_eq!(r.statistics.source, EvalueSource::None);
-    assert!(r.statistics.params.is_none());
-    assert_eq!(r.hits.len(), r.scores.iter().filter(|s| s.score > 0).count());
+    assert!(r.statistics.params.is_none() && r.statistics.regression.is_none());
+    assert_eq!(r.hits.len(), positive(&r));
     assert!(r.hits.iter().all(|h| h.evalue.is_nan() && h.bit_score.is_nan()));
+
+    // ssearch36's regression: E-values fall and bit scores rise with the score, at
+    // every length, and the best hit is as significant as with the fit.
+    let opts = SearchOptions { stats: StatsMethod::Regression, ..SearchOptions::default() };
+    let r = Searcher::new(&engine, &db, blosum62(), opts).unwrap().search(q).unwrap();
+    let st = &r.statistics;
+    assert_eq!((st.source, st.params), (EvalueSource::Regression, None));
+    for n in [50, 400, 3000] {
+        for s in 1..300 {
+            let (e0, e1) = (st.evalue(s, q.len(), n), st.evalue(s + 1, q.len(), n));
+            assert!(e1 <= e0 && (e0 > 0.9 * 299.0 || e1 < e0), "{s}: {e0} {e1}");
+            assert!(st.bit_score(s + 1, q.len(), n) > st.bit_score(s, q.len(), n));
+        }
+    }
+    assert!(r.hits[0].evalue < 1e-50, "{}", r.hits[0].evalue);
 }
 
 fn write_all(
@@ -444,8 +470,8 @@ fn json_parses_with_sources_and_nulls() {
     // No statistics: E-values and bit scores are null.
     let small = Database::from_sequences(Alphabet::Protein, (0..20).map(|k| db.sequence(k)).collect());
     let b50 = Scoring::new(Matrix::builtin("BLOSUM50").unwrap(), Gaps::affine(10, 2).unwrap());
-    let results =
-        all_results(&Searcher::new(&engine, &small, b50.clone(), SearchOptions::default()).unwrap(), &queries);
+    let none = SearchOptions { stats: StatsMethod::None, ..SearchOptions::default() };
+    let results = all_results(&Searcher::new(&engine, &small, b50.clone(), none).unwrap(), &queries);
     let v: serde_json::Value =
         serde_json::from_str(&write_all(OutputFormat::Json, &results, &queries, &small, &b50)).unwrap();
     assert_eq!(v[0]["evalue_source"], "none");
@@ -600,10 +626,11 @@ fn dna_both_strands_find_the_reverse_complemented_pair() {
         assert!(plus.scores[k7].score <= 60, "{}", plus.scores[k7].score);
         assert!(both.scores[k7].score > 500, "{}", both.scores[k7].score);
         assert_eq!(both.strands[k7], Strand::Minus);
-        // No published statistics for DNA and too few subjects to fit.
-        assert_eq!(both.statistics.source, EvalueSource::None);
+        // No published statistics for DNA and too few subjects to fit: shuffles.
+        assert_eq!(both.statistics.source, EvalueSource::Shuffled);
         let top = &both.hits[0];
         assert_eq!((top.subject, top.strand), (k7, Strand::Minus));
+        assert!(top.evalue < 1e-50, "{}", top.evalue);
         let al = top.alignment.as_ref().unwrap();
         assert_eq!(al.rescore(&rc, db.residues(k7), &sc), top.score as i64);
         assert_eq!(Some(al), clsw::reference::align(&rc, db.residues(k7), &sc).as_ref());
@@ -619,7 +646,8 @@ fn dna_both_strands_find_the_reverse_complemented_pair() {
         let line = tabular_line(&both, top, &db, false).unwrap();
         let c: Vec<&str> = line.split('\t').collect();
         assert_eq!(c[6..10], [qs.to_string(), qe.to_string(), ss.to_string(), se.to_string()]);
-        assert_eq!(c[10], "NA");
+        let printed: f64 = c[10].parse().unwrap();
+        assert!((printed / top.evalue - 1.0).abs() < 0.01, "{} vs {}", c[10], top.evalue);
         // Pairs 1-6 are found on the plus strand.
         let other = a.iter().find(|s| s.id == "dna3_a").unwrap();
         let r = Searcher::new(engine, &db, sc.clone(), SearchOptions::default()).unwrap().search(other).unwrap();

@@ -66,11 +66,17 @@ pub const CLSW_EVALUE_FITTED: clsw_evalue_source = 0;
 pub const CLSW_EVALUE_PUBLISHED: clsw_evalue_source = 1;
 /// None available: E-values and bit scores are NaN and no E-value threshold applies.
 pub const CLSW_EVALUE_NONE: clsw_evalue_source = 2;
+/// ssearch36's regression of the query's scores on the logarithm of the subject length
+/// (`lambda` and `K` are NaN: the E-values come from each score's z-score).
+pub const CLSW_EVALUE_REGRESSION: clsw_evalue_source = 3;
+/// `(lambda, K)` fitted to the query's scores against shuffled database subjects.
+pub const CLSW_EVALUE_SHUFFLED: clsw_evalue_source = 4;
 
 /// Where a search may take its E-values from (`clsw_search_options.stats`).
 pub type clsw_stats = u32;
 /// The fit to the query's scores against the database when it succeeds (200 positive
-/// scores), else BLAST's published parameters, else none. The default.
+/// scores), else BLAST's published parameters, else the fit to shuffled subjects (a
+/// small DNA database), else none. The default.
 pub const CLSW_STATS_AUTO: clsw_stats = 0;
 /// Only the fit: no E-values where it fails.
 pub const CLSW_STATS_FIT: clsw_stats = 1;
@@ -79,6 +85,12 @@ pub const CLSW_STATS_FIT: clsw_stats = 1;
 pub const CLSW_STATS_PUBLISHED: clsw_stats = 2;
 /// No E-values (nor bit scores): NaN.
 pub const CLSW_STATS_NONE: clsw_stats = 3;
+/// ssearch36's default (`-z 1`): the scores' mean and variance regressed on the
+/// logarithm of the subject length.
+pub const CLSW_STATS_REGRESSION: clsw_stats = 4;
+/// The fit to the query's scores against 2,000 shuffled database subjects (any
+/// database size, DNA too).
+pub const CLSW_STATS_SHUFFLE: clsw_stats = 5;
 
 /// How a searcher searches. Fill it with `clsw_search_options_init`, then change
 /// fields; or pass NULL for the defaults.
@@ -174,7 +186,9 @@ fn search_options(o: &clsw_search_options) -> Outcome<SearchOptions> {
         CLSW_STATS_FIT => StatsMethod::Fit,
         CLSW_STATS_PUBLISHED => StatsMethod::Published,
         CLSW_STATS_NONE => StatsMethod::None,
-        s => return Err(Failure::invalid(format!("options.stats {s} is not a CLSW_STATS_* value (0 to 3)"))),
+        CLSW_STATS_REGRESSION => StatsMethod::Regression,
+        CLSW_STATS_SHUFFLE => StatsMethod::Shuffle,
+        s => return Err(Failure::invalid(format!("options.stats {s} is not a CLSW_STATS_* value (0 to 5)"))),
     };
     let db_size = match usize::try_from(o.db_size) {
         Ok(0) => None,
@@ -562,6 +576,8 @@ fn info_of(r: &SearchResult) -> clsw_search_info {
                 EvalueSource::Fitted => CLSW_EVALUE_FITTED,
                 EvalueSource::Published => CLSW_EVALUE_PUBLISHED,
                 EvalueSource::None => CLSW_EVALUE_NONE,
+                EvalueSource::Regression => CLSW_EVALUE_REGRESSION,
+                EvalueSource::Shuffled => CLSW_EVALUE_SHUFFLED,
             },
             lambda: r.statistics.params.map_or(f64::NAN, |p| p.lambda),
             k: r.statistics.params.map_or(f64::NAN, |p| p.k),

@@ -32,6 +32,21 @@ pub enum Format {
     Binary,
 }
 
+impl Format {
+    /// The metric written when none is named: PLINK's `--distance` default (allele
+    /// counts, its `.dist`) for the plink format, differing sites for the others.
+    pub fn default_metric(self) -> Metric {
+        if self == Format::Plink { Metric::AlleleCount } else { Metric::Differences }
+    }
+
+    /// The prefix of the plink and binary formats' files when none is given: PLINK's
+    /// own `plink` (`plink.dist`, `plink.dist.id`) for the plink format, `clsw` for
+    /// binary.
+    pub fn default_prefix(self) -> &'static str {
+        if self == Format::Plink { "plink" } else { "clsw" }
+    }
+}
+
 /// A number as C's `%g` writes it (six significant digits, no trailing zeros), which is
 /// how PLINK writes its matrices.
 pub fn format_g(v: f64) -> String {

@@ -4,11 +4,13 @@ use super::{Scanned, Searcher, Strand, reverse_complement};
 use crate::align::Alignment;
 use crate::engine::WorkerRef;
 use crate::error::{Error, Result};
+use crate::psse::shuffle::shuffled;
 use crate::reference::{self, LocalScore};
 use crate::scan::from_end::{HitEnd, align_from_ends};
+use crate::scan::native::{self, Report};
 use crate::scoring::Scoring;
 use crate::seq::Sequence;
-use crate::stats::{KarlinAltschul, fit_length_corrected, published};
+use crate::stats::{KarlinAltschul, Regression, fit_length_corrected, fit_regression, published};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -23,6 +25,10 @@ crate::error::named_enum! {
         Published = "published",
         /// None available: E-values and bit scores are NaN.
         None = "none",
+        /// ssearch36's regression of this query's scores on the subject length.
+        Regression = "regression",
+        /// Fitted to this query's scores against shuffled database subjects.
+        Shuffled = "shuffled",
     }
 }
 
@@ -31,8 +37,8 @@ crate::error::named_enum! {
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum StatsMethod ("statistics method", "methods") {
         /// The fit to the query's scores against the database when it succeeds (it
-        /// needs 200 positive scores), else BLAST's published parameters, else none:
-        /// the default.
+        /// needs 200 positive scores), else BLAST's published parameters, else the fit
+        /// to shuffled subjects (a small DNA database): the default.
         Auto = "auto",
         /// Only the fit: no E-values where it fails.
         Fit = "fit",
@@ -42,6 +48,13 @@ crate::error::named_enum! {
         Published = "published",
         /// No E-values (nor bit scores).
         None = "none",
+        /// ssearch36's default (its `-z 1`): the mean and variance of the scores
+        /// regressed on the logarithm of the subject length ([`crate::stats::regression`]).
+        Regression = "regression",
+        /// The length-corrected fit to the query's scores against shuffles of database
+        /// subjects ([`SHUFFLES`] of them, made by psse's generator): statistics for a
+        /// database of any size, as ssearch36's shuffles of library sequences.
+        Shuffle = "shuffle",
     }
 }
 
@@ -49,8 +62,10 @@ crate::error::named_enum! {
 #[derive(Debug, Clone)]
 pub struct Statistics {
     pub source: EvalueSource,
-    /// `(lambda, K)`, absent when `source` is `None`.
+    /// `(lambda, K)`, present when `source` is `Fitted`, `Published` or `Shuffled`.
     pub params: Option<KarlinAltschul>,
+    /// The regression, present when `source` is `Regression`.
+    pub regression: Option<Regression>,
     /// Why the preferred source was not used (the fit's error), if it was not.
     pub note: Option<String>,
     /// Number of sequences in the database (`D` of the E-value), or the search's
@@ -61,11 +76,14 @@ pub struct Statistics {
 }
 
 impl Statistics {
-    /// The E-value of a raw score for a subject of `subject_len` (NaN without parameters).
+    /// The E-value of a raw score for a subject of `subject_len` (NaN without statistics).
     pub fn evalue(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
+        let d = self.db_sequences as f64;
+        if let Some(r) = self.regression {
+            return r.evalue(score as f64, subject_len, self.db_sequences);
+        }
         let Some(ka) = self.params else { return f64::NAN };
         let (m, n) = (query_len.max(1), subject_len.max(1));
-        let d = self.db_sequences as f64;
         match self.source {
             EvalueSource::Published if self.strands > 1 => {
                 let p = ka.pvalue(score as f64, m, n);
@@ -76,9 +94,13 @@ impl Statistics {
         }
     }
 
-    /// The bit score of a raw score (NaN without parameters).
-    pub fn bit_score(&self, score: i32) -> f64 {
-        self.params.map_or(f64::NAN, |ka| ka.bit_score(score as f64))
+    /// The bit score of a raw score (NaN without statistics).
+    pub fn bit_score(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
+        match (self.regression, self.params) {
+            (Some(r), _) => r.bit_score(score as f64, query_len, subject_len),
+            (None, Some(ka)) => ka.bit_score(score as f64),
+            (None, None) => f64::NAN,
+        }
     }
 }
 
@@ -162,55 +184,138 @@ pub fn align_hits(query: &[u8], hits: &[HitEnd<'_>], scoring: &Scoring) -> Resul
 /// databases of millions of sequences; E-values still count every subject.
 pub const FIT_SAMPLE: usize = 20_000;
 
+/// [`StatsMethod::Shuffle`] scores the query against this many shuffled subjects:
+/// database subjects sampled every k-th in database order (all of a database this
+/// small), each shuffled as often as it takes. 2,000 scores pin lambda to about 2%
+/// ([`fit_length_corrected`]'s table).
+pub const SHUFFLES: usize = 2_000;
+
+/// At most this many residues of shuffles per query (fewer shuffles of long subjects):
+/// the shuffles are scored on the CPU, about a query length x 10 M cells.
+const SHUFFLE_RESIDUES: usize = 10_000_000;
+
+/// The shuffles' seed (psse's default): the same database gives the same shuffles, and
+/// so the same E-values, in every run.
+const SHUFFLE_SEED: u64 = 42;
+
+/// One source's model of a query's scores.
+enum Model {
+    KarlinAltschul(KarlinAltschul),
+    Regression(Regression),
+}
+
 impl Searcher<'_> {
-    /// The statistics of one query's scores.
-    fn statistics(&self, scores: &[LocalScore], query_len: usize) -> Statistics {
-        let stride = scores.len().div_ceil(FIT_SAMPLE).max(1);
-        let (s, n): (Vec<i32>, Vec<usize>) = scores
-            .iter()
-            .zip(&self.lengths)
-            .step_by(stride)
-            .filter(|(_, n)| **n > 0)
-            .map(|(s, &n)| (s.score, n))
-            .unzip();
-        let base = Statistics {
-            source: EvalueSource::None,
+    /// The statistics of one query's scores: the sources of the search's method in
+    /// order, the first that succeeds; the failures before it are the note. `plus` is
+    /// the query, `minus` its reverse complement when that strand is searched (else
+    /// empty).
+    fn statistics(&self, scores: &[LocalScore], plus: &[u8], minus: &[u8]) -> Statistics {
+        use EvalueSource as S;
+        let order: &[EvalueSource] = match self.options.stats {
+            StatsMethod::Auto => &[S::Fitted, S::Published, S::Shuffled],
+            StatsMethod::Fit => &[S::Fitted],
+            StatsMethod::Published => &[S::Published],
+            StatsMethod::Regression => &[S::Regression],
+            StatsMethod::Shuffle => &[S::Shuffled],
+            StatsMethod::None => &[],
+        };
+        let mut failed: Vec<String> = Vec::new();
+        let mut statistics = Statistics {
+            source: S::None,
             params: None,
+            regression: None,
             note: None,
             db_sequences: self.options.db_size.unwrap_or(self.db.len()),
             strands: self.strands.len(),
         };
-        let method = self.options.stats;
-        if method == StatsMethod::None {
-            return Statistics { note: Some("E-values turned off (statistics method none)".into()), ..base };
-        }
-        let fit_error = if matches!(method, StatsMethod::Auto | StatsMethod::Fit) {
-            match fit_length_corrected(&s, &n, query_len) {
-                Ok(ka) => return Statistics { source: EvalueSource::Fitted, params: Some(ka), ..base },
-                Err(Error::InvalidArgument(m)) => m,
-                Err(e) => e.to_string(),
+        for &source in order {
+            match self.model(source, scores, plus, minus) {
+                Ok(Model::KarlinAltschul(ka)) => statistics.params = Some(ka),
+                Ok(Model::Regression(r)) => statistics.regression = Some(r),
+                Err(why) => {
+                    failed.push(why);
+                    continue;
+                }
             }
-        } else {
-            "statistics method published: no fit".to_string()
+            statistics.source = source;
+            break;
+        }
+        if order.is_empty() {
+            failed.push("E-values turned off (statistics method none)".into());
+        }
+        statistics.note = (!failed.is_empty()).then(|| failed.join("; "));
+        statistics
+    }
+
+    /// One source's model, or why it gives none.
+    fn model(
+        &self,
+        source: EvalueSource,
+        scores: &[LocalScore],
+        plus: &[u8],
+        minus: &[u8],
+    ) -> std::result::Result<Model, String> {
+        let text = |e: Error| match e {
+            Error::InvalidArgument(m) => m,
+            e => e.to_string(),
         };
-        let gaps = self.scoring.gaps;
-        let table = (method != StatsMethod::Fit).then(|| published(self.scoring.matrix.name(), gaps.open, gaps.extend));
-        match table.flatten() {
-            Some(ka) => {
-                let note = (method == StatsMethod::Auto).then_some(fit_error);
-                Statistics { source: EvalueSource::Published, params: Some(ka), note, ..base }
+        match source {
+            EvalueSource::Fitted | EvalueSource::Regression => {
+                let (s, n) = self.fit_sample(scores);
+                if source == EvalueSource::Fitted {
+                    fit_length_corrected(&s, &n, plus.len()).map(Model::KarlinAltschul).map_err(text)
+                } else {
+                    fit_regression(&s, &n).map(Model::Regression).map_err(text)
+                }
             }
-            None if method == StatsMethod::Fit => Statistics { note: Some(fit_error), ..base },
-            None => Statistics {
-                note: Some(format!(
-                    "{fit_error}; and BLAST publishes no parameters for {} {}/{}",
-                    self.scoring.matrix.name(),
-                    gaps.open,
-                    gaps.extend
-                )),
-                ..base
-            },
+            EvalueSource::Published => {
+                let (matrix, gaps) = (self.scoring.matrix.name(), self.scoring.gaps);
+                published(matrix, gaps.open, gaps.extend)
+                    .map(Model::KarlinAltschul)
+                    .ok_or_else(|| format!("BLAST publishes no parameters for {matrix} {}/{}", gaps.open, gaps.extend))
+            }
+            EvalueSource::Shuffled => self.shuffled_fit(plus, minus).map(Model::KarlinAltschul).map_err(text),
+            EvalueSource::None => Err("no statistics".into()),
         }
+    }
+
+    /// The scores a fit to the database uses, with their subjects' lengths: every
+    /// subject of a positive length, every k-th beyond [`FIT_SAMPLE`].
+    fn fit_sample(&self, scores: &[LocalScore]) -> (Vec<i32>, Vec<usize>) {
+        let stride = scores.len().div_ceil(FIT_SAMPLE).max(1);
+        scores.iter().zip(&self.lengths).step_by(stride).filter(|(_, n)| **n > 0).map(|(s, &n)| (s.score, n)).unzip()
+    }
+
+    /// The length-corrected fit to the query's scores against [`SHUFFLES`] shuffled
+    /// database subjects (psse's uniform shuffles under a fixed seed, keyed by the
+    /// subject's index in the database), scored on the CPU; with both strands searched,
+    /// each shuffle's score is the better of the two, as a subject's is.
+    fn shuffled_fit(&self, plus: &[u8], minus: &[u8]) -> Result<KarlinAltschul> {
+        let subjects: Vec<usize> = (0..self.db.len()).filter(|&k| self.lengths[k] > 0).collect();
+        let sample: Vec<usize> = subjects.iter().copied().step_by(subjects.len().div_ceil(SHUFFLES).max(1)).collect();
+        let residues: usize = sample.iter().map(|&k| self.lengths[k]).sum();
+        let each = SHUFFLES.div_ceil(sample.len().max(1)).min(SHUFFLE_RESIDUES / residues.max(1));
+        if each == 0 {
+            return Err(Error::InvalidArgument(format!(
+                "shuffles: the {} sampled subjects hold {residues} residues, more than the {SHUFFLE_RESIDUES} a \
+                 query's shuffles may hold",
+                sample.len()
+            )));
+        }
+        // Subject indices key the generator as psse's do (32 bits: wrapping beyond).
+        let shuffles: Vec<Vec<u8>> = sample
+            .par_iter()
+            .flat_map_iter(|&k| (0..each as u32).map(move |i| (k, i)))
+            .map(|(k, i)| shuffled(self.db.residues(k), SHUFFLE_SEED, k as u32, i, 0))
+            .collect();
+        let lengths: Vec<usize> = shuffles.iter().map(Vec::len).collect();
+        let mut best: Vec<i32> =
+            native::scores(plus, &shuffles, &self.scoring, Report::Scores)?.scores.iter().map(|s| s.score).collect();
+        if !minus.is_empty() {
+            let other = native::scores(minus, &shuffles, &self.scoring, Report::Scores)?;
+            best.iter_mut().zip(&other.scores).for_each(|(b, o)| *b = (*b).max(o.score));
+        }
+        fit_length_corrected(&best, &lengths, plus.len())
     }
 
     /// A hit's score is never taken from a device alone: the CPU scores the subject of
@@ -336,7 +441,7 @@ impl Searcher<'_> {
         first.truncate(max_hits);
         let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
         let (statistics, early) = rayon::join(
-            || self.statistics(scores, m),
+            || self.statistics(scores, &query.residues, &minus),
             || self.check_and_align(&query.residues, &minus, &scanned, &first),
         );
         let mut aligned = early?;
@@ -350,7 +455,7 @@ impl Searcher<'_> {
                     score: scores[k].score,
                     strand: scanned.strands[k],
                     evalue,
-                    bit_score: statistics.bit_score(scores[k].score),
+                    bit_score: statistics.bit_score(scores[k].score, m, self.lengths[k]),
                     alignment: None,
                 })
             })
@@ -404,6 +509,7 @@ mod tests {
         let one = Statistics {
             source: EvalueSource::Published,
             params: Some(ka),
+            regression: None,
             note: None,
             db_sequences: 1000,
             strands: 1,
@@ -413,7 +519,7 @@ mod tests {
         assert!((e2 / e1 - 2.0).abs() < 1e-3, "{e1} {e2}");
         assert!(two.evalue(0, 300, 300) <= 1000.0);
         let none = Statistics { source: EvalueSource::None, params: None, ..one };
-        assert!(none.evalue(60, 300, 300).is_nan() && none.bit_score(60).is_nan());
+        assert!(none.evalue(60, 300, 300).is_nan() && none.bit_score(60, 300, 300).is_nan());
     }
 
     #[test]

@@ -77,6 +77,44 @@ const INITIAL_TRIM: f64 = 0.25;
 /// Rounds of fit-and-exclude; the excluded set normally settles in a few.
 const MAX_ROUNDS: usize = 50;
 
+/// The homolog rule of the fits to a search's scores ([`fit_length_corrected`],
+/// [`super::fit_regression`]; see the former's documentation): `fit` fits a model to the
+/// kept scores (of `total`), `evalues` gives every score's E-value among the `total`
+/// under a model. A first model of all scores sets aside the [`INITIAL_TRIM`] most
+/// significant; then the scores with an E-value below [`HOMOLOG_EVALUE`] are set aside
+/// and the model refitted, every round re-judging every score, until the set stops
+/// changing. Returns the model and the scores it kept; an error (named by `what`) when
+/// more than half look like homologs.
+pub(super) fn without_homologs<M>(
+    total: usize,
+    what: &str,
+    fit: impl Fn(&[bool]) -> Result<M>,
+    evalues: impl Fn(&M) -> Vec<f64>,
+) -> Result<(M, Vec<bool>)> {
+    let mut keep = vec![true; total];
+    let e0 = evalues(&fit(&keep)?);
+    let mut order: Vec<usize> = (0..total).collect();
+    order.sort_by(|&a, &b| e0[a].total_cmp(&e0[b]));
+    order[..(INITIAL_TRIM * total as f64) as usize].iter().for_each(|&i| keep[i] = false);
+    let mut model = fit(&keep)?;
+    for _ in 0..MAX_ROUNDS {
+        let next: Vec<bool> = evalues(&model).iter().map(|&e| e >= HOMOLOG_EVALUE).collect();
+        if next == keep {
+            break;
+        }
+        keep = next;
+        let kept = keep.iter().filter(|&&k| k).count();
+        if 2 * kept < total {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: {} of {total} scores look like homologs; too few unrelated scores to fit",
+                total - kept
+            )));
+        }
+        model = fit(&keep)?;
+    }
+    Ok((model, keep))
+}
+
 /// Fits `(lambda, K)` by maximum likelihood to one query's scores against a database,
 /// each score with its own location `mu_i = ln(K m n_i) / lambda`.
 ///
@@ -153,28 +191,7 @@ pub fn fit_length_corrected(scores: &[i32], subject_lengths: &[usize], query_len
         )));
     }
 
-    let mut keep = vec![true; total];
-    let first = data.fit(&keep)?;
-    let e0 = data.evalues(&first);
-    let mut order: Vec<usize> = (0..total).collect();
-    order.sort_by(|&a, &b| e0[a].total_cmp(&e0[b]));
-    order[..(INITIAL_TRIM * total as f64) as usize].iter().for_each(|&i| keep[i] = false);
-    let mut fit = data.fit(&keep)?;
-    for _ in 0..MAX_ROUNDS {
-        let next: Vec<bool> = data.evalues(&fit).iter().map(|&e| e >= HOMOLOG_EVALUE).collect();
-        if next == keep {
-            break;
-        }
-        keep = next;
-        let kept = keep.iter().filter(|&&k| k).count();
-        if 2 * kept < total {
-            return Err(Error::InvalidArgument(format!(
-                "length-corrected fit: {} of {total} scores look like homologs; too few unrelated scores to fit",
-                total - kept
-            )));
-        }
-        fit = data.fit(&keep)?;
-    }
+    let (fit, keep) = without_homologs(total, "length-corrected fit", |keep| data.fit(keep), |fit| data.evalues(fit))?;
 
     let kept = keep.iter().filter(|&&k| k).count() as f64;
     let (d, limit) = (data.ks_distance(&fit, &keep), 0.05 + 1.5 / kept.sqrt());

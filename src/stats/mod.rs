@@ -1,7 +1,8 @@
 //! Search statistics: the Gumbel distribution and its maximum-likelihood fits
-//! ([`gumbel`]), and Karlin-Altschul E-values for database searches ([`evalue`]), with
-//! `(lambda, K)` fitted to a search's own scores, length-corrected as ssearch36 does, or
-//! taken from NCBI BLAST's published tables.
+//! ([`gumbel`]), Karlin-Altschul E-values for database searches ([`evalue`]), with
+//! `(lambda, K)` fitted to a search's own scores, length-corrected, or taken from NCBI
+//! BLAST's published tables, and ssearch36's default regression of the scores on the
+//! logarithm of the subject length ([`regression`]).
 //!
 //! Typical use after scoring one query against a database:
 //!
@@ -19,6 +20,8 @@
 mod blast_table;
 pub mod evalue;
 pub mod gumbel;
+pub mod regression;
 
 pub use evalue::{KarlinAltschul, MIN_FIT_SCORES, fit_length_corrected, published};
 pub use gumbel::{Gumbel, fit_censored, fit_complete};
+pub use regression::{Regression, fit_regression};

@@ -14,9 +14,9 @@
     aln3 = clsw.sw3_align(engine, scoring, "HEAGAWGHEE", "PAWHEAE", "HEAWHEAE")
 
 The shared library is found through the ``CLSW_LIB`` environment variable (a path to
-libclsw.so), else next to this package (``clsw/libclsw.so``), else where the system
-loader finds ``libclsw`` (``ctypes.util.find_library``; e.g. after
-``scripts/install.sh /usr/local``).
+libclsw.so), else next to this package (``clsw/libclsw.so``, where ``pip install
+bindings/python`` puts the library it builds), else where the system loader finds
+``libclsw`` (``ctypes.util.find_library``; e.g. after ``scripts/install.sh /usr/local``).
 
 Every failure raises :class:`ClswError` with the C status and clsw's message. Engines,
 scorings, databases and searchers may be shared between threads (the C calls release
@@ -84,8 +84,8 @@ ALPHABET_NAMES = {0: "protein", 1: "dna"}
 VARIANTS = {"fast": 0, "inter": 1, "intra": 2, "plain": 3, "team": 4, "auto": 5}
 STRANDS = {"both": 0, "plus": 1, "minus": 2}
 CIGARS = {None: 0, "extended": 1, "M": 2}
-STATS = {"auto": 0, "fit": 1, "published": 2, "none": 3}
-EVALUE_SOURCES = {0: "fitted", 1: "published", 2: "none"}
+STATS = {"auto": 0, "fit": 1, "published": 2, "none": 3, "regression": 4, "shuffle": 5}
+EVALUE_SOURCES = {0: "fitted", 1: "published", 2: "none", 3: "regression", 4: "shuffled"}
 HIT_STRANDS = {0: "plus", 1: "minus"}
 DEVICE_KINDS = {0: "gpu", 1: "cpu", 2: "other"}
 GAPS_DEFAULT = -1
@@ -117,18 +117,21 @@ def _find_library() -> str:
     if found:
         return found
     raise OSError(
-        "libclsw not found: set CLSW_LIB to the path of libclsw.so, copy the library next to "
-        "this package, or install it where the system loader finds it (scripts/install.sh)"
+        "libclsw not found: install the package with `pip install bindings/python` (from "
+        "clsw's source tree; it builds the library with cargo and ships it in the package), "
+        "or set CLSW_LIB to the path of libclsw.so, or install the library where the system "
+        "loader finds it (scripts/install.sh)"
     )
 
 
-_path = _find_library()
-_lib = ctypes.CDLL(_path)
+# Not `_path`: that name is the path-argument helper below.
+_library = _find_library()
+_lib = ctypes.CDLL(_library)
 
 
 def library_path() -> str:
     """The path of the shared library in use."""
-    return _path
+    return _library
 
 
 class _Opaque(ctypes.Structure):
@@ -692,7 +695,7 @@ class Searcher(_Handle):
         db_size: Optional[int] = None,
     ):
         """Options left at None keep the library's defaults (``clsw_search_options_init``).
-        ``stats``: where E-values come from (auto, fit, published, none); ``db_size``: the
+        ``stats``: where E-values come from (auto, fit, published, regression, shuffle, none); ``db_size``: the
         number of database sequences they count (ssearch36 -Z)."""
         o = _options(
             _SearchOptions,

@@ -123,6 +123,12 @@ def test_stats_and_db_size_choose_and_pin_evalues(engine, uniprot, queries, blos
     assert result.evalue_source == "published" and result.db_sequences == 10 * len(uniprot)
     none = clsw.Searcher(engine, blosum62, uniprot, stats="none").search(seq, query_id=qid)
     assert none.evalue_source == "none" and all(math.isnan(h.evalue) for h in none.hits)
+    # ssearch36's regression (no lambda) and the fit to shuffled subjects: the strong
+    # first hit stays significant under every source.
+    for stats, source in [("regression", "regression"), ("shuffle", "shuffled")]:
+        other = clsw.Searcher(engine, blosum62, uniprot, stats=stats).search(seq, query_id=qid)
+        assert other.evalue_source == source
+        assert other.hits[0].evalue < 1e-10 and other.hits[0].evalue <= other.hits[-1].evalue
     with pytest.raises(ValueError):
         clsw.Searcher(engine, blosum62, uniprot, stats="maximum-likelihood")
 

@@ -53,13 +53,15 @@ pub struct DistanceArgs {
     #[arg(long = "outfmt", visible_alias = "format", value_enum, default_value_t = FormatArg::Square)]
     format: FormatArg,
     /// diff (differing compared sites), allele-ct, ibs, 1-ibs (PLINK's, missing calls
-    /// skipped as with `flat-missing`).
-    #[arg(long, default_value = "diff", value_parser = crate::args::Names::of::<Metric>(Metric::ALL.map(Metric::name)))]
-    metric: String,
+    /// skipped as with `flat-missing`) [default: diff; with --outfmt plink allele-ct,
+    /// PLINK's --distance default].
+    #[arg(long, value_parser = crate::args::Names::of::<Metric>(Metric::ALL.map(Metric::name)))]
+    metric: Option<String>,
     /// long and binary formats: also the number of sites each pair compared.
     #[arg(long)]
     compared: bool,
-    /// square/long: the output file [standard output]; plink/binary: the file prefix [clsw].
+    /// square/long: the output file [standard output]; plink/binary: the file prefix
+    /// [plink: plink, as PLINK's --out; binary: clsw].
     #[arg(long, short = 'o')]
     out: Option<PathBuf>,
     #[command(flatten)]
@@ -135,7 +137,7 @@ fn open_output(args: &DistanceArgs, metric: Metric) -> Result<Option<Output>> {
 
 /// The prefix of the plink and binary formats' files.
 fn prefix(args: &DistanceArgs) -> PathBuf {
-    args.out.clone().unwrap_or_else(|| PathBuf::from("clsw"))
+    args.out.clone().unwrap_or_else(|| PathBuf::from(format_of(args.format).default_prefix()))
 }
 
 pub fn run(args: &DistanceArgs) -> Result<()> {
@@ -144,7 +146,10 @@ pub fn run(args: &DistanceArgs) -> Result<()> {
         args.count_n,
         args.bfile.is_some() || args.genotypes.is_some(),
     )?;
-    let metric: Metric = args.metric.parse()?;
+    let metric = match &args.metric {
+        Some(name) => name.parse()?,
+        None => format_of(args.format).default_metric(),
+    };
     let variant: Variant = args.variant.parse()?;
     let tuning = match &args.tile {
         Some(t) => t.parse()?,

@@ -33,8 +33,9 @@ pub struct ScanArgs {
     #[arg(long, default_value_t = 10.0)]
     evalue: f64,
     /// Where E-values come from: auto (the fit to the query's scores against the
-    /// database when it succeeds, else BLAST's published parameters, else none), fit,
-    /// published, none.
+    /// database when it succeeds, else BLAST's published parameters, else the fit to
+    /// shuffled subjects), fit, published, regression (ssearch36's default, -z 1),
+    /// shuffle (2,000 shuffled database subjects: any database size), none.
     #[arg(long, default_value = "auto", value_parser = Names::of::<StatsMethod>(StatsMethod::ALL.map(StatsMethod::name)))]
     stats: String,
     /// The number of database sequences E-values count (ssearch36 -Z) [default: the
@@ -265,7 +266,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
 
     let (mut done, mut kernel, mut recomputed, mut hits) = (0usize, 0.0f64, 0usize, 0usize);
     let mut kernel_from_host = false;
-    let mut sources = [0usize; 3];
+    let mut sources = [0usize; EvalueSource::ALL.len()];
     searcher.search_all(&queries, |result| {
         writer.write(&result, &queries[result.query_index]).map_err(io)?;
         done += 1;
@@ -273,11 +274,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
         kernel_from_host |= result.kernel_seconds_from_host;
         recomputed += result.recomputed;
         hits += result.hits.len();
-        sources[match result.statistics.source {
-            EvalueSource::Fitted => 0,
-            EvalueSource::Published => 1,
-            EvalueSource::None => 2,
-        }] += 1;
+        sources[EvalueSource::ALL.iter().position(|&s| s == result.statistics.source).unwrap_or(0)] += 1;
         bar.inc(result.cells);
         bar.set_message(format!("{done}/{} queries", queries.len()));
         if line_progress {
@@ -309,8 +306,9 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
             if engine.uses_opencl() { format!("variant {} on ", variants.join(" and ")) } else { String::new() };
         let gcups = |s: f64| if s > 0.0 { format!("{:.2}", total_cells as f64 / s / 1e9) } else { "-".into() };
         let mut evalues = Vec::new();
-        for (n, name) in sources.iter().zip(["fitted", "published", "unavailable"]) {
+        for (n, source) in sources.iter().zip(EvalueSource::ALL) {
             if *n > 0 {
+                let name = if source == EvalueSource::None { "unavailable" } else { source.name() };
                 evalues.push(format!("{name} for {n}"));
             }
         }
