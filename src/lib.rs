@@ -11,9 +11,10 @@
 //! `src/` and fails on an edge against it.
 //!
 //! 1. [`error`]: the error type and status names.
-//! 2. [`memory`], [`outfile`], [`textfile`]: fallible allocation of buffers whose size
-//!    follows from input; output files written atomically (temporary, sync, rename);
-//!    text input read a bounded line at a time.
+//! 2. [`memory`], [`outfile`], [`textfile`], [`cfmt`]: fallible allocation of buffers
+//!    whose size follows from input; output files written atomically (temporary, sync,
+//!    rename); text input read a bounded line at a time; numbers as C's printf writes
+//!    them.
 //! 3. [`seq`]: alphabets, FASTA reading, sequence databases.
 //! 4. [`scoring`]: substitution matrices and gap costs.
 //! 5. [`align`], [`stats`]: the pairwise alignment type and its display rows; Gumbel
@@ -31,6 +32,7 @@
 
 pub mod align;
 pub mod capi;
+pub mod cfmt;
 pub mod device;
 pub mod distance;
 pub mod engine;

@@ -26,7 +26,8 @@
 //!   qend sstart send evalue bitscore`, tab-separated, no header line, one line per hit
 //!   in hit order; `pident` with three decimals; ids are the first word of the FASTA
 //!   headers. **Extended tabular** adds the raw score and the CIGAR (`=`/`X`/`I`/`D`)
-//!   and starts with one `#` line naming the columns.
+//!   and starts with one `#` line naming the columns. **ssearch36 `-m 8`**
+//!   ([`ssearch_m8_line`]): the same columns with ssearch36's conventions.
 //! * **SAM**: the query is the read, the subject the reference. Header: `@HD VN:1.6
 //!   SO:unsorted`, one `@SQ` line per subject that appears in a record (order of first
 //!   appearance), `@PG`. Every hit is a record; the best hit of a query is primary, the
@@ -41,6 +42,7 @@
 
 use crate::align::display::{format_pident, pairwise_view};
 use crate::align::{Alignment, Op};
+use crate::cfmt;
 use crate::scoring::Scoring;
 use crate::search::{Hit, SearchResult, Strand, reverse_complement};
 use crate::seq::{Database, Sequence};
@@ -59,24 +61,14 @@ crate::error::named_enum! {
         Json = "json",
         /// A readable report: hit list, then each alignment.
         Pairwise = "pairwise",
+        /// ssearch36's `-m 8`: BLAST's twelve columns with ssearch36's conventions.
+        SsearchM8 = "ssearch-m8" | "m8",
     }
 }
 
 /// Column names of the extended tabular format.
 pub const TABULAR_EXT_COLUMNS: &str =
     "qseqid\tsseqid\tpident\tlength\tmismatch\tgapopen\tqstart\tqend\tsstart\tsend\tevalue\tbitscore\tscore\tcigar";
-
-/// C's `%.{precision}e`: mantissa, `e`, sign, at least two exponent digits.
-fn c_exp(x: f64, precision: usize) -> String {
-    let s = format!("{x:.precision$e}");
-    match s.split_once('e') {
-        Some((mantissa, exp)) => {
-            let e: i32 = exp.parse().unwrap_or(0);
-            format!("{mantissa}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
-        }
-        None => s,
-    }
-}
 
 /// An E-value as BLAST+ `-outfmt 6` prints it (checked against blastp 2.12's own lines,
 /// `tests/blast_format.rs`): `0.0` below 1e-180, `%.2e` below 0.0009 (`1.32e-123`,
@@ -99,7 +91,7 @@ fn blast_evalue(e: f64, digits: usize) -> String {
     } else if e < 1.0e-180 {
         "0.0".to_string()
     } else if e < 0.0009 {
-        c_exp(e, digits)
+        cfmt::e(e, digits)
     } else if e < 0.1 {
         format!("{e:.3}")
     } else if e < 1.0 {
@@ -117,7 +109,7 @@ pub fn format_bit_score(b: f64) -> String {
     if b.is_nan() {
         "NA".to_string()
     } else if b > 9999.0 {
-        c_exp(b, 3)
+        cfmt::e(b, 3)
     } else if b > 99.9 {
         format!("{}", b as i64)
     } else {
@@ -138,22 +130,47 @@ pub fn blast_coordinates(a: &Alignment, strand: Strand, query_len: usize) -> (us
 /// the raw score and the `=`/`X` CIGAR. `None` when the hit has no alignment.
 pub fn tabular_line(result: &SearchResult, hit: &Hit, db: &Database, extended: bool) -> Option<String> {
     let a = hit.alignment.as_ref()?;
-    let (qs, qe, ss, se) = blast_coordinates(a, hit.strand, result.query_len);
-    let mut line = format!(
-        "{}\t{}\t{}\t{}\t{}\t{}\t{qs}\t{qe}\t{ss}\t{se}\t{}\t{}",
-        result.query_id,
-        db.id(hit.subject),
-        format_pident(a),
-        a.length(),
-        a.mismatches,
-        a.gap_opens,
-        format_evalue(hit.evalue),
-        format_bit_score(hit.bit_score)
-    );
+    let (evalue, bits) = (format_evalue(hit.evalue), format_bit_score(hit.bit_score));
+    let mut line = twelve_columns(result, hit, db, (format_pident(a), a.length()), (evalue, bits))?;
     if extended {
         line.push_str(&format!("\t{}\t{}", hit.score, a.cigar(true)));
     }
     Some(line)
+}
+
+/// The line ssearch36 `-m 8` writes for a hit: BLAST's twelve columns, but `length`
+/// counts the aligned pairs (gap columns left out) and `pident` is the identities among
+/// them with two decimals, E-values `%.2g` (`6.7e-34`, `3.8`), bit scores `%.1f`
+/// (checked against ssearch36 36.3.8i's own lines, `tests/blast_format.rs`); `NA`
+/// without statistics. `None` when the hit has no alignment.
+pub fn ssearch_m8_line(result: &SearchResult, hit: &Hit, db: &Database) -> Option<String> {
+    let a = hit.alignment.as_ref()?;
+    let pairs = a.length() - a.gap_columns;
+    let pident = if pairs == 0 { 0.0 } else { 100.0 * a.identities as f64 / pairs as f64 };
+    let missing = |x: f64, text: String| if x.is_nan() { "NA".to_string() } else { text };
+    let evalue = missing(hit.evalue, cfmt::g(hit.evalue, 2));
+    let bits = missing(hit.bit_score, format!("{:.1}", hit.bit_score));
+    twelve_columns(result, hit, db, (format!("{pident:.2}"), pairs), (evalue, bits))
+}
+
+/// `qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue
+/// bitscore` with the dialect's `(pident, length)` and `(evalue, bitscore)`.
+fn twelve_columns(
+    result: &SearchResult,
+    hit: &Hit,
+    db: &Database,
+    (pident, length): (String, usize),
+    (evalue, bits): (String, String),
+) -> Option<String> {
+    let a = hit.alignment.as_ref()?;
+    let (qs, qe, ss, se) = blast_coordinates(a, hit.strand, result.query_len);
+    Some(format!(
+        "{}\t{}\t{pident}\t{length}\t{}\t{}\t{qs}\t{qe}\t{ss}\t{se}\t{evalue}\t{bits}",
+        result.query_id,
+        db.id(hit.subject),
+        a.mismatches,
+        a.gap_opens,
+    ))
 }
 
 /// The SAM CIGAR of an alignment of a query of `query_len` residues: soft clips for the
@@ -197,7 +214,7 @@ fn sam_record(result: &SearchResult, hit: &Hit, db: &Database, query_seq: &str, 
         edit_distance(a)
     );
     if !hit.evalue.is_nan() {
-        line.push_str(&format!("\tZE:f:{}", c_exp(hit.evalue, 3)));
+        line.push_str(&format!("\tZE:f:{}", cfmt::e(hit.evalue, 3)));
         line.push_str(&format!("\tZB:f:{:.1}", hit.bit_score));
     }
     line
@@ -445,13 +462,18 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         let first = self.written == 0;
         self.written += 1;
         match self.format {
-            OutputFormat::Tabular | OutputFormat::TabularExt => {
+            OutputFormat::Tabular | OutputFormat::TabularExt | OutputFormat::SsearchM8 => {
                 let ext = self.format == OutputFormat::TabularExt;
                 if ext && first {
                     writeln!(self.out, "# {TABULAR_EXT_COLUMNS}")?;
                 }
                 for h in &result.hits {
-                    if let Some(line) = tabular_line(result, h, self.db, ext) {
+                    let line = if self.format == OutputFormat::SsearchM8 {
+                        ssearch_m8_line(result, h, self.db)
+                    } else {
+                        tabular_line(result, h, self.db, ext)
+                    };
+                    if let Some(line) = line {
                         writeln!(self.out, "{line}")?;
                     }
                 }

@@ -50,28 +50,7 @@ impl Format {
 /// A number as C's `%g` writes it (six significant digits, no trailing zeros), which is
 /// how PLINK writes its matrices.
 pub fn format_g(v: f64) -> String {
-    if v.is_nan() {
-        return "nan".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if v == 0.0 {
-        return "0".into();
-    }
-    // The exponent after rounding to six significant digits.
-    let sci = format!("{v:.5e}");
-    let (mantissa, exp) = sci.split_once('e').expect("scientific format");
-    let exp: i32 = exp.parse().expect("exponent");
-    let trim = |s: &str| -> String {
-        if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s.to_string() }
-    };
-    if !(-4..6).contains(&exp) {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{}e{sign}{:02}", trim(mantissa), exp.abs())
-    } else {
-        trim(&format!("{v:.*}", (5 - exp) as usize))
-    }
+    crate::cfmt::g(v, 6)
 }
 
 fn cell(dm: &DistanceMatrix, metric: Metric, i: usize, j: usize) -> String {

@@ -43,7 +43,7 @@ pub struct ScanArgs {
     #[arg(long, short = 'Z', visible_alias = "db-size")]
     dbsize: Option<usize>,
     /// Output format: tabular (BLAST -outfmt 6), tabular-ext (plus raw score and CIGAR),
-    /// sam, json, pairwise.
+    /// sam, json, pairwise, ssearch-m8 (ssearch36 -m 8's conventions).
     #[arg(long, default_value = "tabular", value_parser = Names::of::<OutputFormat>(OutputFormat::ALL.map(OutputFormat::name)))]
     outfmt: String,
     #[command(flatten)]
