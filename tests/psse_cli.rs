@@ -73,9 +73,15 @@ fn a_list_of_two_devices_gives_the_native_results() {
     let q = fasta("q2d.fa", &[(Q, ""), ("tr|M9HPM3|M9HPM3_ECOLX", "")]);
     let s = fasta("s2d.fa", &[(S, ""), ("sp|Q3Z8Z5|ATPD_DEHM1", "")]);
     let args = ["psse", "--query", q.to_str().unwrap(), "--subject", s.to_str().unwrap(), "--shuffles", "100"];
-    // TSV: the summary names the devices, the table does not.
+    // TSV: the summary names the devices, the table does not. Two queries on two
+    // devices: each device takes a query against both subjects.
     let out = same_output_on_two_devices(&[&args[..], &["--format", "tsv"]].concat(), str::to_string);
     assert_eq!(out.lines().count(), 5, "{out}");
+    // One query: each device takes a subject.
+    let one = fasta("q1d.fa", &[(Q, "")]);
+    let args = ["psse", "--query", one.to_str().unwrap(), "--subject", s.to_str().unwrap(), "--shuffles", "100"];
+    let out = same_output_on_two_devices(&[&args[..], &["--format", "tsv"]].concat(), str::to_string);
+    assert_eq!(out.lines().count(), 3, "{out}");
 }
 
 #[test]
