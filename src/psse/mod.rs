@@ -31,11 +31,13 @@
 //!   ([`Variant::Inter`], one per work-item: Zhang's kernel). Saturated 16-bit scores
 //!   are recomputed exactly on the CPU (the shuffle regenerated from its key). The real
 //!   score is one more entry of the same launch.
-//! * **Many pairs** ([`psse_many`]): every query against every subject. Subjects are
-//!   shared out among the engine's devices, sorted by length and cut into tiles that fill
-//!   the device's memory budget; each tile's shuffles are made once and every query is
-//!   aligned against them ("one permutation, all queries"). The fits run on CPU threads
-//!   while the device aligns the next query.
+//! * **Many pairs** ([`psse_many`]): every query against every subject. The pairs are
+//!   shared out among the engine's devices by cells: a block of the queries against
+//!   every subject each when there are at least as many queries as devices, else a block
+//!   of the subjects ([`share_pairs`]). A device's subjects are sorted by length and cut
+//!   into tiles that fill its memory budget; each tile's shuffles are made once and every
+//!   query of its share is aligned against them ("one permutation, all queries"). The
+//!   fits run on CPU threads while the device aligns the next query.
 //! * **Native CPU path** (an engine without OpenCL): the same shuffles made on the CPU,
 //!   scored by the SIMD scan (`scan::native`, exact like the reference).
 //!
