@@ -34,7 +34,7 @@
 //! * **Many pairs** ([`psse_many`]): every query against every subject. The pairs are
 //!   shared out among the engine's devices by cells: a block of the queries against
 //!   every subject each when there are at least as many queries as devices, else a block
-//!   of the subjects ([`share_pairs`]). A device's subjects are sorted by length and cut
+//!   of the subjects (`share_pairs`). A device's subjects are sorted by length and cut
 //!   into tiles that fill its memory budget; each tile's shuffles are made once and every
 //!   query of its share is aligned against them ("one permutation, all queries"). The
 //!   fits run on CPU threads while the device aligns the next query.
