@@ -65,7 +65,7 @@ mod plan;
 mod strands;
 
 pub use crate::scan::from_end::HitEnd;
-pub use hits::{EvalueSource, FIT_SAMPLE, Hit, SearchResult, Statistics, StatsMethod, align_hits};
+pub use hits::{EvalueSource, FIT_SAMPLE, Hit, SHUFFLES, SearchResult, Statistics, StatsMethod, align_hits};
 pub use strands::{Strand, Strands, reverse_complement};
 
 use crate::engine::{Engine, WorkerRef, split_by_size};
