@@ -1,6 +1,8 @@
-//! The device side of a search: a chunk of queries scanned on every share at once
-//! (resident shares, batches, or the native CPU path), scores gathered back into
-//! database order.
+//! The device side of a search: chunks of queries scanned on every share (resident
+//! shares, batches, or the native CPU path), scores gathered back into database order.
+//! With several shares, each runs through the chunks on a thread of its own, a few
+//! chunks ahead of the merge at most ([`Searcher::scan_all`]): a device never waits at
+//! every query for the others.
 
 use super::plan::{Share, banded_kind};
 use super::{Scanned, Searcher, Strand, reverse_complement};
@@ -11,10 +13,90 @@ use crate::scan::{ScanOutput, scan_once};
 use crate::seq::Sequence;
 use std::time::Instant;
 
+/// One share's outputs for a chunk: per sequence (query and strand) its scores against
+/// the share, whether the kernel times are the host clock's, and the share's seconds.
+type SharePart = Result<(Vec<ScanOutput>, bool, f64)>;
+
 impl Searcher<'_> {
+    /// Scans `queries` in chunks of `chunk` and hands each query's scores to `send` in
+    /// query order, until `send` returns false or an error (sent last). Each share runs
+    /// through the chunks on its own thread, at most `ahead` chunks ahead of the merge.
+    pub(super) fn scan_all(
+        &self,
+        queries: &[Sequence],
+        chunk: usize,
+        ahead: usize,
+        mut send: impl FnMut(Result<Scanned>) -> bool,
+    ) {
+        let chunk = chunk.max(1);
+        let groups: Vec<&[Sequence]> = queries.chunks(chunk).collect();
+        std::thread::scope(|scope| {
+            let parts: Vec<std::sync::mpsc::Receiver<SharePart>> = self
+                .shares
+                .iter()
+                .map(|share| {
+                    let (tx, rx) = std::sync::mpsc::sync_channel::<SharePart>(ahead.max(1));
+                    let groups = &groups;
+                    scope.spawn(move || {
+                        for group in groups {
+                            let start = Instant::now();
+                            let part = self
+                                .scan_share(share, &self.strand_sequences(group))
+                                .map(|(outputs, host)| (outputs, host, start.elapsed().as_secs_f64()));
+                            let failed = part.is_err();
+                            if tx.send(part).is_err() || failed {
+                                return;
+                            }
+                        }
+                    });
+                    rx
+                })
+                .collect();
+            for (c, group) in groups.iter().enumerate() {
+                let gathered: Vec<SharePart> = parts
+                    .iter()
+                    .map(|rx| rx.recv().unwrap_or_else(|_| Err(Error::Device("a device's scan thread stopped".into()))))
+                    .collect();
+                match self.merge_chunk(c * chunk, group, gathered) {
+                    Ok(scanned) => {
+                        for s in scanned {
+                            if !send(Ok(s)) {
+                                return;
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        send(Err(e));
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
     /// Scans a chunk of queries (every strand) on every share, the shares in parallel.
     pub(super) fn scan_chunk(&self, first_index: usize, queries: &[Sequence]) -> Result<Vec<Scanned>> {
-        let start = Instant::now();
+        let seqs = self.strand_sequences(queries);
+        let scan = |share| {
+            let start = Instant::now();
+            self.scan_share(share, &seqs).map(|(outputs, host)| (outputs, host, start.elapsed().as_secs_f64()))
+        };
+        let parts: Vec<SharePart> = if self.shares.len() == 1 {
+            vec![scan(&self.shares[0])]
+        } else {
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = self.shares.iter().map(|share| scope.spawn(move || scan(share))).collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::Device("device thread panicked".into()))))
+                    .collect()
+            })
+        };
+        self.merge_chunk(first_index, queries, parts)
+    }
+
+    /// The sequences a chunk's scan aligns: each query on every strand searched, in order.
+    fn strand_sequences(&self, queries: &[Sequence]) -> Vec<Vec<u8>> {
         let mut seqs: Vec<Vec<u8>> = Vec::with_capacity(queries.len() * self.strands.len());
         for q in queries {
             for &strand in &self.strands {
@@ -24,32 +106,27 @@ impl Searcher<'_> {
                 });
             }
         }
-        let per_share: Vec<Result<(Vec<ScanOutput>, bool)>> = if self.shares.len() == 1 {
-            vec![self.scan_share(&self.shares[0], &seqs)]
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> =
-                    self.shares.iter().map(|share| scope.spawn(|| self.scan_share(share, &seqs))).collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::Device("device thread panicked".into()))))
-                    .collect()
-            })
-        };
-        let mut outputs: Vec<ScanOutput> = (0..seqs.len())
+        seqs
+    }
+
+    /// Joins the shares' outputs of a chunk into database order and each subject's best
+    /// strand. The chunk's scan time is its slowest share's, spread over its queries.
+    fn merge_chunk(&self, first_index: usize, queries: &[Sequence], parts: Vec<SharePart>) -> Result<Vec<Scanned>> {
+        let mut outputs: Vec<ScanOutput> = (0..queries.len() * self.strands.len())
             .map(|_| ScanOutput { scores: Vec::with_capacity(self.db.len()), recomputed: 0, kernel_seconds: 0.0 })
             .collect();
-        let mut from_host = false;
-        for share in per_share {
-            let (share, host) = share?;
+        let (mut from_host, mut seconds) = (false, 0.0f64);
+        for part in parts {
+            let (part, host, share_seconds) = part?;
             from_host |= host;
-            for (acc, part) in outputs.iter_mut().zip(share) {
+            seconds = seconds.max(share_seconds);
+            for (acc, part) in outputs.iter_mut().zip(part) {
                 acc.scores.extend(part.scores);
                 acc.recomputed += part.recomputed;
                 acc.kernel_seconds += part.kernel_seconds;
             }
         }
-        let scan_seconds = start.elapsed().as_secs_f64() / queries.len().max(1) as f64;
+        let scan_seconds = seconds / queries.len().max(1) as f64;
         let ns = self.strands.len();
         let mut out = Vec::with_capacity(queries.len());
         let mut outputs = outputs.into_iter();

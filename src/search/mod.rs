@@ -278,23 +278,7 @@ impl<'a> Searcher<'a> {
         let inside_pool = rayon::current_thread_index().is_some();
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Scanned>>(in_flight_max);
-            let scanner = scope.spawn(move || {
-                for (c, group) in queries.chunks(chunk).enumerate() {
-                    match self.scan_chunk(c * chunk, group) {
-                        Ok(scanned) => {
-                            for s in scanned {
-                                if tx.send(Ok(s)).is_err() {
-                                    return;
-                                }
-                            }
-                        }
-                        Err(e) => {
-                            let _ = tx.send(Err(e));
-                            return;
-                        }
-                    }
-                }
-            });
+            let scanner = scope.spawn(move || self.scan_all(queries, chunk, in_flight_max, |s| tx.send(s).is_ok()));
             let finished = rayon::in_place_scope(|pool| {
                 let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, Result<SearchResult>)>();
                 let mut ready = std::collections::BTreeMap::new();
