@@ -164,6 +164,36 @@ fn hits_are_ordered_filtered_and_aligned() {
     assert!(!bare.hits.is_empty() && bare.hits.iter().all(|h| h.alignment.is_none()));
 }
 
+/// A database holding copies of its subjects (the classic benchmark's is 20 copies of
+/// uniprot20k): copies are checked and aligned once, and every copy's hit still carries
+/// the reference's alignment, on every engine.
+#[test]
+fn copies_of_a_subject_get_the_reference_alignment_each() {
+    let db = uniprot300();
+    let sc = blosum62();
+    let q = &read_fasta("queries10.fasta", Alphabet::Protein)[1];
+    let mut seqs: Vec<Sequence> = Vec::new();
+    for round in 0..3 {
+        for k in 0..60 {
+            let mut s = db.sequence(k);
+            s.id = format!("c{round}_{}", s.id);
+            seqs.push(s);
+        }
+    }
+    let copies = Database::from_sequences(Alphabet::Protein, seqs);
+    let all =
+        SearchOptions { max_hits: 1000, evalue: f64::INFINITY, stats: StatsMethod::None, ..SearchOptions::default() };
+    for engine in all_engines() {
+        let r = Searcher::new(&engine, &copies, sc.clone(), all.clone()).unwrap().search(q).unwrap();
+        assert_eq!(r.hits.len(), r.scores.iter().filter(|s| s.score > 0).count());
+        assert!(r.hits.len() >= 3 * 20, "{} hits", r.hits.len());
+        for h in &r.hits {
+            let want = clsw::reference::align(&q.residues, copies.residues(h.subject), &sc);
+            assert_eq!(h.alignment.as_ref(), want.as_ref(), "hit {}", copies.id(h.subject));
+        }
+    }
+}
+
 /// Hits come by E-value (BLAST's and ssearch36's order), ties by score then database
 /// order; length-corrected E-values put some lower scores first, and a search without
 /// E-values ranks by score.

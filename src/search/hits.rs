@@ -390,8 +390,38 @@ impl Searcher<'_> {
     }
 
     /// The subjects' scores checked ([`Self::check_hit_scores`]) and, when alignments
-    /// are on, their alignments (`None` where none scores above 0), by subject.
+    /// are on, their alignments (`None` where none scores above 0), by subject. A
+    /// subject whose residues, strand and scan score equal an earlier one's is checked
+    /// and aligned once, for both: the same pair gives the same score, end cell and
+    /// alignment (a copy the device scored differently is checked on its own).
     fn check_and_align(
+        &self,
+        plus: &[u8],
+        minus: &[u8],
+        scanned: &Scanned,
+        subjects: &[usize],
+    ) -> Result<HashMap<usize, Option<Alignment>>> {
+        let mut first_of: HashMap<(&[u8], Strand, i32), usize> = HashMap::new();
+        let (mut distinct, mut copies) = (Vec::new(), Vec::new());
+        for &k in subjects {
+            match first_of.entry((self.db.residues(k), scanned.strands[k], scanned.scores[k].score)) {
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(k);
+                    distinct.push(k);
+                }
+                std::collections::hash_map::Entry::Occupied(e) => copies.push((k, *e.get())),
+            }
+        }
+        let mut aligned = self.check_and_align_distinct(plus, minus, scanned, &distinct)?;
+        for (k, first) in copies {
+            let a = aligned.get(&first).cloned().flatten();
+            aligned.insert(k, a);
+        }
+        Ok(aligned)
+    }
+
+    /// [`Self::check_and_align`] of subjects taken one by one.
+    fn check_and_align_distinct(
         &self,
         plus: &[u8],
         minus: &[u8],
