@@ -623,6 +623,31 @@ fn pipeline_keeps_query_order_in_any_pool_and_stops_on_sink_errors() {
     assert_eq!(seen, 3);
 }
 
+/// Shuffle statistics score the shuffles on the strands searched, as the subjects: a
+/// search of the minus strand alone has the E-values of a plus-strand search with the
+/// reverse-complemented query (the same scores against the same shuffles).
+#[test]
+fn shuffle_statistics_follow_the_strands_searched() {
+    let pairs = read_fasta("dna_pairs.fasta", Alphabet::Dna);
+    let db = Database::from_sequences(Alphabet::Dna, pairs.iter().filter(|s| s.id.ends_with("_b")).cloned().collect());
+    let sc = Scoring::new(Matrix::builtin("EDNAFULL").unwrap(), Gaps::affine(12, 4).unwrap());
+    let query = pairs.iter().find(|s| s.id == "dna7_a").unwrap();
+    let mut rc = query.clone();
+    rc.residues = reverse_complement(&query.residues);
+    let engine = reference_engine();
+    let search = |q: &Sequence, strands| {
+        let opts = SearchOptions { strands, stats: StatsMethod::Shuffle, evalue: 1e9, ..SearchOptions::default() };
+        Searcher::new(&engine, &db, sc.clone(), opts).unwrap().search(q).unwrap()
+    };
+    let (minus, plus_rc) = (search(query, Strands::Minus), search(&rc, Strands::Plus));
+    assert_eq!(minus.statistics.source, EvalueSource::Shuffled);
+    assert_eq!(minus.statistics.params, plus_rc.statistics.params);
+    let evalues = |r: &SearchResult| r.hits.iter().map(|h| (h.subject, h.evalue)).collect::<Vec<_>>();
+    assert_eq!(evalues(&minus), evalues(&plus_rc));
+    // Both strands: each shuffle's score is its better strand's, so the fit differs.
+    assert_ne!(search(query, Strands::Both).statistics.params, minus.statistics.params);
+}
+
 #[test]
 fn dna_both_strands_find_the_reverse_complemented_pair() {
     let pairs = read_fasta("dna_pairs.fasta", Alphabet::Dna);

@@ -10,7 +10,7 @@ use crate::scan::from_end::{HitEnd, align_from_ends};
 use crate::scan::native::{self, Report};
 use crate::scoring::Scoring;
 use crate::seq::Sequence;
-use crate::stats::{KarlinAltschul, Regression, fit_length_corrected, fit_regression, published};
+use crate::stats::{KarlinAltschul, MIN_FIT_SCORES, Regression, fit_length_corrected, fit_regression, published};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -288,18 +288,20 @@ impl Searcher<'_> {
 
     /// The length-corrected fit to the query's scores against [`SHUFFLES`] shuffled
     /// database subjects (psse's uniform shuffles under a fixed seed, keyed by the
-    /// subject's index in the database), scored on the CPU; with both strands searched,
-    /// each shuffle's score is the better of the two, as a subject's is.
+    /// subject's index in the database), scored on the CPU on the strands searched: with
+    /// both, each shuffle's score is the better of the two, as a subject's is.
     fn shuffled_fit(&self, plus: &[u8], minus: &[u8]) -> Result<KarlinAltschul> {
-        let subjects: Vec<usize> = (0..self.db.len()).filter(|&k| self.lengths[k] > 0).collect();
-        let sample: Vec<usize> = subjects.iter().copied().step_by(subjects.len().div_ceil(SHUFFLES).max(1)).collect();
+        let positive = || (0..self.db.len()).filter(|&k| self.lengths[k] > 0);
+        let stride = positive().count().div_ceil(SHUFFLES).max(1);
+        let sample: Vec<usize> = positive().step_by(stride).collect();
         let residues: usize = sample.iter().map(|&k| self.lengths[k]).sum();
         let each = SHUFFLES.div_ceil(sample.len().max(1)).min(SHUFFLE_RESIDUES / residues.max(1));
-        if each == 0 {
+        if sample.len() * each < MIN_FIT_SCORES {
             return Err(Error::InvalidArgument(format!(
-                "shuffles: the {} sampled subjects hold {residues} residues, more than the {SHUFFLE_RESIDUES} a \
-                 query's shuffles may hold",
-                sample.len()
+                "shuffles: {} sampled subjects of {residues} residues allow {} shuffles within the {SHUFFLE_RESIDUES} \
+                 residues a query's shuffles may hold; the fit needs {MIN_FIT_SCORES}",
+                sample.len(),
+                sample.len() * each
             )));
         }
         // Subject indices key the generator as psse's do (32 bits: wrapping beyond).
@@ -309,11 +311,12 @@ impl Searcher<'_> {
             .map(|(k, i)| shuffled(self.db.residues(k), SHUFFLE_SEED, k as u32, i, 0))
             .collect();
         let lengths: Vec<usize> = shuffles.iter().map(Vec::len).collect();
-        let mut best: Vec<i32> =
-            native::scores(plus, &shuffles, &self.scoring, Report::Scores)?.scores.iter().map(|s| s.score).collect();
-        if !minus.is_empty() {
-            let other = native::scores(minus, &shuffles, &self.scoring, Report::Scores)?;
-            best.iter_mut().zip(&other.scores).for_each(|(b, o)| *b = (*b).max(o.score));
+        // Each shuffle's score over the strands searched, as a subject's.
+        let mut best = vec![0; shuffles.len()];
+        for strand in &self.strands {
+            let query = if *strand == Strand::Plus { plus } else { minus };
+            let scores = native::scores(query, &shuffles, &self.scoring, Report::Scores)?.scores;
+            best.iter_mut().zip(&scores).for_each(|(b, s)| *b = (*b).max(s.score));
         }
         fit_length_corrected(&best, &lengths, plus.len())
     }

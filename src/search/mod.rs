@@ -278,7 +278,10 @@ impl<'a> Searcher<'a> {
         let inside_pool = rayon::current_thread_index().is_some();
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Scanned>>(in_flight_max);
-            let scanner = scope.spawn(move || self.scan_all(queries, chunk, in_flight_max, |s| tx.send(s).is_ok()));
+            // Devices may run a few queries ahead of the merge, but one chunk at most when
+            // a chunk is many queries against a batched database (up to 256 MiB of scores).
+            let ahead = if chunk > 1 { 1 } else { in_flight_max };
+            let scanner = scope.spawn(move || self.scan_all(queries, chunk, ahead, |s| tx.send(s).is_ok()));
             let finished = rayon::in_place_scope(|pool| {
                 let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, Result<SearchResult>)>();
                 let mut ready = std::collections::BTreeMap::new();
