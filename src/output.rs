@@ -131,7 +131,7 @@ pub fn blast_coordinates(a: &Alignment, strand: Strand, query_len: usize) -> (us
 pub fn tabular_line(result: &SearchResult, hit: &Hit, db: &Database, extended: bool) -> Option<String> {
     let a = hit.alignment.as_ref()?;
     let (evalue, bits) = (format_evalue(hit.evalue), format_bit_score(hit.bit_score));
-    let mut line = twelve_columns(result, hit, db, (format_pident(a), a.length()), (evalue, bits))?;
+    let mut line = twelve_columns(result, hit, a, db, (format_pident(a), a.length()), (evalue, bits));
     if extended {
         line.push_str(&format!("\t{}\t{}", hit.score, a.cigar(true)));
     }
@@ -150,27 +150,28 @@ pub fn ssearch_m8_line(result: &SearchResult, hit: &Hit, db: &Database) -> Optio
     let missing = |x: f64, text: String| if x.is_nan() { "NA".to_string() } else { text };
     let evalue = missing(hit.evalue, cfmt::g(hit.evalue, 2));
     let bits = missing(hit.bit_score, format!("{:.1}", hit.bit_score));
-    twelve_columns(result, hit, db, (format!("{pident:.2}"), pairs), (evalue, bits))
+    Some(twelve_columns(result, hit, a, db, (format!("{pident:.2}"), pairs), (evalue, bits)))
 }
 
 /// `qseqid sseqid pident length mismatch gapopen qstart qend sstart send evalue
-/// bitscore` with the dialect's `(pident, length)` and `(evalue, bitscore)`.
+/// bitscore` of a hit and its alignment, with the dialect's `(pident, length)` and
+/// `(evalue, bitscore)`.
 fn twelve_columns(
     result: &SearchResult,
     hit: &Hit,
+    a: &Alignment,
     db: &Database,
     (pident, length): (String, usize),
     (evalue, bits): (String, String),
-) -> Option<String> {
-    let a = hit.alignment.as_ref()?;
+) -> String {
     let (qs, qe, ss, se) = blast_coordinates(a, hit.strand, result.query_len);
-    Some(format!(
+    format!(
         "{}\t{}\t{pident}\t{length}\t{}\t{}\t{qs}\t{qe}\t{ss}\t{se}\t{evalue}\t{bits}",
         result.query_id,
         db.id(hit.subject),
         a.mismatches,
         a.gap_opens,
-    ))
+    )
 }
 
 /// The SAM CIGAR of an alignment of a query of `query_len` residues: soft clips for the

@@ -309,8 +309,8 @@ where
                 let worker = *worker;
                 scope.spawn(move || match worker {
                     _ if pairs.is_empty() => Ok(Share::default()),
-                    WorkerRef::OpenCl(dev) => device_share(dev, &pairs.of(queries), subjects, pairs, opts),
-                    WorkerRef::Native => native_share(&pairs.of(queries), subjects, pairs, opts),
+                    WorkerRef::OpenCl(dev) => device_share(dev, &queries[pairs.queries.clone()], subjects, pairs, opts),
+                    WorkerRef::Native => native_share(&queries[pairs.queries.clone()], subjects, pairs, opts),
                 })
             })
             .collect();
@@ -343,11 +343,6 @@ struct PairShare {
 impl PairShare {
     fn is_empty(&self) -> bool {
         self.queries.is_empty() || self.subjects.is_empty()
-    }
-
-    /// The share's queries.
-    fn of<'a>(&self, queries: &[&'a [u8]]) -> Vec<&'a [u8]> {
-        queries[self.queries.clone()].to_vec()
     }
 }
 

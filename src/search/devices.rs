@@ -74,27 +74,6 @@ impl Searcher<'_> {
         });
     }
 
-    /// Scans a chunk of queries (every strand) on every share, the shares in parallel.
-    pub(super) fn scan_chunk(&self, first_index: usize, queries: &[Sequence]) -> Result<Vec<Scanned>> {
-        let seqs = self.strand_sequences(queries);
-        let scan = |share| {
-            let start = Instant::now();
-            self.scan_share(share, &seqs).map(|(outputs, host)| (outputs, host, start.elapsed().as_secs_f64()))
-        };
-        let parts: Vec<SharePart> = if self.shares.len() == 1 {
-            vec![scan(&self.shares[0])]
-        } else {
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = self.shares.iter().map(|share| scope.spawn(move || scan(share))).collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|_| Err(Error::Device("device thread panicked".into()))))
-                    .collect()
-            })
-        };
-        self.merge_chunk(first_index, queries, parts)
-    }
-
     /// The sequences a chunk's scan aligns: each query on every strand searched, in order.
     fn strand_sequences(&self, queries: &[Sequence]) -> Vec<Vec<u8>> {
         let mut seqs: Vec<Vec<u8>> = Vec::with_capacity(queries.len() * self.strands.len());

@@ -78,12 +78,12 @@ pub struct Statistics {
 impl Statistics {
     /// The E-value of a raw score for a subject of `subject_len` (NaN without statistics).
     pub fn evalue(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
-        let d = self.db_sequences as f64;
         if let Some(r) = self.regression {
             return r.evalue(score as f64, subject_len, self.db_sequences);
         }
         let Some(ka) = self.params else { return f64::NAN };
         let (m, n) = (query_len.max(1), subject_len.max(1));
+        let d = self.db_sequences as f64;
         match self.source {
             EvalueSource::Published if self.strands > 1 => {
                 let p = ka.pvalue(score as f64, m, n);
@@ -190,8 +190,8 @@ pub const FIT_SAMPLE: usize = 20_000;
 /// ([`fit_length_corrected`]'s table).
 pub const SHUFFLES: usize = 2_000;
 
-/// At most this many residues of shuffles per query (fewer shuffles of long subjects):
-/// the shuffles are scored on the CPU, about a query length x 10 M cells.
+/// At most this many residues of shuffles (fewer shuffles of long subjects): every
+/// query is scored against them on the CPU, about a query length x 10 M cells.
 const SHUFFLE_RESIDUES: usize = 10_000_000;
 
 /// The shuffles' seed (psse's default): the same database gives the same shuffles, and
@@ -260,13 +260,13 @@ impl Searcher<'_> {
             e => e.to_string(),
         };
         match source {
-            EvalueSource::Fitted | EvalueSource::Regression => {
+            EvalueSource::Fitted => {
                 let (s, n) = self.fit_sample(scores);
-                if source == EvalueSource::Fitted {
-                    fit_length_corrected(&s, &n, plus.len()).map(Model::KarlinAltschul).map_err(text)
-                } else {
-                    fit_regression(&s, &n).map(Model::Regression).map_err(text)
-                }
+                fit_length_corrected(&s, &n, plus.len()).map(Model::KarlinAltschul).map_err(text)
+            }
+            EvalueSource::Regression => {
+                let (s, n) = self.fit_sample(scores);
+                fit_regression(&s, &n).map(Model::Regression).map_err(text)
             }
             EvalueSource::Published => {
                 let (matrix, gaps) = (self.scoring.matrix.name(), self.scoring.gaps);
@@ -287,38 +287,49 @@ impl Searcher<'_> {
     }
 
     /// The length-corrected fit to the query's scores against [`SHUFFLES`] shuffled
-    /// database subjects (psse's uniform shuffles under a fixed seed, keyed by the
-    /// subject's index in the database), scored on the CPU on the strands searched: with
-    /// both, each shuffle's score is the better of the two, as a subject's is.
+    /// database subjects ([`Self::shuffles`]), scored on the CPU on the strands
+    /// searched: with both, each shuffle's score is the better of the two, as a
+    /// subject's is.
     fn shuffled_fit(&self, plus: &[u8], minus: &[u8]) -> Result<KarlinAltschul> {
+        let shuffles = self
+            .shuffles
+            .get_or_init(|| self.make_shuffles())
+            .as_ref()
+            .map_err(|m| Error::InvalidArgument(m.clone()))?;
+        let lengths: Vec<usize> = shuffles.iter().map(Vec::len).collect();
+        let mut best = vec![0; shuffles.len()];
+        for strand in &self.strands {
+            let query = if *strand == Strand::Plus { plus } else { minus };
+            let scores = native::scores(query, shuffles, &self.scoring, Report::Scores)?.scores;
+            best.iter_mut().zip(&scores).for_each(|(b, s)| *b = (*b).max(s.score));
+        }
+        fit_length_corrected(&best, &lengths, plus.len())
+    }
+
+    /// The shuffles every query of a search is scored against, made once: psse's uniform
+    /// shuffles under a fixed seed, keyed by the subject's index in the database, of
+    /// subjects sampled every k-th; or why there cannot be the fit's 200 of them.
+    fn make_shuffles(&self) -> std::result::Result<Vec<Vec<u8>>, String> {
         let positive = || (0..self.db.len()).filter(|&k| self.lengths[k] > 0);
         let stride = positive().count().div_ceil(SHUFFLES).max(1);
         let sample: Vec<usize> = positive().step_by(stride).collect();
         let residues: usize = sample.iter().map(|&k| self.lengths[k]).sum();
         let each = SHUFFLES.div_ceil(sample.len().max(1)).min(SHUFFLE_RESIDUES / residues.max(1));
         if sample.len() * each < MIN_FIT_SCORES {
-            return Err(Error::InvalidArgument(format!(
+            return Err(format!(
                 "shuffles: {} sampled subjects of {residues} residues allow {} shuffles within the {SHUFFLE_RESIDUES} \
-                 residues a query's shuffles may hold; the fit needs {MIN_FIT_SCORES}",
+                 residues a search's shuffles may hold; the fit needs {MIN_FIT_SCORES}",
                 sample.len(),
                 sample.len() * each
-            )));
+            ));
         }
         // Subject indices key the generator as psse's do (32 bits: wrapping beyond).
-        let shuffles: Vec<Vec<u8>> = sample
-            .par_iter()
-            .flat_map_iter(|&k| (0..each as u32).map(move |i| (k, i)))
-            .map(|(k, i)| shuffled(self.db.residues(k), SHUFFLE_SEED, k as u32, i, 0))
-            .collect();
-        let lengths: Vec<usize> = shuffles.iter().map(Vec::len).collect();
-        // Each shuffle's score over the strands searched, as a subject's.
-        let mut best = vec![0; shuffles.len()];
-        for strand in &self.strands {
-            let query = if *strand == Strand::Plus { plus } else { minus };
-            let scores = native::scores(query, &shuffles, &self.scoring, Report::Scores)?.scores;
-            best.iter_mut().zip(&scores).for_each(|(b, s)| *b = (*b).max(s.score));
-        }
-        fit_length_corrected(&best, &lengths, plus.len())
+        // Made on one thread: inside `OnceLock::get_or_init`, a rayon loop would let
+        // this thread take up another query's work, which would wait on the same lock.
+        Ok(sample
+            .iter()
+            .flat_map(|&k| (0..each as u32).map(move |i| shuffled(self.db.residues(k), SHUFFLE_SEED, k as u32, i, 0)))
+            .collect())
     }
 
     /// A hit's score is never taken from a device alone: the CPU scores the subject of

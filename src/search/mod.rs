@@ -164,6 +164,9 @@ pub struct Searcher<'a> {
     shares: Vec<Share<'a>>,
     lengths: Vec<usize>,
     devices: Vec<String>,
+    /// The shuffled subjects of the shuffle statistics, made for the first query that
+    /// needs them (or why there are none).
+    shuffles: std::sync::OnceLock<std::result::Result<Vec<Vec<u8>>, String>>,
 }
 
 /// A query's scores as they come off the devices, before statistics and alignments.
@@ -216,7 +219,7 @@ impl<'a> Searcher<'a> {
             shares.push(Share { worker: *worker, range, batches, resident });
         }
         let devices = workers.iter().map(|w| w.label()).collect();
-        Ok(Searcher { db, scoring, options, strands, shares, lengths, devices })
+        Ok(Searcher { db, scoring, options, strands, shares, lengths, devices, shuffles: std::sync::OnceLock::new() })
     }
 
     /// The database searched.
@@ -350,8 +353,12 @@ impl<'a> Searcher<'a> {
     /// alignments (what the C API's `clsw_searcher_scores` returns).
     pub fn scores(&self, query: &Sequence) -> Result<(Vec<LocalScore>, Vec<Strand>)> {
         self.check_queries(std::slice::from_ref(query))?;
-        let scanned = self.scan_chunk(0, std::slice::from_ref(query))?.pop();
-        let scanned = scanned.ok_or_else(|| Error::Device("scan returned no result".into()))?;
+        let mut scanned = None;
+        self.scan_all(std::slice::from_ref(query), 1, 1, |s| {
+            scanned = Some(s);
+            false
+        });
+        let scanned = scanned.ok_or_else(|| Error::Device("scan returned no result".into()))??;
         Ok((scanned.scores, scanned.strands))
     }
 

@@ -36,6 +36,7 @@
 //! before regressing; this is our own formulation of the same idea, compared with
 //! ssearch36's figures in the README.
 
+use super::MIN_FIT_SCORES;
 use super::evalue::without_homologs;
 use crate::{Error, Result};
 
@@ -44,9 +45,6 @@ const PI_SQRT6: f64 = std::f64::consts::PI / 2.449_489_742_783_178;
 
 /// Euler-Mascheroni constant: the mean of the Gumbel with location 0 and scale 1.
 const EULER_GAMMA: f64 = 0.577_215_664_901_532_9;
-
-/// Fewest positive scores [`fit_regression`] accepts (as the Gumbel fit).
-pub const MIN_REGRESSION_SCORES: usize = super::MIN_FIT_SCORES;
 
 /// The variance regression is never taken below this fraction of the mean squared
 /// residual: a length range with few scores must not make every score there look
@@ -106,7 +104,7 @@ fn survival(z: f64) -> f64 {
 
 /// Regresses one query's scores against a database on `ln n` (see the module
 /// documentation). Only scores `> 0` are used. Errors: fewer than
-/// [`MIN_REGRESSION_SCORES`] positive scores, mismatched lengths, a zero length, scores
+/// [`MIN_FIT_SCORES`] positive scores (as the Gumbel fit), mismatched lengths, a zero length, scores
 /// that do not vary, or more than half of the scores set aside as homologs.
 pub fn fit_regression(scores: &[i32], subject_lengths: &[usize]) -> Result<Regression> {
     if scores.len() != subject_lengths.len() {
@@ -122,9 +120,9 @@ pub fn fit_regression(scores: &[i32], subject_lengths: &[usize]) -> Result<Regre
     let (s, x): (Vec<f64>, Vec<f64>) =
         scores.iter().zip(subject_lengths).filter(|(s, _)| **s > 0).map(|(&s, &n)| (s as f64, (n as f64).ln())).unzip();
     let total = s.len();
-    if total < MIN_REGRESSION_SCORES {
+    if total < MIN_FIT_SCORES {
         return Err(Error::InvalidArgument(format!(
-            "regression needs at least {MIN_REGRESSION_SCORES} scores > 0, got {total}"
+            "regression needs at least {MIN_FIT_SCORES} scores > 0, got {total}"
         )));
     }
     let evalues = |r: &Regression| (0..total).map(|i| total as f64 * survival(r.z_at(s[i], x[i]))).collect();
