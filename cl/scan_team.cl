@@ -45,6 +45,14 @@
  * The work-group is get_local_size(0) / TEAM teams; its length-sorted subjects share one
  * column count (the group's longest), so every loop bound is the same for the whole
  * work-group, as barriers and full-warp shuffles need.
+ *
+ * Query slots: one launch may scan `slots` queries (of one ROWS) against the same
+ * subjects, each with its own profile (m_pad / 2 words per letter apart), rows
+ * (slot_rows), boundary row (slot_cells elements apart) and outputs (slot_entries
+ * apart). Work-groups take the groups longest first and, for each group, every slot
+ * in turn, so a launch ends with short subjects whatever its queries: a batch of a
+ * database too large for the device, scanned one query per launch, spent most of its
+ * time waiting for its longest team while the rest of the device was idle.
  */
 
 #ifndef TEAM
@@ -164,8 +172,8 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
 }
 
 __kernel void scan_team(
-    __global const uint *profile,      /* [letter][m_pad/2]: rows 2k, 2k+1 of S(q, letter) as two shorts */
-    const int m_pad,                   /* query rows rounded up to whole passes (SPAN) */
+    __global const uint *profile,      /* per slot, [letter][m_pad/2]: rows 2k, 2k+1 of S(q, letter) as two shorts */
+    const int m_pad,                   /* the profiles' rows: the slots' longest query rounded up to whole passes */
     const int letters,                 /* alphabet size + 1 (the padding code) */
     __global const uint *residues,     /* per group: word w of team s at [base + w*G + s]: 2 columns x 2 lanes */
     __global const uint *group_word,   /* per group: base word */
@@ -181,13 +189,24 @@ __kernel void scan_team(
     __global int *out_score,           /* per team and lane; -1 = saturated, recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end,
-    __local uint *scratch)             /* 6 words per work-item */
+    __local uint *scratch,             /* 6 words per work-item */
+    __global const int *slot_rows,     /* per slot: its query's rows rounded up to whole passes */
+    const int slots,
+    const ulong slot_cells,            /* boundary elements per slot */
+    const int slot_entries)            /* outputs per slot */
 {
     const int lid = get_local_id(0);
     const int t = lid % TEAM;
     const int G = get_local_size(0) / TEAM;
     const int s = lid / TEAM;
-    const int g = clsw_longest_first(first_group);
+    const int slot = get_group_id(0) % slots;
+    const int g = first_group + (int)(get_num_groups(0) / slots - 1 - get_group_id(0) / slots);
+    const int rows = slot_rows[slot];
+    profile += (size_t)slot * letters * (m_pad / 2);
+    boundary += slot * slot_cells;
+    out_score += slot * slot_entries;
+    out_query_end += slot * slot_entries;
+    out_subject_end += slot * slot_entries;
     const int team = g * G + s;
     const int n0 = (int)lengths[2 * team], n1 = (int)lengths[2 * team + 1];
     /* Columns every team of the group walks: the group's longest subject. */
@@ -206,7 +225,7 @@ __kernel void scan_team(
 #else
     st.best = 0;
 #endif
-    for (int p = 0; p < m_pad; p += SPAN) {
+    for (int p = 0; p < rows; p += SPAN) {
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         for (int k = lid; k < letters * HALF_SPAN; k += get_local_size(0))
             span_profile[(k / HALF_SPAN) * STRIDE + k % HALF_SPAN] =
@@ -232,7 +251,7 @@ __kernel void scan_team(
         const uint2 top0 = (uint2)(0, minus_oe);
         const bool reads = p > 0 && t == 0;
         uint2 b_even = reads && n > 0 ? bnd[0] : top0, b_odd = reads && n > 1 ? bnd[G] : top0;
-        const bool writes = t == TEAM - 1 && p + SPAN < m_pad;
+        const bool writes = t == TEAM - 1 && p + SPAN < rows;
         /* An even number of steps: the last, when extra, is past every subject's end. */
         for (int k = 0; k < n + TEAM - 1; k += 2) {
             team_column(&st, ha, hb, e, &b_even, reads, writes, k, t, n, G, pad, p + t * ROWS, res, bnd,

@@ -124,3 +124,46 @@ fn a_wrong_kernel_build_is_refused_naming_the_variant_and_pair() {
         assert!(err.contains("failed its self-test and was refused: variant"), "{name}: {err}");
     }
 }
+
+#[test]
+fn a_kept_pass_is_recalled_only_for_the_same_programs() {
+    // A pass is kept in the cache folder's verdicts/ and recalled by later processes;
+    // a wrong build (other options, so other programs) is still tested and refused,
+    // a damaged entry is tested again and rewritten, and `off` keeps nothing.
+    for (index, name, _, selftest) in devices() {
+        if !selftest.starts_with("passed") {
+            continue;
+        }
+        let dir = std::env::temp_dir().join(format!("clsw-verdicts-{}-{index}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = [("CLSW_CACHE_DIR", dir.to_str().unwrap())];
+        let args = search_args(&index.to_string(), "inter");
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let first = clsw(&args, &cache);
+        assert!(first.status.success(), "{name}: {}", text(&first.stderr));
+        let kept: Vec<_> = std::fs::read_dir(dir.join("verdicts")).unwrap().map(|e| e.unwrap().path()).collect();
+        assert_eq!(kept.len(), 1, "{name}: one verdict kept");
+        let entry = std::fs::read(&kept[0]).unwrap();
+        assert!(entry.ends_with(b"passed"), "{name}: the entry holds the pass");
+        let again = clsw(&args, &cache);
+        assert!(again.status.success() && again.stdout == first.stdout, "{name}: {}", text(&again.stderr));
+
+        let wrong = [cache[0], ("CLSW_CL_OPTIONS", "-DCLSW_TEST_SCORE_OFFSET=1")];
+        let out = clsw(&args, &wrong);
+        let err = text(&out.stderr);
+        assert!(!out.status.success() && out.stdout.is_empty(), "{name}: a wrong kernel was used: {err}");
+        assert!(err.contains("failed its self-test and was refused"), "{name}: {err}");
+        assert_eq!(std::fs::read_dir(dir.join("verdicts")).unwrap().count(), 1, "{name}: a failure is never kept");
+
+        std::fs::write(&kept[0], b"damaged").unwrap();
+        let out = clsw(&args, &cache);
+        assert!(out.status.success() && out.stdout == first.stdout, "{name}: {}", text(&out.stderr));
+        assert_eq!(std::fs::read(&kept[0]).unwrap(), entry, "{name}: the damaged entry is rewritten");
+
+        let off_dir = dir.join("unused");
+        let out = clsw(&args, &[("CLSW_CACHE_DIR", "off"), ("XDG_CACHE_HOME", off_dir.to_str().unwrap())]);
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+        assert!(!off_dir.join("clsw").exists(), "{name}: `off` keeps nothing");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -155,7 +155,8 @@ fn fast_long_subject_wavefront_in_every_shape() {
                 })
                 .collect();
             let tuning = Tuning { band, long_threshold: 10, long_group, tile, ..Tuning::default() };
-            let scanner = BandedScanner::new(&dev, Banded::Fast, tuning, &subjects, sc.matrix.size() as u8).unwrap();
+            let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
+            let scanner = BandedScanner::new(&dev, Banded::Fast, tuning, &refs, sc.matrix.size() as u8).unwrap();
             let got = scanner.scan(&query, &sc).unwrap();
             for (k, s) in subjects.iter().enumerate() {
                 assert_eq!(
@@ -205,7 +206,8 @@ fn team_in_every_shape() {
                 .collect();
             let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(&query, s, &sc)).collect();
             let tuning = Tuning { team, rows, team_group: group, ..Tuning::default() };
-            let scanner = BandedScanner::new(&dev, Banded::Team, tuning, &subjects, sc.matrix.size() as u8).unwrap();
+            let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
+            let scanner = BandedScanner::new(&dev, Banded::Team, tuning, &refs, sc.matrix.size() as u8).unwrap();
             for scores_only in [false, true] {
                 let got = if scores_only { scanner.scores(&query, &sc) } else { scanner.scan(&query, &sc) }.unwrap();
                 for (k, s) in subjects.iter().enumerate() {
@@ -217,6 +219,57 @@ fn team_in_every_shape() {
                         assert_eq!(got.scores[k], want[k], "{what}: subject {k} (length {})", s.len());
                     }
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn team_scans_several_queries_in_one_launch() {
+    // scan_team's query slots: queries of different lengths (one empty) share launches,
+    // three at a time, each query's own rows, boundary rows and outputs; a DNA scoring
+    // whose planted copies pass 16 bits has each query's saturated subjects recomputed.
+    use clsw::scan::banded::{Banded, BandedScanner, Tuning};
+    let mut rng = Rng::new(31);
+    let protein = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+    let dna = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 100, -90).unwrap(), Gaps::affine(150, 40).unwrap());
+    for dev in sweep_devices() {
+        for (sc, alpha) in [(&protein, 20usize), (&dna, 4)] {
+            let queries: Vec<Vec<u8>> = [130, 1, 0, 57, 420, 7, 300].iter().map(|&n| rng.codes(n, alpha)).collect();
+            let subjects: Vec<Vec<u8>> = (0..40)
+                .map(|k| {
+                    let n = 1 + rng.below(if k % 6 == 0 { 700 } else { 90 });
+                    let mut s = rng.codes(n, alpha);
+                    if k % 3 == 0 {
+                        let planted = rng.mutate(&queries[k % queries.len()], 0.05, alpha);
+                        let at = rng.below(s.len() + 1);
+                        s.splice(at..at, planted);
+                    }
+                    s
+                })
+                .collect();
+            let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
+            let tuning = Tuning { team: 4, ..Tuning::default() };
+            let pad = sc.matrix.size() as u8;
+            let scanner = BandedScanner::for_queries(&dev, Banded::Team, tuning, &refs, pad, 3).unwrap();
+            let got = scanner.scores_many(&queries, sc).unwrap();
+            assert_eq!(got.len(), queries.len());
+            let mut recomputed = 0;
+            for (q, (query, out)) in queries.iter().zip(&got).enumerate() {
+                recomputed += out.recomputed;
+                for (k, s) in subjects.iter().enumerate() {
+                    let want = sw_score(query, s, sc).score;
+                    let what = format!(
+                        "{}: query {q} ({} residues), subject {k} ({})",
+                        sc.matrix.name(),
+                        query.len(),
+                        s.len()
+                    );
+                    assert_eq!(out.scores[k].score, want, "{what}");
+                }
+            }
+            if alpha == 4 {
+                assert!(recomputed > 0, "the DNA case must saturate 16 bits somewhere");
             }
         }
     }

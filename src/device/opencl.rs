@@ -106,18 +106,7 @@ impl ClDevice {
     /// rebuilt from source and rewritten. With `CLSW_DUMP_DIR` set the program is
     /// always built from source, so the dumped build log is the compiler's.
     pub fn program(&self, source: &KernelSource, defines: &[(&str, String)]) -> Result<Arc<Program>> {
-        let mut options = String::from("-cl-std=CL1.2");
-        if self.info.is_nvidia() {
-            options.push_str(" -D CLSW_NV=1");
-        }
-        for (name, value) in defines {
-            options.push_str(&format!(" -D {name}={value}"));
-        }
-        options.push_str(&self.build_options);
-        if let Ok(extra) = std::env::var("CLSW_CL_OPTIONS") {
-            options.push(' ');
-            options.push_str(&extra);
-        }
+        let options = self.build_options_with(defines);
         let key = (source.name, options.clone());
         let mut cache = self.programs.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = cache.get(&key) {
@@ -179,6 +168,37 @@ impl ClDevice {
         let mut program = unsafe { Program::create_from_binary(&self.context, &[self.info.id], &[&binary]) }.ok()?;
         program.build(&[self.info.id], options).ok()?;
         Some(program)
+    }
+
+    /// The options a program of this device is built with: the OpenCL C version, the
+    /// vendor's define, `defines`, [`with_build_options`](Self::with_build_options)'
+    /// and `CLSW_CL_OPTIONS`.
+    fn build_options_with(&self, defines: &[(&str, String)]) -> String {
+        let mut options = String::from("-cl-std=CL1.2");
+        if self.info.is_nvidia() {
+            options.push_str(" -D CLSW_NV=1");
+        }
+        for (name, value) in defines {
+            options.push_str(&format!(" -D {name}={value}"));
+        }
+        options.push_str(&self.build_options);
+        if let Ok(extra) = std::env::var("CLSW_CL_OPTIONS") {
+            options.push(' ');
+            options.push_str(&extra);
+        }
+        options
+    }
+
+    /// The disk key of a verdict on this device's programs of `sources` (the
+    /// self-test's): the device and driver as a program's key names them, every source
+    /// with the common header, `checks` (the text of the code that judges them) and
+    /// the build options. A verdict recalled by it was reached with the same programs.
+    pub(crate) fn verdict_key(&self, sources: &[&KernelSource], checks: &str) -> String {
+        let mut text = format!("{COMMON_HEADER}\n{checks}");
+        for source in sources {
+            text.push_str(&format!("\n{} {}\n{}", source.name, source.text.len(), source.text));
+        }
+        program_key(&self.info, "verdict", &text, &self.build_options_with(&[]))
     }
 
     /// The device's queue, locked for the caller's sequence of commands.

@@ -26,6 +26,11 @@
 //! user cache folder: `$HOME/.cache/clsw`, on macOS `$HOME/Library/Caches/clsw`, on
 //! Windows `%LOCALAPPDATA%\clsw`; with none of these, no disk cache.
 //!
+//! Beside the programs, `<dir>/verdicts/<16 hex digits>.ok` keeps the self-tests a
+//! device passed (`src/engine/selftest.rs`), in the same entry form with the text
+//! `passed` for a binary, keyed by the device, driver, every kernel source tested and
+//! the build options (`ClDevice::verdict_key`).
+//!
 //! Failures of the disk cache are silent and never fail a build: a library must not
 //! write to its host program's standard error for an optimisation that is merely
 //! unavailable (a read-only home, a full disk), and the cost is only the compile time
@@ -103,6 +108,31 @@ impl ProgramCache {
         let _ = write_atomically(&path, &encode(key, binary));
     }
 }
+
+impl ProgramCache {
+    /// The entry file of a verdict (`<dir>/verdicts/`), `None` when off.
+    fn verdict_path(&self, key: &str) -> Option<PathBuf> {
+        let name = format!("{:016x}.ok", crate::seq::db::checksum(key.as_bytes()));
+        self.dir.as_ref().map(|d| d.join("verdicts").join(name))
+    }
+
+    /// True when a pass was stored for `key` ([`remember_pass`](Self::remember_pass)),
+    /// in a whole entry for exactly this key.
+    pub(crate) fn recalls_pass(&self, key: &str) -> bool {
+        let Some(path) = self.verdict_path(key) else { return false };
+        std::fs::read(path).ok().is_some_and(|bytes| decode(&bytes, key) == Some(PASSED))
+    }
+
+    /// Stores a pass for `key`; failures are ignored (module notes). Failures are
+    /// never stored: a device that failed is tested again, and says why, every time.
+    pub(crate) fn remember_pass(&self, key: &str) {
+        let Some(path) = self.verdict_path(key) else { return };
+        let _ = write_atomically(&path, &encode(key, PASSED));
+    }
+}
+
+/// What a verdict entry holds after its key.
+const PASSED: &[u8] = b"passed";
 
 /// The folder rule, apart from the environment so it can be tested: each argument is
 /// the variable's value when set and not empty; `platform_base` is the platform's user

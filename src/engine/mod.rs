@@ -79,8 +79,7 @@ impl Engine {
                 Backend::OpenCl(info) => {
                     let label = info.label();
                     let dev = ClDevice::new(info)?;
-                    let test = self_test(&dev)?;
-                    if let Some(f) = test.failure {
+                    if let Some(f) = selftest::verdict(&dev)? {
                         return Err(Error::Device(format!("{label} failed its self-test and was refused: {f}")));
                     }
                     Worker::OpenCl(Box::new(dev))

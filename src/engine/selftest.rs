@@ -17,16 +17,19 @@
 //! their reference answers computed once per process; each device's result is kept
 //! per process too (engines are opened often), keyed by the device and the build
 //! options, so `CLSW_CL_OPTIONS` (the test hook that builds wrong kernels) is honoured.
+//! An engine recalls a pass across processes from the disk cache ([`verdict`]).
 
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, launch};
 use crate::error::Result;
 use crate::reference::{self, LocalScore};
-use crate::scan::banded::{Banded, BandedScanner, Tuning};
+use crate::scan::banded::{Banded, BandedScanner, FAST_SOURCE, INTER_SOURCE, TEAM_SOURCE, Tuning};
 use crate::scan::{Variant, scan_once};
+use crate::scan::{intra, plain};
 use crate::scoring::{Gaps, Matrix, Scoring};
 use crate::seq::Alphabet;
 use opencl3::kernel::Kernel;
 use opencl3::memory::ClMem;
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -112,7 +115,7 @@ fn build_cases() -> Result<Vec<Case>> {
         Case { name: "DNA (scores past 16 bits)", scoring: dna, query: dquery, subjects: dsubjects, want: Vec::new() },
     ];
     for c in &mut cases {
-        c.want = c.subjects.iter().map(|s| reference::sw_score(&c.query, s, &c.scoring)).collect();
+        c.want = c.subjects.par_iter().map(|s| reference::sw_score(&c.query, s, &c.scoring)).collect();
     }
     Ok(cases)
 }
@@ -178,7 +181,8 @@ fn compare(dev: &ClDevice, cases: &[Case]) -> Result<(usize, Option<String>)> {
                 scan_once(dev, variant, &case.query, &case.subjects, &case.scoring)
             } else {
                 let pad = case.scoring.matrix.size() as u8;
-                BandedScanner::new(dev, Banded::Team, Tuning::default(), &case.subjects, pad)
+                let subjects: Vec<&[u8]> = case.subjects.iter().map(Vec::as_slice).collect();
+                BandedScanner::new(dev, Banded::Team, Tuning::default(), &subjects, pad)
                     .and_then(|s| s.scores(&case.query, &case.scoring))
             };
             let name = if ends { variant.to_string() } else { format!("{variant} (score only)") };
@@ -206,6 +210,26 @@ fn compare(dev: &ClDevice, cases: &[Case]) -> Result<(usize, Option<String>)> {
         }
     }
     Ok((pairs, None))
+}
+
+/// The self-test as an engine needs it: `None` when `dev` passed, else why not. A pass
+/// is kept in the disk cache of programs ([`crate::device::ProgramCache`]: its
+/// `verdicts/`, keyed by the device, the driver, every kernel source tested, this
+/// module's text and the build options) and recalled by later processes, so the test
+/// runs once per device, driver and clsw build rather than at every start (0.3 s of
+/// the 0.8 s an H100 took to be ready; `CLSW_CACHE_DIR=off` runs it every time).
+/// Failures are never kept.
+pub fn verdict(dev: &ClDevice) -> Result<Option<String>> {
+    let sources = [&SOURCE, &plain::SOURCE, &INTER_SOURCE, &FAST_SOURCE, &TEAM_SOURCE, &intra::SOURCE];
+    let key = dev.verdict_key(&sources, include_str!("selftest.rs"));
+    if dev.program_cache().recalls_pass(&key) {
+        return Ok(None);
+    }
+    let test = self_test(dev)?;
+    if test.passed() {
+        dev.program_cache().remember_pass(&key);
+    }
+    Ok(test.failure)
 }
 
 /// Runs (or recalls, once per process and build options) the self-test of a device.

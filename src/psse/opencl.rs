@@ -15,7 +15,7 @@
 use super::Variant;
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::{Error, Result};
-use crate::scan::banded::{Banded, BandedBuffers, QueryProfile, Tuning};
+use crate::scan::banded::{Banded, BandedBuffers, QueryProfile, Scratch, Tuning};
 use crate::scoring::Scoring;
 use opencl3::kernel::Kernel;
 use opencl3::memory::ClMem;
@@ -133,6 +133,7 @@ pub(crate) struct DeviceTile<'d> {
     kernel: Banded,
     pub layout: TileLayout,
     buffers: BandedBuffers,
+    scratch: Scratch,
     /// Device seconds of the shuffle kernel.
     pub shuffle_seconds: f64,
 }
@@ -174,9 +175,9 @@ impl<'d> DeviceTile<'d> {
             &layout.group_word,
             &layout.lengths,
             &layout.group_cell,
-            cells as usize * kernel.boundary_bytes() as usize,
         )?;
-        let tile = DeviceTile { dev, kernel, buffers, layout, shuffle_seconds: 0.0 };
+        let scratch = Scratch::new(dev, cells as usize * kernel.boundary_bytes() as usize, layout.lengths.len())?;
+        let tile = DeviceTile { dev, kernel, buffers, scratch, layout, shuffle_seconds: 0.0 };
         if tile.layout.groups() == 0 {
             return Ok(tile);
         }
@@ -224,10 +225,10 @@ impl<'d> DeviceTile<'d> {
         let program = self.kernel.program(dev, &tuning, true)?;
         let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.kernel_name()))?;
         let mut args = KernelArgs::new(&k);
-        self.buffers.args(&mut args, &profile, (0, 0), self.kernel, scoring, (band, 1))?;
+        self.buffers.args(&mut args, &self.scratch, &profile, (0, 0), self.kernel, scoring, (band, 1))?;
         let queue = dev.queue();
         let event = launch(&queue, &k, self.layout.groups() * group, group)?;
-        let mut scores = self.buffers.outputs.read_scores(dev, &queue)?;
+        let mut scores = self.scratch.outputs.read_scores(dev, &queue)?;
         let seconds = event_seconds(&event)?;
         drop(queue);
         scores.truncate(entries);

@@ -14,7 +14,6 @@ use crate::reference::LocalScore;
 use crate::scoring::Scoring;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
-use rayon::prelude::*;
 
 pub const INTER_SOURCE: KernelSource =
     KernelSource { name: "scan_inter.cl", text: include_str!("../../cl/scan_inter.cl") };
@@ -100,14 +99,15 @@ impl Banded {
     }
 }
 
-/// The query profile of the banded kernels on the device: `S(q_i, c)` at
-/// `[c * m_pad + i]` for every letter `c` and one padding letter (code = alphabet
-/// size), the query padded to whole bands (`span` rows); padding scores `PAD_SCORE`.
+/// The query profiles of the banded kernels on the device: for query slot `q`,
+/// `S(q_i, c)` at `[(q * letters + c) * m_pad + i]` for every letter `c` and one padding
+/// letter (code = alphabet size), each query padded to the longest one's whole bands
+/// (`span` rows); padding scores `PAD_SCORE`. One query but for `scan_team`'s slots.
 /// 16-bit for the narrow kernels, 32-bit for `InterWide`, the path of scorings that do
 /// not fit 16 bits.
 pub(crate) struct QueryProfile {
     buffer: ProfileBuffer,
-    /// Query rows padded to whole spans.
+    /// Rows of each query's profile: the longest query padded to whole spans.
     pub(crate) m_pad: usize,
     /// Alphabet size + 1 (the padding letter).
     pub(crate) letters: usize,
@@ -123,13 +123,28 @@ impl QueryProfile {
     /// holds every score exactly: callers send a scoring that does not fit 16 bits
     /// ([`super::fits_16_bits`]) to `InterWide`, and a narrow profile of one is an error.
     pub(crate) fn new(dev: &ClDevice, kind: Banded, query: &[u8], scoring: &Scoring, span: usize) -> Result<Self> {
-        super::check_kernel_lengths(query.len(), [])?;
-        let m_pad = query.len().div_ceil(span) * span;
+        QueryProfile::of_slots(dev, kind, &[query], scoring, span)
+    }
+
+    /// The profiles of several queries, one after another ([`BandedScanner`]'s slots).
+    pub(crate) fn of_slots(
+        dev: &ClDevice,
+        kind: Banded,
+        queries: &[&[u8]],
+        scoring: &Scoring,
+        span: usize,
+    ) -> Result<Self> {
+        let longest = queries.iter().map(|q| q.len()).max().unwrap_or(0);
+        super::check_kernel_lengths(longest, [])?;
+        let m_pad = longest.div_ceil(span) * span;
         let letters = scoring.matrix.size() + 1;
-        let mut profile = vec![PAD_SCORE as i32; letters * m_pad];
-        for c in 0..letters - 1 {
-            for (i, &q) in query.iter().enumerate() {
-                profile[c * m_pad + i] = scoring.matrix.score(q, c as u8);
+        let mut profile = vec![PAD_SCORE as i32; queries.len() * letters * m_pad];
+        for (slot, query) in queries.iter().enumerate() {
+            for c in 0..letters - 1 {
+                let row = &mut profile[(slot * letters + c) * m_pad..][..query.len()];
+                for (p, &q) in row.iter_mut().zip(query.iter()) {
+                    *p = scoring.matrix.score(q, c as u8);
+                }
             }
         }
         let buffer = if kind == Banded::InterWide {
@@ -202,61 +217,72 @@ impl Tuning {
         team
     }
 
-    /// `scan_team`: rows per work-item for a query of `m` rows and teams of `team`
-    /// (`self.rows` when set): the fewest padded rows, a pass costing TEAM_STEP_COST
-    /// rows more. Even, from 8 to 30 (at 32 ptxas reaches 128 registers and the kernel
-    /// slows by a tenth on an H100), with a pass's profile within `max_span` rows
-    /// (local memory).
-    pub fn rows_for(&self, m: usize, team: usize, max_span: usize) -> usize {
+    /// `scan_team`: rows per work-item for queries of `lengths` rows scanned together
+    /// (one query, or a launch's slots) and teams of `team` (`self.rows` when set): the
+    /// fewest padded rows over them all, a pass costing TEAM_STEP_COST rows more. Even,
+    /// from 8 to 30 (at 32 ptxas reaches 128 registers and the kernel slows by a tenth
+    /// on an H100), with a pass's profile within `max_span` rows (local memory).
+    pub fn rows_for(&self, lengths: &[usize], team: usize, max_span: usize) -> usize {
         if self.rows > 0 {
             return self.rows;
         }
-        let cost = |rows: usize| m.max(1).div_ceil(team * rows) * team * (rows + TEAM_STEP_COST);
+        let cost = |rows: usize| -> usize {
+            lengths.iter().map(|&m| m.max(1).div_ceil(team * rows) * team * (rows + TEAM_STEP_COST)).sum()
+        };
         (8..=30).step_by(2).filter(|r| r * team <= max_span.max(8 * team)).min_by_key(|&r| cost(r)).unwrap_or(8)
     }
 }
 
-/// Subjects of a banded kernel on the device: the group layout's buffers, the boundary
-/// row and the outputs, in the order the kernels take them (shared by the scanner below
-/// and psse's tiles of shuffles).
+/// Subjects of a banded kernel on the device: the group layout's buffers, in the order
+/// the kernels take them (shared by the scanner below and psse's tiles of shuffles).
 pub(crate) struct BandedBuffers {
     pub(crate) words: Buffer<u32>,
     pub(crate) group_word: Buffer<u32>,
     lengths: Buffer<u32>,
     group_cell: Buffer<u64>,
+}
+
+/// What one launch writes: the boundary row and the outputs of every slot and lane.
+/// Launches that run at the same time (streams) each have their own.
+pub(crate) struct Scratch {
     boundary: Buffer<u8>,
     pub(crate) outputs: ScoreOutputs,
 }
 
+impl Scratch {
+    /// A boundary row of `boundary_bytes` and outputs for `entries` slots and lanes.
+    pub(crate) fn new(dev: &ClDevice, boundary_bytes: usize, entries: usize) -> Result<Scratch> {
+        Ok(Scratch { boundary: dev.buffer::<u8>(boundary_bytes)?, outputs: ScoreOutputs::new(dev, entries)? })
+    }
+}
+
 impl BandedBuffers {
-    /// `words` already on the device (uploaded, or to be written there by a kernel);
-    /// a boundary row of `boundary_bytes`, outputs for every slot and lane.
+    /// `words` already on the device (uploaded, or to be written there by a kernel).
     pub(crate) fn new(
         dev: &ClDevice,
         words: Buffer<u32>,
         group_word: &[u32],
         lengths: &[u32],
         group_cell: &[u64],
-        boundary_bytes: usize,
     ) -> Result<BandedBuffers> {
         Ok(BandedBuffers {
             words,
             group_word: dev.buffer_from(group_word)?,
             lengths: dev.buffer_from(lengths)?,
             group_cell: dev.buffer_from(group_cell)?,
-            boundary: dev.buffer::<u8>(boundary_bytes)?,
-            outputs: ScoreOutputs::new(dev, lengths.len())?,
         })
     }
 
     /// Every argument of `scan_inter` / `scan_fast` / `scan_fast_long` but the long
-    /// kernel's extra local buffers: the query profile, these buffers, the launch's
-    /// first boundary cell and group, the gaps and the saturation limit, local memory
-    /// for the profiles of `bands` bands of `span` rows, the outputs.
+    /// kernel's extra local buffers: the query profile, these buffers and the scratch's
+    /// boundary row, the launch's first boundary cell and group, the gaps and the
+    /// saturation limit, local memory for the profiles of `bands` bands of `span` rows,
+    /// the scratch's outputs.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn args<'a, 'k>(
         &self,
         args: &'a mut KernelArgs<'k>,
+        scratch: &Scratch,
         profile: &QueryProfile,
         (first_cell, first_group): (u64, usize),
         kind: Banded,
@@ -271,7 +297,7 @@ impl BandedBuffers {
             .arg(&self.words.get())?
             .arg(&self.group_word.get())?
             .arg(&self.lengths.get())?
-            .arg(&self.boundary.get())?
+            .arg(&scratch.boundary.get())?
             .arg(&self.group_cell.get())?
             .arg(&first_cell)?
             .arg(&(first_group as i32))?
@@ -279,7 +305,7 @@ impl BandedBuffers {
             .arg(&scoring.gaps.extend)?
             .arg(&kind.sat_limit(scoring))?
             .local(profile_bytes)?;
-        self.outputs.args(args)
+        scratch.outputs.args(args)
     }
 }
 
@@ -295,11 +321,18 @@ struct Part {
     layout: GroupLayout,
     /// The part's subject k is the caller's subject `members[k]`.
     members: Vec<u32>,
-    /// Launches as runs of groups whose boundary rows fit one buffer.
+    /// Launches as runs of groups whose boundary rows (of every slot) fit one buffer.
     launches: Vec<(usize, usize)>,
-    /// The layout on the device, with the boundary row and outputs every query reuses.
+    /// The layout on the device, which every query reads.
     buffers: BandedBuffers,
+    /// Boundary elements of one slot: the largest launch's.
+    slot_cells: u64,
+    /// The boundary rows and outputs of every slot, reused by every launch.
+    scratch: Scratch,
 }
+
+/// The most queries one `scan_team` launch scans ([`BandedScanner::for_queries`]).
+const MAX_SLOTS: usize = 32;
 
 /// A set of subjects laid out and resident on one device for a banded kernel.
 pub struct BandedScanner<'d> {
@@ -307,26 +340,40 @@ pub struct BandedScanner<'d> {
     kind: Banded,
     tuning: Tuning,
     parts: Vec<Part>,
-    subjects: usize,
-    /// Where each caller subject's result lands: (part, output index).
+    /// The caller's subjects, for the 32-bit recompute of saturated ones.
+    subjects: Vec<&'d [u8]>,
+    /// Where each caller subject's result lands: (part, output index in a slot).
     position: Vec<(u32, u32)>,
-    /// The subjects' residues end to end (`host_offsets[k]..host_offsets[k + 1]`), for
-    /// the 32-bit recompute of saturated subjects.
-    host_residues: Vec<u8>,
-    host_offsets: Vec<usize>,
+    /// Queries a launch may scan at once (`scan_team` only; 1 for the others).
+    slots: usize,
 }
 
 impl<'d> BandedScanner<'d> {
     /// Lays out `subjects` (alphabet codes) and uploads them; `pad_code` is the
-    /// alphabet size (the profile's padding letter).
-    pub fn new<S: AsRef<[u8]>>(
+    /// alphabet size (the profile's padding letter). Queries are scanned one at a time.
+    pub fn new(
         dev: &'d ClDevice,
         kind: Banded,
         tuning: Tuning,
-        subjects: &[S],
+        subjects: &[&'d [u8]],
         pad_code: u8,
     ) -> Result<BandedScanner<'d>> {
-        super::check_kernel_lengths(0, subjects.iter().map(|s| s.as_ref().len()))?;
+        BandedScanner::for_queries(dev, kind, tuning, subjects, pad_code, 1)
+    }
+
+    /// [`new`](Self::new) for callers that scan `queries` queries together
+    /// ([`scores_many`](Self::scores_many)): `scan_team` then keeps boundary rows and
+    /// outputs for up to that many (at most 32) and scans them in one launch, within
+    /// the same boundary-row budget.
+    pub fn for_queries(
+        dev: &'d ClDevice,
+        kind: Banded,
+        tuning: Tuning,
+        subjects: &[&'d [u8]],
+        pad_code: u8,
+        queries: usize,
+    ) -> Result<BandedScanner<'d>> {
+        super::check_kernel_lengths(0, subjects.iter().map(|s| s.len()))?;
         let mut split: Vec<(&'static str, usize, usize, Vec<u32>)> = match kind {
             Banded::Inter | Banded::InterWide => {
                 vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
@@ -336,7 +383,7 @@ impl<'d> BandedScanner<'d> {
                 // TEAM - 1 columns of a pass's fill and drain stay a small share.
                 let mut by_team: Vec<(usize, Vec<u32>)> = Vec::new();
                 for k in 0..subjects.len() as u32 {
-                    let team = tuning.team_for(subjects[k as usize].as_ref().len());
+                    let team = tuning.team_for(subjects[k as usize].len());
                     match by_team.iter_mut().find(|(t, _)| *t == team) {
                         Some((_, members)) => members.push(k),
                         None => by_team.push((team, vec![k])),
@@ -352,8 +399,8 @@ impl<'d> BandedScanner<'d> {
                     .collect()
             }
             Banded::Fast => {
-                let (long, short): (Vec<u32>, Vec<u32>) = (0..subjects.len() as u32)
-                    .partition(|&k| subjects[k as usize].as_ref().len() > tuning.long_threshold);
+                let (long, short): (Vec<u32>, Vec<u32>) =
+                    (0..subjects.len() as u32).partition(|&k| subjects[k as usize].len() > tuning.long_threshold);
                 // A long pair is one "slot" of a one-slot group, walked by long_group work-items.
                 vec![
                     (kind.kernel_name(), tuning.group, tuning.group, short),
@@ -362,23 +409,32 @@ impl<'d> BandedScanner<'d> {
             }
         };
         split.retain(|(_, _, _, members)| !members.is_empty());
-        let mut parts = Vec::new();
         let elem = kind.boundary_bytes();
-        for (kernel, slots_per_group, work_group, members) in split {
-            let chosen: Vec<&[u8]> = members.iter().map(|&k| subjects[k as usize].as_ref()).collect();
-            let layout = GroupLayout::new(&chosen, slots_per_group, kind.lanes(), pad_code)?;
-            let launches = layout.launches(BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem);
-            let largest = launches.iter().map(|&(a, b)| layout.cells(a, b)).max().unwrap_or(1);
+        let budget = BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem;
+        let layouts = split
+            .into_iter()
+            .map(|(kernel, slots_per_group, work_group, members)| {
+                let chosen: Vec<&[u8]> = members.iter().map(|&k| subjects[k as usize]).collect();
+                let layout = GroupLayout::new(&chosen, slots_per_group, kind.lanes(), pad_code)?;
+                Ok((kernel, work_group, members, layout))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        // Slots while every slot's boundary row of the largest group fits the budget.
+        let largest_group =
+            layouts.iter().flat_map(|(_, _, _, l)| (0..l.groups()).map(|g| l.cells(g, g + 1))).max().unwrap_or(1);
+        let slots = if kind == Banded::Team {
+            queries.clamp(1, MAX_SLOTS).min((budget / largest_group.max(1)).max(1) as usize)
+        } else {
+            1
+        };
+        let mut parts = Vec::new();
+        for (kernel, work_group, members, layout) in layouts {
+            let launches = layout.launches(budget / slots as u64);
+            let slot_cells = launches.iter().map(|&(a, b)| layout.cells(a, b)).max().unwrap_or(1);
             let words = dev.buffer_from(&layout.words)?;
-            let buffers = BandedBuffers::new(
-                dev,
-                words,
-                &layout.group_word,
-                &layout.lengths,
-                &layout.group_cell,
-                (largest * elem) as usize,
-            )?;
-            parts.push(Part { kernel, work_group, launches, buffers, layout, members });
+            let buffers = BandedBuffers::new(dev, words, &layout.group_word, &layout.lengths, &layout.group_cell)?;
+            let scratch = Scratch::new(dev, (slot_cells * elem) as usize * slots, layout.lengths.len() * slots)?;
+            parts.push(Part { kernel, work_group, launches, buffers, layout, members, slot_cells, scratch });
         }
         let mut position = vec![(0, 0); subjects.len()];
         for (q, part) in parts.iter().enumerate() {
@@ -388,92 +444,98 @@ impl<'d> BandedScanner<'d> {
                 }
             }
         }
-        Ok(BandedScanner {
-            dev,
-            kind,
-            tuning,
-            parts,
-            position,
-            subjects: subjects.len(),
-            host_residues: subjects.iter().flat_map(|s| s.as_ref().iter().copied()).collect(),
-            host_offsets: std::iter::once(0)
-                .chain(subjects.iter().scan(0, |end, s| {
-                    *end += s.as_ref().len();
-                    Some(*end)
-                }))
-                .collect(),
-        })
+        Ok(BandedScanner { dev, kind, tuning, parts, position, subjects: subjects.to_vec(), slots })
     }
 
     /// Every subject's score and end; saturated subjects are recomputed at 32 bits.
     pub fn scan(&self, query: &[u8], scoring: &Scoring) -> Result<ScanOutput> {
-        self.scan_with(query, scoring, true)
+        self.scan_with(&[query], scoring, true).map(|mut o| o.remove(0))
     }
 
     /// Every subject's score; the end cells may be left out (`None`): `team` then runs
     /// its score-only kernel, the fastest. A search finds the ends of its few hits
     /// afterwards.
     pub fn scores(&self, query: &[u8], scoring: &Scoring) -> Result<ScanOutput> {
-        self.scan_with(query, scoring, false)
+        self.scan_with(&[query], scoring, false).map(|mut o| o.remove(0))
     }
 
-    fn host_subject(&self, k: usize) -> &[u8] {
-        &self.host_residues[self.host_offsets[k]..self.host_offsets[k + 1]]
+    /// [`scores`](Self::scores) of each query, in order. `scan_team` scans them in
+    /// launches of as many as the scanner was made for ([`for_queries`](Self::for_queries)),
+    /// with one ROWS for all (the fewest padded rows over them) and each query's
+    /// kernel seconds its share of the launches by rows; the other kernels one by one.
+    pub fn scores_many(&self, queries: &[Vec<u8>], scoring: &Scoring) -> Result<Vec<ScanOutput>> {
+        let mut out = Vec::with_capacity(queries.len());
+        for group in queries.chunks(self.slots) {
+            let group: Vec<&[u8]> = group.iter().map(Vec::as_slice).collect();
+            out.extend(self.scan_with(&group, scoring, false)?);
+        }
+        Ok(out)
     }
 
-    fn scan_with(&self, query: &[u8], scoring: &Scoring, ends: bool) -> Result<ScanOutput> {
+    /// Scans `queries` (one, or up to `self.slots` for `scan_team`) and recomputes
+    /// each one's saturated subjects at 32 bits.
+    fn scan_with(&self, queries: &[&[u8]], scoring: &Scoring, ends: bool) -> Result<Vec<ScanOutput>> {
         let pad = scoring.matrix.size() as u8;
         if !super::fits_16_bits(scoring) && self.kind != Banded::InterWide {
-            let all: Vec<&[u8]> = (0..self.subjects).map(|k| self.host_subject(k)).collect();
-            return BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &all, pad)?.scan(query, scoring);
+            let wide = BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &self.subjects, pad)?;
+            return queries.iter().map(|q| wide.run(&[q], scoring, true).map(|mut o| o.remove(0))).collect();
         }
-        let mut out = self.run(query, scoring, ends)?;
-        let saturated: Vec<usize> = (0..self.subjects).filter(|&k| out.scores[k].score < 0).collect();
-        if !saturated.is_empty() {
-            let subset: Vec<&[u8]> = saturated.iter().map(|&k| self.host_subject(k)).collect();
-            let wide = BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &subset, pad)?
-                .run(query, scoring, true)?;
+        let mut outs = self.run(queries, scoring, ends)?;
+        for (query, out) in queries.iter().zip(outs.iter_mut()) {
+            let saturated: Vec<usize> = (0..self.subjects.len()).filter(|&k| out.scores[k].score < 0).collect();
+            if saturated.is_empty() {
+                continue;
+            }
+            let subset: Vec<&[u8]> = saturated.iter().map(|&k| self.subjects[k]).collect();
+            let wide = BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &subset, pad)?;
+            let wide = wide.run(&[query], scoring, true)?.remove(0);
             for (&k, r) in saturated.iter().zip(wide.scores) {
                 out.scores[k] = r;
             }
             out.kernel_seconds += wide.kernel_seconds;
             out.recomputed = saturated.len();
         }
-        Ok(out)
+        Ok(outs)
     }
 
-    fn run(&self, query: &[u8], scoring: &Scoring, ends: bool) -> Result<ScanOutput> {
-        if query.is_empty() || self.subjects == 0 {
-            return Ok(ScanOutput::empty(self.subjects));
+    /// The kernels of `queries` (at most `self.slots`), each query in a slot of its own.
+    fn run(&self, queries: &[&[u8]], scoring: &Scoring, ends: bool) -> Result<Vec<ScanOutput>> {
+        assert!(queries.len() <= self.slots, "more queries than the scanner has slots");
+        let mut outs: Vec<ScanOutput> = queries.iter().map(|_| ScanOutput::empty(self.subjects.len())).collect();
+        let longest = queries.iter().map(|q| q.len()).max().unwrap_or(0);
+        if longest == 0 || self.subjects.is_empty() {
+            return Ok(outs);
         }
-        let mut out = ScanOutput { scores: Vec::new(), recomputed: 0, kernel_seconds: 0.0 };
         let dev = self.dev;
         let Tuning { tile, .. } = self.tuning;
         let letters = scoring.matrix.size() + 1;
+        let lengths: Vec<usize> = queries.iter().map(|q| q.len()).collect();
         let queue = dev.queue();
         let mut pending = Vec::new();
         // Query profiles padded to whole bands or passes, one per span (parts of one
-        // span share it).
-        let mut profiles: Vec<(usize, QueryProfile)> = Vec::new();
+        // span share it), with each slot's padded rows.
+        let mut profiles: Vec<(usize, QueryProfile, Buffer<i32>)> = Vec::new();
         for part in &self.parts {
             // Query rows per band or pass: scan_team's rows per work-item follow the
-            // query's length and the part's team size.
+            // queries' lengths and the part's team size.
             let (tuning, span) = if self.kind == Banded::Team {
                 // A pass's profile (letters x (span + 2) shorts) and the scratch words
                 // must fit local memory.
                 let local = dev.info.local_mem_bytes as usize;
                 let max_span = (local.saturating_sub(part.work_group * 24 + 1024) / (letters * 2)).saturating_sub(2);
                 let team = part.work_group / part.layout.group_size;
-                let rows = self.tuning.rows_for(query.len(), team, max_span);
+                let rows = self.tuning.rows_for(&lengths, team, max_span);
                 (Tuning { team, rows, ..self.tuning }, team * rows)
             } else {
                 (self.tuning, self.tuning.band)
             };
             let program = self.kind.program(dev, &tuning, ends)?;
-            if !profiles.iter().any(|(s, _)| *s == span) {
-                profiles.push((span, QueryProfile::new(dev, self.kind, query, scoring, span)?));
+            if !profiles.iter().any(|(s, _, _)| *s == span) {
+                let profile = QueryProfile::of_slots(dev, self.kind, queries, scoring, span)?;
+                let rows: Vec<i32> = lengths.iter().map(|&m| (m.div_ceil(span) * span) as i32).collect();
+                profiles.push((span, profile, dev.buffer_from(&rows)?));
             }
-            let (_, profile) = profiles.iter().find(|(s, _)| *s == span).expect("profile of this span");
+            let (_, profile, slot_rows) = profiles.iter().find(|(s, _, _)| *s == span).expect("profile of this span");
             let kernel = cl("clCreateKernel", Kernel::create(&program, part.kernel))?;
             let long = part.kernel == "scan_fast_long";
             // scan_fast_long: every round costs a full pipeline fill, so the bands are
@@ -490,6 +552,7 @@ impl<'d> BandedScanner<'d> {
                 let mut args = KernelArgs::new(&kernel);
                 part.buffers.args(
                     &mut args,
+                    &part.scratch,
                     profile,
                     (part.layout.group_cell[a], a),
                     self.kind,
@@ -500,30 +563,60 @@ impl<'d> BandedScanner<'d> {
                     args.local(2 * work_group * tile * 8)?.local(work_group * 6 * 4)?;
                 }
                 if self.kind == Banded::Team {
-                    args.local(work_group * 6 * 4)?;
+                    args.local(work_group * 6 * 4)?
+                        .arg(&slot_rows.get())?
+                        .arg(&(queries.len() as i32))?
+                        .arg(&part.slot_cells)?
+                        .arg(&(part.layout.lengths.len() as i32))?;
                 }
-                events.push(launch(&queue, &kernel, (b - a) * work_group, work_group)?);
+                events.push(launch(&queue, &kernel, (b - a) * work_group * queries.len(), work_group)?);
             }
-            pending.push((part, events));
+            pending.push((part, span, events));
         }
         let mut results = Vec::with_capacity(self.parts.len());
-        for (part, events) in pending {
-            results.push(part.buffers.outputs.read(dev, &queue)?);
+        for (part, span, events) in pending {
+            // Score only: the end cells are not read (the kernel writes none).
+            results.push(if ends {
+                part.scratch.outputs.read(dev, &queue)?
+            } else {
+                let scores = part.scratch.outputs.read_scores(dev, &queue)?;
+                scores.into_iter().map(|score| LocalScore { score, end: None }).collect()
+            });
+            let mut seconds = 0.0;
             for e in &events {
-                out.kernel_seconds += event_seconds(e)?;
+                seconds += event_seconds(e)?;
+            }
+            // The slots' shares of the launches: their padded rows.
+            let rows: Vec<usize> = lengths.iter().map(|&m| m.div_ceil(span) * span).collect();
+            let total = rows.iter().sum::<usize>().max(1) as f64;
+            for (out, r) in outs.iter_mut().zip(rows) {
+                out.kernel_seconds += seconds * r as f64 / total;
             }
         }
         drop(queue);
-        // Back to the caller's order: a gather (random reads, sequential writes) over all cores.
-        out.scores = self
-            .position
-            .par_iter()
-            .map(|&(q, p)| {
-                let (q, p) = (q as usize, p as usize);
-                // Empty lanes (empty subjects) are not written by the kernels.
-                if self.parts[q].layout.lengths[p] == 0 { LocalScore { score: 0, end: None } } else { results[q][p] }
-            })
-            .collect();
-        Ok(out)
+        // Back to the caller's order: a gather (random reads, sequential writes) on this
+        // thread. Not on the thread pool: a search keeps the pool busy with the hits of
+        // earlier queries, and a gather queued behind them held up the device (the
+        // 400,000 subjects of a database take 2 ms here).
+        for (slot, out) in outs.iter_mut().enumerate() {
+            if lengths[slot] == 0 {
+                continue;
+            }
+            out.scores = self
+                .position
+                .iter()
+                .map(|&(q, p)| {
+                    let (q, p) = (q as usize, p as usize);
+                    // Empty lanes (empty subjects) are not written by the kernels.
+                    let entries = self.parts[q].layout.lengths.len();
+                    if self.parts[q].layout.lengths[p] == 0 {
+                        LocalScore { score: 0, end: None }
+                    } else {
+                        results[q][slot * entries + p]
+                    }
+                })
+                .collect();
+        }
+        Ok(outs)
     }
 }

@@ -82,7 +82,8 @@ pub fn scan_once<S: AsRef<[u8]>>(
                 Variant::Team => Banded::Team,
                 _ => Banded::Fast,
             };
-            BandedScanner::new(dev, kind, Tuning::default(), subjects, scoring.matrix.size() as u8)?
+            let subjects: Vec<&[u8]> = subjects.iter().map(AsRef::as_ref).collect();
+            BandedScanner::new(dev, kind, Tuning::default(), &subjects, scoring.matrix.size() as u8)?
                 .scan(query, scoring)
         }
         Variant::Intra => intra::scores(dev, query, subjects, scoring),

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::scan::banded::BandedScanner;
 use crate::scan::{ScanOutput, scan_once};
 use crate::seq::Sequence;
+use std::ops::Range;
 use std::time::Instant;
 
 /// One share's outputs for a chunk: per sequence (query and strand) its scores against
@@ -183,27 +184,44 @@ impl Searcher<'_> {
             .map(|_| ScanOutput { scores: Vec::with_capacity(share.range.len()), recomputed: 0, kernel_seconds: 0.0 })
             .collect();
         let variant = self.options.variant_on(&dev.info);
-        for batch in &share.batches {
-            if batch.is_empty() {
-                continue;
-            }
-            let subjects: Vec<&[u8]> = batch.clone().map(|k| db.residues(k)).collect();
-            let scanner = match banded_kind(variant) {
-                Some(kind) => {
-                    Some(BandedScanner::new(dev, kind, self.options.tuning, &subjects, sc.matrix.size() as u8)?)
+        let batches: Vec<Range<usize>> = share.batches.iter().filter(|b| !b.is_empty()).cloned().collect();
+        let subjects_of = |batch: &Range<usize>| -> Vec<&[u8]> { batch.clone().map(|k| db.residues(k)).collect() };
+        let Some(kind) = banded_kind(variant) else {
+            for batch in &batches {
+                let subjects = subjects_of(batch);
+                for (q, acc) in queries.iter().zip(outputs.iter_mut()) {
+                    append(acc, scan_once(dev, variant, q, &subjects, sc)?);
                 }
-                None => None,
-            };
-            for (q, acc) in queries.iter().zip(outputs.iter_mut()) {
-                let part = match &scanner {
-                    Some(s) => s.scores(q, sc)?,
-                    None => scan_once(dev, variant, q, &subjects, sc)?,
-                };
-                acc.scores.extend(part.scores);
-                acc.recomputed += part.recomputed;
-                acc.kernel_seconds += part.kernel_seconds;
             }
-        }
-        Ok(outputs)
+            return Ok(outputs);
+        };
+        // Each batch is laid out and uploaded while the one before it is scanned.
+        let tuning = self.options.tuning;
+        let pad = sc.matrix.size() as u8;
+        let prepare = |batch: &Range<usize>| {
+            BandedScanner::for_queries(dev, kind, tuning, &subjects_of(batch), pad, queries.len())
+        };
+        std::thread::scope(|scope| {
+            let mut next = batches.first().map(|b| scope.spawn(move || prepare(b)));
+            for k in 0..batches.len() {
+                let prepared = next.take().expect("the next batch is being prepared").join();
+                let scanner =
+                    prepared.map_err(|_| Error::Internal("the thread preparing a batch stopped".into()))??;
+                next = batches.get(k + 1).map(|b| scope.spawn(move || prepare(b)));
+                // Several queries a launch: a batch alone leaves the device idle while
+                // its longest subjects finish.
+                for (acc, part) in outputs.iter_mut().zip(scanner.scores_many(queries, sc)?) {
+                    append(acc, part);
+                }
+            }
+            Ok(outputs)
+        })
     }
+}
+
+/// Adds a batch's scan to the scans of the batches before it.
+fn append(acc: &mut ScanOutput, part: ScanOutput) {
+    acc.scores.extend(part.scores);
+    acc.recomputed += part.recomputed;
+    acc.kernel_seconds += part.kernel_seconds;
 }

@@ -197,8 +197,17 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
     // Opened first: an output that is an input, or an unwritable one, fails before any work.
     let out = Output::open(args.out.as_deref(), &[&args.query, &args.db])?;
     let process_start = Instant::now();
-    let db = open_database(args)?;
-    let database_seconds = process_start.elapsed().as_secs_f64();
+    // The devices start (OpenCL, the self-test) while the database is read.
+    let (db, opened) = std::thread::scope(|scope| {
+        let opening = scope.spawn(|| {
+            let start = Instant::now();
+            Engine::open(args.device.device.as_deref()).map(|e| (e, start.elapsed().as_secs_f64()))
+        });
+        let db = open_database(args).map(|db| (db, process_start.elapsed().as_secs_f64()));
+        (db, opening.join().unwrap_or_else(|_| Err(Error::Internal("opening the devices stopped".into()))))
+    });
+    let (db, database_seconds) = db?;
+    let (engine, devices_seconds) = opened?;
     let alphabet = db.alphabet();
     let scoring = args.scoring.scoring(alphabet)?;
     let (queries, report) = fasta::read_file(&args.query, alphabet, EmptyRecords::Error)?;
@@ -218,9 +227,6 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
             );
         }
     }
-    let devices_start = Instant::now();
-    let engine = Engine::open(args.device.device.as_deref())?;
-    let devices_seconds = devices_start.elapsed().as_secs_f64();
     let options = SearchOptions {
         variant,
         max_hits: args.max_hits,
