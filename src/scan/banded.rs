@@ -575,13 +575,9 @@ impl<'d> BandedScanner<'d> {
         }
         let mut results = Vec::with_capacity(self.parts.len());
         for (part, span, events) in pending {
-            // Score only: the end cells are not read (the kernel writes none).
-            results.push(if ends {
-                part.scratch.outputs.read(dev, &queue)?
-            } else {
-                let scores = part.scratch.outputs.read_scores(dev, &queue)?;
-                scores.into_iter().map(|score| LocalScore { score, end: None }).collect()
-            });
+            // scan_team's score-only build writes no end cells, so they are not read;
+            // the other kernels always give them.
+            results.push(part.scratch.outputs.read_raw(dev, &queue, ends || self.kind != Banded::Team)?);
             let mut seconds = 0.0;
             for e in &events {
                 seconds += event_seconds(e)?;
@@ -594,10 +590,11 @@ impl<'d> BandedScanner<'d> {
             }
         }
         drop(queue);
-        // Back to the caller's order: a gather (random reads, sequential writes) on this
-        // thread. Not on the thread pool: a search keeps the pool busy with the hits of
-        // earlier queries, and a gather queued behind them held up the device (the
-        // 400,000 subjects of a database take 2 ms here).
+        // Back to the caller's order: a gather (random reads of the 32-bit outputs,
+        // sequential writes) on this thread. Not on the thread pool: a search keeps the
+        // pool busy with the hits of earlier queries, and a gather queued behind them
+        // held up the device.
+        let entries: Vec<usize> = self.parts.iter().map(|p| p.layout.lengths.len()).collect();
         for (slot, out) in outs.iter_mut().enumerate() {
             if lengths[slot] == 0 {
                 continue;
@@ -605,14 +602,14 @@ impl<'d> BandedScanner<'d> {
             out.scores = self
                 .position
                 .iter()
-                .map(|&(q, p)| {
-                    let (q, p) = (q as usize, p as usize);
+                .zip(&self.subjects)
+                .map(|(&(q, p), subject)| {
+                    let q = q as usize;
                     // Empty lanes (empty subjects) are not written by the kernels.
-                    let entries = self.parts[q].layout.lengths.len();
-                    if self.parts[q].layout.lengths[p] == 0 {
+                    if subject.is_empty() {
                         LocalScore { score: 0, end: None }
                     } else {
-                        results[q][slot * entries + p]
+                        results[q].get(slot * entries[q] + p as usize)
                     }
                 })
                 .collect();

@@ -40,15 +40,41 @@ impl ScoreOutputs {
     /// Every entry's score and end cell (blocking reads); the end is `None` where the
     /// score is 0, or where the kernel left it out (-1).
     pub(crate) fn read(&self, dev: &ClDevice, queue: &CommandQueue) -> Result<Vec<LocalScore>> {
+        let read = self.read_raw(dev, queue, true)?;
+        Ok((0..self.entries).map(|k| read.get(k)).collect())
+    }
+
+    /// The buffers as they are (blocking reads): the scores, and the end cells when
+    /// `ends` (else they are not read, and [`RawOutputs::get`] gives no end).
+    pub(crate) fn read_raw(&self, dev: &ClDevice, queue: &CommandQueue, ends: bool) -> Result<RawOutputs> {
         let score = self.read_scores(dev, queue)?;
-        let (mut qend, mut send) = (vec![0i32; self.entries], vec![0i32; self.entries]);
-        dev.read(queue, &self.qend, &mut qend)?;
-        dev.read(queue, &self.send, &mut send)?;
-        Ok((0..self.entries)
-            .map(|k| LocalScore {
-                score: score[k],
-                end: (score[k] > 0 && qend[k] >= 0).then(|| (qend[k] as usize, send[k] as usize)),
-            })
-            .collect())
+        let ends = if ends {
+            let (mut qend, mut send) = (vec![0i32; self.entries], vec![0i32; self.entries]);
+            dev.read(queue, &self.qend, &mut qend)?;
+            dev.read(queue, &self.send, &mut send)?;
+            Some((qend, send))
+        } else {
+            None
+        };
+        Ok(RawOutputs { score, ends })
+    }
+}
+
+/// A kernel's outputs read back, entry by entry as the kernel wrote them.
+pub(crate) struct RawOutputs {
+    score: Vec<i32>,
+    ends: Option<(Vec<i32>, Vec<i32>)>,
+}
+
+impl RawOutputs {
+    /// Entry `k`'s score and end cell: no end where the score is 0, where the kernel
+    /// left it out (-1), or where the ends were not read.
+    pub(crate) fn get(&self, k: usize) -> LocalScore {
+        let score = self.score[k];
+        let end = match &self.ends {
+            Some((qend, send)) if score > 0 && qend[k] >= 0 => Some((qend[k] as usize, send[k] as usize)),
+            _ => None,
+        };
+        LocalScore { score, end }
     }
 }
