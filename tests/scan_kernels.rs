@@ -205,7 +205,8 @@ fn team_in_every_shape() {
                 })
                 .collect();
             let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(&query, s, &sc)).collect();
-            let tuning = Tuning { team, rows, team_group: group, ..Tuning::default() };
+            // min_team 1: subjects shorter than 12 x team get smaller teams, each a launch.
+            let tuning = Tuning { team, rows, team_group: group, min_team: 1, ..Tuning::default() };
             let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
             let scanner = BandedScanner::new(&dev, Banded::Team, tuning, &refs, sc.matrix.size() as u8).unwrap();
             for scores_only in [false, true] {

@@ -85,6 +85,10 @@ pub struct BenchScanArgs {
     /// `team`: query rows per work-item (even; 0 chooses per query); a list sweeps them.
     #[arg(long, value_delimiter = ',')]
     rows: Vec<usize>,
+    /// `team`: the smallest team (short subjects get teams of about n / 12, at least this).
+    #[arg(long)]
+    min_team: Option<usize>,
+
     /// Scores without end cells (`team` then runs its score-only kernel; a search
     /// finds the ends of its hits afterwards).
     #[arg(long)]
@@ -177,6 +181,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         team: defaults.team,
         team_group: args.group.unwrap_or(defaults.team_group),
         rows: defaults.rows,
+        min_team: args.min_team.unwrap_or(defaults.min_team),
     };
     if !tuning.band.is_multiple_of(2) || tuning.band == 0 || tuning.group == 0 {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
@@ -350,9 +355,10 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
             }
         }
         for (variant, tuning, label) in runs {
-            if !tuning.team.is_power_of_two() || tuning.team > 32 || tuning.rows % 2 == 1 {
+            let power = |t: usize| t.is_power_of_two() && t <= 32;
+            if !power(tuning.team) || !power(tuning.min_team) || tuning.rows % 2 == 1 {
                 return Err(Error::InvalidArgument(
-                    "--team is a power of two up to 32, --rows even (0: chosen per query)".into(),
+                    "--team and --min-team are powers of two up to 32, --rows even (0: chosen per query)".into(),
                 ));
             }
             let kind = match variant {
