@@ -10,7 +10,8 @@
 //!    (BLOSUM62 11/1, a 256-residue query against 40 subjects of 1 to 5,000 residues,
 //!    some sharing long regions with it, many work-groups) and a DNA case whose
 //!    scores pass 32,767 (the 16-bit kernels' saturation and their 32-bit recompute);
-//!    `team` also in its score-only build, the one a search runs;
+//!    `team` also in its score-only build, the one a search runs, with teams of 8,
+//!    16 and 32 (a search raises the team where the database is short);
 //!
 //! and every score and end cell must equal `src/reference`'s (the score alone for the
 //! score-only build). The cases are built and
@@ -173,19 +174,27 @@ fn compare(dev: &ClDevice, cases: &[Case]) -> Result<(usize, Option<String>)> {
         return Ok((0, Some(failure)));
     }
     let mut pairs = 0;
-    // Every variant with end cells, and team's score-only build.
-    let runs: Vec<(Variant, bool)> = Variant::ALL.iter().map(|&v| (v, true)).chain([(Variant::Team, false)]).collect();
+    // Every variant with end cells, and team's score-only build with every team a
+    // search may choose (`Tuning::for_launch`).
+    let runs: Vec<(Variant, Option<usize>)> =
+        Variant::ALL.iter().map(|&v| (v, None)).chain([8, 16, 32].map(|t| (Variant::Team, Some(t)))).collect();
     for case in cases {
-        for &(variant, ends) in &runs {
-            let out = if ends {
-                scan_once(dev, variant, &case.query, &case.subjects, &case.scoring)
-            } else {
-                let pad = case.scoring.matrix.size() as u8;
-                let subjects: Vec<&[u8]> = case.subjects.iter().map(Vec::as_slice).collect();
-                BandedScanner::new(dev, Banded::Team, Tuning::default(), &subjects, pad)
-                    .and_then(|s| s.scores(&case.query, &case.scoring))
+        for &(variant, score_only_team) in &runs {
+            let ends = score_only_team.is_none();
+            let out = match score_only_team {
+                None => scan_once(dev, variant, &case.query, &case.subjects, &case.scoring),
+                Some(team) => {
+                    let pad = case.scoring.matrix.size() as u8;
+                    let subjects: Vec<&[u8]> = case.subjects.iter().map(Vec::as_slice).collect();
+                    let tuning = Tuning { team, chain_cover: 0, ..Tuning::default() };
+                    BandedScanner::new(dev, Banded::Team, tuning, &subjects, pad)
+                        .and_then(|s| s.scores(&case.query, &case.scoring))
+                }
             };
-            let name = if ends { variant.to_string() } else { format!("{variant} (score only)") };
+            let name = match score_only_team {
+                None => variant.to_string(),
+                Some(team) => format!("{variant} (score only, teams of {team})"),
+            };
             let got = match out {
                 Ok(out) => out.scores,
                 Err(e) => return Ok((pairs, Some(format!("variant {name}, {} case: {e}", case.name)))),

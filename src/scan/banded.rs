@@ -192,6 +192,9 @@ pub struct Tuning {
     /// (20 classic queries, `uniprot20k` x 20: 3,810 -> 3,884 GCUPS; x 10: 3,236 ->
     /// 3,354).
     pub min_team: usize,
+    /// `team` only: how much work a launch must hold for its longest subject's team
+    /// not to set its length ([`for_launch`](Self::for_launch)); 0 keeps `team`.
+    pub chain_cover: u64,
 }
 
 impl Default for Tuning {
@@ -206,6 +209,7 @@ impl Default for Tuning {
             team_group: 128,
             rows: 0,
             min_team: 8,
+            chain_cover: 25_000,
         }
     }
 }
@@ -215,6 +219,26 @@ impl Default for Tuning {
 const TEAM_STEP_COST: usize = 8;
 
 impl Tuning {
+    /// `scan_team`: this tuning for a launch over `residues` residues (its subjects
+    /// times its queries) whose longest subject has `longest`: `team` doubled, up to
+    /// 32, until `residues x team >= chain_cover x longest`. A team walks its pair pass
+    /// after pass, so a launch lasts at least as long as its longest subject's team
+    /// takes, however little else it holds; larger teams take fewer passes and cost a
+    /// few percent where the launch is long anyway. On an H100 (19 classic queries,
+    /// teams of 8 / 16 / 32, GCUPS): `uniprot20k` x 2 866 / 1,586 / 2,419; x 5
+    /// 1,957 / 3,195 / 3,565; x 10 3,350 / 3,730 / 3,656; x 15 3,878 / 3,741 / 3,666;
+    /// x 20 3,882 / 3,748 / 3,684 (the longest subject 35,213 residues): 25,000 puts the
+    /// changes between x 5 and x 10 and between x 10 and x 15.
+    pub fn for_launch(&self, residues: u64, longest: usize) -> Tuning {
+        let mut tuning = *self;
+        while tuning.team < 32
+            && residues.saturating_mul(tuning.team as u64) < self.chain_cover.saturating_mul(longest as u64)
+        {
+            tuning.team *= 2;
+        }
+        tuning
+    }
+
     /// `scan_team`: the team size for a subject of `n` residues: about n / 12, so the
     /// TEAM - 1 columns of fill and drain stay under a tenth; at least `self.min_team`,
     /// at most `self.team`.
@@ -383,6 +407,13 @@ impl<'d> BandedScanner<'d> {
         queries: usize,
     ) -> Result<BandedScanner<'d>> {
         super::check_kernel_lengths(0, subjects.iter().map(|s| s.len()))?;
+        let tuning = if kind == Banded::Team {
+            let residues: u64 = subjects.iter().map(|s| s.len() as u64).sum();
+            let longest = subjects.iter().map(|s| s.len()).max().unwrap_or(0);
+            tuning.for_launch(residues * queries.clamp(1, MAX_SLOTS) as u64, longest)
+        } else {
+            tuning
+        };
         let mut split: Vec<(&'static str, usize, usize, Vec<u32>)> = match kind {
             Banded::Inter | Banded::InterWide => {
                 vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
@@ -624,5 +655,26 @@ impl<'d> BandedScanner<'d> {
                 .collect();
         }
         Ok(outs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tuning;
+
+    #[test]
+    fn launches_short_beside_their_longest_subject_get_larger_teams() {
+        let t = Tuning::default();
+        let longest = 35_213;
+        // uniprot20k is 9,055,569 residues: x 20 and x 15 keep teams of 8, x 10 gets
+        // 16, x 5 and x 2 get 32 (the H100's fastest in each case).
+        let team = |copies: u64| t.for_launch(9_055_569 * copies, longest).team;
+        assert_eq!([20, 15, 10, 5, 2].map(team), [8, 8, 16, 32, 32]);
+        // The same database scanned for 20 queries a launch needs no larger team.
+        assert_eq!(t.for_launch(9_055_569 * 2 * 20, longest).team, 8);
+        // Off, and never past 32.
+        assert_eq!(Tuning { chain_cover: 0, ..t }.for_launch(1, longest).team, 8);
+        assert_eq!(t.for_launch(0, longest).team, 32);
+        assert_eq!(t.for_launch(10, 0).team, 8);
     }
 }

@@ -79,7 +79,8 @@ pub struct BenchScanArgs {
     #[arg(long)]
     tile: Option<usize>,
     /// `team`: work-items per pair of subjects (1 to 32, a power of two); a list
-    /// sweeps the shapes (every team size with every --rows).
+    /// sweeps the shapes (every team size with every --rows). Without it, teams of 8
+    /// raised to 16 or 32 where the database is short beside its longest subject.
     #[arg(long, value_delimiter = ',')]
     team: Vec<usize>,
     /// `team`: query rows per work-item (even; 0 chooses per query); a list sweeps them.
@@ -182,6 +183,8 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         team_group: args.group.unwrap_or(defaults.team_group),
         rows: defaults.rows,
         min_team: args.min_team.unwrap_or(defaults.min_team),
+        // A named team is the team run (the default raises it for short launches).
+        chain_cover: if args.team.is_empty() { defaults.chain_cover } else { 0 },
     };
     if !tuning.band.is_multiple_of(2) || tuning.band == 0 || tuning.group == 0 {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
