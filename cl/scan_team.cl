@@ -204,9 +204,9 @@ __kernel void scan_team(
     const int rows = slot_rows[slot];
     profile += (size_t)slot * letters * (m_pad / 2);
     boundary += slot * slot_cells;
-    out_score += slot * slot_entries;
-    out_query_end += slot * slot_entries;
-    out_subject_end += slot * slot_entries;
+    out_score += (size_t)slot * slot_entries;
+    out_query_end += (size_t)slot * slot_entries;
+    out_subject_end += (size_t)slot * slot_entries;
     const int team = g * G + s;
     const int n0 = (int)lengths[2 * team], n1 = (int)lengths[2 * team + 1];
     /* Columns every team of the group walks: the group's longest subject. */

@@ -190,15 +190,16 @@ impl ClDevice {
     }
 
     /// The disk key of a verdict on this device's programs of `sources` (the
-    /// self-test's): the device and driver as a program's key names them, every source
-    /// with the common header, `checks` (the text of the code that judges them) and
-    /// the build options. A verdict recalled by it was reached with the same programs.
+    /// self-test's): the device (its index too) and driver as a program's key names
+    /// them, every source with the common header, `checks` (the text of the code that
+    /// drives and judges them) and the build options. A verdict recalled by it was reached with the same programs.
     pub(crate) fn verdict_key(&self, sources: &[&KernelSource], checks: &str) -> String {
         let mut text = format!("{COMMON_HEADER}\n{checks}");
         for source in sources {
             text.push_str(&format!("\n{} {}\n{}", source.name, source.text.len(), source.text));
         }
-        program_key(&self.info, "verdict", &text, &self.build_options_with(&[]))
+        let what = format!("verdict of device {}", self.info.index);
+        program_key(&self.info, &what, &text, &self.build_options_with(&[]))
     }
 
     /// The device's queue, locked for the caller's sequence of commands.

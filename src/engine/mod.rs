@@ -82,7 +82,8 @@ impl Engine {
         Engine::new(DeviceSpec::resolve(explicit)?)
     }
 
-    /// Opens the devices of a specification, in order, each one a worker of its own (a
+    /// Opens the devices of a specification, each one a worker of its own in the
+    /// specification's order (a
     /// device named twice is opened twice, with a context of its own), so work is split
     /// over all of them: `DeviceChoice::Native`, `"0,2".parse::<DeviceSpec>()?`, or an
     /// OpenCL device beside the native path. Every OpenCL device must pass its self-test.

@@ -186,14 +186,21 @@ fn compare(dev: &ClDevice, cases: &[Case]) -> Result<(usize, Option<String>)> {
                 Some(team) => {
                     let pad = case.scoring.matrix.size() as u8;
                     let subjects: Vec<&[u8]> = case.subjects.iter().map(Vec::as_slice).collect();
+                    // Two query slots, as a batched search runs: the same query in both,
+                    // and both must hold the reference's scores.
                     let tuning = Tuning { team, chain_cover: 0, ..Tuning::default() };
-                    BandedScanner::new(dev, Banded::Team, tuning, &subjects, pad)
-                        .and_then(|s| s.scores(&case.query, &case.scoring))
+                    let twice = [case.query.clone(), case.query.clone()];
+                    BandedScanner::for_queries(dev, Banded::Team, tuning, &subjects, pad, 2)
+                        .and_then(|s| s.scores_many(&twice, &case.scoring))
+                        .and_then(|outs| match &outs[..] {
+                            [a, b] if a.scores.iter().zip(&b.scores).all(|(x, y)| x.score == y.score) => Ok(b.clone()),
+                            _ => Err(crate::error::Error::Device("its two query slots gave different scores".into())),
+                        })
                 }
             };
             let name = match score_only_team {
                 None => variant.to_string(),
-                Some(team) => format!("{variant} (score only, teams of {team})"),
+                Some(team) => format!("{variant} (score only, teams of {team}, two query slots)"),
             };
             let got = match out {
                 Ok(out) => out.scores,
@@ -223,14 +230,28 @@ fn compare(dev: &ClDevice, cases: &[Case]) -> Result<(usize, Option<String>)> {
 
 /// The self-test as an engine needs it: `None` when `dev` passed, else why not. A pass
 /// is kept in the disk cache of programs ([`crate::device::ProgramCache`]: its
-/// `verdicts/`, keyed by the device, the driver, every kernel source tested, this
-/// module's text and the build options) and recalled by later processes, so the test
-/// runs once per device, driver and clsw build rather than at every start (0.3 s of
-/// the 0.8 s an H100 took to be ready; `CLSW_CACHE_DIR=off` runs it every time).
-/// Failures are never kept.
+/// `verdicts/`, keyed by the device (with its index, so each of two identical cards
+/// passes on its own), the driver, every kernel source tested, the text of this module,
+/// the reference and the host code that drives the kernels, and the build options) and
+/// recalled by later processes, so the test runs once per device, driver and version
+/// of that code rather than at every start (0.3 s of the 0.8 s an H100 took to be
+/// ready; `CLSW_CACHE_DIR=off` runs it every time). Failures are never kept.
 pub fn verdict(dev: &ClDevice) -> Result<Option<String>> {
     let sources = [&SOURCE, &plain::SOURCE, &INTER_SOURCE, &FAST_SOURCE, &TEAM_SOURCE, &intra::SOURCE];
-    let key = dev.verdict_key(&sources, include_str!("selftest.rs"));
+    // The code that judges (this module, the reference) and the host code that lays
+    // out, launches and reads back what is judged.
+    let checks = [
+        include_str!("selftest.rs"),
+        include_str!("../reference/mod.rs"),
+        include_str!("../scan/mod.rs"),
+        include_str!("../scan/banded.rs"),
+        include_str!("../scan/layout.rs"),
+        include_str!("../scan/outputs.rs"),
+        include_str!("../scan/plain.rs"),
+        include_str!("../scan/intra.rs"),
+        include_str!("../device/opencl.rs"),
+    ];
+    let key = dev.verdict_key(&sources, &checks.concat());
     if dev.program_cache().recalls_pass(&key) {
         return Ok(None);
     }

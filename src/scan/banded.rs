@@ -9,7 +9,7 @@ use super::layout::GroupLayout;
 use super::outputs::ScoreOutputs;
 use super::{PAD_SCORE, ScanOutput};
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
 use opencl3::kernel::Kernel;
@@ -220,7 +220,8 @@ const TEAM_STEP_COST: usize = 8;
 
 impl Tuning {
     /// `scan_team`: this tuning for a launch over `residues` residues (its subjects
-    /// times its queries) whose longest subject has `longest`: `team` doubled, up to
+    /// times the queries a scanner is made for) whose longest subject has `longest`:
+    /// `team` doubled, up to
     /// 32, until `residues x team >= chain_cover x longest`. A team walks its pair pass
     /// after pass, so a launch lasts at least as long as its longest subject's team
     /// takes, however little else it holds; larger teams take fewer passes and cost a
@@ -231,12 +232,25 @@ impl Tuning {
     /// changes between x 5 and x 10 and between x 10 and x 15.
     pub fn for_launch(&self, residues: u64, longest: usize) -> Tuning {
         let mut tuning = *self;
-        while tuning.team < 32
+        while (1..32).contains(&tuning.team)
             && residues.saturating_mul(tuning.team as u64) < self.chain_cover.saturating_mul(longest as u64)
         {
             tuning.team *= 2;
         }
         tuning
+    }
+
+    /// `scan_team`: refuses teams the kernel cannot run: `team` and `min_team` are
+    /// powers of two up to 32, `rows` even.
+    pub fn check_team(&self) -> Result<()> {
+        let power = |t: usize| t.is_power_of_two() && t <= 32;
+        if power(self.team) && power(self.min_team) && self.rows.is_multiple_of(2) {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument(format!(
+            "team tuning: team {} and min_team {} must be powers of two up to 32, rows {} even",
+            self.team, self.min_team, self.rows
+        )))
     }
 
     /// `scan_team`: the team size for a subject of `n` residues: about n / 12, so the
@@ -408,6 +422,7 @@ impl<'d> BandedScanner<'d> {
     ) -> Result<BandedScanner<'d>> {
         super::check_kernel_lengths(0, subjects.iter().map(|s| s.len()))?;
         let tuning = if kind == Banded::Team {
+            tuning.check_team()?;
             let residues: u64 = subjects.iter().map(|s| s.len() as u64).sum();
             let longest = subjects.iter().map(|s| s.len()).max().unwrap_or(0);
             tuning.for_launch(residues * queries.clamp(1, MAX_SLOTS) as u64, longest)
@@ -607,7 +622,9 @@ impl<'d> BandedScanner<'d> {
                         .arg(&slot_rows.get())?
                         .arg(&(queries.len() as i32))?
                         .arg(&part.slot_cells)?
-                        .arg(&(part.layout.lengths.len() as i32))?;
+                        .arg(&i32::try_from(part.layout.lengths.len()).map_err(|_| {
+                            Error::InvalidArgument("a scan_team launch over 2 G subject slots; split it".into())
+                        })?)?;
                 }
                 events.push(launch(&queue, &kernel, (b - a) * work_group * queries.len(), work_group)?);
             }
@@ -676,5 +693,13 @@ mod tests {
         assert_eq!(Tuning { chain_cover: 0, ..t }.for_launch(1, longest).team, 8);
         assert_eq!(t.for_launch(0, longest).team, 32);
         assert_eq!(t.for_launch(10, 0).team, 8);
+        // A team the kernel cannot run is refused, not doubled forever.
+        assert_eq!(Tuning { team: 0, ..t }.for_launch(0, longest).team, 0);
+        for bad in
+            [Tuning { team: 0, ..t }, Tuning { team: 12, ..t }, Tuning { min_team: 64, ..t }, Tuning { rows: 7, ..t }]
+        {
+            assert!(bad.check_team().is_err(), "{bad:?}");
+        }
+        assert!(t.check_team().is_ok());
     }
 }

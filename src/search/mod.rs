@@ -204,6 +204,8 @@ impl<'a> Searcher<'a> {
             let (batches, resident) = match worker {
                 WorkerRef::Native => (vec![range.clone()], None),
                 WorkerRef::OpenCl(dev) => {
+                    // At most a quarter of the device: the next batch is laid out and
+                    // uploaded while one is scanned, so two may be there at once.
                     let auto = (dev.info.max_alloc_bytes / 2).min(dev.info.global_mem_bytes / 4).max(1 << 20);
                     let batches = plan_batches(range.clone(), &lengths, options.batch_residues.unwrap_or(auto));
                     let resident = match banded_kind(options.variant_on(&dev.info)) {

@@ -197,20 +197,24 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
     // Opened first: an output that is an input, or an unwritable one, fails before any work.
     let out = Output::open(args.out.as_deref(), &[&args.query, &args.db])?;
     let process_start = Instant::now();
-    // The devices start (OpenCL, the self-test) while the database is read.
-    let (db, opened) = std::thread::scope(|scope| {
+    // The devices start (OpenCL, the self-test) while the database, the scoring and the
+    // queries are read; errors are reported in that order.
+    let (read, opened) = std::thread::scope(|scope| {
         let opening = scope.spawn(|| {
             let start = Instant::now();
             Engine::open(args.device.device.as_deref()).map(|e| (e, start.elapsed().as_secs_f64()))
         });
-        let db = open_database(args).map(|db| (db, process_start.elapsed().as_secs_f64()));
-        (db, opening.join().unwrap_or_else(|_| Err(Error::Internal("opening the devices stopped".into()))))
+        let read = open_database(args).and_then(|db| {
+            let seconds = process_start.elapsed().as_secs_f64();
+            let scoring = args.scoring.scoring(db.alphabet())?;
+            let queries = fasta::read_file(&args.query, db.alphabet(), EmptyRecords::Error)?;
+            Ok((db, seconds, scoring, queries))
+        });
+        (read, opening.join().unwrap_or_else(|_| Err(Error::Internal("opening the devices stopped".into()))))
     });
-    let (db, database_seconds) = db?;
+    let (db, database_seconds, scoring, (queries, report)) = read?;
     let (engine, devices_seconds) = opened?;
     let alphabet = db.alphabet();
-    let scoring = args.scoring.scoring(alphabet)?;
-    let (queries, report) = fasta::read_file(&args.query, alphabet, EmptyRecords::Error)?;
     if let Some(notes) = report.notes(alphabet) {
         eprintln!("clsw: {}: {notes}", args.query.display());
     }

@@ -358,12 +358,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
             }
         }
         for (variant, tuning, label) in runs {
-            let power = |t: usize| t.is_power_of_two() && t <= 32;
-            if !power(tuning.team) || !power(tuning.min_team) || tuning.rows % 2 == 1 {
-                return Err(Error::InvalidArgument(
-                    "--team and --min-team are powers of two up to 32, --rows even (0: chosen per query)".into(),
-                ));
-            }
+            tuning.check_team()?;
             let kind = match variant {
                 Variant::Inter => Some(Banded::Inter),
                 Variant::Fast => Some(Banded::Fast),
