@@ -192,7 +192,8 @@ impl ClDevice {
     /// The disk key of a verdict on this device's programs of `sources` (the
     /// self-test's): the device (its index too) and driver as a program's key names
     /// them, every source with the common header, `checks` (the text of the code that
-    /// drives and judges them) and the build options. A verdict recalled by it was reached with the same programs.
+    /// drives and judges them) and the build options. A verdict recalled by it was
+    /// reached with the same programs.
     pub(crate) fn verdict_key(&self, sources: &[&KernelSource], checks: &str) -> String {
         let mut text = format!("{COMMON_HEADER}\n{checks}");
         for source in sources {

@@ -178,7 +178,8 @@ pub struct Tuning {
     /// `fast` only: columns per wavefront step of `scan_fast_long`.
     pub tile: usize,
     /// `team` only: the most work-items per pair of subjects (a power of two up to
-    /// 32); shorter subjects get smaller teams (`team_for`).
+    /// 32); subjects shorter than 12 x team get smaller teams down to `min_team`
+    /// (`team_for`), and a short launch a larger one (`for_launch`).
     pub team: usize,
     /// `team` only: work-items per work-group.
     pub team_group: usize,
@@ -434,8 +435,8 @@ impl<'d> BandedScanner<'d> {
                 vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
             }
             Banded::Team => {
-                // One part per team size: short subjects in small teams, so that the
-                // TEAM - 1 columns of a pass's fill and drain stay a small share.
+                // One part per team size (`team_for`: one for all subjects unless
+                // `min_team` is below `team`), each its own launches.
                 let mut by_team: Vec<(usize, Vec<u32>)> = Vec::new();
                 for k in 0..subjects.len() as u32 {
                     let team = tuning.team_for(subjects[k as usize].len());
@@ -568,8 +569,8 @@ impl<'d> BandedScanner<'d> {
         let queue = dev.queue();
         let mut pending = Vec::new();
         // Query profiles padded to whole bands or passes, one per span (parts of one
-        // span share it), with each slot's padded rows.
-        let mut profiles: Vec<(usize, QueryProfile, Buffer<i32>)> = Vec::new();
+        // span share it), with each slot's padded rows (scan_team's).
+        let mut profiles: Vec<(usize, QueryProfile, Option<Buffer<i32>>)> = Vec::new();
         for part in &self.parts {
             // Query rows per band or pass: scan_team's rows per work-item follow the
             // queries' lengths and the part's team size.
@@ -588,7 +589,8 @@ impl<'d> BandedScanner<'d> {
             if !profiles.iter().any(|(s, _, _)| *s == span) {
                 let profile = QueryProfile::of_slots(dev, self.kind, queries, scoring, span)?;
                 let rows: Vec<i32> = lengths.iter().map(|&m| (m.div_ceil(span) * span) as i32).collect();
-                profiles.push((span, profile, dev.buffer_from(&rows)?));
+                let slot_rows = (self.kind == Banded::Team).then(|| dev.buffer_from(&rows)).transpose()?;
+                profiles.push((span, profile, slot_rows));
             }
             let (_, profile, slot_rows) = profiles.iter().find(|(s, _, _)| *s == span).expect("profile of this span");
             let kernel = cl("clCreateKernel", Kernel::create(&program, part.kernel))?;
@@ -602,6 +604,8 @@ impl<'d> BandedScanner<'d> {
             } else {
                 part.work_group
             };
+            let slot_entries = i32::try_from(part.layout.lengths.len())
+                .map_err(|_| Error::InvalidArgument("a scan_team launch over 2 G subject slots; split it".into()))?;
             let mut events = Vec::new();
             for &(a, b) in &part.launches {
                 let mut args = KernelArgs::new(&kernel);
@@ -617,14 +621,12 @@ impl<'d> BandedScanner<'d> {
                 if long {
                     args.local(2 * work_group * tile * 8)?.local(work_group * 6 * 4)?;
                 }
-                if self.kind == Banded::Team {
+                if let Some(slot_rows) = slot_rows {
                     args.local(work_group * 6 * 4)?
                         .arg(&slot_rows.get())?
                         .arg(&(queries.len() as i32))?
                         .arg(&part.slot_cells)?
-                        .arg(&i32::try_from(part.layout.lengths.len()).map_err(|_| {
-                            Error::InvalidArgument("a scan_team launch over 2 G subject slots; split it".into())
-                        })?)?;
+                        .arg(&slot_entries)?;
                 }
                 events.push(launch(&queue, &kernel, (b - a) * work_group * queries.len(), work_group)?);
             }

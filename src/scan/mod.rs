@@ -106,6 +106,18 @@ impl ScanOutput {
     fn empty(subjects: usize) -> ScanOutput {
         ScanOutput { scores: vec![LocalScore { score: 0, end: None }; subjects], recomputed: 0, kernel_seconds: 0.0 }
     }
+
+    /// No subjects yet, room for `subjects` ([`append`](Self::append) adds them).
+    pub(crate) fn with_capacity(subjects: usize) -> ScanOutput {
+        ScanOutput { scores: Vec::with_capacity(subjects), recomputed: 0, kernel_seconds: 0.0 }
+    }
+
+    /// Adds the scan of the subjects that follow these (the next batch or device share).
+    pub(crate) fn append(&mut self, next: ScanOutput) {
+        self.scores.extend(next.scores);
+        self.recomputed += next.recomputed;
+        self.kernel_seconds += next.kernel_seconds;
+    }
 }
 
 /// Profile score of padding rows and of the padding letter: low enough that padded

@@ -92,18 +92,15 @@ impl Searcher<'_> {
     /// Joins the shares' outputs of a chunk into database order and each subject's best
     /// strand. The chunk's scan time is its slowest share's, spread over its queries.
     fn merge_chunk(&self, first_index: usize, queries: &[Sequence], parts: Vec<SharePart>) -> Result<Vec<Scanned>> {
-        let mut outputs: Vec<ScanOutput> = (0..queries.len() * self.strands.len())
-            .map(|_| ScanOutput { scores: Vec::with_capacity(self.db.len()), recomputed: 0, kernel_seconds: 0.0 })
-            .collect();
+        let mut outputs: Vec<ScanOutput> =
+            (0..queries.len() * self.strands.len()).map(|_| ScanOutput::with_capacity(self.db.len())).collect();
         let (mut from_host, mut seconds) = (false, 0.0f64);
         for part in parts {
             let (part, host, share_seconds) = part?;
             from_host |= host;
             seconds = seconds.max(share_seconds);
             for (acc, part) in outputs.iter_mut().zip(part) {
-                acc.scores.extend(part.scores);
-                acc.recomputed += part.recomputed;
-                acc.kernel_seconds += part.kernel_seconds;
+                acc.append(part);
             }
         }
         let scan_seconds = seconds / queries.len().max(1) as f64;
@@ -187,10 +184,8 @@ impl Searcher<'_> {
             // Scores alone: the hits' end cells come from their re-scoring on the CPU.
             return queries.iter().map(|q| scanner.scores(q, sc)).collect();
         }
-        let mut outputs: Vec<ScanOutput> = queries
-            .iter()
-            .map(|_| ScanOutput { scores: Vec::with_capacity(share.range.len()), recomputed: 0, kernel_seconds: 0.0 })
-            .collect();
+        let mut outputs: Vec<ScanOutput> =
+            queries.iter().map(|_| ScanOutput::with_capacity(share.range.len())).collect();
         let variant = self.options.variant_on(&dev.info);
         let batches: Vec<Range<usize>> = share.batches.iter().filter(|b| !b.is_empty()).cloned().collect();
         let subjects_of = |batch: &Range<usize>| -> Vec<&[u8]> { batch.clone().map(|k| db.residues(k)).collect() };
@@ -198,7 +193,7 @@ impl Searcher<'_> {
             for batch in &batches {
                 let subjects = subjects_of(batch);
                 for (q, acc) in queries.iter().zip(outputs.iter_mut()) {
-                    append(acc, scan_once(dev, variant, q, &subjects, sc)?);
+                    acc.append(scan_once(dev, variant, q, &subjects, sc)?);
                 }
             }
             return Ok(outputs);
@@ -219,17 +214,10 @@ impl Searcher<'_> {
                 // Several queries a launch: a batch alone leaves the device idle while
                 // its longest subjects finish.
                 for (acc, part) in outputs.iter_mut().zip(scanner.scores_many(queries, sc)?) {
-                    append(acc, part);
+                    acc.append(part);
                 }
             }
             Ok(outputs)
         })
     }
-}
-
-/// Adds a batch's scan to the scans of the batches before it.
-fn append(acc: &mut ScanOutput, part: ScanOutput) {
-    acc.scores.extend(part.scores);
-    acc.recomputed += part.recomputed;
-    acc.kernel_seconds += part.kernel_seconds;
 }
