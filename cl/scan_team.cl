@@ -90,11 +90,37 @@ inline uint from_above(uint v, __local uint *scratch)
 }
 #endif
 
+/* (hi:lo) >> s, the low word (s is 0 or 16). */
+#if CLSW_NV
+inline uint funnel_right(uint lo, uint hi, uint s)
+{
+    uint d;
+    asm("shf.r.clamp.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(lo), "r"(hi), "r"(s));
+    return d;
+}
+#else
+inline uint funnel_right(uint lo, uint hi, uint s) { return s ? (lo >> s) | (hi << (32 - s)) : lo; }
+#endif
+
+/* Residue word x of a team (two columns of both lanes), or four padding letters outside
+ * the group's `words` words. The load is from a clamped index, so it needs no branch. */
+inline uint team_word(__global const uint *res, int x, int words, int G, uint pad_word)
+{
+    const uint w = res[(size_t)(uint)clamp(x, 0, words - 1) * G];
+    return (uint)x < (uint)words ? w : pad_word;
+}
+
+/* The first work-item's boundary cell of column k: the previous pass's last row (when
+ * `reads`), else the top row (H = 0, F = -oe). */
+inline uint2 team_boundary(__global const uint2 *bnd, bool reads, int k, int n, int G, uint minus_oe)
+{
+    return reads && k < n ? bnd[(size_t)k * G] : (uint2)(0, minus_oe);
+}
+
 /* What a work-item carries from column to column besides H and E. */
 typedef struct {
     uint h_out, f_out;        /* last row's H and the F below it, at the last column */
     uint diag_top;            /* H of the row above this work-item, at the last column */
-    uint word, next_word;     /* residue words of columns j, j+1 and j+2, j+3 (j even) */
 #if ENDS
     end_t best0, best1;
 #else
@@ -103,32 +129,23 @@ typedef struct {
 } team_t;
 
 /* Step k: column j = k - t of this work-item's rows (the first is query row i0), from
- * H of column j - 1 in `h_in` to column j in `h_new`. `b` is the first work-item's
- * boundary cell of column k (read when `reads`), reloaded with column k + 2. */
-inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint2 *b, bool reads, bool writes,
-                        int k, int t, int n, int G, int pad, int i0, __global const uint *res, __global uint2 *bnd,
-                        __local const uint *my_profile, uint minus_oe, uint minus_ext, __local uint *scratch)
+ * H of column j - 1 in `h_in` to column j in `h_new`; `la` and `lb` are the column's
+ * letters in the two lanes, `b` the first work-item's boundary cell of column k. */
+inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint2 b, bool writes, int k, int t,
+                        int n, int G, int i0, uint la, uint lb, __global uint2 *bnd, __local const uint *my_profile,
+                        uint minus_oe, uint minus_ext, __local uint *scratch)
 {
     const int j = k - t;
 #if TEAM > 1
     uint h_top = from_above(st->h_out, scratch);
     uint f_top = from_above(st->f_out, scratch);
-#else
-    uint h_top, f_top;
-#endif
     if (t == 0) {
-        h_top = b->x;
-        f_top = b->y;
-        *b = reads && k + 2 < n ? bnd[(size_t)(k + 2) * G] : (uint2)(0, minus_oe);
+        h_top = b.x;
+        f_top = b.y;
     }
-    const bool real = j >= 0 && j < n;
-    const uint la = real ? LETTER(st->word, j, 0) : pad, lb = real ? LETTER(st->word, j, 1) : pad;
-    /* Residue words are loaded two columns ahead of their use. */
-    if (j >= 0 && (j & 1)) {
-        st->word = st->next_word;
-        if (j + 3 < n)
-            st->next_word = res[(size_t)((j + 3) >> 1) * G];
-    }
+#else
+    const uint h_top = b.x, f_top = b.y;
+#endif
     __local const uint *pa = my_profile + la * STRIDE;
     __local const uint *pb = my_profile + lb * STRIDE;
     uint diag = st->diag_top, f = f_top;
@@ -159,10 +176,10 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
     st->diag_top = h_top;
     st->h_out = h_new[ROWS - 1];
     st->f_out = f;
-    if (writes && real)
+    if (writes && (uint)j < (uint)n)
         bnd[(size_t)j * G] = (uint2)(st->h_out, f);
 #if ENDS
-    if (real) {
+    if ((uint)j < (uint)n) {
         track_end(&st->best0, LO(colmax), 0, h_new, ROWS, i0, j);
         track_end(&st->best1, HI(colmax), 1, h_new, ROWS, i0, j);
     }
@@ -215,7 +232,12 @@ __kernel void scan_team(
     __global uint2 *bnd = boundary + (group_cell[g] - cell_origin) + s;
     const uint minus_oe = PACK2(-(gap_open + gap_extend));
     const uint minus_ext = PACK2(-gap_extend);
-    const int pad = letters - 1;
+    const uint pad_word = (uint)(letters - 1) * 0x01010101u;
+    /* Residue words of the group's columns (the last may end in padding). */
+    const int words = (n + 1) / 2;
+    /* The steps of a pass: TEAM - 1 more than the columns (the pipeline's fill and
+     * drain), none for a group of empty subjects (it has no words to read). */
+    const int steps = n > 0 ? n + TEAM - 1 : 0;
     __local const uint *my_profile = span_profile + t * (ROWS / 2);
 
     team_t st;
@@ -244,20 +266,31 @@ __kernel void scan_team(
         st.h_out = 0;
         st.f_out = minus_oe;
         st.diag_top = 0;
-        st.word = n > 0 ? res[0] : 0;
-        st.next_word = n > 2 ? res[G] : 0;
-        /* The first work-item's boundary cells of even and odd columns, each loaded two
-         * steps ahead of its use. */
-        const uint2 top0 = (uint2)(0, minus_oe);
         const bool reads = p > 0 && t == 0;
-        uint2 b_even = reads && n > 0 ? bnd[0] : top0, b_odd = reads && n > 1 ? bnd[G] : top0;
         const bool writes = t == TEAM - 1 && p + SPAN < rows;
+        /* Each turn of the loop is two steps, columns j = k - t and k - t + 1: for an
+         * even t the halves of residue word a = (k - t) / 2, for an odd t the upper
+         * half of word a and the lower of word a + 1 (one funnel shift). The words and
+         * the first work-item's boundary cells are loaded a turn ahead. */
+        const uint shift = (t & 1) * 16;
+        int a = -((t + 1) >> 1);
+        uint cur = n > 0 ? team_word(res, a, words, G, pad_word) : pad_word;
+        uint next = n > 0 ? team_word(res, a + 1, words, G, pad_word) : pad_word;
+        uint2 b0 = team_boundary(bnd, reads, 0, n, G, minus_oe), b1 = team_boundary(bnd, reads, 1, n, G, minus_oe);
         /* An even number of steps: the last, when extra, is past every subject's end. */
-        for (int k = 0; k < n + TEAM - 1; k += 2) {
-            team_column(&st, ha, hb, e, &b_even, reads, writes, k, t, n, G, pad, p + t * ROWS, res, bnd,
+        for (int k = 0; k < steps; k += 2, a++) {
+            const uint ahead = team_word(res, a + 2, words, G, pad_word);
+            const uint2 b0_ahead = team_boundary(bnd, reads, k + 2, n, G, minus_oe);
+            const uint2 b1_ahead = team_boundary(bnd, reads, k + 3, n, G, minus_oe);
+            const uint both = funnel_right(cur, next, shift);
+            team_column(&st, ha, hb, e, b0, writes, k, t, n, G, p + t * ROWS, both & 0xffu, (both >> 8) & 0xffu, bnd,
                         my_profile, minus_oe, minus_ext, scratch);
-            team_column(&st, hb, ha, e, &b_odd, reads, writes, k + 1, t, n, G, pad, p + t * ROWS, res, bnd,
-                        my_profile, minus_oe, minus_ext, scratch);
+            team_column(&st, hb, ha, e, b1, writes, k + 1, t, n, G, p + t * ROWS, (both >> 16) & 0xffu, both >> 24,
+                        bnd, my_profile, minus_oe, minus_ext, scratch);
+            cur = next;
+            next = ahead;
+            b0 = b0_ahead;
+            b1 = b1_ahead;
         }
     }
 #if ENDS
