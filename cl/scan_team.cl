@@ -110,11 +110,11 @@ inline uint team_word(__global const uint *res, int x, int words, int G, uint pa
     return (uint)x < (uint)words ? w : pad_word;
 }
 
-/* The first work-item's boundary cell of column k: the previous pass's last row (when
- * `reads`), else the top row (H = 0, F = -oe). */
-inline uint2 team_boundary(__global const uint2 *bnd, bool reads, int k, int n, int G, uint minus_oe)
+/* The first work-item's boundary cell of column k (at element kG = k * G): the previous
+ * pass's last row (when `reads`), else the top row (H = 0, F = -oe). */
+inline uint2 team_boundary(__global const uint2 *bnd, bool reads, int k, int kG, int n, uint minus_oe)
 {
-    return reads && k < n ? bnd[(size_t)k * G] : (uint2)(0, minus_oe);
+    return reads && k < n ? bnd[kG] : (uint2)(0, minus_oe);
 }
 
 /* What a work-item carries from column to column besides H and E. */
@@ -132,7 +132,7 @@ typedef struct {
  * H of column j - 1 in `h_in` to column j in `h_new`; `la` and `lb` are the column's
  * letters in the two lanes, `b` the first work-item's boundary cell of column k. */
 inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint2 b, bool writes, int k, int t,
-                        int n, int G, int i0, uint la, uint lb, __global uint2 *bnd, __local const uint *my_profile,
+                        int n, int jG, int i0, uint la, uint lb, __global uint2 *bnd, __local const uint *my_profile,
                         uint minus_oe, uint minus_ext, __local uint *scratch)
 {
     const int j = k - t;
@@ -146,8 +146,8 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
 #else
     const uint h_top = b.x, f_top = b.y;
 #endif
-    __local const uint *pa = my_profile + la * STRIDE;
-    __local const uint *pb = my_profile + lb * STRIDE;
+    __local const uint *pa = (__local const uint *)((__local const uchar *)my_profile + la * (STRIDE * 4));
+    __local const uint *pb = (__local const uint *)((__local const uchar *)my_profile + lb * (STRIDE * 4));
     uint diag = st->diag_top, f = f_top;
 #if ENDS
     uint colmax = 0;
@@ -177,7 +177,7 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
     st->h_out = h_new[ROWS - 1];
     st->f_out = f;
     if (writes && (uint)j < (uint)n)
-        bnd[(size_t)j * G] = (uint2)(st->h_out, f);
+        bnd[jG] = (uint2)(st->h_out, f);
 #if ENDS
     if ((uint)j < (uint)n) {
         track_end(&st->best0, LO(colmax), 0, h_new, ROWS, i0, j);
@@ -276,17 +276,20 @@ __kernel void scan_team(
         int a = -((t + 1) >> 1);
         uint cur = n > 0 ? team_word(res, a, words, G, pad_word) : pad_word;
         uint next = n > 0 ? team_word(res, a + 1, words, G, pad_word) : pad_word;
-        uint2 b0 = team_boundary(bnd, reads, 0, n, G, minus_oe), b1 = team_boundary(bnd, reads, 1, n, G, minus_oe);
+        uint2 b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe), b1 = team_boundary(bnd, reads, 1, G, n, minus_oe);
+        /* Boundary elements of column k and of column j = k - t (32 bits: a group's
+         * boundary row is below 2^31 elements, as its words are below 2^32 bytes). */
+        int kG = 0, jG = -t * G;
         /* An even number of steps: the last, when extra, is past every subject's end. */
-        for (int k = 0; k < steps; k += 2, a++) {
+        for (int k = 0; k < steps; k += 2, a++, kG += 2 * G, jG += 2 * G) {
             const uint ahead = team_word(res, a + 2, words, G, pad_word);
-            const uint2 b0_ahead = team_boundary(bnd, reads, k + 2, n, G, minus_oe);
-            const uint2 b1_ahead = team_boundary(bnd, reads, k + 3, n, G, minus_oe);
+            const uint2 b0_ahead = team_boundary(bnd, reads, k + 2, kG + 2 * G, n, minus_oe);
+            const uint2 b1_ahead = team_boundary(bnd, reads, k + 3, kG + 3 * G, n, minus_oe);
             const uint both = funnel_right(cur, next, shift);
-            team_column(&st, ha, hb, e, b0, writes, k, t, n, G, p + t * ROWS, both & 0xffu, (both >> 8) & 0xffu, bnd,
+            team_column(&st, ha, hb, e, b0, writes, k, t, n, jG, p + t * ROWS, both & 0xffu, (both >> 8) & 0xffu, bnd,
                         my_profile, minus_oe, minus_ext, scratch);
-            team_column(&st, hb, ha, e, b1, writes, k + 1, t, n, G, p + t * ROWS, (both >> 16) & 0xffu, both >> 24,
-                        bnd, my_profile, minus_oe, minus_ext, scratch);
+            team_column(&st, hb, ha, e, b1, writes, k + 1, t, n, jG + G, p + t * ROWS, (both >> 16) & 0xffu,
+                        both >> 24, bnd, my_profile, minus_oe, minus_ext, scratch);
             cur = next;
             next = ahead;
             b0 = b0_ahead;
