@@ -66,9 +66,13 @@
 #endif
 #define SPAN (TEAM * ROWS)
 #define HALF_SPAN (SPAN / 2)
-/* Words per letter in the local profile: odd, so different letters fall in different
- * banks. */
-#define STRIDE (HALF_SPAN + 1)
+/* The local profile: per letter, each work-item's ROWS / 2 words (two rows each),
+ * rounded up to even so that a work-item's words start 8-byte aligned and load two at a
+ * time (LDS.64: half the loads); STRIDE words per letter, 2 mod 4, so that different
+ * letters fall in different bank pairs. The host sizes the buffer as letters x
+ * (SPAN / 2 + TEAM + 2) words, at least this. */
+#define ROW_WORDS (((ROWS / 2) + 1) & ~1)
+#define STRIDE (TEAM * ROW_WORDS + 2)
 
 /* The value `v` of the work-item above (the one with the next lower team position);
  * the team's first work-item gets its own back. */
@@ -149,6 +153,7 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
     __local const uint *pa = (__local const uint *)((__local const uchar *)my_profile + la * (STRIDE * 4));
     __local const uint *pb = (__local const uint *)((__local const uchar *)my_profile + lb * (STRIDE * 4));
     uint diag = st->diag_top, f = f_top;
+    uint wa_next = 0, wb_next = 0;
 #if ENDS
     uint colmax = 0;
 #else
@@ -156,7 +161,21 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
 #endif
 #pragma unroll
     for (int r2 = 0; r2 < ROWS / 2; r2++) {
-        const uint wa = pa[r2], wb = pb[r2];
+        /* Words r2 and r2 + 1 of both letters in two 8-byte loads. */
+        uint wa, wb;
+        if (r2 % 2 == 0 && r2 + 1 < ROWS / 2) {
+            const uint2 a2 = *(__local const uint2 *)(pa + r2), b2 = *(__local const uint2 *)(pb + r2);
+            wa = a2.x;
+            wb = b2.x;
+            wa_next = a2.y;
+            wb_next = b2.y;
+        } else if (r2 % 2 == 0) {
+            wa = pa[r2];
+            wb = pb[r2];
+        } else {
+            wa = wa_next;
+            wb = wb_next;
+        }
 #pragma unroll
         for (int upper = 0; upper < 2; upper++) {
             const int r = 2 * r2 + upper;
@@ -202,7 +221,7 @@ __kernel void scan_team(
     const int gap_open,
     const int gap_extend,
     const int sat_limit,               /* a best above this may have wrapped */
-    __local uint *span_profile,        /* [letter][STRIDE] */
+    __local uint2 *span_pairs,         /* [letter][STRIDE] words (declared in pairs: 8-byte aligned) */
     __global int *out_score,           /* per team and lane; -1 = saturated, recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end,
@@ -212,6 +231,7 @@ __kernel void scan_team(
     const ulong slot_cells,            /* boundary elements per slot */
     const int slot_entries)            /* outputs per slot */
 {
+    __local uint *span_profile = (__local uint *)span_pairs;
     const int lid = get_local_id(0);
     const int t = lid % TEAM;
     const int G = get_local_size(0) / TEAM;
@@ -238,7 +258,7 @@ __kernel void scan_team(
     /* The steps of a pass: TEAM - 1 more than the columns (the pipeline's fill and
      * drain), none for a group of empty subjects (it has no words to read). */
     const int steps = n > 0 ? n + TEAM - 1 : 0;
-    __local const uint *my_profile = span_profile + t * (ROWS / 2);
+    __local const uint *my_profile = span_profile + t * ROW_WORDS;
 
     team_t st;
 #if ENDS
@@ -249,9 +269,11 @@ __kernel void scan_team(
 #endif
     for (int p = 0; p < rows; p += SPAN) {
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-        for (int k = lid; k < letters * HALF_SPAN; k += get_local_size(0))
-            span_profile[(k / HALF_SPAN) * STRIDE + k % HALF_SPAN] =
-                profile[(size_t)(k / HALF_SPAN) * (m_pad / 2) + p / 2 + k % HALF_SPAN];
+        for (int k = lid; k < letters * HALF_SPAN; k += get_local_size(0)) {
+            const int w = k % HALF_SPAN;
+            span_profile[(k / HALF_SPAN) * STRIDE + w / (ROWS / 2) * ROW_WORDS + w % (ROWS / 2)] =
+                profile[(size_t)(k / HALF_SPAN) * (m_pad / 2) + p / 2 + w];
+        }
         barrier(CLK_LOCAL_MEM_FENCE);
 
         /* H of the previous column and of this one, in two arrays that swap roles

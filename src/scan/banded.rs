@@ -215,9 +215,25 @@ impl Default for Tuning {
     }
 }
 
-/// `scan_team`: the per-step work besides the cells (shuffles, the letters, the loop),
-/// in cell pairs: what a pass of few rows per work-item pays extra.
-const TEAM_STEP_COST: usize = 8;
+/// `scan_team`: padded cell pairs per second (GCUPS) of each even number of rows per
+/// work-item from 8 to 30, from the team-8 score-only sweep on an H100
+/// (BENCHMARKS.md, "Rows per work-item"): what a pass of few rows pays for its steps'
+/// bookkeeping, and the shapes ptxas schedules worse than their neighbours (26 rows).
+/// At 32 rows ptxas passes 128 registers and the kernel slows by a tenth.
+const TEAM_ROWS_GCUPS: [(usize, u64); 12] = [
+    (8, 3886),
+    (10, 4127),
+    (12, 4126),
+    (14, 4260),
+    (16, 4417),
+    (18, 4428),
+    (20, 4636),
+    (22, 4670),
+    (24, 4557),
+    (26, 4443),
+    (28, 4579),
+    (30, 4516),
+];
 
 impl Tuning {
     /// `scan_team`: this tuning for a launch over `residues` residues (its subjects
@@ -267,17 +283,21 @@ impl Tuning {
 
     /// `scan_team`: rows per work-item for queries of `lengths` rows scanned together
     /// (one query, or a launch's slots) and teams of `team` (`self.rows` when set): the
-    /// fewest padded rows over them all, a pass costing TEAM_STEP_COST rows more. Even,
-    /// from 8 to 30 (at 32 ptxas reaches 128 registers and the kernel slows by a tenth
-    /// on an H100), with a pass's profile within `max_span` rows (local memory).
+    /// least time over them all, padded rows at the speed TEAM_ROWS_GCUPS gives each
+    /// shape, with a pass's profile within `max_span` rows (local memory).
     pub fn rows_for(&self, lengths: &[usize], team: usize, max_span: usize) -> usize {
         if self.rows > 0 {
             return self.rows;
         }
-        let cost = |rows: usize| -> usize {
-            lengths.iter().map(|&m| m.max(1).div_ceil(team * rows) * team * (rows + TEAM_STEP_COST)).sum()
+        let time = |&(rows, gcups): &(usize, u64)| -> u64 {
+            let padded: usize = lengths.iter().map(|&m| m.max(1).div_ceil(team * rows) * team * rows).sum();
+            padded as u64 * 1_000_000 / gcups
         };
-        (8..=30).step_by(2).filter(|r| r * team <= max_span.max(8 * team)).min_by_key(|&r| cost(r)).unwrap_or(8)
+        TEAM_ROWS_GCUPS
+            .iter()
+            .filter(|(r, _)| r * team <= max_span.max(8 * team))
+            .min_by_key(|shape| time(shape))
+            .map_or(8, |&(rows, _)| rows)
     }
 }
 
@@ -324,8 +344,9 @@ impl BandedBuffers {
     /// Every argument of `scan_inter` / `scan_fast` / `scan_fast_long` but the long
     /// kernel's extra local buffers: the query profile, these buffers and the scratch's
     /// boundary row, the launch's first boundary cell and group, the gaps and the
-    /// saturation limit, local memory for the profiles of `bands` bands of `span` rows,
-    /// the scratch's outputs.
+    /// saturation limit, local memory for the profiles of `bands` bands of `span` rows
+    /// (for `scan_team`, `bands` is the team size: its pass of `span` rows), the
+    /// scratch's outputs.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn args<'a, 'k>(
         &self,
@@ -338,7 +359,11 @@ impl BandedBuffers {
         (span, bands): (usize, usize),
     ) -> Result<&'a mut KernelArgs<'k>> {
         // Each band's local profile: letters x (span + 2) scores.
-        let profile_bytes = profile.letters * (span + 2) * kind.score_bytes() * bands;
+        let profile_bytes = match kind {
+            // scan_team: letters x (span / 2 + team + 2) words, at least its STRIDE.
+            Banded::Team => profile.letters * (span / 2 + bands + 2) * 4,
+            _ => profile.letters * (span + 2) * kind.score_bytes() * bands,
+        };
         args.arg(&profile.mem())?
             .arg(&(profile.m_pad as i32))?
             .arg(&(profile.letters as i32))?
@@ -575,11 +600,12 @@ impl<'d> BandedScanner<'d> {
             // Query rows per band or pass: scan_team's rows per work-item follow the
             // queries' lengths and the part's team size.
             let (tuning, span) = if self.kind == Banded::Team {
-                // A pass's profile (letters x (span + 2) shorts) and the scratch words
-                // must fit local memory.
+                // A pass's profile (letters x (span + 2 team + 4) shorts, see `args`) and
+                // the scratch words must fit local memory.
                 let local = dev.info.local_mem_bytes as usize;
-                let max_span = (local.saturating_sub(part.work_group * 24 + 1024) / (letters * 2)).saturating_sub(2);
                 let team = part.work_group / part.layout.group_size;
+                let max_span =
+                    (local.saturating_sub(part.work_group * 24 + 1024) / (letters * 2)).saturating_sub(2 * team + 4);
                 let rows = self.tuning.rows_for(&lengths, team, max_span);
                 (Tuning { team, rows, ..self.tuning }, team * rows)
             } else {
@@ -616,7 +642,16 @@ impl<'d> BandedScanner<'d> {
                     (part.layout.group_cell[a], a),
                     self.kind,
                     scoring,
-                    (span, if long { work_group } else { 1 }),
+                    (
+                        span,
+                        if long {
+                            work_group
+                        } else if self.kind == Banded::Team {
+                            tuning.team
+                        } else {
+                            1
+                        },
+                    ),
                 )?;
                 if long {
                     args.local(2 * work_group * tile * 8)?.local(work_group * 6 * 4)?;
@@ -703,5 +738,21 @@ mod tests {
             assert!(bad.check_team().is_err(), "{bad:?}");
         }
         assert!(t.check_team().is_ok());
+    }
+
+    #[test]
+    fn rows_per_work_item_weigh_padding_by_each_shapes_speed() {
+        let t = Tuning::default();
+        // 176 rows are one pass of 8 x 22, the fastest shape: no padding.
+        assert_eq!(t.rows_for(&[176], 8, 4096), 22);
+        // 208 = 8 x 26 rows: 26 is slower than its neighbours, but 28 pads 16 rows more.
+        assert_eq!(t.rows_for(&[208], 8, 4096), 26);
+        // 1,000 rows: six passes of 22 (1,056 rows) beat five of 26 (1,040) at 26's
+        // speed (counting padded rows alone, 26 would win).
+        assert_eq!(t.rows_for(&[1000], 8, 4096), 22);
+        // Local memory caps a pass: 160 rows for teams of 8 allow 20 rows at most.
+        assert!(t.rows_for(&[176, 3000], 8, 160) <= 20);
+        // Set rows are kept.
+        assert_eq!(Tuning { rows: 12, ..t }.rows_for(&[176], 8, 4096), 12);
     }
 }
