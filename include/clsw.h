@@ -1548,7 +1548,6 @@ enum clsw_status clsw_scoring_new_match_mismatch(clsw_alphabet alphabet,
                                                  struct clsw_scoring **out);
 
 /**
- * Frees a scoring; NULL is ignored. Searchers made with it keep their own copy.
  * A matrix the caller holds as numbers, such as the one a host program built from
  * its own tables: `letters` (`letter_count` bytes, any case) name the rows and the
  * columns, and `scores` holds `letter_count * letter_count` values, row-major
@@ -1570,6 +1569,9 @@ enum clsw_status clsw_scoring_new_matrix(clsw_alphabet alphabet,
                                          int32_t gap_extend,
                                          struct clsw_scoring **out);
 
+/**
+ * Frees a scoring; NULL is ignored. Searchers made with it keep their own copy.
+ */
 void clsw_scoring_free(struct clsw_scoring *scoring);
 
 /**

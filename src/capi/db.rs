@@ -128,8 +128,10 @@ pub unsafe extern "C" fn clsw_db_new_codes(
             }
             let table = bytes(code_letters, code_count.min(256), "code_letters")?;
             // Each code's residue, through the one letter rule (encode), once per code.
-            let residue: Vec<Option<u8>> =
-                table.iter().map(|&l| if l == 0 { None } else { alphabet.encode_all(&[l]).ok().map(|c| c[0]) }).collect();
+            let residue: Vec<Option<u8>> = table
+                .iter()
+                .map(|&l| if l == 0 { None } else { alphabet.encode_all(&[l]).ok().map(|c| c[0]) })
+                .collect();
             from_memory(count, sequences, lengths, names, |codes, what| {
                 if codes.is_empty() {
                     return Err(Failure::invalid(format!("{what} is empty (length 0)")));

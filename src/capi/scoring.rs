@@ -101,7 +101,6 @@ pub unsafe extern "C" fn clsw_scoring_new_match_mismatch(
     }
 }
 
-/// Frees a scoring; NULL is ignored. Searchers made with it keep their own copy.
 /// A matrix the caller holds as numbers, such as the one a host program built from
 /// its own tables: `letters` (`letter_count` bytes, any case) name the rows and the
 /// columns, and `scores` holds `letter_count * letter_count` values, row-major
@@ -142,6 +141,7 @@ pub unsafe extern "C" fn clsw_scoring_new_matrix(
     }
 }
 
+/// Frees a scoring; NULL is ignored. Searchers made with it keep their own copy.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_free(scoring: *mut clsw_scoring) {
     unsafe { free_box(scoring) }
