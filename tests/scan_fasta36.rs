@@ -64,11 +64,12 @@ fn build() -> Option<(PathBuf, PathBuf)> {
     Some((bin.join("ssearch36"), bin.join("ssearch36_clsw")))
 }
 
-/// `program ARGS queries10 uniprot300` on `device` (None: the stock program); stdout.
-fn ssearch(program: &Path, device: Option<&str>, args: &[&str]) -> String {
+/// `program -T threads ARGS queries10 uniprot300` on `device` (None: the stock
+/// program); stdout.
+fn ssearch(program: &Path, device: Option<&str>, threads: u32, args: &[&str]) -> String {
     let data = data_dir();
     let mut cmd = Command::new(program);
-    cmd.args(["-q", "-m", "8", "-b", "50", "-T", "2"])
+    cmd.args(["-q", "-m", "8", "-b", "50", "-T", &threads.to_string()])
         .args(args)
         .arg(data.join("queries10.fasta"))
         .arg(data.join("uniprot300.fasta"));
@@ -99,17 +100,50 @@ fn devices() -> Vec<&'static str> {
 const BLOSUM62: [&str; 6] = ["-s", "BL62", "-f", "-11", "-g", "-1"];
 const BLOSUM50: [&str; 6] = ["-s", "BL50", "-f", "-10", "-g", "-2"];
 
+const DETERMINISTIC: [(&[&str], &[&str]); 2] = [(&BLOSUM62, &["-z", "1", "-k", "0"]), (&BLOSUM50, &["-z", "3"])];
+
+/// One worker thread: ssearch36 lists hits of equal E-value in the order its workers
+/// return them, which varies from run to run with several.
 #[test]
 fn ssearch36_clsw_prints_what_ssearch36_prints() {
     let Some((stock, with_clsw)) = programs() else { return };
-    for (scoring, stats) in [(BLOSUM62, &["-z", "1", "-k", "0"][..]), (BLOSUM50, &["-z", "3"][..])] {
+    for (scoring, stats) in DETERMINISTIC {
         let args: Vec<&str> = scoring.iter().chain(stats).copied().collect();
-        let want = ssearch(&stock, None, &args);
+        let want = ssearch(&stock, None, 1, &args);
         assert!(want.lines().count() > 100, "ssearch36 {args:?} found too few hits:\n{want}");
         for device in devices() {
-            let got = ssearch(&with_clsw, Some(device), &args);
+            let got = ssearch(&with_clsw, Some(device), 1, &args);
             assert_eq!(got, want, "ssearch36_clsw on {device} {args:?} differs from ssearch36");
         }
+    }
+}
+
+/// The lines of -m 8 output with each run of equal (query, E-value, bit score) sorted:
+/// what stays the same between runs of ssearch36 with several worker threads.
+fn ties_sorted(m8: &str) -> Vec<String> {
+    let key = |l: &str| -> String {
+        let f: Vec<&str> = l.split('\t').collect();
+        format!("{}\t{}\t{}", f[0], f[10], f[11])
+    };
+    let lines: Vec<&str> = m8.lines().collect();
+    let mut out = Vec::new();
+    for run in lines.chunk_by(|a, b| key(a) == key(b)) {
+        let mut run: Vec<String> = run.iter().map(|l| l.to_string()).collect();
+        run.sort();
+        out.extend(run);
+    }
+    out
+}
+
+/// Four worker threads share one query's clsw scores (clsw_fasta.c): the same output.
+#[test]
+fn ssearch36_clsw_with_threads_prints_what_ssearch36_prints() {
+    let Some((stock, with_clsw)) = programs() else { return };
+    for (scoring, stats) in DETERMINISTIC {
+        let args: Vec<&str> = scoring.iter().chain(stats).copied().collect();
+        let want = ties_sorted(&ssearch(&stock, None, 4, &args));
+        let got = ties_sorted(&ssearch(&with_clsw, Some("native"), 4, &args));
+        assert_eq!(got, want, "ssearch36_clsw -T 4 {args:?} differs from ssearch36 -T 4");
     }
 }
 
@@ -147,8 +181,8 @@ fn relative_spread(a: &str, b: &str) -> f64 {
 fn with_shuffles_the_evalues_stay_within_ssearch36s_own_spread() {
     let Some((stock, with_clsw)) = programs() else { return };
     let args = BLOSUM62;
-    let want = ssearch(&stock, None, &args);
-    let got = ssearch(&with_clsw, Some("native"), &args);
+    let want = ssearch(&stock, None, 2, &args);
+    let got = ssearch(&with_clsw, Some("native"), 2, &args);
     let spread = relative_spread(&want, &got);
     assert!(spread < 0.95, "E-values differ by {spread:.2} (relative log10), ssearch36's own runs by up to 0.79");
     // The strongest hits do not depend on shuffles: every query's best hit and its

@@ -113,8 +113,10 @@ mkdir -p "$tree"
 tar xzf "$tarball" -C "$tree" --strip-components=1
 (cd "$tree" && patch -p1 --quiet < "$here/fasta36-clsw.patch")
 cp "$here/clsw_fasta.c" "$here/clsw_fasta.h" "$tree/src/"
+# The prefix is read where it is now, even if it was installed elsewhere and moved
+# (a prebuilt clsw carried to another machine).
 (cd "$tree/src" && make -j"$jobs" -f ../make/Makefile.linux64_sse2 -f "$here/ssearch36_clsw.mk" \
-  ssearch36 ssearch36_clsw > "$out/build.log" 2>&1) \
+  PKG_CONFIG="pkg-config --define-variable=prefix=$prefix" ssearch36 ssearch36_clsw > "$out/build.log" 2>&1) \
   || { tail -n 30 "$out/build.log" >&2; echo "build.sh: make failed (log: $out/build.log)" >&2; exit 1; }
 echo "$tree/bin/ssearch36"
 echo "$tree/bin/ssearch36_clsw"

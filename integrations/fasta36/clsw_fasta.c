@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <clsw.h>
 
@@ -64,6 +65,12 @@ static struct {
   int verbose;
 } g = { PTHREAD_MUTEX_INITIALIZER };
 
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static void fatal(const char *what, int status) {
   fprintf(stderr, "*** ERROR [ssearch36_clsw] %s: %s: %s\n", what, clsw_status_str(status),
           clsw_last_error());
@@ -102,6 +109,7 @@ void clsw_fasta_set_library(const struct pstruct *ppst, size_t count,
   size_t *db_lens, k, m;
   int c, st;
 
+  double t0 = now();
   g.verbose = getenv("CLSW_FASTA_VERBOSE") != NULL && getenv("CLSW_FASTA_VERBOSE")[0] == '1';
   g.alphabet = (ppst->dnaseq == SEQT_DNA || ppst->dnaseq == SEQT_RNA) ? CLSW_ALPHABET_DNA
                                                                        : CLSW_ALPHABET_PROTEIN;
@@ -151,8 +159,8 @@ void clsw_fasta_set_library(const struct pstruct *ppst, size_t count,
     g.db_count = m;
   }
   if (g.verbose) {
-    fprintf(stderr, "ssearch36_clsw: %lu library sequences, %lu to clsw, %lu scored by FASTA\n",
-            (unsigned long)count, (unsigned long)m, (unsigned long)(count - m));
+    fprintf(stderr, "ssearch36_clsw: %lu library sequences, %lu to clsw, %lu scored by FASTA (%.3f s)\n",
+            (unsigned long)count, (unsigned long)m, (unsigned long)(count - m), now() - t0);
   }
   free(db_seqs);
   free(db_lens);
@@ -193,6 +201,7 @@ static clsw_searcher *searcher_for(const struct pstruct *ppst) {
     free(key);
     return g.searcher;
   }
+  double t0 = now();
   if (g.engine == NULL) {
     if ((st = clsw_engine_new(NULL, &g.engine)) != CLSW_OK) fatal("clsw_engine_new", st);
     if (g.verbose) {
@@ -220,6 +229,7 @@ static clsw_searcher *searcher_for(const struct pstruct *ppst) {
   g.key = key;
   g.key_len = len;
   g.generation++;
+  if (g.verbose) fprintf(stderr, "ssearch36_clsw: searcher ready (%.3f s)\n", now() - t0);
   return g.searcher;
 }
 
@@ -265,9 +275,11 @@ static struct scan *scan_for(const struct query *q, const struct pstruct *ppst) 
   s->scores = alloc_or_die(g.db_count, sizeof(*s->scores), "a query's scores");
   letters = alloc_or_die((size_t)q->n0, 1, "a query's letters");
   for (i = 0; i < q->n0; i++) letters[i] = g.letter[q->aa0[i]];
+  double t0 = now();
   st = clsw_searcher_scores(searcher, letters, (size_t)q->n0, s->scores, g.db_count);
   free(letters);
   if (st != CLSW_OK) fatal("clsw_searcher_scores (a query)", st);
+  if (g.verbose) fprintf(stderr, "ssearch36_clsw: query of %d residues searched (%.3f s)\n", q->n0, now() - t0);
   s->refs = 1;
   s->next = g.scans;
   g.scans = s;

@@ -3,10 +3,12 @@
 #   make -f ../make/Makefile.linux64_sse2 -f PATH/ssearch36_clsw.mk ssearch36 ssearch36_clsw
 # The same objects as ssearch36, except comp_lib9.c and dropgsw2.c built with -DCLSW
 # (the patch's changes) and clsw_fasta.c; clsw is found through pkg-config (clsw.pc
-# from scripts/install.sh PREFIX: PKG_CONFIG_PATH=PREFIX/lib/pkgconfig).
+# from scripts/install.sh PREFIX: PKG_CONFIG_PATH=PREFIX/lib/pkgconfig; build.sh also sets
+# PKG_CONFIG to read a prefix that was moved since it was installed).
 
-CLSW_CFLAGS := $(shell pkg-config --cflags clsw)
-CLSW_LIBS := $(shell pkg-config --libs clsw) -Wl,-rpath,$(shell pkg-config --variable=libdir clsw)
+PKG_CONFIG ?= pkg-config
+CLSW_CFLAGS := $(shell $(PKG_CONFIG) --cflags clsw)
+CLSW_LIBS := $(shell $(PKG_CONFIG) --libs clsw) -Wl,-rpath,$(shell $(PKG_CONFIG) --variable=libdir clsw)
 
 CLSW_SW_O = init_sw_sse.o dropgsw2_clsw.o smith_waterman_sse2.o lwm_align.o calcons_sw.o clsw_fasta.o
 CLSW_OBJS = comp_mthr9_clsw.o $(WORK_THRO) $(THR_SUBS).o $(COMPACC_TO) $(SHOWBESTO) re_getlib.o \
