@@ -67,12 +67,24 @@ fn build() -> Option<(PathBuf, PathBuf)> {
 /// `program -T threads ARGS queries10 uniprot300` on `device` (None: the stock
 /// program); stdout.
 fn ssearch(program: &Path, device: Option<&str>, threads: u32, args: &[&str]) -> String {
+    ssearch_files(program, device, threads, args, "queries10.fasta", "uniprot300.fasta")
+}
+
+/// `program -T threads ARGS QUERIES LIBRARY` (files of the test data) on `device`.
+fn ssearch_files(
+    program: &Path,
+    device: Option<&str>,
+    threads: u32,
+    args: &[&str],
+    queries: &str,
+    library: &str,
+) -> String {
     let data = data_dir();
     let mut cmd = Command::new(program);
     cmd.args(["-q", "-m", "8", "-b", "50", "-T", &threads.to_string()])
         .args(args)
-        .arg(data.join("queries10.fasta"))
-        .arg(data.join("uniprot300.fasta"));
+        .arg(data.join(queries))
+        .arg(data.join(library));
     if let Some(d) = device {
         cmd.env("CLSW_DEVICE", d);
     }
@@ -116,6 +128,22 @@ fn ssearch36_clsw_prints_what_ssearch36_prints() {
             assert_eq!(got, want, "ssearch36_clsw on {device} {args:?} differs from ssearch36");
         }
     }
+}
+
+/// DNA: ssearch36 searches the query's reverse complement as a second frame, each
+/// frame one clsw search of the plus strand (FASTA's +5/-4, -f -12 -g -4).
+#[test]
+fn dna_searches_match_on_both_strands() {
+    let Some((stock, with_clsw)) = programs() else { return };
+    let (q, lib) = ("dna_pairs.fasta", "dna_pairs.fasta");
+    let want = ssearch_files(&stock, None, 1, &["-z", "3"], q, lib);
+    let minus = |l: &str| {
+        let f: Vec<u64> = l.split('\t').skip(6).take(2).map(|v| v.parse().unwrap()).collect();
+        f[0] > f[1]
+    };
+    assert!(want.lines().any(minus), "no minus-strand hit (qstart > qend):\n{want}");
+    let got = ssearch_files(&with_clsw, Some("native"), 1, &["-z", "3"], q, lib);
+    assert_eq!(got, want, "ssearch36_clsw differs from ssearch36 on DNA");
 }
 
 /// The lines of -m 8 output with each run of equal (query, E-value, bit score) sorted:

@@ -1,5 +1,5 @@
 /* clsw_fasta.c: ssearch36_clsw's library scores from clsw, through clsw's public
-   C ABI only (clsw.h). Part of clsw (see README.md in this folder); compiled
+   C ABI only (clsw.h). Part of clsw (README.md, "Embedding clsw in a C tool"); compiled
    inside FASTA 36's src/ for its struct pstruct.
 
    One resident clsw database holds the library as FASTA read it (FASTA's own

@@ -1,5 +1,5 @@
 /* clsw_fasta.h: ssearch36_clsw's seam between FASTA 36 and clsw (part of clsw,
-   not of FASTA; see README.md in this folder).
+   not of FASTA; README.md, "Embedding clsw in a C tool").
 
    comp_lib9.c (patched, -DCLSW) reads the whole library before the first query
    and hands it over with clsw_fasta_set_library(). dropgsw2.c (patched, -DCLSW)
