@@ -146,6 +146,48 @@ fn dna_searches_match_on_both_strands() {
     assert_eq!(got, want, "ssearch36_clsw differs from ssearch36 on DNA");
 }
 
+/// Letters clsw has no code of its own for (J, which FASTA scores as the better of I
+/// and L; U, O) keep FASTA's scoring, in library sequences and in queries; lower case,
+/// B, Z, X and `*` go to clsw. The output stays ssearch36's.
+#[test]
+fn letters_clsw_lacks_keep_fastas_scores() {
+    let Some((stock, with_clsw)) = programs() else { return };
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("fasta36-odd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let records = common::read_fasta("uniprot300.fasta", clsw::seq::Alphabet::Protein);
+    let letters = |r: &clsw::seq::Sequence| clsw::seq::Alphabet::Protein.decode_all(&r.residues);
+    let mut library = String::new();
+    let long: Vec<&clsw::seq::Sequence> = records.iter().filter(|r| r.residues.len() > 40).collect();
+    for (i, r) in long.iter().take(40).enumerate() {
+        let mut s = letters(r);
+        match i % 4 {
+            1 => s[20] = b'J',
+            2 => s[30] = b'U',
+            3 => {
+                s[10..14].copy_from_slice(b"BZX*");
+                s[14..].make_ascii_lowercase();
+            }
+            _ => {}
+        }
+        library += &format!(">{}\n{}\n", r.id, String::from_utf8(s).unwrap());
+    }
+    let mut query = letters(long[5]);
+    query[7] = b'J';
+    let queries = format!(
+        ">withJ\n{}\n>plain\n{}\n",
+        String::from_utf8(query).unwrap(),
+        String::from_utf8(letters(long[9])).unwrap()
+    );
+    std::fs::write(dir.join("odd.fasta"), library).unwrap();
+    std::fs::write(dir.join("oddq.fasta"), queries).unwrap();
+    let (q, lib) = (dir.join("oddq.fasta"), dir.join("odd.fasta"));
+    let (q, lib) = (q.to_str().unwrap(), lib.to_str().unwrap());
+    let want = ssearch_files(&stock, None, 1, &["-z", "3"], q, lib);
+    assert!(want.lines().count() > 10, "too few hits:\n{want}");
+    let got = ssearch_files(&with_clsw, Some("native"), 1, &["-z", "3"], q, lib);
+    assert_eq!(got, want, "ssearch36_clsw differs from ssearch36 with J, U, lower case and B/Z/X/*");
+}
+
 /// The lines of -m 8 output with each run of equal (query, E-value, bit score) sorted:
 /// what stays the same between runs of ssearch36 with several worker threads.
 fn ties_sorted(m8: &str) -> Vec<String> {
