@@ -1228,6 +1228,43 @@ enum clsw_status clsw_db_new_sequences(clsw_alphabet alphabet,
                                        struct clsw_db **out);
 
 /**
+ * Builds a database from `count` sequences in memory in the caller's own residue
+ * codes, as a host program keeps them (FASTA's ssearch36 stores residues as small
+ * integers): byte `c` of a sequence stands for the letter `code_letters[c]`, read as
+ * `clsw_db_new_sequences` reads letters (so a code of letter `U` is read as X). A
+ * code at or past `code_count`, or whose letter is 0 or not a residue of `alphabet`,
+ * is refused in the sequence that holds it. Otherwise as `clsw_db_new_sequences`:
+ * copied, `names` may be NULL, the same errors. Scoring such a database with the
+ * host's own matrix: `clsw_scoring_new_matrix` over the same letters.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`count` or `code_count` is 0, a bad code —
+ * the message gives the sequence, the position and the code —, as for
+ * `clsw_db_new_sequences`), `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_db_new_codes(clsw_alphabet alphabet,
+                                   const uint8_t *code_letters,
+                                   size_t code_count,
+                                   size_t count,
+                                   const uint8_t *const *sequences,
+                                   const size_t *lengths,
+                                   const char *const *names,
+                                   struct clsw_db **out);
+
+/**
+ * The residue letters of `alphabet` in code order (`ARNDCQEGHILKMFPSTWYVBZX*` for
+ * protein, `ACGTN` for DNA), NUL-terminated, into `buf` of `len` bytes; `*needed` as
+ * for `clsw_db_id`. These letters are scored exactly as a matrix gives them; every
+ * other letter a sequence may hold (U, O, J; IUPAC codes) is read as X or N. A host
+ * with codes of its own hands clsw only sequences in these letters when it needs
+ * clsw's scores to equal its own.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown alphabet), `CLSW_ERR_BUFFER_TOO_SMALL`,
+ * `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_alphabet_letters(clsw_alphabet alphabet,
+                                       char *buf,
+                                       size_t len,
+                                       size_t *needed);
+
+/**
  * Writes the database as a prepared file (checksummed, memory-mapped when opened
  * with `clsw_db_new_prepared`). The file is written atomically: to a temporary
  * created exclusively beside `path` (never a file or symlink already there), synced,
@@ -1509,6 +1546,28 @@ enum clsw_status clsw_scoring_new_match_mismatch(clsw_alphabet alphabet,
                                                  int32_t gap_open,
                                                  int32_t gap_extend,
                                                  struct clsw_scoring **out);
+
+/**
+ * A matrix the caller holds as numbers, such as the one a host program built from
+ * its own tables: `letters` (`letter_count` bytes, any case) name the rows and the
+ * columns, and `scores` holds `letter_count * letter_count` values, row-major
+ * (`scores[i * letter_count + j]` scores `letters[i]` against `letters[j]`). The
+ * same rules as a matrix file: letters that are not residues of `alphabet`
+ * (`CLSW_ALPHABET_PROTEIN` or `CLSW_ALPHABET_DNA`) are ignored, every residue letter
+ * needs its row and column (`*` excepted: absent, it gets the table's lowest score),
+ * scores lie within -1048576..=1048576. `clsw_alphabet_letters` lists the letters.
+ * Gaps as for `clsw_scoring_new_builtin` (`CLSW_GAPS_DEFAULT` gives 10/1).
+ * Errors: `CLSW_ERR_PARSE` (a residue letter without a row or column, a score out of
+ * range: the message says which), `CLSW_ERR_INVALID_ARGUMENT` (`letter_count` is 0,
+ * impossible gaps), `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_scoring_new_matrix(clsw_alphabet alphabet,
+                                         const uint8_t *letters,
+                                         size_t letter_count,
+                                         const int32_t *scores,
+                                         int32_t gap_open,
+                                         int32_t gap_extend,
+                                         struct clsw_scoring **out);
 
 /**
  * Frees a scoring; NULL is ignored. Searchers made with it keep their own copy.

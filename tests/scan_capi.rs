@@ -34,19 +34,6 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Where cargo left libclsw.so and libclsw.a for this test run.
-fn artifacts() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let deps = exe.parent().expect("deps folder").to_path_buf();
-    let candidates = [deps.clone(), deps.parent().map(Path::to_path_buf).unwrap_or_default()];
-    for d in &candidates {
-        if d.join("libclsw.so").is_file() && d.join("libclsw.a").is_file() {
-            return d.clone();
-        }
-    }
-    panic!("libclsw.so and libclsw.a are not in {candidates:?}; build them with `cargo build --release --lib`");
-}
-
 struct Installed {
     prefix: PathBuf,
     scratch: PathBuf,
@@ -89,14 +76,7 @@ fn installed() -> &'static Installed {
         let _ = std::fs::remove_dir_all(&base);
         let (prefix, scratch) = (base.join("prefix"), base.join("scratch"));
         std::fs::create_dir_all(&scratch).unwrap();
-        run_ok(
-            Command::new("bash")
-                .arg(root().join("scripts/install.sh"))
-                .args(["--no-build", "--from"])
-                .arg(artifacts())
-                .arg(&prefix),
-            "scripts/install.sh",
-        );
+        common::capi::install_library(&prefix);
         let flags = pkg_config(&prefix, &["--cflags", "--libs"]).split_whitespace().map(String::from).collect();
         let static_libs = pkg_config(&prefix, &["--static", "--libs-only-l"])
             .split_whitespace()
@@ -445,6 +425,11 @@ fn misuse_invalid_residues() {
 }
 
 #[test]
+fn misuse_host_codes_and_matrices() {
+    misuse("host_codes");
+}
+
+#[test]
 fn misuse_missing_or_malformed_file() {
     misuse("missing_file");
 }
@@ -545,6 +530,7 @@ fn misuse_checks_are_clean_under_address_sanitizer() {
         "zero_lengths",
         "freed_then_null",
         "invalid_residues",
+        "host_codes",
         "missing_file",
         "impossible_options",
         "buffer_too_small",

@@ -92,36 +92,129 @@ pub unsafe extern "C" fn clsw_db_new_sequences(
     unsafe {
         new_handle(out, OUT, || {
             let alphabet: Alphabet = alphabet_from(alphabet)?;
-            if count == 0 {
-                return Err(Failure::invalid("count is 0: a database needs at least one sequence"));
-            }
-            if count > u32::MAX as usize {
-                return Err(Failure::invalid(format!("{count} sequences: at most {} fit a database", u32::MAX)));
-            }
-            let seqs = array(sequences, count, "sequences")?;
-            let lens = array(lengths, count, "lengths")?;
-            let names = if names.is_null() { None } else { Some(array(names, count, "names")?) };
-            let mut records = Vec::with_capacity(count);
-            for k in 0..count {
-                let (id, description) = match names.map(|n| n[k]).filter(|p| !p.is_null()) {
-                    Some(p) => {
-                        let (id, description) = split_header(c_text(p, &format!("names[{k}]"))?);
-                        check_id(id).map_err(|m| Failure::invalid(format!("names[{k}]: {m}")))?;
-                        (id.to_string(), description.to_string())
-                    }
-                    None => ((k + 1).to_string(), String::new()),
-                };
-                let what = format!("sequences[{k}] ('{id}')");
-                let letters = bytes(seqs[k], lens[k], &what)?;
-                if letters.len() > u32::MAX as usize {
-                    return Err(Failure::invalid(format!("{what}: longer than {} residues", u32::MAX)));
-                }
-                let residues = encode(letters, alphabet, &what)?;
-                records.push(Sequence { id, description, residues });
-            }
-            finish(Database::from_sequences(alphabet, records))
+            from_memory(count, sequences, lengths, names, |letters, what| encode(letters, alphabet, what))
+                .and_then(|records| finish(Database::from_sequences(alphabet, records)))
         })
     }
+}
+
+/// Builds a database from `count` sequences in memory in the caller's own residue
+/// codes, as a host program keeps them (FASTA's ssearch36 stores residues as small
+/// integers): byte `c` of a sequence stands for the letter `code_letters[c]`, read as
+/// `clsw_db_new_sequences` reads letters (so a code of letter `U` is read as X). A
+/// code at or past `code_count`, or whose letter is 0 or not a residue of `alphabet`,
+/// is refused in the sequence that holds it. Otherwise as `clsw_db_new_sequences`:
+/// copied, `names` may be NULL, the same errors. Scoring such a database with the
+/// host's own matrix: `clsw_scoring_new_matrix` over the same letters.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`count` or `code_count` is 0, a bad code —
+/// the message gives the sequence, the position and the code —, as for
+/// `clsw_db_new_sequences`), `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_new_codes(
+    alphabet: clsw_alphabet,
+    code_letters: *const u8,
+    code_count: usize,
+    count: usize,
+    sequences: *const *const u8,
+    lengths: *const usize,
+    names: *const *const c_char,
+    out: *mut *mut clsw_db,
+) -> clsw_status {
+    unsafe {
+        new_handle(out, OUT, || {
+            let alphabet: Alphabet = alphabet_from(alphabet)?;
+            if code_count == 0 {
+                return Err(Failure::invalid("code_count is 0: no code stands for a residue"));
+            }
+            let table = bytes(code_letters, code_count.min(256), "code_letters")?;
+            // Each code's residue, through the one letter rule (encode), once per code.
+            let residue: Vec<Option<u8>> = table
+                .iter()
+                .map(|&l| if l == 0 { None } else { alphabet.encode_all(&[l]).ok().map(|c| c[0]) })
+                .collect();
+            from_memory(count, sequences, lengths, names, |codes, what| {
+                if codes.is_empty() {
+                    return Err(Failure::invalid(format!("{what} is empty (length 0)")));
+                }
+                codes
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &c)| {
+                        residue.get(c as usize).copied().flatten().ok_or_else(|| {
+                            Failure::invalid(format!(
+                                "{what}: code {c} at position {} is not a {} residue in code_letters",
+                                i + 1,
+                                alphabet.name()
+                            ))
+                        })
+                    })
+                    .collect()
+            })
+            .and_then(|records| finish(Database::from_sequences(alphabet, records)))
+        })
+    }
+}
+
+/// The records of `count` caller sequences (`residues` turns sequence k's bytes into
+/// codes), named by `names` or numbered from 1: the one reading of caller arrays
+/// behind `clsw_db_new_sequences` and `clsw_db_new_codes`.
+unsafe fn from_memory(
+    count: usize,
+    sequences: *const *const u8,
+    lengths: *const usize,
+    names: *const *const c_char,
+    residues: impl Fn(&[u8], &str) -> Outcome<Vec<u8>>,
+) -> Outcome<Vec<Sequence>> {
+    if count == 0 {
+        return Err(Failure::invalid("count is 0: a database needs at least one sequence"));
+    }
+    if count > u32::MAX as usize {
+        return Err(Failure::invalid(format!("{count} sequences: at most {} fit a database", u32::MAX)));
+    }
+    let seqs = unsafe { array(sequences, count, "sequences") }?;
+    let lens = unsafe { array(lengths, count, "lengths") }?;
+    let names = if names.is_null() { None } else { Some(unsafe { array(names, count, "names") }?) };
+    let mut records = Vec::with_capacity(count);
+    for k in 0..count {
+        let (id, description) = match names.map(|n| n[k]).filter(|p| !p.is_null()) {
+            Some(p) => {
+                let (id, description) = split_header(unsafe { c_text(p, &format!("names[{k}]")) }?);
+                check_id(id).map_err(|m| Failure::invalid(format!("names[{k}]: {m}")))?;
+                (id.to_string(), description.to_string())
+            }
+            None => ((k + 1).to_string(), String::new()),
+        };
+        let what = format!("sequences[{k}] ('{id}')");
+        let letters = unsafe { bytes(seqs[k], lens[k], &what) }?;
+        if letters.len() > u32::MAX as usize {
+            return Err(Failure::invalid(format!("{what}: longer than {} residues", u32::MAX)));
+        }
+        records.push(Sequence { id, description, residues: residues(letters, &what)? });
+    }
+    Ok(records)
+}
+
+/// The residue letters of `alphabet` in code order (`ARNDCQEGHILKMFPSTWYVBZX*` for
+/// protein, `ACGTN` for DNA), NUL-terminated, into `buf` of `len` bytes; `*needed` as
+/// for `clsw_db_id`. These letters are scored exactly as a matrix gives them; every
+/// other letter a sequence may hold (U, O, J; IUPAC codes) is read as X or N. A host
+/// with codes of its own hands clsw only sequences in these letters when it needs
+/// clsw's scores to equal its own.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown alphabet), `CLSW_ERR_BUFFER_TOO_SMALL`,
+/// `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_alphabet_letters(
+    alphabet: clsw_alphabet,
+    buf: *mut c_char,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    run(|| {
+        let symbols = alphabet_from(alphabet)?.symbols();
+        // Symbols are ASCII.
+        let text = std::str::from_utf8(symbols).map_err(|_| Failure::new(CLSW_ERR_INTERNAL, "non-ASCII letter"))?;
+        unsafe { write_string(text, buf, len, needed, "alphabet letters") }
+    })
 }
 
 /// Writes the database as a prepared file (checksummed, memory-mapped when opened

@@ -101,6 +101,46 @@ pub unsafe extern "C" fn clsw_scoring_new_match_mismatch(
     }
 }
 
+/// A matrix the caller holds as numbers, such as the one a host program built from
+/// its own tables: `letters` (`letter_count` bytes, any case) name the rows and the
+/// columns, and `scores` holds `letter_count * letter_count` values, row-major
+/// (`scores[i * letter_count + j]` scores `letters[i]` against `letters[j]`). The
+/// same rules as a matrix file: letters that are not residues of `alphabet`
+/// (`CLSW_ALPHABET_PROTEIN` or `CLSW_ALPHABET_DNA`) are ignored, every residue letter
+/// needs its row and column (`*` excepted: absent, it gets the table's lowest score),
+/// scores lie within -1048576..=1048576. `clsw_alphabet_letters` lists the letters.
+/// Gaps as for `clsw_scoring_new_builtin` (`CLSW_GAPS_DEFAULT` gives 10/1).
+/// Errors: `CLSW_ERR_PARSE` (a residue letter without a row or column, a score out of
+/// range: the message says which), `CLSW_ERR_INVALID_ARGUMENT` (`letter_count` is 0,
+/// impossible gaps), `CLSW_ERR_NULL`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_scoring_new_matrix(
+    alphabet: clsw_alphabet,
+    letters: *const u8,
+    letter_count: usize,
+    scores: *const i32,
+    gap_open: i32,
+    gap_extend: i32,
+    out: *mut *mut clsw_scoring,
+) -> clsw_status {
+    unsafe {
+        new_handle(out, OUT, || {
+            let alphabet = alphabet_from(alphabet)?;
+            if letter_count == 0 {
+                return Err(Failure::invalid("letter_count is 0: a matrix needs letters"));
+            }
+            let cells = letter_count
+                .checked_mul(letter_count)
+                .ok_or_else(|| Failure::invalid(format!("letter_count {letter_count} is too large")))?;
+            let cols: Vec<u8> = bytes(letters, letter_count, "letters")?.iter().map(u8::to_ascii_uppercase).collect();
+            let values = array(scores, cells, "scores")?;
+            let rows: Vec<(u8, Vec<i32>)> =
+                cols.iter().zip(values.chunks(letter_count)).map(|(&c, row)| (c, row.to_vec())).collect();
+            make(Matrix::from_table("custom", alphabet, &cols, &rows)?, gap_open, gap_extend)
+        })
+    }
+}
+
 /// Frees a scoring; NULL is ignored. Searchers made with it keep their own copy.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_free(scoring: *mut clsw_scoring) {

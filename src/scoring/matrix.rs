@@ -139,6 +139,28 @@ impl Matrix {
             }
         }
         let cols = columns.ok_or_else(|| Error::Matrix(format!("{name}: no header line of letters")))?;
+        Matrix::from_table(name, alphabet, &cols, &rows)
+    }
+
+    /// A matrix from a table a caller already holds: `cols` the column letters, `rows`
+    /// each row's letter and scores (one per column). Letters are upper case; letters
+    /// that are not symbols of `alphabet` are ignored, and every symbol needs a row and
+    /// a column, except `*`, which gets the table's lowest score when absent (the rule
+    /// of NCBI files, which are parsed into such a table first).
+    pub fn from_table(name: &str, alphabet: Alphabet, cols: &[u8], rows: &[(u8, Vec<i32>)]) -> Result<Matrix> {
+        for (r, values) in rows {
+            if values.len() != cols.len() {
+                return Err(Error::Matrix(format!(
+                    "{name}: row '{}' has {} scores for {} columns",
+                    *r as char,
+                    values.len(),
+                    cols.len()
+                )));
+            }
+            if let Some(bad) = values.iter().find_map(|&v| check_score(v).err()) {
+                return Err(Error::Matrix(format!("{name}: row '{}': {bad}", *r as char)));
+            }
+        }
         let lowest = rows
             .iter()
             .flat_map(|(_, v)| v.iter().copied())

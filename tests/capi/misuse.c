@@ -265,6 +265,98 @@ static void invalid_residues(fixture *f, const char *dir) {
     clsw_scoring_free(dna);
 }
 
+/* A host's own residue codes and matrix (clsw_db_new_codes, clsw_scoring_new_matrix,
+   clsw_alphabet_letters, as integrations/fasta36 uses them): the same scores as
+   letters and a built-in rule give, and a clear status for every bad code or table. */
+static void host_codes(fixture *f, const char *dir) {
+    (void)f;
+    (void)dir;
+    char letters[32];
+    size_t needed = 0;
+    EXPECT(clsw_alphabet_letters(CLSW_ALPHABET_PROTEIN, letters, sizeof letters, &needed), CLSW_OK, "");
+    REQUIRE(strcmp(letters, "ARNDCQEGHILKMFPSTWYVBZX*") == 0 && needed == 25);
+    EXPECT(clsw_alphabet_letters(CLSW_ALPHABET_DNA, letters, 3, &needed), CLSW_ERR_BUFFER_TOO_SMALL, "");
+    REQUIRE(needed == 6);
+    EXPECT(clsw_alphabet_letters(7, letters, sizeof letters, NULL), CLSW_ERR_INVALID_ARGUMENT, "alphabet");
+    EXPECT(clsw_alphabet_letters(CLSW_ALPHABET_PROTEIN, NULL, 8, NULL), CLSW_ERR_NULL, "");
+
+    /* Codes as FASTA keeps them: 1 + the letter's place in the alphabet, 0 unused. */
+    const char *abc = "ARNDCQEGHILKMFPSTWYVBZX*";
+    uint8_t table[26] = {0};
+    for (int c = 0; c < 24; c++) table[c + 1] = (uint8_t)abc[c];
+    uint8_t coded[3][128];
+    const uint8_t *seqs[3], *code_seqs[3];
+    size_t lens[3];
+    for (int i = 0; i < 3; i++) {
+        lens[i] = strlen(PROTEINS[i]);
+        for (size_t k = 0; k < lens[i]; k++) coded[i][k] = (uint8_t)(strchr(abc, PROTEINS[i][k]) - abc + 1);
+        seqs[i] = (const uint8_t *)PROTEINS[i];
+        code_seqs[i] = coded[i];
+    }
+    clsw_db *by_letters = NULL, *by_codes = NULL;
+    EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 3, seqs, lens, NULL, &by_letters), CLSW_OK, "");
+    EXPECT(clsw_db_new_codes(CLSW_ALPHABET_PROTEIN, table, sizeof table, 3, code_seqs, lens, NULL, &by_codes),
+           CLSW_OK, "");
+    /* +5/-4 as a host's table and as clsw's own rule. */
+    int32_t values[24 * 24];
+    for (int a = 0; a < 24; a++)
+        for (int b = 0; b < 24; b++) values[a * 24 + b] = a == b ? 5 : -4;
+    clsw_scoring *host = NULL, *own = NULL;
+    EXPECT(clsw_scoring_new_matrix(CLSW_ALPHABET_PROTEIN, (const uint8_t *)abc, 24, values, 11, 1, &host), CLSW_OK, "");
+    EXPECT(clsw_scoring_new_match_mismatch(CLSW_ALPHABET_PROTEIN, 5, -4, 11, 1, &own), CLSW_OK, "");
+    clsw_engine *engine = NULL;
+    clsw_searcher *s_host = NULL, *s_own = NULL;
+    EXPECT(clsw_engine_new("native", &engine), CLSW_OK, "");
+    EXPECT(clsw_searcher_new(engine, host, by_codes, NULL, &s_host), CLSW_OK, "");
+    EXPECT(clsw_searcher_new(engine, own, by_letters, NULL, &s_own), CLSW_OK, "");
+    int32_t got[3], want[3];
+    const uint8_t *q = (const uint8_t *)"MKTAYIAKQRQISFVKSHFSRQLEERLG";
+    EXPECT(clsw_searcher_scores(s_host, q, 28, got, 3), CLSW_OK, "");
+    EXPECT(clsw_searcher_scores(s_own, q, 28, want, 3), CLSW_OK, "");
+    REQUIRE(memcmp(got, want, sizeof got) == 0 && got[0] > 100);
+    clsw_searcher_free(s_host);
+    clsw_searcher_free(s_own);
+    clsw_engine_free(engine);
+    clsw_db_free(by_letters);
+    clsw_db_free(by_codes);
+    clsw_scoring_free(own);
+
+    /* Bad codes: past the table, a 0 letter, a letter that is not a residue. */
+    clsw_db *db = NULL;
+    coded[1][2] = 30;
+    EXPECT(clsw_db_new_codes(CLSW_ALPHABET_PROTEIN, table, sizeof table, 3, code_seqs, lens, NULL, &db),
+           CLSW_ERR_INVALID_ARGUMENT, "sequences[1] ('2'): code 30 at position 3");
+    REQUIRE(db == NULL);
+    coded[1][2] = 0;
+    EXPECT(clsw_db_new_codes(CLSW_ALPHABET_PROTEIN, table, sizeof table, 3, code_seqs, lens, NULL, &db),
+           CLSW_ERR_INVALID_ARGUMENT, "code 0 at position 3");
+    coded[1][2] = 25; /* 'E' in DNA */
+    table[25] = 'E';
+    EXPECT(clsw_db_new_codes(CLSW_ALPHABET_DNA, table, sizeof table, 3, code_seqs, lens, NULL, &db),
+           CLSW_ERR_INVALID_ARGUMENT, "is not a dna residue");
+    EXPECT(clsw_db_new_codes(CLSW_ALPHABET_PROTEIN, table, 0, 3, code_seqs, lens, NULL, &db),
+           CLSW_ERR_INVALID_ARGUMENT, "code_count is 0");
+    EXPECT(clsw_db_new_codes(CLSW_ALPHABET_PROTEIN, NULL, 26, 3, code_seqs, lens, NULL, &db), CLSW_ERR_NULL,
+           "code_letters");
+
+    /* Bad tables: a residue without its row, a score out of range, no letters. */
+    clsw_scoring *sc = NULL;
+    EXPECT(clsw_scoring_new_matrix(CLSW_ALPHABET_PROTEIN, (const uint8_t *)"ACGT", 4, values, 11, 1, &sc),
+           CLSW_ERR_PARSE, "no column for letter 'R'");
+    values[1] = 2000000;
+    EXPECT(clsw_scoring_new_matrix(CLSW_ALPHABET_PROTEIN, (const uint8_t *)abc, 24, values, 11, 1, &sc),
+           CLSW_ERR_PARSE, "row 'A': score 2000000 is outside");
+    EXPECT(clsw_scoring_new_matrix(CLSW_ALPHABET_PROTEIN, (const uint8_t *)abc, 0, values, 11, 1, &sc),
+           CLSW_ERR_INVALID_ARGUMENT, "letter_count is 0");
+    EXPECT(clsw_scoring_new_matrix(CLSW_ALPHABET_PROTEIN, (const uint8_t *)abc, 24, NULL, 11, 1, &sc), CLSW_ERR_NULL,
+           "scores");
+    values[1] = -4;
+    EXPECT(clsw_scoring_new_matrix(CLSW_ALPHABET_PROTEIN, (const uint8_t *)abc, 24, values, -3, 1, &sc),
+           CLSW_ERR_INVALID_ARGUMENT, "gap");
+    REQUIRE(sc == NULL);
+    clsw_scoring_free(host);
+}
+
 /* Files that are missing or malformed: the message names the file (and the record). */
 static void missing_file(fixture *f, const char *dir) {
     (void)f;
@@ -501,6 +593,7 @@ int main(int argc, char **argv) {
         {"freed_then_null", freed_then_null, 1},
         {"invalid_residues", invalid_residues, 1},
         {"missing_file", missing_file, 0},
+        {"host_codes", host_codes, 0},
         {"impossible_options", impossible_options, 1},
         {"buffer_too_small", buffer_too_small, 1},
         {"status_and_version", status_and_version, 0},

@@ -16,6 +16,38 @@ pub fn library_dir() -> PathBuf {
         .expect("libclsw.so is not next to the test executable; build it with `cargo build --release --lib`")
 }
 
+/// Where cargo left libclsw.so and libclsw.a for this test run.
+pub fn artifacts() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable's path");
+    let deps = exe.parent().expect("deps folder").to_path_buf();
+    let candidates = [deps.clone(), deps.parent().map(Path::to_path_buf).unwrap_or_default()];
+    for d in &candidates {
+        if d.join("libclsw.so").is_file() && d.join("libclsw.a").is_file() {
+            return d.clone();
+        }
+    }
+    panic!("libclsw.so and libclsw.a are not in {candidates:?}; build them with `cargo build --release --lib`");
+}
+
+/// Installs this test run's library into `prefix` with `scripts/install.sh`, as a user
+/// would (the shared and static libraries, the header, clsw.pc).
+pub fn install_library(prefix: &Path) {
+    let out = Command::new("bash")
+        .arg(repository_root().join("scripts/install.sh"))
+        .args(["--no-build", "--from"])
+        .arg(artifacts())
+        .arg(prefix)
+        .output()
+        .expect("running scripts/install.sh");
+    assert!(
+        out.status.success(),
+        "scripts/install.sh failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Writes `program` to `dir/name.c` and compiles it with warnings as errors against
 /// include/clsw.h and libclsw.so; returns the executable.
 pub fn compile_c(dir: &Path, name: &str, program: &str) -> PathBuf {

@@ -271,6 +271,7 @@ _declare("clsw_device_get", [_size, ctypes.POINTER(_DeviceInfo)])
 _declare("clsw_scoring_new_builtin", [_c, _i32, _i32, _PP])
 _declare("clsw_scoring_new_file", [_c, _i32, _i32, _PP])
 _declare("clsw_scoring_new_match_mismatch", [_u32, _i32, _i32, _i32, _i32, _PP])
+_declare("clsw_scoring_new_matrix", [_u32, _u8p, _size, ctypes.POINTER(_i32), _i32, _i32, _PP])
 _declare("clsw_scoring_free", [_P], None)
 _declare("clsw_scoring_alphabet", [_H, ctypes.POINTER(_u32)])
 _declare("clsw_scoring_gaps", [_H, ctypes.POINTER(_i32), ctypes.POINTER(_i32)])
@@ -281,6 +282,11 @@ _declare(
     "clsw_db_new_sequences",
     [_u32, _size, ctypes.POINTER(_u8p), ctypes.POINTER(_size), ctypes.POINTER(ctypes.c_char_p), _PP],
 )
+_declare(
+    "clsw_db_new_codes",
+    [_u32, _u8p, _size, _size, ctypes.POINTER(_u8p), ctypes.POINTER(_size), ctypes.POINTER(ctypes.c_char_p), _PP],
+)
+_declare("clsw_alphabet_letters", [_u32, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
 _declare("clsw_db_write_prepared", [_H, _c])
 _declare("clsw_db_free", [_P], None)
 _declare("clsw_db_count", [_H, ctypes.POINTER(_size)])
