@@ -92,8 +92,21 @@ pub unsafe extern "C" fn clsw_db_new_sequences(
     unsafe {
         new_handle(out, OUT, || {
             let alphabet: Alphabet = alphabet_from(alphabet)?;
-            from_memory(count, sequences, lengths, names, |letters, what| encode(letters, alphabet, what))
-                .and_then(|records| finish(Database::from_sequences(alphabet, records)))
+            let read = from_memory(count, sequences, lengths, names)?;
+            // Encoded on every core; the first bad sequence in input order is reported.
+            let coded: Vec<Outcome<Vec<u8>>> = {
+                use rayon::prelude::*;
+                read.par_iter()
+                    .enumerate()
+                    .map(|(k, (id, _, letters))| encode(letters, alphabet, &what(k, id)))
+                    .collect()
+            };
+            let records = read
+                .into_iter()
+                .zip(coded)
+                .map(|((id, description, _), residues)| Ok(Sequence { id, description, residues: residues? }))
+                .collect::<Outcome<Vec<Sequence>>>()?;
+            finish(Database::from_sequences(alphabet, records))
         })
     }
 }
@@ -127,44 +140,55 @@ pub unsafe extern "C" fn clsw_db_new_codes(
                 return Err(Failure::invalid("code_count is 0: no code stands for a residue"));
             }
             let table = bytes(code_letters, code_count.min(256), "code_letters")?;
-            // Each code's residue, through the one letter rule (encode), once per code.
-            let residue: Vec<Option<u8>> = table
-                .iter()
-                .map(|&l| if l == 0 { None } else { alphabet.encode_all(&[l]).ok().map(|c| c[0]) })
-                .collect();
-            from_memory(count, sequences, lengths, names, |codes, what| {
-                if codes.is_empty() {
-                    return Err(Failure::invalid(format!("{what} is empty (length 0)")));
+            // Each code's residue, through the one letter rule (encode), once per code:
+            // a table of 256, NO_RESIDUE where a code stands for none.
+            const NO_RESIDUE: u8 = u8::MAX;
+            let mut residue = [NO_RESIDUE; 256];
+            for (code, &l) in table.iter().enumerate() {
+                if let Some(r) = (l != 0).then(|| alphabet.encode_all(&[l]).ok()).flatten() {
+                    residue[code] = r[0];
                 }
-                codes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &c)| {
-                        residue.get(c as usize).copied().flatten().ok_or_else(|| {
-                            Failure::invalid(format!(
-                                "{what}: code {c} at position {} is not a {} residue in code_letters",
-                                i + 1,
-                                alphabet.name()
-                            ))
-                        })
-                    })
-                    .collect()
-            })
-            .and_then(|records| finish(Database::from_sequences(alphabet, records)))
+            }
+            let read = from_memory(count, sequences, lengths, names)?;
+            let records: Vec<(String, String, usize)> =
+                read.iter().map(|(id, description, codes)| (id.clone(), description.clone(), codes.len())).collect();
+            // Written straight into the database's buffer, on every core.
+            let db = Database::from_fill(
+                alphabet,
+                &records,
+                |k, place| {
+                    let (id, _, codes) = &read[k];
+                    for (r, &c) in place.iter_mut().zip(codes.iter()) {
+                        *r = residue[c as usize];
+                    }
+                    match place.iter().position(|&r| r == NO_RESIDUE) {
+                        None => Ok(()),
+                        Some(i) => Err(Failure::invalid(format!(
+                            "{}: code {} at position {} is not a {} residue in code_letters",
+                            what(k, id),
+                            codes[i],
+                            i + 1,
+                            alphabet.name()
+                        ))),
+                    }
+                },
+                Failure::invalid,
+            )?;
+            finish(db)
         })
     }
 }
 
-/// The records of `count` caller sequences (`residues` turns sequence k's bytes into
-/// codes), named by `names` or numbered from 1: the one reading of caller arrays
-/// behind `clsw_db_new_sequences` and `clsw_db_new_codes`.
-unsafe fn from_memory(
+/// The `count` caller sequences as (id, description, bytes), named by `names` or
+/// numbered from 1, each id checked: the one reading of caller arrays behind
+/// `clsw_db_new_sequences` and `clsw_db_new_codes`. `what(k, id)` names sequence k in a
+/// message.
+unsafe fn from_memory<'a>(
     count: usize,
     sequences: *const *const u8,
     lengths: *const usize,
     names: *const *const c_char,
-    residues: impl Fn(&[u8], &str) -> Outcome<Vec<u8>>,
-) -> Outcome<Vec<Sequence>> {
+) -> Outcome<Vec<(String, String, &'a [u8])>> {
     if count == 0 {
         return Err(Failure::invalid("count is 0: a database needs at least one sequence"));
     }
@@ -174,7 +198,7 @@ unsafe fn from_memory(
     let seqs = unsafe { array(sequences, count, "sequences") }?;
     let lens = unsafe { array(lengths, count, "lengths") }?;
     let names = if names.is_null() { None } else { Some(unsafe { array(names, count, "names") }?) };
-    let mut records = Vec::with_capacity(count);
+    let mut read = Vec::with_capacity(count);
     for k in 0..count {
         let (id, description) = match names.map(|n| n[k]).filter(|p| !p.is_null()) {
             Some(p) => {
@@ -184,14 +208,21 @@ unsafe fn from_memory(
             }
             None => ((k + 1).to_string(), String::new()),
         };
-        let what = format!("sequences[{k}] ('{id}')");
-        let letters = unsafe { bytes(seqs[k], lens[k], &what) }?;
-        if letters.len() > u32::MAX as usize {
-            return Err(Failure::invalid(format!("{what}: longer than {} residues", u32::MAX)));
+        let letters = unsafe { bytes(seqs[k], lens[k], &what(k, &id)) }?;
+        if letters.is_empty() {
+            return Err(Failure::invalid(format!("{} is empty (length 0)", what(k, &id))));
         }
-        records.push(Sequence { id, description, residues: residues(letters, &what)? });
+        if letters.len() > u32::MAX as usize {
+            return Err(Failure::invalid(format!("{}: longer than {} residues", what(k, &id), u32::MAX)));
+        }
+        read.push((id, description, letters));
     }
-    Ok(records)
+    Ok(read)
+}
+
+/// Sequence k of a caller's arrays, as messages name it.
+fn what(k: usize, id: &str) -> String {
+    format!("sequences[{k}] ('{id}')")
 }
 
 /// The residue letters of `alphabet` in code order (`ARNDCQEGHILKMFPSTWYVBZX*` for

@@ -99,20 +99,26 @@ impl Builder {
 
     /// Adds one record; `Err` carries the reason it cannot be stored.
     fn push(&mut self, seq: &Sequence) -> std::result::Result<(), String> {
+        self.push_header(&seq.id, &seq.description, seq.residues.len())?;
+        self.residues.extend_from_slice(&seq.residues);
+        Ok(())
+    }
+
+    /// Adds one record's name and length, its `len` residues to come (`push`, or the
+    /// whole buffer at once in `Database::from_fill`).
+    fn push_header(&mut self, id: &str, description: &str, len: usize) -> std::result::Result<(), String> {
         if self.lengths.len() >= u32::MAX as usize {
             return Err(format!("a database holds at most {} sequences", u32::MAX));
         }
-        crate::seq::check_id(&seq.id)?;
-        let len = u32::try_from(seq.residues.len()).map_err(|_| {
-            format!("sequence '{}' has {} residues, more than the {} allowed", seq.id, seq.residues.len(), u32::MAX)
-        })?;
-        self.names.push_str(&seq.id);
+        crate::seq::check_id(id)?;
+        let len32 = u32::try_from(len)
+            .map_err(|_| format!("sequence '{id}' has {len} residues, more than the {} allowed", u32::MAX))?;
+        self.names.push_str(id);
         self.name_offsets.push(self.names.len());
-        self.names.push_str(&seq.description);
+        self.names.push_str(description);
         self.name_offsets.push(self.names.len());
-        self.lengths.push(len);
-        self.residues.extend_from_slice(&seq.residues);
-        self.offsets.push(self.residues.len() as u64);
+        self.lengths.push(len32);
+        self.offsets.push(self.offsets.last().copied().unwrap_or(0) + len as u64);
         Ok(())
     }
 
@@ -194,6 +200,45 @@ impl Database {
             }
         }
         builder.finish()
+    }
+
+    /// A database of records (id, description, length) whose residues `fill(k, out)`
+    /// writes, as codes of `alphabet` (checked), straight into record k's place in the
+    /// database's one buffer, on every core: no buffer per record and no copy. A C host's library of
+    /// 400,000 sequences and 181 M residues (`clsw_db_new_codes`) took 1.1 s through
+    /// per-record buffers. The first failing record in order gives the error; `Err`
+    /// also carries a record the database cannot hold (its id, its length).
+    pub fn from_fill<E: Send>(
+        alphabet: Alphabet,
+        records: &[(String, String, usize)],
+        fill: impl Fn(usize, &mut [u8]) -> std::result::Result<(), E> + Sync,
+        refused: impl Fn(String) -> E + Sync,
+    ) -> std::result::Result<Database, E> {
+        use rayon::prelude::*;
+        let mut builder = Builder::new(alphabet, 0);
+        for (id, description, len) in records {
+            builder.push_header(id, description, *len).map_err(&refused)?;
+        }
+        let mut residues = vec![0u8; records.iter().map(|r| r.2).sum()];
+        let mut places = Vec::with_capacity(records.len());
+        let mut rest = &mut residues[..];
+        for (_, _, len) in records {
+            let (place, tail) = rest.split_at_mut(*len);
+            places.push(place);
+            rest = tail;
+        }
+        let filled: Vec<std::result::Result<(), E>> = places
+            .into_par_iter()
+            .enumerate()
+            .map(|(k, place)| {
+                fill(k, place)?;
+                let what = format_args!("sequence '{}'", records[k].0);
+                alphabet.check_codes(place, what).map_err(|e| refused(e.to_string()))
+            })
+            .collect();
+        filled.into_iter().collect::<std::result::Result<(), E>>()?;
+        builder.residues = residues;
+        Ok(builder.finish())
     }
 
     /// Opens a database file of either kind: a prepared database (recognised by its
