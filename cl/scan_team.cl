@@ -299,8 +299,8 @@ __kernel void scan_team(
         uint cur = n > 0 ? team_word(res, a, words, G, pad_word) : pad_word;
         uint next = n > 0 ? team_word(res, a + 1, words, G, pad_word) : pad_word;
         uint2 b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe), b1 = team_boundary(bnd, reads, 1, G, n, minus_oe);
-        /* Boundary elements of column k and of column j = k - t (32 bits: a group's
-         * boundary row is below 2^31 elements, as its words are below 2^32 bytes). */
+        /* Boundary elements of column k and of column j = k - t, in 32 bits: the host
+         * refuses a group whose boundary row holds 2^31 elements or more. */
         int kG = 0, jG = -t * G;
         /* An even number of steps: the last, when extra, is past every subject's end. */
         for (int k = 0; k < steps; k += 2, a++, kG += 2 * G, jG += 2 * G) {

@@ -490,6 +490,20 @@ impl<'d> BandedScanner<'d> {
             }
         };
         split.retain(|(_, _, _, members)| !members.is_empty());
+        // scan_team counts a group's boundary elements (its longest subject x its teams)
+        // in 32 bits, as a 64-bit count cost 2% of its loop: longer subjects are refused.
+        if kind == Banded::Team {
+            for (_, teams, _, members) in &split {
+                let longest = members.iter().map(|&k| subjects[k as usize].len()).max().unwrap_or(0);
+                if longest as u64 * *teams as u64 > i32::MAX as u64 {
+                    return Err(Error::InvalidArgument(format!(
+                        "a subject of {longest} residues is too long for the team kernel in groups of {teams} \
+                         teams (its boundary row passes {} elements); use the fast variant or the native path",
+                        i32::MAX
+                    )));
+                }
+            }
+        }
         let elem = kind.boundary_bytes();
         let budget = BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem;
         let layouts = split
