@@ -141,7 +141,10 @@ __kernel void psse_shuffle(
             }
         }
     }
-    for (uint j = n; j < columns; j++)
+    /* Padding to the end of the group's last word, as src/scan/layout.rs lays it out:
+     * scan_team reads the rest of that word as the columns past the subject's end. */
+    const uint padded = (columns + COLS_PER_WORD - 1) / COLS_PER_WORD * COLS_PER_WORD;
+    for (uint j = n; j < padded; j++)
         words[psse_column(base, j, slots, t, lane)] = (uchar)pad;
 }
 

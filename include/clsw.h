@@ -652,9 +652,10 @@ typedef struct clsw_psse_options {
      */
     double censor_below;
     /**
-     * `CLSW_VARIANT_FAST` (two shuffles per work-item in 16-bit lanes) or
-     * `CLSW_VARIANT_INTER` (one per work-item); the native CPU path ignores it. All
-     * give the same results. Default `CLSW_VARIANT_FAST`.
+     * `CLSW_VARIANT_TEAM` (two shuffles per team of work-items, the query's rows
+     * spread over the team), `CLSW_VARIANT_FAST` (two shuffles per work-item in 16-bit
+     * lanes) or `CLSW_VARIANT_INTER` (one per work-item); the native CPU path ignores
+     * it. All give the same results. Default `CLSW_VARIANT_TEAM`.
      */
     clsw_variant variant;
     /**

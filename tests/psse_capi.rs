@@ -8,6 +8,7 @@ mod common;
 use common::capi::Handles;
 
 use clsw::capi::psse::*;
+use clsw::capi::scan::CLSW_VARIANT_TEAM;
 use clsw::capi::{CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_NULL, CLSW_OK};
 use clsw::device::DeviceChoice;
 use clsw::psse::{PsseOptions, psse_many};
@@ -134,7 +135,10 @@ fn contracts_hold() {
     let mut o: clsw_psse_options = unsafe { std::mem::zeroed() };
     unsafe {
         assert_eq!(clsw_psse_options_init(&mut o, std::mem::size_of::<clsw_psse_options>()), CLSW_OK);
-        assert_eq!((o.shuffles, o.window, o.seed, o.censor_below, o.variant, o.keep_scores), (1000, 0, 42, 0.0, 0, 0));
+        assert_eq!(
+            (o.shuffles, o.window, o.seed, o.censor_below, o.variant, o.keep_scores),
+            (1000, 0, 42, 0.0, CLSW_VARIANT_TEAM, 0)
+        );
         assert_eq!(clsw_psse_options_init(&mut o, 4), CLSW_ERR_INVALID_ARGUMENT);
         assert_eq!(clsw_psse_options_init(std::ptr::null_mut(), 64), CLSW_ERR_NULL);
         clsw_psse_options_init(&mut o, std::mem::size_of::<clsw_psse_options>());

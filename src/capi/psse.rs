@@ -3,7 +3,7 @@
 //! and E-value (`clsw psse`, `ssearch36 -k`); one pair, or every pair of two sets.
 
 use super::engine::clsw_engine;
-use super::scan::{CLSW_VARIANT_FAST, clsw_variant, variant_from};
+use super::scan::{CLSW_VARIANT_TEAM, clsw_variant, variant_from};
 use super::scoring::clsw_scoring;
 use super::*;
 use crate::psse::{PsseOptions, PsseResult, Variant, psse_run};
@@ -26,9 +26,10 @@ pub struct clsw_psse_options {
     /// 0: complete maximum-likelihood fit. A quantile strictly between 0 and 1:
     /// censored fit, shuffle scores below that quantile counted but not used. Default 0.
     pub censor_below: f64,
-    /// `CLSW_VARIANT_FAST` (two shuffles per work-item in 16-bit lanes) or
-    /// `CLSW_VARIANT_INTER` (one per work-item); the native CPU path ignores it. All
-    /// give the same results. Default `CLSW_VARIANT_FAST`.
+    /// `CLSW_VARIANT_TEAM` (two shuffles per team of work-items, the query's rows
+    /// spread over the team), `CLSW_VARIANT_FAST` (two shuffles per work-item in 16-bit
+    /// lanes) or `CLSW_VARIANT_INTER` (one per work-item); the native CPU path ignores
+    /// it. All give the same results. Default `CLSW_VARIANT_TEAM`.
     pub variant: clsw_variant,
     /// Nonzero: keep every pair's shuffle scores (`clsw_psse_results_scores`). Default 0.
     pub keep_scores: i32,
@@ -45,7 +46,7 @@ impl Default for clsw_psse_options {
             window: d.window,
             seed: d.seed,
             censor_below: 0.0,
-            variant: CLSW_VARIANT_FAST,
+            variant: CLSW_VARIANT_TEAM,
             keep_scores: 0,
         }
     }

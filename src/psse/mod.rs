@@ -26,7 +26,8 @@
 //!   every tiling and on the native CPU path.
 //! * **Alignment** ([`opencl`]): the shuffles are written on the device straight into
 //!   the inter-task layout of the scan kernels (4 residues per 32-bit word, the shuffles
-//!   of a subject side by side) and aligned by `scan_fast` ([`Variant::Fast`], two
+//!   of a subject side by side) and aligned by `scan_team` ([`Variant::Team`], two
+//!   shuffles per team of work-items, the default), `scan_fast` ([`Variant::Fast`], two
 //!   shuffles per work-item in 16-bit lanes, DPX on NVIDIA) or `scan_inter`
 //!   ([`Variant::Inter`], one per work-item: Zhang's kernel). Saturated 16-bit scores
 //!   are recomputed exactly on the CPU (the shuffle regenerated from its key). The real
@@ -79,20 +80,24 @@ crate::error::named_enum! {
         /// `scan_inter`: one shuffle per work-item (Zhang et al.'s inter-task kernel).
         Inter = "inter",
         /// `scan_fast`: two shuffles per work-item in packed 16-bit lanes (DPX on NVIDIA).
-        #[default]
         Fast = "fast",
+        /// `scan_team`: two shuffles per team of work-items, the query's rows spread over
+        /// the team (the scan's fastest kernel).
+        #[default]
+        Team = "team",
     }
 }
 
 impl TryFrom<crate::scan::Variant> for Variant {
     type Error = Error;
-    /// psse aligns shuffles with the scan kernels `fast` and `inter` only: `intra` and
-    /// `plain` are refused.
+    /// psse aligns shuffles with the scan kernels `team`, `fast` and `inter` only: `intra`
+    /// and `plain` are refused.
     fn try_from(v: crate::scan::Variant) -> Result<Variant> {
         match v {
+            crate::scan::Variant::Team => Ok(Variant::Team),
             crate::scan::Variant::Fast => Ok(Variant::Fast),
             crate::scan::Variant::Inter => Ok(Variant::Inter),
-            other => Err(Error::InvalidArgument(format!("psse runs the fast or inter kernel, not {other}"))),
+            other => Err(Error::InvalidArgument(format!("psse runs the team, fast or inter kernel, not {other}"))),
         }
     }
 }

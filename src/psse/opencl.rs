@@ -1,7 +1,8 @@
 //! The device side of psse: tiles of subjects whose shuffles are made on the device by
 //! `psse_shuffle` (`cl/psse.cl`) straight into the inter-task layout, then aligned with
-//! every query by the scan kernels `scan_inter` (one shuffle per work-item: Zhang et al.'s
-//! design) or `scan_fast` (two shuffles per work-item in packed 16-bit lanes, DPX on
+//! every query by the scan kernels `scan_team` (two shuffles per team of work-items, the
+//! query's rows spread over the team), `scan_inter` (one shuffle per work-item: Zhang et
+//! al.'s design) or `scan_fast` (two shuffles per work-item in packed 16-bit lanes, DPX on
 //! NVIDIA), unchanged: their sources, arguments and layout are those of `src/scan/banded.rs`.
 //!
 //! A tile is a run of subjects (sorted by length) whose entries (every shuffle, then the
@@ -27,10 +28,23 @@ pub const SOURCE: KernelSource = KernelSource { name: "psse.cl", text: include_s
 pub(crate) fn choose_kernel(variant: Variant, scoring: &Scoring) -> Banded {
     if !crate::scan::fits_16_bits(scoring) {
         Banded::InterWide
-    } else if variant == Variant::Inter {
-        Banded::Inter
     } else {
-        Banded::Fast
+        match variant {
+            Variant::Inter => Banded::Inter,
+            Variant::Fast => Banded::Fast,
+            Variant::Team => Banded::Team,
+        }
+    }
+}
+
+/// Slots (work-items, or teams for `scan_team`) of a tile's groups and work-items of an
+/// alignment work-group: `scan_team`'s teams of `Tuning::team` in work-groups of
+/// `team_group`, the others' `group` work-items.
+fn tile_shape(kernel: Banded, tuning: &Tuning) -> (usize, usize) {
+    if kernel == Banded::Team {
+        ((tuning.team_group / tuning.team).max(1), tuning.team_group)
+    } else {
+        (tuning.group, tuning.group)
     }
 }
 
@@ -158,7 +172,8 @@ impl<'d> DeviceTile<'d> {
         let lanes = kernel.lanes();
         let lengths: Vec<usize> = spec.subjects.iter().map(|s| s.len()).collect();
         let per_subject = spec.shuffles + 1;
-        let layout = TileLayout::new(&lengths, per_subject, tuning.group, lanes)?;
+        let (slots, _) = tile_shape(kernel, &tuning);
+        let layout = TileLayout::new(&lengths, per_subject, slots, lanes)?;
         let mut residues = Vec::with_capacity(lengths.iter().sum());
         let mut offsets = Vec::with_capacity(lengths.len());
         for s in spec.subjects {
@@ -198,13 +213,14 @@ impl<'d> DeviceTile<'d> {
             .arg(&(spec.seed as u32))?
             .arg(&((spec.seed >> 32) as u32))?
             .arg(&(spec.window.min(u32::MAX as usize) as u32))?
-            .arg(&(tuning.group as u32))?
+            .arg(&(slots as u32))?
             .arg(&tile.buffers.group_word.get())?
             .arg(&d_group_len.get())?
             .arg(&tile.buffers.words.get())?
             .arg(&(spec.pad as u32))?;
         let queue = dev.queue();
-        let event = launch(&queue, &k, tile.layout.lengths.len(), tuning.group)?;
+        // One work-item per entry slot and lane: whole groups, so a group per work-group.
+        let event = launch(&queue, &k, tile.layout.lengths.len(), slots * lanes)?;
         let seconds = event_seconds(&event)?;
         drop(queue);
         Ok(DeviceTile { shuffle_seconds: seconds, ..tile })
@@ -218,19 +234,45 @@ impl<'d> DeviceTile<'d> {
             return Ok((vec![0; entries], 0.0));
         }
         let dev = self.dev;
-        let tuning = Tuning::default();
-        let (band, group) = (tuning.band, tuning.group);
-        let profile = QueryProfile::new(dev, self.kernel, query, scoring, band)?;
-        // The same program as src/scan/banded.rs builds, so both share one cache entry.
-        let program = self.kernel.program(dev, &tuning, true)?;
+        let defaults = Tuning::default();
+        let (_, group) = tile_shape(self.kernel, &defaults);
+        // scan_team: rows per work-item for this query, a pass within local memory (as
+        // src/scan/banded.rs chooses them); the others' bands.
+        let (tuning, span) = if self.kernel == Banded::Team {
+            let letters = scoring.matrix.size() + 1;
+            let max_span = (dev.info.local_mem_bytes as usize).saturating_sub(group * 24 + 1024) / (letters * 2);
+            let rows = defaults.rows_for(&[query.len()], defaults.team, max_span.saturating_sub(2 * defaults.team + 4));
+            (Tuning { rows, ..defaults }, defaults.team * rows)
+        } else {
+            (defaults, defaults.band)
+        };
+        let profile = QueryProfile::new(dev, self.kernel, query, scoring, span)?;
+        // The same program as src/scan/banded.rs builds, so both share one cache entry;
+        // scan_team without end cells (psse needs the scores alone).
+        let program = self.kernel.program(dev, &tuning, self.kernel != Banded::Team)?;
         let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.kernel_name()))?;
         let mut args = KernelArgs::new(&k);
-        self.buffers.args(&mut args, &self.scratch, &profile, (0, 0), self.kernel, scoring, (band, 1))?;
+        let bands = if self.kernel == Banded::Team { tuning.team } else { 1 };
+        self.buffers.args(&mut args, &self.scratch, &profile, (0, 0), self.kernel, scoring, (span, bands))?;
+        // scan_team's query slots: this one query.
+        let slot_rows = if self.kernel == Banded::Team {
+            let rows = dev.buffer_from(&[(query.len().div_ceil(span) * span) as i32])?;
+            let cells = *self.layout.group_cell.last().unwrap_or(&0);
+            args.local(group * 6 * 4)?
+                .arg(&rows.get())?
+                .arg(&1i32)?
+                .arg(&cells)?
+                .arg(&(self.layout.lengths.len() as i32))?;
+            Some(rows)
+        } else {
+            None
+        };
         let queue = dev.queue();
         let event = launch(&queue, &k, self.layout.groups() * group, group)?;
         let mut scores = self.scratch.outputs.read_scores(dev, &queue)?;
         let seconds = event_seconds(&event)?;
         drop(queue);
+        drop(slot_rows);
         scores.truncate(entries);
         // Empty entries (empty subjects) are not written by the kernels.
         for (s, &n) in scores.iter_mut().zip(&self.layout.lengths) {
@@ -304,7 +346,11 @@ pub fn device_shuffles(
     seed: u64,
     window: usize,
 ) -> Result<Vec<Vec<Vec<u8>>>> {
-    let kernel = if variant == Variant::Inter { Banded::Inter } else { Banded::Fast };
+    let kernel = match variant {
+        Variant::Inter => Banded::Inter,
+        Variant::Fast => Banded::Fast,
+        Variant::Team => Banded::Team,
+    };
     let mut order: Vec<usize> = (0..subjects.len()).collect();
     order.sort_by_key(|&k| (subjects[k].len(), k));
     let sorted: Vec<&[u8]> = order.iter().map(|&k| subjects[k]).collect();

@@ -817,7 +817,7 @@ class _PsseResult(ctypes.Structure):
     )
 
 
-PSSE_VARIANTS = {"fast": 0, "inter": 1}
+PSSE_VARIANTS = {"fast": 0, "inter": 1, "team": 4}
 _declare("clsw_psse_options_init", [ctypes.POINTER(_PsseOptions), _size])
 _declare("clsw_psse", [_H, _H, _u8p, _size, _u8p, _size, ctypes.POINTER(_PsseOptions), ctypes.POINTER(_PsseResult)])
 _declare(
