@@ -16,7 +16,7 @@
 use super::Variant;
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::{Error, Result};
-use crate::scan::banded::{Banded, BandedBuffers, QueryProfile, Scratch, Tuning};
+use crate::scan::banded::{Banded, BandedBuffers, QueryProfile, Scratch, Tuning, team_max_span};
 use crate::scoring::Scoring;
 use opencl3::kernel::Kernel;
 use opencl3::memory::ClMem;
@@ -239,9 +239,8 @@ impl<'d> DeviceTile<'d> {
         // scan_team: rows per work-item for this query, a pass within local memory (as
         // src/scan/banded.rs chooses them); the others' bands.
         let (tuning, span) = if self.kernel == Banded::Team {
-            let letters = scoring.matrix.size() + 1;
-            let max_span = (dev.info.local_mem_bytes as usize).saturating_sub(group * 24 + 1024) / (letters * 2);
-            let rows = defaults.rows_for(&[query.len()], defaults.team, max_span.saturating_sub(2 * defaults.team + 4));
+            let max_span = team_max_span(dev, group, scoring.matrix.size() + 1, defaults.team);
+            let rows = defaults.rows_for(&[query.len()], defaults.team, max_span);
             (Tuning { rows, ..defaults }, defaults.team * rows)
         } else {
             (defaults, defaults.band)

@@ -301,6 +301,15 @@ impl Tuning {
     }
 }
 
+/// `scan_team`: the most query rows a pass may hold on `dev` in work-groups of
+/// `work_group` work-items, teams of `team` and profiles of `letters` letters: its
+/// profile (letters x (span + 2 team + 4) shorts, see `BandedBuffers::args`) and the
+/// scratch words must fit local memory.
+pub(crate) fn team_max_span(dev: &ClDevice, work_group: usize, letters: usize, team: usize) -> usize {
+    let local = dev.info.local_mem_bytes as usize;
+    (local.saturating_sub(work_group * 24 + 1024) / (letters * 2)).saturating_sub(2 * team + 4)
+}
+
 /// Subjects of a banded kernel on the device: the group layout's buffers, in the order
 /// the kernels take them (shared by the scanner below and psse's tiles of shuffles).
 pub(crate) struct BandedBuffers {
@@ -614,13 +623,8 @@ impl<'d> BandedScanner<'d> {
             // Query rows per band or pass: scan_team's rows per work-item follow the
             // queries' lengths and the part's team size.
             let (tuning, span) = if self.kind == Banded::Team {
-                // A pass's profile (letters x (span + 2 team + 4) shorts, see `args`) and
-                // the scratch words must fit local memory.
-                let local = dev.info.local_mem_bytes as usize;
                 let team = part.work_group / part.layout.group_size;
-                let max_span =
-                    (local.saturating_sub(part.work_group * 24 + 1024) / (letters * 2)).saturating_sub(2 * team + 4);
-                let rows = self.tuning.rows_for(&lengths, team, max_span);
+                let rows = self.tuning.rows_for(&lengths, team, team_max_span(dev, part.work_group, letters, team));
                 (Tuning { team, rows, ..self.tuning }, team * rows)
             } else {
                 (self.tuning, self.tuning.band)
