@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::seq::db::is_prepared;
-use crate::seq::{Alphabet, Database, EmptyRecords, Sequence, check_id, fasta, split_header};
+use crate::seq::{Alphabet, Database, EmptyRecords, check_id, fasta, split_header};
 use std::sync::Arc;
 
 /// A set of subject sequences in database order (index 0 to count - 1). Read-only
@@ -92,21 +92,18 @@ pub unsafe extern "C" fn clsw_db_new_sequences(
     unsafe {
         new_handle(out, OUT, || {
             let alphabet: Alphabet = alphabet_from(alphabet)?;
-            let read = from_memory(count, sequences, lengths, names)?;
-            // Encoded on every core; the first bad sequence in input order is reported.
-            let coded: Vec<Outcome<Vec<u8>>> = {
-                use rayon::prelude::*;
-                read.par_iter()
-                    .enumerate()
-                    .map(|(k, (id, _, letters))| encode(letters, alphabet, &what(k, id)))
-                    .collect()
-            };
-            let records = read
-                .into_iter()
-                .zip(coded)
-                .map(|((id, description, _), residues)| Ok(Sequence { id, description, residues: residues? }))
-                .collect::<Outcome<Vec<Sequence>>>()?;
-            finish(Database::from_sequences(alphabet, records))
+            let (records, letters) = from_memory(count, sequences, lengths, names)?;
+            // Encoded into the database's buffer on every core, as clsw_db_new_codes.
+            let db = Database::from_fill(
+                alphabet,
+                &records,
+                |k, place| {
+                    place.copy_from_slice(&encode(letters[k], alphabet, &what(k, &records[k].0))?);
+                    Ok(())
+                },
+                Failure::invalid,
+            )?;
+            finish(db)
         })
     }
 }
@@ -149,15 +146,13 @@ pub unsafe extern "C" fn clsw_db_new_codes(
                     residue[code] = r[0];
                 }
             }
-            let read = from_memory(count, sequences, lengths, names)?;
-            let records: Vec<(String, String, usize)> =
-                read.iter().map(|(id, description, codes)| (id.clone(), description.clone(), codes.len())).collect();
+            let (records, caller_codes) = from_memory(count, sequences, lengths, names)?;
             // Written straight into the database's buffer, on every core.
             let db = Database::from_fill(
                 alphabet,
                 &records,
                 |k, place| {
-                    let (id, _, codes) = &read[k];
+                    let codes = caller_codes[k];
                     for (r, &c) in place.iter_mut().zip(codes.iter()) {
                         *r = residue[c as usize];
                     }
@@ -165,7 +160,7 @@ pub unsafe extern "C" fn clsw_db_new_codes(
                         None => Ok(()),
                         Some(i) => Err(Failure::invalid(format!(
                             "{}: code {} at position {} is not a {} residue in code_letters",
-                            what(k, id),
+                            what(k, &records[k].0),
                             codes[i],
                             i + 1,
                             alphabet.name()
@@ -179,16 +174,19 @@ pub unsafe extern "C" fn clsw_db_new_codes(
     }
 }
 
-/// The `count` caller sequences as (id, description, bytes), named by `names` or
-/// numbered from 1, each id checked: the one reading of caller arrays behind
-/// `clsw_db_new_sequences` and `clsw_db_new_codes`. `what(k, id)` names sequence k in a
-/// message.
+/// Records (id, description, length) for `Database::from_fill` and each one's bytes.
+type CallerSequences<'a> = (Vec<(String, String, usize)>, Vec<&'a [u8]>);
+
+/// The `count` caller sequences as records (id, description, length) and their bytes,
+/// named by `names` or numbered from 1, each id checked: the one reading of caller
+/// arrays behind `clsw_db_new_sequences` and `clsw_db_new_codes`, which then fill the
+/// database with `Database::from_fill`.
 unsafe fn from_memory<'a>(
     count: usize,
     sequences: *const *const u8,
     lengths: *const usize,
     names: *const *const c_char,
-) -> Outcome<Vec<(String, String, &'a [u8])>> {
+) -> Outcome<CallerSequences<'a>> {
     if count == 0 {
         return Err(Failure::invalid("count is 0: a database needs at least one sequence"));
     }
@@ -198,7 +196,7 @@ unsafe fn from_memory<'a>(
     let seqs = unsafe { array(sequences, count, "sequences") }?;
     let lens = unsafe { array(lengths, count, "lengths") }?;
     let names = if names.is_null() { None } else { Some(unsafe { array(names, count, "names") }?) };
-    let mut read = Vec::with_capacity(count);
+    let (mut records, mut bytes_of) = (Vec::with_capacity(count), Vec::with_capacity(count));
     for k in 0..count {
         let (id, description) = match names.map(|n| n[k]).filter(|p| !p.is_null()) {
             Some(p) => {
@@ -215,9 +213,10 @@ unsafe fn from_memory<'a>(
         if letters.len() > u32::MAX as usize {
             return Err(Failure::invalid(format!("{}: longer than {} residues", what(k, &id), u32::MAX)));
         }
-        read.push((id, description, letters));
+        records.push((id, description, letters.len()));
+        bytes_of.push(letters);
     }
-    Ok(read)
+    Ok((records, bytes_of))
 }
 
 /// Sequence k of a caller's arrays, as messages name it.
