@@ -41,11 +41,7 @@ pub(crate) fn choose_kernel(variant: Variant, scoring: &Scoring) -> Banded {
 /// alignment work-group: `scan_team`'s teams of `Tuning::team` in work-groups of
 /// `team_group`, the others' `group` work-items.
 fn tile_shape(kernel: Banded, tuning: &Tuning) -> (usize, usize) {
-    if kernel == Banded::Team {
-        ((tuning.team_group / tuning.team).max(1), tuning.team_group)
-    } else {
-        (tuning.group, tuning.group)
-    }
+    if kernel == Banded::Team { tuning.team_work_group(tuning.team) } else { (tuning.group, tuning.group) }
 }
 
 /// Where a tile's entries sit: groups of `slots x lanes` consecutive entries, each
@@ -254,7 +250,8 @@ impl<'d> DeviceTile<'d> {
         let bands = if self.kernel == Banded::Team { tuning.team } else { 1 };
         self.buffers.args(&mut args, &self.scratch, &profile, (0, 0), self.kernel, scoring, (span, bands))?;
         // scan_team's query slots: this one query.
-        let slot_rows = if self.kernel == Banded::Team {
+        // (The slot-rows buffer lives until the scores are read.)
+        let _slot_rows = if self.kernel == Banded::Team {
             let rows = dev.buffer_from(&[(query.len().div_ceil(span) * span) as i32])?;
             let cells = *self.layout.group_cell.last().unwrap_or(&0);
             args.local(group * 6 * 4)?
@@ -271,7 +268,6 @@ impl<'d> DeviceTile<'d> {
         let mut scores = self.scratch.outputs.read_scores(dev, &queue)?;
         let seconds = event_seconds(&event)?;
         drop(queue);
-        drop(slot_rows);
         scores.truncate(entries);
         // Empty entries (empty subjects) are not written by the kernels.
         for (s, &n) in scores.iter_mut().zip(&self.layout.lengths) {

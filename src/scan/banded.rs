@@ -281,6 +281,13 @@ impl Tuning {
         team
     }
 
+    /// `scan_team`: the teams of `team` work-items a work-group holds (`team_group`'s
+    /// worth, at least one) and its work-items.
+    pub fn team_work_group(&self, team: usize) -> (usize, usize) {
+        let teams = (self.team_group / team).max(1);
+        (teams, teams * team)
+    }
+
     /// `scan_team`: rows per work-item for queries of `lengths` rows scanned together
     /// (one query, or a launch's slots) and teams of `team` (`self.rows` when set): the
     /// least time over them all, padded rows at the speed TEAM_ROWS_GCUPS gives each
@@ -483,8 +490,8 @@ impl<'d> BandedScanner<'d> {
                 by_team
                     .into_iter()
                     .map(|(team, members)| {
-                        let teams = (tuning.team_group / team).max(1);
-                        (kind.kernel_name(), teams, teams * team, members)
+                        let (teams, work_group) = tuning.team_work_group(team);
+                        (kind.kernel_name(), teams, work_group, members)
                     })
                     .collect()
             }
