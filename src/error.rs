@@ -29,6 +29,9 @@ pub enum Error {
     /// A buffer whose size follows from the input could not be allocated (host memory,
     /// or a device's limit): what it was for and how many bytes it needed.
     OutOfMemory { what: String, bytes: u128 },
+    /// Another rank of an MPI job failed ([`crate::mpi`]): its rank and its error's
+    /// message. The failing rank itself returns its own error.
+    Rank { rank: usize, message: String },
 }
 
 /// Shorthand used throughout the crate.
@@ -69,6 +72,7 @@ impl fmt::Display for Error {
             Error::OutOfMemory { what, bytes } => {
                 write!(f, "out of memory: {what} needs {}", describe_bytes(*bytes))
             }
+            Error::Rank { rank, message } => write!(f, "rank {rank}: {message}"),
         }
     }
 }

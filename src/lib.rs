@@ -38,6 +38,7 @@ pub mod distance;
 pub mod engine;
 pub mod error;
 pub mod memory;
+pub mod mpi;
 pub mod outfile;
 pub mod output;
 pub mod psse;

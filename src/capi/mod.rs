@@ -107,6 +107,13 @@ pub enum clsw_status {
     /// host's, or a device's per-buffer limit); the message names the buffer and its size.
     /// Nothing was changed: the call can be retried with smaller inputs.
     CLSW_ERR_OUT_OF_MEMORY = 10,
+    /// Another rank of an MPI search failed (`clsw_searcher_new_mpi`); the message
+    /// names that rank and holds its error's message. Every rank's call returns an
+    /// error, none waits for the failed one.
+    CLSW_ERR_RANK = 11,
+    /// A function of the MPI API was called on a clsw built without MPI (the cargo
+    /// feature `mpi`).
+    CLSW_ERR_NO_MPI = 12,
 }
 
 pub use clsw_status::*;
@@ -162,6 +169,8 @@ pub extern "C" fn clsw_status_str(status: c_int) -> *const c_char {
         8 => "CLSW_ERR_BUFFER_TOO_SMALL: a caller buffer is too small\0",
         9 => "CLSW_ERR_INTERNAL: internal error (a bug in clsw)\0",
         10 => "CLSW_ERR_OUT_OF_MEMORY: out of memory\0",
+        11 => "CLSW_ERR_RANK: another rank of the MPI job failed\0",
+        12 => "CLSW_ERR_NO_MPI: clsw was built without MPI\0",
         _ => "unknown clsw_status\0",
     };
     s.as_ptr() as *const c_char
@@ -220,6 +229,7 @@ pub(crate) fn status_of(e: &Error) -> clsw_status {
         Error::Device(_) => CLSW_ERR_DEVICE,
         Error::Internal(_) => CLSW_ERR_INTERNAL,
         Error::OutOfMemory { .. } => CLSW_ERR_OUT_OF_MEMORY,
+        Error::Rank { .. } => CLSW_ERR_RANK,
     }
 }
 

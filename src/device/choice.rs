@@ -28,6 +28,19 @@ pub enum DeviceChoice {
     Name(String),
     /// Every GPU, splitting the work (without GPUs, the native CPU path).
     All,
+    /// The GPU of this process's local rank among the host's GPUs (modulo their
+    /// number), for one GPU per MPI rank: the local rank is the launcher's
+    /// (`OMPI_COMM_WORLD_LOCAL_RANK`, `MPI_LOCALRANKID`, `SLURM_LOCALID`), 0 without one.
+    RankGpu,
+}
+
+/// This process's rank among the processes an MPI launcher started on its host (see
+/// [`DeviceChoice::RankGpu`]), 0 when no launcher says.
+pub fn local_rank() -> usize {
+    ["OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 impl FromStr for DeviceChoice {
@@ -41,6 +54,7 @@ impl FromStr for DeviceChoice {
             "cpu" => DeviceChoice::Cpu,
             "native" | "reference" => DeviceChoice::Native,
             "all" => DeviceChoice::All,
+            "rank-gpu" => DeviceChoice::RankGpu,
             lower => match lower.parse::<usize>() {
                 Ok(i) => DeviceChoice::Index(i),
                 Err(_) => DeviceChoice::Name(t.to_string()),
@@ -59,6 +73,7 @@ impl fmt::Display for DeviceChoice {
             DeviceChoice::Index(i) => write!(f, "{i}"),
             DeviceChoice::Name(n) => write!(f, "{n}"),
             DeviceChoice::All => write!(f, "all"),
+            DeviceChoice::RankGpu => write!(f, "rank-gpu"),
         }
     }
 }
@@ -190,6 +205,13 @@ pub(crate) fn select_from(choice: &DeviceChoice, devices: &[DeviceInfo]) -> Resu
             let gpus: Vec<Backend> =
                 devices.iter().filter(|d| d.kind == DeviceKind::Gpu).cloned().map(Backend::OpenCl).collect();
             Ok(if gpus.is_empty() { vec![Backend::Native] } else { gpus })
+        }
+        DeviceChoice::RankGpu => {
+            let gpus: Vec<&DeviceInfo> = devices.iter().filter(|d| d.kind == DeviceKind::Gpu).collect();
+            if gpus.is_empty() {
+                return Err(none("GPU"));
+            }
+            one(gpus[local_rank() % gpus.len()])
         }
     }
 }

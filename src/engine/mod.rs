@@ -37,16 +37,39 @@ impl WorkerRef<'_> {
 /// shares of about equal total size. Returns `parts + 1` boundaries: share `p` is
 /// `bounds[p]..bounds[p + 1]`; trailing shares may be empty.
 pub fn split_by_size(sizes: impl IntoIterator<Item = usize>, parts: usize) -> Vec<usize> {
+    split_by_weights(sizes, &vec![1.0; parts.max(1)])
+}
+
+/// Cuts items (given by their sizes) into one contiguous share per weight, each share's
+/// total size about in proportion to its weight (a worker's speed: the shares then take
+/// about equal time). Returns `weights.len() + 1` boundaries, as [`split_by_size`]: a
+/// share ends after the first item that reaches its part of the whole.
+pub fn split_by_weights(sizes: impl IntoIterator<Item = usize>, weights: &[f64]) -> Vec<usize> {
     let sizes: Vec<usize> = sizes.into_iter().collect();
-    let parts = parts.max(1);
-    let total: usize = sizes.iter().sum();
-    let per = total.div_ceil(parts).max(1);
+    let parts = weights.len().max(1);
+    let whole: f64 = weights.iter().sum();
+    let total = sizes.iter().sum::<usize>() as f64;
+    // Where share p ends: the sizes up to it reach this.
+    let mut ends = Vec::with_capacity(parts);
+    let mut cumulative = 0.0;
+    for w in weights {
+        cumulative += w;
+        ends.push(if whole > 0.0 { total * cumulative / whole } else { total });
+    }
+    // A share of weight 0 takes nothing: it ends where it starts.
+    let idle_shares_end = |bounds: &mut Vec<usize>, at: usize| {
+        while bounds.len() < parts && weights[bounds.len() - 1] <= 0.0 {
+            bounds.push(at);
+        }
+    };
     let mut bounds = vec![0];
-    let mut acc = 0;
+    idle_shares_end(&mut bounds, 0);
+    let mut acc = 0usize;
     for (k, s) in sizes.iter().enumerate() {
         acc += s;
-        if acc >= per * bounds.len() && bounds.len() < parts {
+        if bounds.len() < parts && acc as f64 >= ends[bounds.len() - 1] {
             bounds.push(k + 1);
+            idle_shares_end(&mut bounds, k + 1);
         }
     }
     while bounds.len() <= parts {
@@ -144,7 +167,7 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
-    use super::split_by_size;
+    use super::{split_by_size, split_by_weights};
 
     #[test]
     fn shares_are_contiguous_and_balanced() {
@@ -153,6 +176,9 @@ mod tests {
         // One huge item: the other share is empty, never out of range.
         assert_eq!(split_by_size([100, 1], 3), vec![0, 1, 2, 2]);
         assert_eq!(split_by_size(Vec::<usize>::new(), 2), vec![0, 0, 0]);
+        assert_eq!(split_by_weights([10, 10, 10, 10], &[3.0, 1.0]), vec![0, 3, 4]);
+        assert_eq!(split_by_weights([10; 10], &[1.0, 0.0, 1.0]), vec![0, 5, 5, 10]);
+        assert_eq!(split_by_weights([10; 4], &[0.0, 1.0]), vec![0, 0, 4]);
         let b = split_by_size((1..=100).collect::<Vec<_>>(), 4);
         assert_eq!((b[0], b[4], b.len()), (0, 100, 5));
         assert!(b.windows(2).all(|w| w[0] <= w[1]));

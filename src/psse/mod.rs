@@ -62,7 +62,7 @@ pub mod shuffle;
 pub use fit::{Fit, fit_scores};
 
 use crate::device::ClDevice;
-use crate::engine::{Engine, WorkerRef, split_by_size};
+use crate::engine::{Engine, WorkerRef, split_by_weights};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::reference::sw_score;
@@ -230,7 +230,7 @@ pub struct PsseStats {
 }
 
 impl PsseStats {
-    fn add(&mut self, o: &PsseStats) {
+    pub(crate) fn add(&mut self, o: &PsseStats) {
         self.shuffle_seconds += o.shuffle_seconds;
         self.align_seconds += o.align_seconds;
         self.alignments += o.alignments;
@@ -280,6 +280,25 @@ where
     Q: AsRef<[u8]> + Sync,
     S: AsRef<[u8]> + Sync,
 {
+    let all = PairBlock { queries: 0..queries.len(), subjects: 0..subjects.len() };
+    psse_block(engine, queries, subjects, &all, opts)
+}
+
+/// [`psse_run`] of the pairs of one block of `queries` x `subjects` (one rank's share
+/// of an MPI run, [`crate::mpi::psse_run`]): `pairs` holds the block's pairs, query-major
+/// within the block; each pair's shuffles are keyed by its subject's index in
+/// `subjects`, so its result is the one [`psse_run`] gives.
+pub fn psse_block<Q, S>(
+    engine: &Engine,
+    queries: &[Q],
+    subjects: &[S],
+    block: &PairBlock,
+    opts: &PsseOptions,
+) -> Result<PsseRun>
+where
+    Q: AsRef<[u8]> + Sync,
+    S: AsRef<[u8]> + Sync,
+{
     opts.validate()?;
     let queries: Vec<&[u8]> = queries.iter().map(|q| q.as_ref()).collect();
     let subjects: Vec<&[u8]> = subjects.iter().map(|s| s.as_ref()).collect();
@@ -292,7 +311,16 @@ where
             alphabet.check_codes(s, format_args!("{what} {}", k + 1))?;
         }
     }
-    if queries.is_empty() || subjects.is_empty() {
+    if block.queries.end > queries.len() || block.subjects.end > subjects.len() {
+        return Err(Error::InvalidArgument(format!(
+            "pair block {:?} x {:?} outside {} queries x {} subjects",
+            block.queries,
+            block.subjects,
+            queries.len(),
+            subjects.len()
+        )));
+    }
+    if block.is_empty() {
         return Ok(PsseRun { pairs: Vec::new(), stats: PsseStats::default() });
     }
     let longest = |set: &[&[u8]]| set.iter().map(|s| s.len()).max().unwrap_or(0);
@@ -300,11 +328,11 @@ where
     // A pair's fit holds its shuffle scores a few times over (as they arrive, a copy,
     // as floating point for the likelihood): about 24 bytes a shuffle, for as many pairs
     // at once as there are threads.
-    let concurrent = rayon::current_num_threads().min(queries.len().saturating_mul(subjects.len()));
+    let concurrent = rayon::current_num_threads().min(block.len());
     let what = format!("the fits of {concurrent} pair(s) of {} shuffles each", opts.shuffles);
     memory::ensure(what, (opts.shuffles as u128 + 1) * 24 * concurrent as u128)?;
     let workers = engine.workers();
-    let shares = share_pairs(&queries, &subjects, workers.len());
+    let shares = share_pairs(&queries, &subjects, block, &vec![1.0; workers.len()]);
     let (queries, subjects) = (&queries, &subjects);
     let shares: Vec<Result<Share>> = std::thread::scope(|scope| {
         let handles: Vec<_> = workers
@@ -324,13 +352,14 @@ where
             .map(|h| h.join().unwrap_or_else(|_| Err(Error::Device("psse worker thread panicked".into()))))
             .collect()
     });
-    let mut pairs: Vec<Option<Result<PsseResult>>> = (0..queries.len() * subjects.len()).map(|_| None).collect();
+    let mut pairs: Vec<Option<Result<PsseResult>>> = (0..block.len()).map(|_| None).collect();
     let mut stats = PsseStats::default();
     for share in shares {
         let share = share?;
         stats.add(&share.stats);
         for (i, r) in share.pairs {
-            pairs[i] = Some(r);
+            let (q, s) = (i / subjects.len(), i % subjects.len());
+            pairs[(q - block.queries.start) * block.subjects.len() + s - block.subjects.start] = Some(r);
         }
     }
     let pairs =
@@ -338,35 +367,48 @@ where
     Ok(PsseRun { pairs, stats })
 }
 
-/// The pairs one worker aligns: a block of queries against a block of subjects.
+/// The pairs of a block of queries against a block of subjects (what one device, or
+/// one rank of an MPI run, aligns).
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct PairShare {
-    queries: std::ops::Range<usize>,
-    subjects: std::ops::Range<usize>,
+pub struct PairBlock {
+    pub queries: std::ops::Range<usize>,
+    pub subjects: std::ops::Range<usize>,
 }
 
-impl PairShare {
-    fn is_empty(&self) -> bool {
+impl PairBlock {
+    pub fn is_empty(&self) -> bool {
         self.queries.is_empty() || self.subjects.is_empty()
+    }
+
+    /// The number of pairs.
+    pub fn len(&self) -> usize {
+        self.queries.len() * self.subjects.len()
     }
 }
 
-/// Shares the pairs among `workers` by cells. With at least as many queries as workers,
-/// each takes a block of the queries against every subject: a device's launches then
-/// hold every subject's shuffles, as large as one device's alone (split by subjects, each
-/// of two H200s ran its half of every launch nearly as long as one ran the whole: 1.05x
-/// for two GPUs). With fewer queries, each takes a block of the subjects.
-fn share_pairs(queries: &[&[u8]], subjects: &[&[u8]], workers: usize) -> Vec<PairShare> {
-    let by_queries = workers > 1 && queries.len() >= workers;
-    let sizes: Vec<usize> = if by_queries { queries.iter() } else { subjects.iter() }.map(|s| s.len() + 1).collect();
-    let bounds = split_by_size(sizes, workers);
-    (0..workers)
+/// Shares the pairs of `block` by cells, one share per weight (a worker's speed) in
+/// proportion to it. With at least as many queries as shares, each takes a block of
+/// the queries against every subject: a device's launches then hold every subject's
+/// shuffles, as large as one device's alone (split by subjects, each of two H200s ran
+/// its half of every launch nearly as long as one ran the whole: 1.05x for two GPUs).
+/// With fewer queries, each takes a block of the subjects.
+pub fn share_pairs(queries: &[&[u8]], subjects: &[&[u8]], block: &PairBlock, weights: &[f64]) -> Vec<PairBlock> {
+    let parts = weights.len();
+    let by_queries = parts > 1 && block.queries.len() >= parts;
+    let sizes: Vec<usize> =
+        if by_queries { &queries[block.queries.clone()] } else { &subjects[block.subjects.clone()] }
+            .iter()
+            .map(|s| s.len() + 1)
+            .collect();
+    let bounds = split_by_weights(sizes, weights);
+    (0..parts.max(1))
         .map(|w| {
-            let block = bounds[w]..bounds[w + 1];
             if by_queries {
-                PairShare { queries: block, subjects: 0..subjects.len() }
+                let start = block.queries.start;
+                PairBlock { queries: start + bounds[w]..start + bounds[w + 1], subjects: block.subjects.clone() }
             } else {
-                PairShare { queries: 0..queries.len(), subjects: block }
+                let start = block.subjects.start;
+                PairBlock { queries: block.queries.clone(), subjects: start + bounds[w]..start + bounds[w + 1] }
             }
         })
         .collect()
@@ -437,7 +479,7 @@ fn pair_cost(queries: &[&[u8]], subject: &[u8], opts: &PsseOptions) -> (u64, u64
 const NATIVE_SHUFFLE_CHUNK: u32 = 1 << 14;
 
 /// The native CPU path: shuffles made on the CPU in chunks, scored by the SIMD scan.
-fn native_share(queries: &[&[u8]], subjects: &[&[u8]], share: PairShare, opts: &PsseOptions) -> Result<Share> {
+fn native_share(queries: &[&[u8]], subjects: &[&[u8]], share: PairBlock, opts: &PsseOptions) -> Result<Share> {
     let q0 = share.queries.start;
     let per_subject: Vec<Result<Share>> = share
         .subjects
@@ -506,7 +548,7 @@ fn device_share(
     dev: &ClDevice,
     queries: &[&[u8]],
     subjects: &[&[u8]],
-    share: PairShare,
+    share: PairBlock,
     opts: &PsseOptions,
 ) -> Result<Share> {
     let kernel = choose_kernel(opts.variant, &opts.scoring);
@@ -592,15 +634,23 @@ mod tests {
     fn pairs_are_shared_by_queries_when_there_are_enough_else_by_subjects() {
         let (q, s) = (vec![vec![0u8; 100], vec![0; 300], vec![0; 100]], vec![vec![0u8; 50]; 4]);
         let (q, s): (Vec<&[u8]>, Vec<&[u8]>) = (q.iter().map(|x| &x[..]).collect(), s.iter().map(|x| &x[..]).collect());
-        let shares = share_pairs(&q, &s, 2);
-        assert_eq!(shares, [PairShare { queries: 0..2, subjects: 0..4 }, PairShare { queries: 2..3, subjects: 0..4 }]);
-        let shares = share_pairs(&q[..1], &s, 2);
-        assert_eq!(shares, [PairShare { queries: 0..1, subjects: 0..2 }, PairShare { queries: 0..1, subjects: 2..4 }]);
-        assert_eq!(share_pairs(&q, &s, 1), [PairShare { queries: 0..3, subjects: 0..4 }]);
+        let all = |nq: usize| PairBlock { queries: 0..nq, subjects: 0..4 };
+        let shares = share_pairs(&q, &s, &all(3), &[1.0; 2]);
+        assert_eq!(shares, [PairBlock { queries: 0..2, subjects: 0..4 }, PairBlock { queries: 2..3, subjects: 0..4 }]);
+        let shares = share_pairs(&q[..1], &s, &all(1), &[1.0; 2]);
+        assert_eq!(shares, [PairBlock { queries: 0..1, subjects: 0..2 }, PairBlock { queries: 0..1, subjects: 2..4 }]);
+        assert_eq!(share_pairs(&q, &s, &all(3), &[1.0]), [all(3)]);
+        // A faster worker takes more; a block inside the whole is cut inside it.
+        let shares = share_pairs(&q, &s, &all(3), &[3.0, 1.0]);
+        assert_eq!(shares, [PairBlock { queries: 0..2, subjects: 0..4 }, PairBlock { queries: 2..3, subjects: 0..4 }]);
+        let inner = PairBlock { queries: 1..2, subjects: 1..4 };
+        let shares = share_pairs(&q, &s, &inner, &[1.0; 3]);
+        let subjects: Vec<_> = shares.iter().map(|b| b.subjects.clone()).collect();
+        assert_eq!(subjects, [1..2, 2..3, 3..4]);
         // Every pair in exactly one share, for any number of workers.
         for workers in 1..6 {
             let mut seen = vec![0; q.len() * s.len()];
-            for share in share_pairs(&q, &s, workers) {
+            for share in share_pairs(&q, &s, &all(3), &vec![1.0; workers]) {
                 for a in share.queries.clone() {
                     for b in share.subjects.clone() {
                         seen[a * s.len() + b] += 1;

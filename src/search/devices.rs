@@ -22,7 +22,7 @@ impl Searcher<'_> {
     /// Scans `queries` in chunks of `chunk` and hands each query's scores to `send` in
     /// query order, until `send` returns false or an error (sent last). Each share runs
     /// through the chunks on its own thread, at most `ahead` chunks ahead of the merge.
-    pub(super) fn scan_all(
+    pub(crate) fn scan_all(
         &self,
         queries: &[Sequence],
         chunk: usize,

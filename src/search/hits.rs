@@ -1,111 +1,20 @@
 //! A query's results: E-value statistics, the choice of hits and their alignments.
 
+use super::Statistics;
 use super::{Scanned, Searcher, Strand, reverse_complement};
 use crate::align::Alignment;
 use crate::engine::WorkerRef;
 use crate::error::{Error, Result};
-use crate::psse::shuffle::shuffled;
 use crate::reference::{self, LocalScore};
 use crate::scan::from_end::{HitEnd, align_from_ends};
-use crate::scan::native::{self, Report};
 use crate::scoring::Scoring;
 use crate::seq::Sequence;
-use crate::stats::{KarlinAltschul, MIN_FIT_SCORES, Regression, fit_length_corrected, fit_regression, published};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::time::Instant;
 
-crate::error::named_enum! {
-    /// Where a search's E-values come from (see the module documentation).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-    pub enum EvalueSource ("E-value source", "sources") {
-        /// Fitted to this query's own scores against the database.
-        Fitted = "fitted",
-        /// NCBI BLAST's published parameters for the matrix and gap costs.
-        Published = "published",
-        /// None available: E-values and bit scores are NaN.
-        None = "none",
-        /// ssearch36's regression of this query's scores on the subject length.
-        Regression = "regression",
-        /// Fitted to this query's scores against shuffled database subjects.
-        Shuffled = "shuffled",
-    }
-}
-
-crate::error::named_enum! {
-    /// Where a search may take its E-values from ([`super::SearchOptions::stats`]).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-    pub enum StatsMethod ("statistics method", "methods") {
-        /// The fit to the query's scores against the database when it succeeds (it
-        /// needs 200 positive scores), else BLAST's published parameters, else the fit
-        /// to shuffled subjects (a small DNA database): the default.
-        Auto = "auto",
-        /// Only the fit: no E-values where it fails.
-        Fit = "fit",
-        /// Only BLAST's published parameters for the matrix and gap costs: no E-values
-        /// where BLAST publishes none. They do not depend on the database, so with a
-        /// fixed `db_size` a hit's E-value does not either.
-        Published = "published",
-        /// No E-values (nor bit scores).
-        None = "none",
-        /// ssearch36's default (its `-z 1`): the mean and variance of the scores
-        /// regressed on the logarithm of the subject length ([`crate::stats::regression`]).
-        Regression = "regression",
-        /// The length-corrected fit to the query's scores against shuffles of database
-        /// subjects ([`SHUFFLES`] of them, made by psse's generator): statistics for a
-        /// database of any size, as ssearch36's shuffles of library sequences.
-        Shuffle = "shuffle",
-    }
-}
-
-/// The statistics of one query's search.
-#[derive(Debug, Clone)]
-pub struct Statistics {
-    pub source: EvalueSource,
-    /// `(lambda, K)`, present when `source` is `Fitted`, `Published` or `Shuffled`.
-    pub params: Option<KarlinAltschul>,
-    /// The regression, present when `source` is `Regression`.
-    pub regression: Option<Regression>,
-    /// Why the preferred source was not used (the fit's error), if it was not.
-    pub note: Option<String>,
-    /// Number of sequences in the database (`D` of the E-value), or the search's
-    /// `db_size` where it gives one.
-    pub db_sequences: usize,
-    /// Strands searched: a published P-value is combined over them.
-    pub strands: usize,
-}
-
-impl Statistics {
-    /// The E-value of a raw score for a subject of `subject_len` (NaN without statistics).
-    pub fn evalue(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
-        if let Some(r) = self.regression {
-            return r.evalue(score as f64, subject_len, self.db_sequences);
-        }
-        let Some(ka) = self.params else { return f64::NAN };
-        let (m, n) = (query_len.max(1), subject_len.max(1));
-        let d = self.db_sequences as f64;
-        match self.source {
-            EvalueSource::Published if self.strands > 1 => {
-                let p = ka.pvalue(score as f64, m, n);
-                // 1 - (1 - p)^s without cancellation for tiny p.
-                d * -(self.strands as f64 * (-p).ln_1p()).exp_m1()
-            }
-            _ => ka.evalue(score as f64, m, n, self.db_sequences),
-        }
-    }
-
-    /// The bit score of a raw score (NaN without statistics).
-    pub fn bit_score(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
-        match (self.regression, self.params) {
-            (Some(r), _) => r.bit_score(score as f64, query_len, subject_len),
-            (None, Some(ka)) => ka.bit_score(score as f64),
-            (None, None) => f64::NAN,
-        }
-    }
-}
-
 /// One reported subject.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
     /// The subject's index in database order.
     pub subject: usize,
@@ -118,6 +27,15 @@ pub struct Hit {
     /// The alignment of the query (reverse-complemented for [`Strand::Minus`]) with the
     /// subject; `None` when [`super::SearchOptions::alignments`] is off.
     pub alignment: Option<Alignment>,
+}
+
+impl Hit {
+    /// The order hits are reported in, as BLAST and ssearch36 rank them: by E-value
+    /// (length-corrected, so not always the score's order), ties by score (highest
+    /// first), then database order.
+    pub fn report_order(a: &Hit, b: &Hit) -> std::cmp::Ordering {
+        a.evalue.total_cmp(&b.evalue).then(b.score.cmp(&a.score)).then(a.subject.cmp(&b.subject))
+    }
 }
 
 /// What a search of one query returns.
@@ -178,160 +96,7 @@ pub fn align_hits(query: &[u8], hits: &[HitEnd<'_>], scoring: &Scoring) -> Resul
     Ok(out)
 }
 
-/// The fit uses at most this many subjects' scores: every k-th subject in database
-/// order beyond it (deterministic). 20,000 scores pin lambda to about 1%
-/// ([`fit_length_corrected`]'s table) and keep the fit to milliseconds per query on
-/// databases of millions of sequences; E-values still count every subject.
-pub const FIT_SAMPLE: usize = 20_000;
-
-/// [`StatsMethod::Shuffle`] scores the query against this many shuffled subjects:
-/// database subjects sampled every k-th in database order (all of a database this
-/// small), each shuffled as often as it takes. 2,000 scores pin lambda to about 2%
-/// ([`fit_length_corrected`]'s table).
-pub const SHUFFLES: usize = 2_000;
-
-/// At most this many residues of shuffles (fewer shuffles of long subjects): every
-/// query is scored against them on the CPU, about a query length x 10 M cells.
-const SHUFFLE_RESIDUES: usize = 10_000_000;
-
-/// The shuffles' seed (psse's default): the same database gives the same shuffles, and
-/// so the same E-values, in every run.
-const SHUFFLE_SEED: u64 = 42;
-
-/// One source's model of a query's scores.
-enum Model {
-    KarlinAltschul(KarlinAltschul),
-    Regression(Regression),
-}
-
 impl Searcher<'_> {
-    /// The statistics of one query's scores: the sources of the search's method in
-    /// order, the first that succeeds; the failures before it are the note. `plus` is
-    /// the query, `minus` its reverse complement when that strand is searched (else
-    /// empty).
-    fn statistics(&self, scores: &[LocalScore], plus: &[u8], minus: &[u8]) -> Statistics {
-        use EvalueSource as S;
-        let order: &[EvalueSource] = match self.options.stats {
-            StatsMethod::Auto => &[S::Fitted, S::Published, S::Shuffled],
-            StatsMethod::Fit => &[S::Fitted],
-            StatsMethod::Published => &[S::Published],
-            StatsMethod::Regression => &[S::Regression],
-            StatsMethod::Shuffle => &[S::Shuffled],
-            StatsMethod::None => &[],
-        };
-        let mut failed: Vec<String> = Vec::new();
-        let mut statistics = Statistics {
-            source: S::None,
-            params: None,
-            regression: None,
-            note: None,
-            db_sequences: self.options.db_size.unwrap_or(self.db.len()),
-            strands: self.strands.len(),
-        };
-        for &source in order {
-            match self.model(source, scores, plus, minus) {
-                Ok(Model::KarlinAltschul(ka)) => statistics.params = Some(ka),
-                Ok(Model::Regression(r)) => statistics.regression = Some(r),
-                Err(why) => {
-                    failed.push(why);
-                    continue;
-                }
-            }
-            statistics.source = source;
-            break;
-        }
-        if order.is_empty() {
-            failed.push("E-values turned off (statistics method none)".into());
-        }
-        statistics.note = (!failed.is_empty()).then(|| failed.join("; "));
-        statistics
-    }
-
-    /// One source's model, or why it gives none.
-    fn model(
-        &self,
-        source: EvalueSource,
-        scores: &[LocalScore],
-        plus: &[u8],
-        minus: &[u8],
-    ) -> std::result::Result<Model, String> {
-        let text = |e: Error| match e {
-            Error::InvalidArgument(m) => m,
-            e => e.to_string(),
-        };
-        match source {
-            EvalueSource::Fitted => {
-                let (s, n) = self.fit_sample(scores);
-                fit_length_corrected(&s, &n, plus.len()).map(Model::KarlinAltschul).map_err(text)
-            }
-            EvalueSource::Regression => {
-                let (s, n) = self.fit_sample(scores);
-                fit_regression(&s, &n).map(Model::Regression).map_err(text)
-            }
-            EvalueSource::Published => {
-                let (matrix, gaps) = (self.scoring.matrix.name(), self.scoring.gaps);
-                published(matrix, gaps.open, gaps.extend)
-                    .map(Model::KarlinAltschul)
-                    .ok_or_else(|| format!("BLAST publishes no parameters for {matrix} {}/{}", gaps.open, gaps.extend))
-            }
-            EvalueSource::Shuffled => self.shuffled_fit(plus, minus).map(Model::KarlinAltschul).map_err(text),
-            EvalueSource::None => Err("no statistics".into()),
-        }
-    }
-
-    /// The scores a fit to the database uses, with their subjects' lengths: every
-    /// subject of a positive length, every k-th beyond [`FIT_SAMPLE`].
-    fn fit_sample(&self, scores: &[LocalScore]) -> (Vec<i32>, Vec<usize>) {
-        let stride = scores.len().div_ceil(FIT_SAMPLE).max(1);
-        scores.iter().zip(&self.lengths).step_by(stride).filter(|(_, n)| **n > 0).map(|(s, &n)| (s.score, n)).unzip()
-    }
-
-    /// The length-corrected fit to the query's scores against [`SHUFFLES`] shuffled
-    /// database subjects ([`Self::shuffles`]), scored on the CPU on the strands
-    /// searched: with both, each shuffle's score is the better of the two, as a
-    /// subject's is.
-    fn shuffled_fit(&self, plus: &[u8], minus: &[u8]) -> Result<KarlinAltschul> {
-        let shuffles = self
-            .shuffles
-            .get_or_init(|| self.make_shuffles())
-            .as_ref()
-            .map_err(|m| Error::InvalidArgument(m.clone()))?;
-        let lengths: Vec<usize> = shuffles.iter().map(Vec::len).collect();
-        let mut best = vec![0; shuffles.len()];
-        for strand in &self.strands {
-            let query = if *strand == Strand::Plus { plus } else { minus };
-            let scores = native::scores(query, shuffles, &self.scoring, Report::Scores)?.scores;
-            best.iter_mut().zip(&scores).for_each(|(b, s)| *b = (*b).max(s.score));
-        }
-        fit_length_corrected(&best, &lengths, plus.len())
-    }
-
-    /// The shuffles every query of a search is scored against, made once: psse's uniform
-    /// shuffles under a fixed seed, keyed by the subject's index in the database, of
-    /// subjects sampled every k-th; or why there cannot be the fit's 200 of them.
-    fn make_shuffles(&self) -> std::result::Result<Vec<Vec<u8>>, String> {
-        let positive = || (0..self.db.len()).filter(|&k| self.lengths[k] > 0);
-        let stride = positive().count().div_ceil(SHUFFLES).max(1);
-        let sample: Vec<usize> = positive().step_by(stride).collect();
-        let residues: usize = sample.iter().map(|&k| self.lengths[k]).sum();
-        let each = SHUFFLES.div_ceil(sample.len().max(1)).min(SHUFFLE_RESIDUES / residues.max(1));
-        if sample.len() * each < MIN_FIT_SCORES {
-            return Err(format!(
-                "shuffles: {} sampled subjects of {residues} residues allow {} shuffles within the {SHUFFLE_RESIDUES} \
-                 residues a search's shuffles may hold; the fit needs {MIN_FIT_SCORES}",
-                sample.len(),
-                sample.len() * each
-            ));
-        }
-        // Subject indices key the generator as psse's do (32 bits: wrapping beyond).
-        // Made on one thread: inside `OnceLock::get_or_init`, a rayon loop would let
-        // this thread take up another query's work, which would wait on the same lock.
-        Ok(sample
-            .iter()
-            .flat_map(|&k| (0..each as u32).map(move |i| shuffled(self.db.residues(k), SHUFFLE_SEED, k as u32, i, 0)))
-            .collect())
-    }
-
     /// A hit's score is never taken from a device alone: the CPU scores the subject of
     /// every hit an OpenCL device reported again (the native SIMD path: its own optimum,
     /// not the device's end cell), and a device that reported another score is an error,
@@ -467,6 +232,60 @@ impl Searcher<'_> {
         Ok(aligned)
     }
 
+    /// The hits of a scanned query under `statistics`, best first, without alignments:
+    /// the subjects of a positive score whose E-value passes the threshold, in the
+    /// order hits are reported ([`Hit::report_order`]), the first `max_hits` of them.
+    pub(crate) fn candidates(&self, query_len: usize, scanned: &Scanned, statistics: &Statistics) -> Vec<Hit> {
+        let scores = &scanned.scores;
+        let threshold = self.options.evalue;
+        let mut hits: Vec<Hit> = (0..scores.len())
+            .filter(|&k| scores[k].score > 0)
+            .filter_map(|k| {
+                let evalue = statistics.evalue(scores[k].score, query_len, self.lengths[k]);
+                (evalue.is_nan() || evalue <= threshold).then(|| Hit {
+                    subject: k,
+                    score: scores[k].score,
+                    strand: scanned.strands[k],
+                    evalue,
+                    bit_score: statistics.bit_score(scores[k].score, query_len, self.lengths[k]),
+                    alignment: None,
+                })
+            })
+            .collect();
+        hits.sort_by(Hit::report_order);
+        hits.truncate(self.options.max_hits);
+        hits
+    }
+
+    /// Gives each hit its alignment from `aligned` (when alignments are on), which
+    /// must confirm the hit's score ([`Self::disagreement`] where it does not).
+    fn attach(&self, hits: &mut [Hit], mut aligned: HashMap<usize, Option<Alignment>>) -> Result<()> {
+        if !self.options.alignments {
+            return Ok(());
+        }
+        for h in hits {
+            let a = aligned
+                .remove(&h.subject)
+                .flatten()
+                .ok_or_else(|| self.disagreement(h, format!("{} has no positive alignment", h.score)))?;
+            if a.score != h.score {
+                return Err(self.disagreement(h, format!("{} differs from its alignment's {}", h.score, a.score)));
+            }
+            h.alignment = Some(a);
+        }
+        Ok(())
+    }
+
+    /// Checks the scores of `hits` (subjects of this searcher's database) and, when
+    /// alignments are on, aligns them: what [`Self::finish`] does for its hits, for
+    /// hits chosen elsewhere (by the ranks of an MPI search together).
+    pub(crate) fn check_and_attach(&self, query: &[u8], scanned: &Scanned, hits: &mut [Hit]) -> Result<()> {
+        let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(query) } else { vec![] };
+        let subjects: Vec<usize> = hits.iter().map(|h| h.subject).collect();
+        let aligned = self.check_and_align(query, &minus, scanned, &subjects)?;
+        self.attach(hits, aligned)
+    }
+
     /// Statistics, hit selection and alignments of one scanned query. The best-scoring
     /// subjects are checked and aligned while the statistics are fitted: the hits are
     /// the first `max_hits` of them that pass the E-value threshold, and the few that a
@@ -485,43 +304,14 @@ impl Searcher<'_> {
         first.truncate(max_hits);
         let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
         let (statistics, early) = rayon::join(
-            || self.statistics(scores, &query.residues, &minus),
+            || self.stats.statistics(&self.stats.sample(0, scores), &query.residues, &minus),
             || self.check_and_align(&query.residues, &minus, &scanned, &first),
         );
         let mut aligned = early?;
-        let threshold = self.options.evalue;
-        let mut hits: Vec<Hit> = (0..scores.len())
-            .filter(|&k| scores[k].score > 0)
-            .filter_map(|k| {
-                let evalue = statistics.evalue(scores[k].score, m, self.lengths[k]);
-                (evalue.is_nan() || evalue <= threshold).then(|| Hit {
-                    subject: k,
-                    score: scores[k].score,
-                    strand: scanned.strands[k],
-                    evalue,
-                    bit_score: statistics.bit_score(scores[k].score, m, self.lengths[k]),
-                    alignment: None,
-                })
-            })
-            .collect();
-        // Ranked as BLAST and ssearch36 rank them: by E-value (length-corrected, so not
-        // always the score's order), ties by score, then database order.
-        hits.sort_by(|a, b| a.evalue.total_cmp(&b.evalue).then_with(|| by_score(&a.subject, &b.subject)));
-        hits.truncate(max_hits);
+        let mut hits = self.candidates(m, &scanned, &statistics);
         let later: Vec<usize> = hits.iter().map(|h| h.subject).filter(|k| !aligned.contains_key(k)).collect();
         aligned.extend(self.check_and_align(&query.residues, &minus, &scanned, &later)?);
-        if self.options.alignments {
-            for h in &mut hits {
-                let a = aligned
-                    .remove(&h.subject)
-                    .flatten()
-                    .ok_or_else(|| self.disagreement(h, format!("{} has no positive alignment", h.score)))?;
-                if a.score != h.score {
-                    return Err(self.disagreement(h, format!("{} differs from its alignment's {}", h.score, a.score)));
-                }
-                h.alignment = Some(a);
-            }
-        }
+        self.attach(&mut hits, aligned)?;
         let cells = m as u64 * self.db.total_residues() * self.strands.len() as u64;
         Ok(SearchResult {
             query_index: scanned.index,
@@ -546,25 +336,6 @@ impl Searcher<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn published_evalue_over_two_strands_is_about_twice_one() {
-        let ka = KarlinAltschul { lambda: 0.267, k: 0.041 };
-        let one = Statistics {
-            source: EvalueSource::Published,
-            params: Some(ka),
-            regression: None,
-            note: None,
-            db_sequences: 1000,
-            strands: 1,
-        };
-        let two = Statistics { strands: 2, ..one.clone() };
-        let (e1, e2) = (one.evalue(60, 300, 300), two.evalue(60, 300, 300));
-        assert!((e2 / e1 - 2.0).abs() < 1e-3, "{e1} {e2}");
-        assert!(two.evalue(0, 300, 300) <= 1000.0);
-        let none = Statistics { source: EvalueSource::None, params: None, ..one };
-        assert!(none.evalue(60, 300, 300).is_nan() && none.bit_score(60, 300, 300).is_nan());
-    }
 
     #[test]
     fn a_native_path_disagreement_is_no_device_error() {

@@ -62,10 +62,13 @@
 mod devices;
 mod hits;
 mod plan;
+mod statistics;
 mod strands;
 
 pub use crate::scan::from_end::HitEnd;
-pub use hits::{EvalueSource, FIT_SAMPLE, Hit, SHUFFLES, SearchResult, Statistics, StatsMethod, align_hits};
+pub use hits::{Hit, SearchResult, align_hits};
+pub use statistics::{EvalueSource, FIT_SAMPLE, SHUFFLES, Statistics, StatsMethod};
+pub(crate) use statistics::{FitSample, Statistician};
 pub use strands::{Strand, Strands, reverse_complement};
 
 use crate::engine::{Engine, WorkerRef, split_by_size};
@@ -164,20 +167,19 @@ pub struct Searcher<'a> {
     shares: Vec<Share<'a>>,
     lengths: Vec<usize>,
     devices: Vec<String>,
-    /// The shuffled subjects of the shuffle statistics, made for the first query that
-    /// needs them (or why there are none).
-    shuffles: std::sync::OnceLock<std::result::Result<Vec<Vec<u8>>, String>>,
+    stats: Statistician<'a>,
 }
 
 /// A query's scores as they come off the devices, before statistics and alignments.
+#[derive(Default)]
 pub(crate) struct Scanned {
-    index: usize,
-    scores: Vec<LocalScore>,
-    strands: Vec<Strand>,
-    recomputed: usize,
-    kernel_seconds: f64,
-    kernel_seconds_from_host: bool,
-    scan_seconds: f64,
+    pub(crate) index: usize,
+    pub(crate) scores: Vec<LocalScore>,
+    pub(crate) strands: Vec<Strand>,
+    pub(crate) recomputed: usize,
+    pub(crate) kernel_seconds: f64,
+    pub(crate) kernel_seconds_from_host: bool,
+    pub(crate) scan_seconds: f64,
 }
 
 impl<'a> Searcher<'a> {
@@ -221,7 +223,8 @@ impl<'a> Searcher<'a> {
             shares.push(Share { worker: *worker, range, batches, resident });
         }
         let devices = workers.iter().map(|w| w.label()).collect();
-        Ok(Searcher { db, scoring, options, strands, shares, lengths, devices, shuffles: std::sync::OnceLock::new() })
+        let stats = Statistician::new(db, scoring.clone(), &options, &strands);
+        Ok(Searcher { db, scoring, options, strands, shares, lengths, devices, stats })
     }
 
     /// The database searched.
@@ -367,7 +370,7 @@ impl<'a> Searcher<'a> {
     /// Every query's id must follow [`crate::seq::check_id`] (it becomes a field of the
     /// output records), its codes must be below the matrix's alphabet size, and its
     /// scores against the longest subject fit 32 bits ([`Scoring::check_lengths`]).
-    fn check_queries(&self, queries: &[Sequence]) -> Result<()> {
+    pub(crate) fn check_queries(&self, queries: &[Sequence]) -> Result<()> {
         let alphabet = self.scoring.matrix.alphabet();
         let longest = self.lengths.iter().copied().max().unwrap_or(0);
         queries.iter().enumerate().try_for_each(|(k, q)| {
@@ -380,7 +383,7 @@ impl<'a> Searcher<'a> {
     /// Queries scanned together: one when every share is resident (so results flow
     /// one by one), else as many as keep the chunk's scores under 256 MiB, so that
     /// each batch is uploaded once per chunk.
-    fn queries_per_chunk(&self) -> usize {
+    pub(crate) fn queries_per_chunk(&self) -> usize {
         if self.shares.iter().all(|s| s.batches.len() <= 1) {
             return 1;
         }

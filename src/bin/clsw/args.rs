@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 /// `--device`, the same text in every job command.
 #[derive(clap::Args)]
 pub struct DeviceArgs {
-    /// Devices: auto, gpu, cpu, native (the SIMD CPU path, no OpenCL), all, an index or a
-    /// name from `clsw devices`, or a comma-separated list of these, each a share of the
-    /// work (`0,1`: devices 0 and 1) [default: CLSW_DEVICE, else auto].
+    /// Devices: auto, gpu, cpu, native (the SIMD CPU path, no OpenCL), all, rank-gpu (the
+    /// GPU of this MPI rank's local rank), an index or a name from `clsw devices`, or a
+    /// comma-separated list of these, each a share of the work (`0,1`: devices 0 and 1)
+    /// [default: CLSW_DEVICE, else auto].
     #[arg(long)]
     pub device: Option<String>,
 }

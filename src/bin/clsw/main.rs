@@ -11,6 +11,7 @@ mod scan;
 mod sw3;
 
 use clap::{Parser, Subcommand};
+use clsw::mpi::Comm;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -78,23 +79,79 @@ fn end_quietly_on_closed_pipes() {
     }
 }
 
+/// The MPI job this process is a rank of: with the `mpi` feature, when an MPI launcher
+/// started it (`mpirun -n N clsw scan ...`); else none.
+/// MPI ends with the job's value, when `main` returns.
+#[cfg(feature = "mpi")]
+fn mpi_job() -> clsw::Result<Option<Box<dyn Comm>>> {
+    if !clsw::mpi::World::launched() {
+        return Ok(None);
+    }
+    Ok(Some(Box::new(clsw::mpi::World::init()?)))
+}
+
+#[cfg(not(feature = "mpi"))]
+fn mpi_job() -> clsw::Result<Option<Box<dyn Comm>>> {
+    Ok(None)
+}
+
+/// A command as one rank of an MPI job: scan and psse share their work among the
+/// ranks; the others would only repeat it.
+fn refuse_ranks(what: &str, ranks: Option<&dyn Comm>) -> clsw::Result<()> {
+    match ranks {
+        Some(comm) if comm.size() > 1 => Err(clsw::Error::InvalidArgument(format!(
+            "clsw {what} does not share its work among MPI ranks (scan and psse do); run it as one process"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 fn main() -> ExitCode {
     end_quietly_on_closed_pipes();
     let cli = Cli::parse();
+    let job = match mpi_job() {
+        Ok(job) => job,
+        Err(e) => {
+            eprintln!("clsw: error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let ranks = job.as_deref();
     let result = set_up(&cli).and_then(|()| match &cli.command {
-        Command::Devices => devices::run(),
-        Command::Align(args) => align::run(args),
-        Command::Scan(args) => scan::run_scan(args),
-        Command::Makedb(args) => scan::run_makedb(args),
-        Command::Distance(args) => distance::run(args),
-        Command::Sw3(args) => sw3::run(args),
-        Command::Psse(args) => psse::run(args),
-        Command::Bench(command) => bench::run(command),
+        Command::Scan(args) => scan::run_scan(args, ranks),
+        Command::Psse(args) => psse::run(args, ranks),
+        command => {
+            let name = match command {
+                Command::Devices => "devices",
+                Command::Align(_) => "align",
+                Command::Makedb(_) => "makedb",
+                Command::Distance(_) => "distance",
+                Command::Sw3(_) => "sw3",
+                _ => "bench",
+            };
+            refuse_ranks(name, ranks)?;
+            match command {
+                Command::Devices => devices::run(),
+                Command::Align(args) => align::run(args),
+                Command::Makedb(args) => scan::run_makedb(args),
+                Command::Distance(args) => distance::run(args),
+                Command::Sw3(args) => sw3::run(args),
+                Command::Bench(command) => bench::run(command),
+                Command::Scan(_) | Command::Psse(_) => unreachable!("handled above"),
+            }
+        }
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // In an MPI job every rank fails together (clsw::mpi): rank 0 says why, once.
         Err(e) => {
-            eprintln!("clsw: error: {e}");
+            match ranks {
+                Some(comm) if comm.rank() != 0 => {}
+                Some(comm) if comm.size() > 1 && !matches!(e, clsw::Error::Rank { .. }) => {
+                    eprintln!("clsw: error: rank 0: {e}")
+                }
+                _ => eprintln!("clsw: error: {e}"),
+            }
             ExitCode::FAILURE
         }
     }

@@ -2,6 +2,7 @@
 //! one pair, a TSV table for many.
 
 use clap::{Args, ValueEnum};
+use clsw::mpi::Comm;
 use clsw::psse::{self, PsseOptions, PsseResult};
 use clsw::scoring::Scoring;
 use clsw::seq::{Alphabet, Sequence};
@@ -82,7 +83,15 @@ pub fn describe(sc: &Scoring) -> String {
     )
 }
 
-pub fn run(args: &PsseArgs) -> Result<()> {
+/// What psse reads before any work.
+struct Inputs {
+    queries: Vec<Sequence>,
+    subjects: Vec<Sequence>,
+    opts: PsseOptions,
+    engine: Engine,
+}
+
+fn prepare(args: &PsseArgs) -> Result<Inputs> {
     let alphabet = args.scoring.alphabet_for(&args.query)?;
     let scoring = args.scoring.request().resolve(alphabet, clsw::psse::DEFAULT_MATRICES)?;
     let queries = crate::args::read_sequences(&args.query, alphabet)?;
@@ -96,10 +105,39 @@ pub fn run(args: &PsseArgs) -> Result<()> {
         keep_scores: args.histogram,
         ..PsseOptions::new(scoring)
     };
+    opts.validate()?;
     let engine = Engine::open(args.device.device.as_deref())?;
+    Ok(Inputs { queries, subjects, opts, engine })
+}
+
+/// `clsw psse`: one process, or (`ranks`) one rank of an MPI job, whose rank 0 writes
+/// what one process writes.
+pub fn run(args: &PsseArgs, ranks: Option<&dyn Comm>) -> Result<()> {
+    let inputs = match ranks {
+        Some(comm) => clsw::mpi::agree_on(comm, prepare(args))?,
+        None => prepare(args)?,
+    };
+    let Inputs { queries, subjects, opts, engine } = &inputs;
     let q: Vec<&[u8]> = queries.iter().map(|s| s.residues.as_slice()).collect();
     let s: Vec<&[u8]> = subjects.iter().map(|s| s.residues.as_slice()).collect();
-    let run = psse::psse_run(&engine, &q, &s, &opts)?;
+    let run = match ranks {
+        None => Some(psse::psse_run(engine, &q, &s, opts)?),
+        Some(comm) => {
+            let speed = clsw::mpi::psse_speed(engine, &q, &s, opts);
+            clsw::mpi::psse_run(comm, engine, &q, &s, opts, speed)?
+        }
+    };
+    // Rank 0 writes; the others learn whether it could.
+    let written = run.as_ref().map_or(Ok(()), |run| write_run(args, &inputs, run));
+    match ranks {
+        Some(comm) => clsw::mpi::agree_on(comm, written),
+        None => written,
+    }
+}
+
+/// Writes every pair's outcome: a summary or a TSV line each.
+fn write_run(args: &PsseArgs, inputs: &Inputs, run: &psse::PsseRun) -> Result<()> {
+    let Inputs { queries, subjects, opts, engine } = inputs;
     let summary = match args.format {
         PsseFormat::Auto => run.pairs.len() == 1,
         PsseFormat::Summary => true,
@@ -115,7 +153,7 @@ pub fn run(args: &PsseArgs) -> Result<()> {
     for (i, r) in run.pairs.iter().enumerate() {
         let (qs, ss) = (&queries[i / subjects.len()], &subjects[i % subjects.len()]);
         match (r, summary) {
-            (Ok(r), true) => write_summary(&mut out, qs, ss, r, &opts, &engine, args.histogram).map_err(io)?,
+            (Ok(r), true) => write_summary(&mut out, qs, ss, r, opts, engine, args.histogram).map_err(io)?,
             (Ok(r), false) => writeln!(
                 out,
                 "{}\t{}\t{}\t{:.4}\t{:.5}\t{:.5e}\t{:.4e}\t{:.4e}",

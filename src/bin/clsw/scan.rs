@@ -3,6 +3,8 @@
 use crate::args::{AlphabetArg, DeviceArgs, Names, ScoringArgs};
 use crate::out::Output;
 use clap::Args;
+use clsw::mpi::Comm;
+use clsw::mpi::RankSearcher;
 use clsw::output::{FormatOptions, OutputFormat, ResultWriter};
 use clsw::scan::Variant;
 use clsw::search::{EvalueSource, SearchOptions, Searcher, StatsMethod, Strands};
@@ -182,7 +184,23 @@ fn open_database(args: &ScanArgs) -> Result<Database> {
     Ok(db)
 }
 
-pub fn run_scan(args: &ScanArgs) -> Result<()> {
+/// What a scan reads and opens before any search: everything but the searcher.
+struct Inputs {
+    /// `None` on the ranks of an MPI job other than rank 0 (which writes alone).
+    out: Option<Output>,
+    format: OutputFormat,
+    db: Database,
+    database_seconds: f64,
+    scoring: clsw::scoring::Scoring,
+    queries: Vec<clsw::seq::Sequence>,
+    engine: Engine,
+    devices_seconds: f64,
+    options: SearchOptions,
+}
+
+/// Reads the inputs and opens the output (`write`: this process writes it) and the
+/// devices, checking the options.
+fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<Inputs> {
     let format: OutputFormat = args.outfmt.parse()?;
     let variant = Variant::choice(&args.variant)?;
     let strands: Strands = match &args.strand {
@@ -195,8 +213,7 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
         ));
     }
     // Opened first: an output that is an input, or an unwritable one, fails before any work.
-    let out = Output::open(args.out.as_deref(), &[&args.query, &args.db])?;
-    let process_start = Instant::now();
+    let out = if write { Some(Output::open(args.out.as_deref(), &[&args.query, &args.db])?) } else { None };
     // The devices start (OpenCL, the self-test) while the database, the scoring and the
     // queries are read; errors are reported in that order.
     let (read, opened) = std::thread::scope(|scope| {
@@ -241,6 +258,22 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
         db_size: args.dbsize,
         ..SearchOptions::default()
     };
+    options.validate()?;
+    Ok(Inputs { out, format, db, database_seconds, scoring, queries, engine, devices_seconds, options })
+}
+
+/// `clsw scan`: one process, or (`ranks`) one rank of an MPI job.
+pub fn run_scan(args: &ScanArgs, ranks: Option<&dyn Comm>) -> Result<()> {
+    let process_start = Instant::now();
+    match ranks {
+        Some(comm) => run_ranks(args, comm, process_start),
+        None => run_alone(args, prepare(args, true, process_start)?, process_start),
+    }
+}
+
+fn run_alone(args: &ScanArgs, inputs: Inputs, process_start: Instant) -> Result<()> {
+    let Inputs { out, format, db, database_seconds, scoring, queries, engine, devices_seconds, options } = inputs;
+    let out = out.ok_or_else(|| Error::Internal("a scan without its output".into()))?;
     let start = Instant::now();
     let searcher = Searcher::new(&engine, &db, scoring.clone(), options.clone())?;
     let upload_seconds = start.elapsed().as_secs_f64();
@@ -349,6 +382,87 @@ pub fn run_scan(args: &ScanArgs) -> Result<()> {
             thousands(recomputed as u64),
             thousands(hits as u64),
             evalues.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// `clsw scan` as one rank of an MPI job ([`clsw::mpi`]): every rank reads the same
+/// inputs and searches its share of the database; rank 0 writes what one process
+/// writes, and its summary line gives each rank's devices, speed and share, and the
+/// time after setup (the devices, the database, the shares laid out).
+fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result<()> {
+    let root = comm.rank() == 0;
+    let inputs = clsw::mpi::agree_on(comm, prepare(args, root, process_start))?;
+    let Inputs { out, format, db, scoring, queries, engine, options, .. } = inputs;
+    let speed = clsw::mpi::calibrate(&engine, &db, &scoring, &options);
+    let share = clsw::mpi::share(comm, &db, speed)?;
+    let labels = clsw::mpi::agree(comm, Ok(engine.describe().join(" + ").into_bytes()))?;
+    let part = db.part(share.range.clone());
+    let searcher = RankSearcher::new(comm, &engine, &db, &part, &share, scoring.clone(), options.clone())?;
+    let setup_seconds = process_start.elapsed().as_secs_f64();
+
+    let command_line = std::env::args().collect::<Vec<_>>().join(" ");
+    let format_options = FormatOptions { sam_eqx: args.sam_eqx, width: args.width, command_line: Some(command_line) };
+    let mut writer = out.map(|out| (out.name(), ResultWriter::new(format, out, &db, &scoring, format_options)));
+    let line_progress = args.progress && !args.quiet;
+    let (mut done, mut hits, mut recomputed) = (0usize, 0usize, 0usize);
+    searcher.search_all(&queries, |result| {
+        if let Some((name, w)) = &mut writer {
+            w.write(&result, &queries[result.query_index]).map_err(|e| Error::io(&*name, e))?;
+        }
+        done += 1;
+        hits += result.hits.len();
+        recomputed += result.recomputed;
+        if line_progress {
+            eprintln!(
+                "clsw: query {done}/{} {} ({} residues): {} hits, {:.2} s (scan {:.2} s on rank 0)",
+                queries.len(),
+                result.query_id,
+                result.query_len,
+                result.hits.len(),
+                result.wall_seconds,
+                result.scan_seconds
+            );
+        }
+        Ok(())
+    })?;
+    let finished = match writer {
+        Some((name, w)) => w.finish().map_err(|e| Error::io(&name, e)).and_then(|o| o.finish()),
+        None => Ok(()),
+    };
+    clsw::mpi::agree_on(comm, finished)?;
+    if root && !args.quiet {
+        let seconds = process_start.elapsed().as_secs_f64();
+        let query_residues: u64 = queries.iter().map(|q| q.len() as u64).sum();
+        let cells = query_residues * db.total_residues() * searcher.strands().len() as u64;
+        let ranks: Vec<String> = (0..comm.size())
+            .map(|r| {
+                format!(
+                    "rank {r}: {} at {:.1} GCUPS on the probe, {} residues",
+                    String::from_utf8_lossy(&labels[r]),
+                    share.speeds[r],
+                    thousands(share.residues[r])
+                )
+            })
+            .collect();
+        let search = seconds - setup_seconds;
+        eprintln!(
+            "clsw: {} queries ({} residues) x {} subjects ({} residues) on {} MPI ranks ({}): {:.3e} cells in {:.2} s \
+             (setup {:.2} s, search {:.2} s = {:.2} GCUPS); {} subjects recomputed at 32 bits; {} hits",
+            thousands(queries.len() as u64),
+            thousands(query_residues),
+            thousands(db.len() as u64),
+            thousands(db.total_residues()),
+            comm.size(),
+            ranks.join("; "),
+            cells as f64,
+            seconds,
+            setup_seconds,
+            search,
+            cells as f64 / search.max(1e-9) / 1e9,
+            thousands(recomputed as u64),
+            thousands(hits as u64)
         );
     }
     Ok(())

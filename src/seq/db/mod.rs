@@ -9,7 +9,7 @@
 //!
 //! The prepared file format is described in `db/prepared.rs`, its checksum in `db/checksum.rs`.
 
-mod checksum;
+pub(crate) mod checksum;
 mod pieces;
 mod prepared;
 
@@ -239,6 +239,29 @@ impl Database {
         filled.into_iter().collect::<std::result::Result<(), E>>()?;
         builder.residues = residues;
         Ok(builder.finish())
+    }
+
+    /// A checksum of the records' names and lengths: two processes that opened "the
+    /// same" database (the ranks of an MPI job, on nodes of their own) compare it.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = checksum::Hasher::new();
+        h.update(self.names.as_bytes());
+        self.lengths.iter().for_each(|l| h.update(&l.to_le_bytes()));
+        h.finish()
+    }
+
+    /// The records `range` of this database, in order, as a database of their own (a
+    /// copy of their names and residues): one rank's share of an MPI search.
+    pub fn part(&self, range: std::ops::Range<usize>) -> Database {
+        let residues = &self.all_residues()[self.offsets[range.start] as usize..self.offsets[range.end] as usize];
+        let mut builder = Builder::new(self.alphabet, 0);
+        for k in range {
+            // The records were checked when this database was built: they fit again.
+            let stored = builder.push_header(self.id(k), self.description(k), self.seq_len(k));
+            debug_assert!(stored.is_ok());
+        }
+        builder.residues = residues.to_vec();
+        builder.finish()
     }
 
     /// Opens a database file of either kind: a prepared database (recognised by its

@@ -1,0 +1,185 @@
+//! Across nodes: a search and psse shared among the ranks of an MPI job, with the
+//! output of one process.
+//!
+//! `mpirun -n N clsw scan ...` (clsw built with the cargo feature `mpi`) or a C host's
+//! own communicator (`clsw_searcher_new_mpi`) gives every rank the same inputs; each
+//! rank computes its share on its own devices and rank 0 writes what one process would
+//! have written, byte for byte.
+//!
+//! # Scan ([`RankSearcher`])
+//!
+//! * **Shares by cells, weighed by speed** ([`share`]). Every rank opens the whole
+//!   database (a prepared database is mapped, so a rank reads only the pages it
+//!   touches) and times its own devices on a probe ([`calibrate`]). The database is cut
+//!   into one contiguous share per rank, residues in proportion to the ranks' speeds,
+//!   so a GPU rank takes many times the share of a CPU rank and all finish together.
+//!   Each rank lays out its share ([`crate::seq::Database::part`]) on its devices once.
+//! * **Per query, three exchanges** (each an all-gather of a few kilobytes):
+//!   1. the scores the E-value fit samples (at most [`crate::search::FIT_SAMPLE`],
+//!      every k-th subject in database order): every rank fits the same sample, so
+//!      every rank holds the statistics one process would have fitted;
+//!   2. each rank's best hits under those statistics (at most `max_hits`, without
+//!      alignments): merged in the order hits are reported, the same global list on
+//!      every rank;
+//!   3. the alignments of that list, each made by the rank that holds the subject
+//!      (which also checks its device's score on the CPU), sent to rank 0.
+//!
+//!   A rank's devices scan the next queries while these run.
+//! * **Errors** ([`agree`]): every exchange carries each rank's outcome. A rank that
+//!   fails (a missing or damaged database, a device error) joins the next exchange
+//!   with its error instead of its data, and every rank returns: the failing rank its
+//!   own error, the others [`Error::Rank`] with its rank and message. No rank waits
+//!   for one that stopped. A rank that dies outright is MPI's to end (mpirun ends the
+//!   job).
+//!
+//! # psse ([`psse_run`])
+//!
+//! The pairs are dealt out by cells as one process deals them to its devices (blocks of
+//! queries, or of subjects when there are fewer queries than ranks), weighed by the
+//! ranks' speeds; the shuffles are keyed by the pair's own indices, so each pair's
+//! result is the one a single process computes. Rank 0 gathers them in input order.
+//!
+//! # Communicators ([`Comm`])
+//!
+//! The protocol is written against [`Comm`], two collectives on bytes. [`World`]
+//! (feature `mpi`) is MPI's; [`threads::run_ranks`] runs ranks as threads of one
+//! process, which is how the protocol is tested without an MPI library.
+
+mod psse;
+mod search;
+mod share;
+pub mod threads;
+mod wire;
+#[cfg(feature = "mpi")]
+mod world;
+
+pub use psse::{psse_run, psse_speed};
+pub use search::RankSearcher;
+pub use share::{Share, calibrate, share};
+#[cfg(feature = "mpi")]
+pub use world::World;
+
+use crate::error::{Error, Result};
+use wire::Reader;
+
+/// The ranks of a job and the two collectives the protocol needs. Every rank must
+/// call each collective, in the same order as every other rank.
+pub trait Comm {
+    /// This process's rank, `0..size`.
+    fn rank(&self) -> usize;
+    /// The number of ranks.
+    fn size(&self) -> usize;
+    /// Every rank's `bytes`, in rank order, on every rank.
+    fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>>;
+    /// Every rank's `bytes`, in rank order, on rank 0; nothing on the others.
+    fn gather(&self, bytes: &[u8]) -> Vec<Vec<u8>>;
+}
+
+/// Each rank's outcome, encoded: a status byte, then the payload or the failing rank
+/// and its message.
+fn encode_outcome(comm: &dyn Comm, local: &Result<Vec<u8>>) -> Vec<u8> {
+    let mut out = Vec::new();
+    match local {
+        Ok(bytes) => {
+            out.push(0);
+            out.extend_from_slice(bytes);
+        }
+        Err(e) => {
+            // A failure this rank learnt from another keeps that rank's number.
+            let (rank, message) = match e {
+                Error::Rank { rank, message } => (*rank, message.clone()),
+                e => (comm.rank(), e.to_string()),
+            };
+            out.push(1);
+            wire::put_u64(&mut out, rank as u64);
+            wire::put_str(&mut out, &message);
+        }
+    }
+    out
+}
+
+/// The first failure among the ranks' encoded outcomes, as this rank reports it: its
+/// own error when it failed, else [`Error::Rank`].
+fn first_failure(local: Result<Vec<u8>>, all: &[Vec<u8>]) -> Result<()> {
+    let Some(failed) = all.iter().find(|m| m.first() != Some(&0)) else { return Ok(()) };
+    local?;
+    let mut r = Reader::new(failed.get(1..).unwrap_or_default());
+    let rank = r.u64()? as usize;
+    let message = r.str()?.to_string();
+    Err(Error::Rank { rank, message })
+}
+
+/// Every rank's outcome on every rank: the payloads in rank order when every rank
+/// succeeded, else every rank returns an error (see the module documentation).
+pub fn agree(comm: &dyn Comm, local: Result<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
+    let all = comm.all_gather(&encode_outcome(comm, &local));
+    first_failure(local, &all)?;
+    Ok(all.into_iter().map(|mut m| m.split_off(1)).collect())
+}
+
+/// `local` on every rank when every rank succeeded, else every rank's error (its own,
+/// or [`Error::Rank`]).
+pub fn agree_on<T>(comm: &dyn Comm, local: Result<T>) -> Result<T> {
+    let status = match &local {
+        Ok(_) => Ok(Vec::new()),
+        Err(e) => Err(Error::Rank { rank: comm.rank(), message: e.to_string() }),
+    };
+    let agreed = agree(comm, status);
+    let value = local?;
+    agreed?;
+    Ok(value)
+}
+
+/// Every rank's outcome on rank 0 (the payloads in rank order; empty elsewhere), and
+/// the first failure, if any, on every rank: for results only rank 0 writes.
+pub fn gather_to_root(comm: &dyn Comm, local: Result<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
+    let status = match &local {
+        Ok(_) => Ok(Vec::new()),
+        Err(Error::Rank { rank, message }) => Err(Error::Rank { rank: *rank, message: message.clone() }),
+        Err(e) => Err(Error::Rank { rank: comm.rank(), message: e.to_string() }),
+    };
+    let all = comm.gather(&encode_outcome(comm, &local));
+    // Rank 0 passes on the first failure it received; every rank passes on its own.
+    let verdict = if comm.rank() == 0 { first_failure(status, &all).map(|()| Vec::new()) } else { status };
+    let agreed = agree(comm, verdict);
+    local?;
+    agreed?;
+    Ok(all.into_iter().map(|mut m| m.split_off(1)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::threads::run_ranks;
+    use super::*;
+
+    #[test]
+    fn agreement_hands_every_rank_the_lowest_failure() {
+        let outcomes = run_ranks(4, |comm| {
+            let local = match comm.rank() {
+                1 | 3 => Err(Error::InvalidArgument(format!("bad input on {}", comm.rank()))),
+                r => Ok(vec![r as u8]),
+            };
+            agree(comm, local).map_err(|e| e.to_string())
+        });
+        assert_eq!(outcomes[0], Err("rank 1: invalid argument: bad input on 1".to_string()));
+        assert_eq!(outcomes[1], Err("invalid argument: bad input on 1".to_string()));
+        assert_eq!(outcomes[2], Err("rank 1: invalid argument: bad input on 1".to_string()));
+        assert_eq!(outcomes[3], Err("invalid argument: bad input on 3".to_string()));
+        let fine = run_ranks(3, |comm| agree(comm, Ok(vec![comm.rank() as u8; comm.rank()])).unwrap());
+        assert!(fine.iter().all(|v| *v == vec![vec![], vec![1], vec![2, 2]]));
+    }
+
+    #[test]
+    fn a_failure_gathered_to_the_root_reaches_every_rank() {
+        let outcomes = run_ranks(3, |comm| {
+            let local = if comm.rank() == 2 { Err(Error::Device("lost".into())) } else { Ok(vec![7]) };
+            gather_to_root(comm, local).map_err(|e| e.to_string())
+        });
+        assert_eq!(outcomes[0], Err("rank 2: device: lost".to_string()));
+        assert_eq!(outcomes[1], Err("rank 2: device: lost".to_string()));
+        assert_eq!(outcomes[2], Err("device: lost".to_string()));
+        let fine = run_ranks(3, |comm| gather_to_root(comm, Ok(vec![comm.rank() as u8])).unwrap());
+        assert_eq!(fine[0], vec![vec![0], vec![1], vec![2]]);
+        assert!(fine[1].is_empty() && fine[2].is_empty());
+    }
+}

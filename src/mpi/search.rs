@@ -1,0 +1,232 @@
+//! A database search shared among the ranks of an MPI job (the protocol is in the
+//! module documentation of [`super`]).
+
+use super::share::Share;
+use super::{Comm, agree, agree_on, gather_to_root, wire};
+use crate::engine::Engine;
+use crate::error::{Error, Result};
+use crate::scoring::Scoring;
+use crate::search::{
+    FitSample, Hit, Scanned, SearchOptions, SearchResult, Searcher, Statistician, Strand, reverse_complement,
+};
+use crate::seq::{Database, Sequence};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// One rank's part of a search of the whole database.
+pub struct RankSearcher<'a> {
+    comm: &'a dyn Comm,
+    db: &'a Database,
+    first: usize,
+    /// This rank's searcher of its share; `None` for an empty share.
+    local: Option<Searcher<'a>>,
+    stats: Statistician<'a>,
+    strands: Vec<Strand>,
+    options: SearchOptions,
+}
+
+/// What rank 0 needs of a rank's work on one query besides its hits.
+#[derive(Default)]
+struct Costs {
+    recomputed: usize,
+    kernel_seconds: f64,
+    kernel_seconds_from_host: bool,
+}
+
+impl<'a> RankSearcher<'a> {
+    /// This rank's searcher: `db` is the whole database (every rank opened the same),
+    /// `part` its share (`db.part(share.range.clone())`). Collective: every rank calls
+    /// it, and every rank fails when one does.
+    pub fn new(
+        comm: &'a dyn Comm,
+        engine: &'a Engine,
+        db: &'a Database,
+        part: &'a Database,
+        share: &Share,
+        scoring: Scoring,
+        options: SearchOptions,
+    ) -> Result<RankSearcher<'a>> {
+        let setup = (|| {
+            if part.len() != share.range.len() {
+                return Err(Error::InvalidArgument(format!(
+                    "the share holds {} subjects, its range {}",
+                    part.len(),
+                    share.range.len()
+                )));
+            }
+            let strands = options.strands.for_alphabet(db.alphabet())?;
+            let local = match part.is_empty() {
+                true => None,
+                false => Some(Searcher::new(engine, part, scoring.clone(), options.clone())?),
+            };
+            Ok((local, strands))
+        })();
+        let (local, strands) = agree_on(comm, setup)?;
+        let stats = Statistician::new(db, scoring, &options, &strands);
+        Ok(RankSearcher { comm, db, first: share.range.start, local, stats, strands, options })
+    }
+
+    /// The strands searched for every query.
+    pub fn strands(&self) -> &[Strand] {
+        &self.strands
+    }
+
+    /// This rank's searcher of its share (`None` when the share is empty).
+    pub fn local(&self) -> Option<&Searcher<'a>> {
+        self.local.as_ref()
+    }
+
+    /// Searches every query (every rank gives the same), calling `sink` on rank 0 with
+    /// each result in query order: hits, statistics and alignments as one process's
+    /// [`Searcher::search_all`] gives them, `recomputed` and `kernel_seconds` summed
+    /// over the ranks. [`SearchResult::scores`] and [`SearchResult::strands`] are
+    /// empty: every subject's score stays on its rank. Collective; an error on any rank
+    /// (`sink`'s on rank 0 included) ends the search on every rank.
+    pub fn search_all<F>(&self, queries: &[Sequence], mut sink: F) -> Result<()>
+    where
+        F: FnMut(SearchResult) -> Result<()>,
+    {
+        agree_on(self.comm, self.local.as_ref().map_or(Ok(()), |l| l.check_queries(queries)))?;
+        let chunk = self.local.as_ref().map_or(1, |l| l.queries_per_chunk());
+        let ahead = if chunk > 1 { 1 } else { 4 };
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Scanned>>(ahead);
+            if let Some(local) = &self.local {
+                scope.spawn(move || local.scan_all(queries, chunk, ahead, |s| tx.send(s).is_ok()));
+            }
+            // The outcome of rank 0's sink for the previous query, told with the next.
+            let mut delivered: Result<()> = Ok(());
+            for (index, query) in queries.iter().enumerate() {
+                let scanned = match &self.local {
+                    Some(_) => rx.recv().unwrap_or_else(|_| Err(Error::Internal("the scan thread stopped".into()))),
+                    None => Ok(Scanned { index, ..Scanned::default() }),
+                };
+                let scanned = delivered.and(scanned);
+                let result = self.finish(query, scanned)?;
+                delivered = match result {
+                    Some(r) => sink(r),
+                    None => Ok(()),
+                };
+            }
+            agree_on(self.comm, delivered)
+        })
+    }
+
+    /// One query's exchanges (see the module documentation of [`super`]): the result on
+    /// rank 0, `None` on the others.
+    fn finish(&self, query: &Sequence, scanned: Result<Scanned>) -> Result<Option<SearchResult>> {
+        let start = Instant::now();
+        let m = query.residues.len();
+        // 1. The fit's sample, gathered in database order: everyone's statistics.
+        let sample = scanned.as_ref().map(|s| {
+            let mut out = Vec::new();
+            let FitSample { scores, lengths } = self.stats.sample(self.first, &s.scores);
+            wire::put_u64(&mut out, scores.len() as u64);
+            scores.iter().zip(&lengths).for_each(|(&s, &n)| {
+                wire::put_i32(&mut out, s);
+                wire::put_u64(&mut out, n as u64);
+            });
+            out
+        });
+        let sample = sample.map_err(|e| match e {
+            Error::Rank { rank, message } => Error::Rank { rank: *rank, message: message.clone() },
+            e => Error::Rank { rank: self.comm.rank(), message: e.to_string() },
+        });
+        let samples = agree(self.comm, sample);
+        let scanned = scanned?;
+        let mut sample = FitSample::default();
+        for bytes in samples? {
+            let mut r = wire::Reader::new(&bytes);
+            for _ in 0..r.usize()? {
+                sample.scores.push(r.i32()?);
+                sample.lengths.push(r.usize()?);
+            }
+        }
+        let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
+        let statistics = self.stats.statistics(&sample, &query.residues, &minus);
+
+        // 2. Each rank's best hits: the first max_hits of them all, on every rank.
+        let mut candidates = self.local.as_ref().map_or_else(Vec::new, |l| l.candidates(m, &scanned, &statistics));
+        let mut mine = Vec::new();
+        for h in &candidates {
+            wire::put_hit(&mut mine, &Hit { subject: h.subject + self.first, ..h.clone() });
+        }
+        let mut hits = Vec::new();
+        for bytes in agree(self.comm, Ok(mine))? {
+            let mut r = wire::Reader::new(&bytes);
+            while !r.is_empty() {
+                hits.push(wire::hit(&mut r)?);
+            }
+        }
+        hits.sort_by(Hit::report_order);
+        hits.truncate(self.options.max_hits);
+
+        // 3. The chosen hits of this rank's share, checked and aligned here, to rank 0.
+        let end = self.first + scanned.scores.len();
+        let chosen: HashMap<usize, ()> = hits
+            .iter()
+            .filter(|h| (self.first..end).contains(&h.subject))
+            .map(|h| (h.subject - self.first, ()))
+            .collect();
+        candidates.retain(|h| chosen.contains_key(&h.subject));
+        let aligned = match &self.local {
+            Some(local) => local.check_and_attach(&query.residues, &scanned, &mut candidates),
+            None => Ok(()),
+        };
+        let report = aligned.map(|()| {
+            let mut out = Vec::new();
+            wire::put_u64(&mut out, scanned.recomputed as u64);
+            wire::put_f64(&mut out, scanned.kernel_seconds);
+            out.push(scanned.kernel_seconds_from_host as u8);
+            for h in &candidates {
+                wire::put_hit(&mut out, &Hit { subject: h.subject + self.first, ..h.clone() });
+            }
+            out
+        });
+        let reports = gather_to_root(self.comm, report)?;
+        if self.comm.rank() != 0 {
+            return Ok(None);
+        }
+        let mut costs = Costs::default();
+        let mut aligned: HashMap<usize, Hit> = HashMap::new();
+        for bytes in reports {
+            let mut r = wire::Reader::new(&bytes);
+            costs.recomputed += r.usize()?;
+            costs.kernel_seconds += r.f64()?;
+            costs.kernel_seconds_from_host |= r.u8()? != 0;
+            while !r.is_empty() {
+                let h = wire::hit(&mut r)?;
+                aligned.insert(h.subject, h);
+            }
+        }
+        let hits = hits
+            .into_iter()
+            .map(|h| {
+                aligned.remove(&h.subject).ok_or_else(|| {
+                    Error::Internal(format!(
+                        "hit {} ('{}') came back from no rank",
+                        h.subject + 1,
+                        self.db.id(h.subject)
+                    ))
+                })
+            })
+            .collect::<Result<Vec<Hit>>>()?;
+        Ok(Some(SearchResult {
+            query_index: scanned.index,
+            query_id: query.id.clone(),
+            query_description: query.description.clone(),
+            query_len: m,
+            scores: Vec::new(),
+            strands: Vec::new(),
+            strands_searched: self.strands.clone(),
+            recomputed: costs.recomputed,
+            kernel_seconds: costs.kernel_seconds,
+            kernel_seconds_from_host: costs.kernel_seconds_from_host,
+            scan_seconds: scanned.scan_seconds,
+            wall_seconds: scanned.scan_seconds + start.elapsed().as_secs_f64(),
+            cells: m as u64 * self.db.total_residues() * self.strands.len() as u64,
+            statistics,
+            hits,
+        }))
+    }
+}

@@ -1,0 +1,213 @@
+//! The bytes the ranks exchange: little-endian integers, floating point by its bits
+//! (NaN E-values and the last bit of every figure survive the trip), strings with
+//! their length. Our own few lines rather than a serialization crate: the messages are
+//! a handful of fixed records, and floating point must cross exactly.
+
+use crate::align::{Alignment, Op};
+use crate::error::{Error, Result};
+use crate::search::{Hit, Strand};
+
+pub fn put_u64(out: &mut Vec<u8>, v: u64) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+pub fn put_i32(out: &mut Vec<u8>, v: i32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+pub fn put_f64(out: &mut Vec<u8>, v: f64) {
+    put_u64(out, v.to_bits());
+}
+
+pub fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_u64(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Reads what the `put_` functions wrote, in the same order; a message shorter than
+/// its fields say is an internal error (ranks running different builds of clsw).
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(bytes: &'a [u8]) -> Reader<'a> {
+        Reader { bytes }
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.bytes.len() < n {
+            return Err(Error::Internal(
+                "a message between MPI ranks is cut short (do all ranks run the same clsw?)".into(),
+            ));
+        }
+        let (head, tail) = self.bytes.split_at(n);
+        self.bytes = tail;
+        Ok(head)
+    }
+
+    pub fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap_or_default()))
+    }
+
+    pub fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+
+    pub fn i32(&mut self) -> Result<i32> {
+        Ok(i32::from_le_bytes(self.take(4)?.try_into().unwrap_or_default()))
+    }
+
+    pub fn f64(&mut self) -> Result<f64> {
+        Ok(f64::from_bits(self.u64()?))
+    }
+
+    pub fn usize(&mut self) -> Result<usize> {
+        Ok(self.u64()? as usize)
+    }
+
+    pub fn str(&mut self) -> Result<&'a str> {
+        let n = self.usize()?;
+        std::str::from_utf8(self.take(n)?).map_err(|_| Error::Internal("a text between MPI ranks is not UTF-8".into()))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+}
+
+/// A hit, with its alignment when it has one.
+pub fn put_hit(out: &mut Vec<u8>, h: &Hit) {
+    put_u64(out, h.subject as u64);
+    put_i32(out, h.score);
+    out.push(matches!(h.strand, Strand::Minus) as u8);
+    put_f64(out, h.evalue);
+    put_f64(out, h.bit_score);
+    match &h.alignment {
+        None => out.push(0),
+        Some(a) => {
+            out.push(1);
+            put_i32(out, a.score);
+            for v in [a.query_start, a.query_end, a.subject_start, a.subject_end] {
+                put_u64(out, v as u64);
+            }
+            for v in [a.identities, a.similarities, a.mismatches, a.gap_opens, a.gap_columns] {
+                put_u64(out, v as u64);
+            }
+            put_u64(out, a.ops.len() as u64);
+            for &(op, n) in &a.ops {
+                out.push(op as u8);
+                put_u64(out, n as u64);
+            }
+        }
+    }
+}
+
+pub fn hit(r: &mut Reader<'_>) -> Result<Hit> {
+    let subject = r.usize()?;
+    let score = r.i32()?;
+    let strand = if r.take(1)?[0] == 1 { Strand::Minus } else { Strand::Plus };
+    let (evalue, bit_score) = (r.f64()?, r.f64()?);
+    let alignment = match r.take(1)?[0] {
+        0 => None,
+        _ => {
+            let score = r.i32()?;
+            let (query_start, query_end, subject_start, subject_end) = (r.usize()?, r.usize()?, r.usize()?, r.usize()?);
+            let (identities, similarities, mismatches, gap_opens, gap_columns) =
+                (r.usize()?, r.usize()?, r.usize()?, r.usize()?, r.usize()?);
+            let n = r.usize()?;
+            let mut ops = Vec::with_capacity(n.min(1 << 20));
+            for _ in 0..n {
+                let op = match r.take(1)?[0] {
+                    0 => Op::Match,
+                    1 => Op::Mismatch,
+                    2 => Op::Insertion,
+                    _ => Op::Deletion,
+                };
+                ops.push((op, r.u64()? as u32));
+            }
+            Some(Alignment {
+                score,
+                query_start,
+                query_end,
+                subject_start,
+                subject_end,
+                ops,
+                identities,
+                similarities,
+                mismatches,
+                gap_opens,
+                gap_columns,
+            })
+        }
+    };
+    Ok(Hit { subject, score, strand, evalue, bit_score, alignment })
+}
+
+/// An error that crosses ranks as part of a result (a psse pair's failed fit): the
+/// kinds such results carry keep their kind and text; any other arrives as an invalid
+/// argument with its whole text.
+pub fn put_error(out: &mut Vec<u8>, e: &Error) {
+    let (tag, text) = match e {
+        Error::InvalidArgument(m) => (0, m.clone()),
+        Error::Device(m) => (1, m.clone()),
+        Error::Internal(m) => (2, m.clone()),
+        e => (3, e.to_string()),
+    };
+    out.push(tag);
+    put_str(out, &text);
+}
+
+pub fn error(r: &mut Reader<'_>) -> Result<Error> {
+    let tag = r.take(1)?[0];
+    let text = r.str()?.to_string();
+    Ok(match tag {
+        0 => Error::InvalidArgument(text),
+        1 => Error::Device(text),
+        2 => Error::Internal(text),
+        _ => Error::InvalidArgument(text),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hits_cross_exactly() {
+        let a = Alignment {
+            score: 57,
+            query_start: 3,
+            query_end: 40,
+            subject_start: 1,
+            subject_end: 39,
+            ops: vec![(Op::Match, 10), (Op::Insertion, 2), (Op::Mismatch, 1), (Op::Deletion, 1), (Op::Match, 25)],
+            identities: 35,
+            similarities: 36,
+            mismatches: 1,
+            gap_opens: 2,
+            gap_columns: 3,
+        };
+        let hits = [
+            Hit { subject: 12, score: 57, strand: Strand::Minus, evalue: 1.5e-7, bit_score: 33.25, alignment: Some(a) },
+            Hit {
+                subject: 1 << 40,
+                score: 3,
+                strand: Strand::Plus,
+                evalue: f64::NAN,
+                bit_score: -0.0,
+                alignment: None,
+            },
+        ];
+        let mut bytes = Vec::new();
+        hits.iter().for_each(|h| put_hit(&mut bytes, h));
+        let mut r = Reader::new(&bytes);
+        let back = [hit(&mut r).unwrap(), hit(&mut r).unwrap()];
+        assert!(r.is_empty());
+        assert_eq!(back[0], hits[0]);
+        assert!(back[1].evalue.is_nan() && back[1].bit_score.to_bits() == (-0.0f64).to_bits());
+        assert_eq!((back[1].subject, back[1].score, back[1].strand), (1 << 40, 3, Strand::Plus));
+        let mut cut = Reader::new(&bytes[..bytes.len() - 1]);
+        assert!(hit(&mut cut).is_ok() && hit(&mut cut).is_err());
+    }
+}

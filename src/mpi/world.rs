@@ -1,0 +1,111 @@
+//! MPI's communicators as a [`Comm`] (rsmpi, the `mpi` crate, over the system's MPI).
+
+use super::Comm;
+use crate::error::{Error, Result};
+use rsmpi::collective::CommunicatorCollectives;
+use rsmpi::datatype::PartitionMut;
+use rsmpi::environment::Universe;
+use rsmpi::topology::{Communicator as _, SimpleCommunicator};
+use rsmpi::traits::{FromRaw, Root};
+
+/// An MPI communicator: the job's own (the `clsw` command under `mpirun`), or a
+/// duplicate of a host program's (the C ABI), so that clsw's messages never mix with
+/// the host's.
+pub struct World {
+    comm: SimpleCommunicator,
+    /// Held by the process that started MPI: finalizes it when dropped.
+    _universe: Option<Universe>,
+}
+
+impl World {
+    /// Whether an MPI launcher started this process (`mpirun`, `mpiexec`, `srun`):
+    /// the `clsw` command then runs as one rank of the job.
+    pub fn launched() -> bool {
+        ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some())
+    }
+
+    /// Starts MPI in this process (the thread that calls every collective is the one
+    /// that starts it: `MPI_THREAD_FUNNELED`) and returns its world.
+    pub fn init() -> Result<World> {
+        let (universe, _) = rsmpi::initialize_with_threading(rsmpi::Threading::Funneled)
+            .ok_or_else(|| Error::InvalidArgument("MPI was started already in this process".into()))?;
+        let comm = universe.world();
+        Ok(World { comm, _universe: Some(universe) })
+    }
+
+    /// A duplicate of a host program's communicator, given as its Fortran handle
+    /// (`MPI_Comm_c2f`). MPI must be initialized, and stays the host's to finalize.
+    pub fn from_fortran(handle: i32) -> Result<World> {
+        if !rsmpi::environment::is_initialized() {
+            return Err(Error::InvalidArgument("MPI is not initialized (call MPI_Init first)".into()));
+        }
+        // SAFETY: MPI is initialized; MPI_Comm_f2c takes any handle and returns
+        // MPI_COMM_NULL for none; MPI_Comm_dup of a valid communicator gives a new one
+        // that the SimpleCommunicator owns (and frees).
+        unsafe {
+            let given = rsmpi::ffi::RSMPI_Comm_f2c(handle as rsmpi::ffi::RSMPI_Fint);
+            if given == rsmpi::ffi::RSMPI_COMM_NULL {
+                return Err(Error::InvalidArgument("the communicator is MPI_COMM_NULL".into()));
+            }
+            let mut dup = rsmpi::ffi::RSMPI_COMM_NULL;
+            if rsmpi::ffi::MPI_Comm_dup(given, &mut dup) != 0 {
+                return Err(Error::InvalidArgument("MPI_Comm_dup of the communicator failed".into()));
+            }
+            Ok(World { comm: SimpleCommunicator::from_raw(dup), _universe: None })
+        }
+    }
+
+    /// The byte counts of every rank, and their offsets in one buffer.
+    fn layout(&self, len: usize) -> (Vec<i32>, Vec<i32>) {
+        let mut counts = vec![0i32; self.comm.size() as usize];
+        self.comm.all_gather_into(&(len as i32), &mut counts[..]);
+        let displs = counts.iter().scan(0i32, |at, &c| Some(std::mem::replace(at, *at + c))).collect();
+        (counts, displs)
+    }
+}
+
+/// Splits one buffer into every rank's part.
+fn parts(buf: &[u8], counts: &[i32], displs: &[i32]) -> Vec<Vec<u8>> {
+    counts.iter().zip(displs).map(|(&c, &d)| buf[d as usize..(d + c) as usize].to_vec()).collect()
+}
+
+impl Comm for World {
+    fn rank(&self) -> usize {
+        self.comm.rank() as usize
+    }
+
+    fn size(&self) -> usize {
+        self.comm.size() as usize
+    }
+
+    fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        let (counts, displs) = self.layout(bytes.len());
+        let mut buf = vec![0u8; counts.iter().map(|&c| c as usize).sum()];
+        {
+            let mut partition = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
+            self.comm.all_gather_varcount_into(bytes, &mut partition);
+        }
+        parts(&buf, &counts, &displs)
+    }
+
+    fn gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        let root = self.comm.process_at_rank(0);
+        let mut counts = vec![0i32; self.comm.size() as usize];
+        if self.comm.rank() == 0 {
+            root.gather_into_root(&(bytes.len() as i32), &mut counts[..]);
+            let displs: Vec<i32> = counts.iter().scan(0i32, |at, &c| Some(std::mem::replace(at, *at + c))).collect();
+            let mut buf = vec![0u8; counts.iter().map(|&c| c as usize).sum()];
+            {
+                let mut partition = PartitionMut::new(&mut buf[..], &counts[..], &displs[..]);
+                root.gather_varcount_into_root(bytes, &mut partition);
+            }
+            parts(&buf, &counts, &displs)
+        } else {
+            root.gather_into(&(bytes.len() as i32));
+            root.gather_varcount_into(bytes);
+            Vec::new()
+        }
+    }
+}

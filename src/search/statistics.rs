@@ -1,0 +1,328 @@
+//! A query's E-value statistics: where they come from ([`StatsMethod`],
+//! [`EvalueSource`]) and the models fitted to its scores ([`Statistician`]).
+//!
+//! The fits to the database read a sample of the query's scores ([`FitSample`]: every
+//! subject, every k-th beyond [`FIT_SAMPLE`]), not the scores themselves, so that a
+//! search whose scores lie on several ranks of an MPI job ([`crate::mpi`]) gathers the
+//! sample alone and fits exactly what one process would.
+
+use super::Strand;
+use crate::Result;
+use crate::error::Error;
+use crate::psse::shuffle::shuffled;
+use crate::reference::LocalScore;
+use crate::scan::native::{self, Report};
+use crate::scoring::Scoring;
+use crate::seq::Database;
+use crate::stats::{KarlinAltschul, MIN_FIT_SCORES, Regression, fit_length_corrected, fit_regression, published};
+use std::sync::OnceLock;
+
+crate::error::named_enum! {
+    /// Where a search's E-values come from (see the module documentation).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum EvalueSource ("E-value source", "sources") {
+        /// Fitted to this query's own scores against the database.
+        Fitted = "fitted",
+        /// NCBI BLAST's published parameters for the matrix and gap costs.
+        Published = "published",
+        /// None available: E-values and bit scores are NaN.
+        None = "none",
+        /// ssearch36's regression of this query's scores on the subject length.
+        Regression = "regression",
+        /// Fitted to this query's scores against shuffled database subjects.
+        Shuffled = "shuffled",
+    }
+}
+
+crate::error::named_enum! {
+    /// Where a search may take its E-values from ([`super::SearchOptions::stats`]).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum StatsMethod ("statistics method", "methods") {
+        /// The fit to the query's scores against the database when it succeeds (it
+        /// needs 200 positive scores), else BLAST's published parameters, else the fit
+        /// to shuffled subjects (a small DNA database): the default.
+        Auto = "auto",
+        /// Only the fit: no E-values where it fails.
+        Fit = "fit",
+        /// Only BLAST's published parameters for the matrix and gap costs: no E-values
+        /// where BLAST publishes none. They do not depend on the database, so with a
+        /// fixed `db_size` a hit's E-value does not either.
+        Published = "published",
+        /// No E-values (nor bit scores).
+        None = "none",
+        /// ssearch36's default (its `-z 1`): the mean and variance of the scores
+        /// regressed on the logarithm of the subject length ([`crate::stats::regression`]).
+        Regression = "regression",
+        /// The length-corrected fit to the query's scores against shuffles of database
+        /// subjects ([`SHUFFLES`] of them, made by psse's generator): statistics for a
+        /// database of any size, as ssearch36's shuffles of library sequences.
+        Shuffle = "shuffle",
+    }
+}
+
+/// The statistics of one query's search.
+#[derive(Debug, Clone)]
+pub struct Statistics {
+    pub source: EvalueSource,
+    /// `(lambda, K)`, present when `source` is `Fitted`, `Published` or `Shuffled`.
+    pub params: Option<KarlinAltschul>,
+    /// The regression, present when `source` is `Regression`.
+    pub regression: Option<Regression>,
+    /// Why the preferred source was not used (the fit's error), if it was not.
+    pub note: Option<String>,
+    /// Number of sequences in the database (`D` of the E-value), or the search's
+    /// `db_size` where it gives one.
+    pub db_sequences: usize,
+    /// Strands searched: a published P-value is combined over them.
+    pub strands: usize,
+}
+
+impl Statistics {
+    /// The E-value of a raw score for a subject of `subject_len` (NaN without statistics).
+    pub fn evalue(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
+        if let Some(r) = self.regression {
+            return r.evalue(score as f64, subject_len, self.db_sequences);
+        }
+        let Some(ka) = self.params else { return f64::NAN };
+        let (m, n) = (query_len.max(1), subject_len.max(1));
+        let d = self.db_sequences as f64;
+        match self.source {
+            EvalueSource::Published if self.strands > 1 => {
+                let p = ka.pvalue(score as f64, m, n);
+                // 1 - (1 - p)^s without cancellation for tiny p.
+                d * -(self.strands as f64 * (-p).ln_1p()).exp_m1()
+            }
+            _ => ka.evalue(score as f64, m, n, self.db_sequences),
+        }
+    }
+
+    /// The bit score of a raw score (NaN without statistics).
+    pub fn bit_score(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
+        match (self.regression, self.params) {
+            (Some(r), _) => r.bit_score(score as f64, query_len, subject_len),
+            (None, Some(ka)) => ka.bit_score(score as f64),
+            (None, None) => f64::NAN,
+        }
+    }
+}
+
+/// The fit uses at most this many subjects' scores: every k-th subject in database
+/// order beyond it (deterministic). 20,000 scores pin lambda to about 1%
+/// ([`fit_length_corrected`]'s table) and keep the fit to milliseconds per query on
+/// databases of millions of sequences; E-values still count every subject.
+pub const FIT_SAMPLE: usize = 20_000;
+
+/// [`StatsMethod::Shuffle`] scores the query against this many shuffled subjects:
+/// database subjects sampled every k-th in database order (all of a database this
+/// small), each shuffled as often as it takes. 2,000 scores pin lambda to about 2%
+/// ([`fit_length_corrected`]'s table).
+pub const SHUFFLES: usize = 2_000;
+
+/// At most this many residues of shuffles (fewer shuffles of long subjects): every
+/// query is scored against them on the CPU, about a query length x 10 M cells.
+const SHUFFLE_RESIDUES: usize = 10_000_000;
+
+/// The shuffles' seed (psse's default): the same database gives the same shuffles, and
+/// so the same E-values, in every run.
+const SHUFFLE_SEED: u64 = 42;
+
+/// The scores a fit to the database uses and their subjects' lengths, in database order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct FitSample {
+    pub(crate) scores: Vec<i32>,
+    pub(crate) lengths: Vec<usize>,
+}
+
+/// The statistics of one database's searches: the method, the database (its size, its
+/// subjects' lengths, and the subjects the shuffle statistics shuffle), made once.
+pub(crate) struct Statistician<'a> {
+    db: &'a Database,
+    scoring: Scoring,
+    method: StatsMethod,
+    db_size: Option<usize>,
+    strands: Vec<Strand>,
+    /// The shuffled subjects of the shuffle statistics, made for the first query that
+    /// needs them (or why there are none).
+    shuffles: OnceLock<std::result::Result<Vec<Vec<u8>>, String>>,
+}
+
+/// One source's model of a query's scores.
+enum Model {
+    KarlinAltschul(KarlinAltschul),
+    Regression(Regression),
+}
+
+impl<'a> Statistician<'a> {
+    pub(crate) fn new(db: &'a Database, scoring: Scoring, options: &super::SearchOptions, strands: &[Strand]) -> Self {
+        Statistician {
+            db,
+            scoring,
+            method: options.stats,
+            db_size: options.db_size,
+            strands: strands.to_vec(),
+            shuffles: OnceLock::new(),
+        }
+    }
+
+    /// The statistics of one query's scores: the sources of the search's method in
+    /// order, the first that succeeds; the failures before it are the note. `plus` is
+    /// the query, `minus` its reverse complement when that strand is searched (else
+    /// empty).
+    pub(crate) fn statistics(&self, sample: &FitSample, plus: &[u8], minus: &[u8]) -> Statistics {
+        use EvalueSource as S;
+        let order: &[EvalueSource] = match self.method {
+            StatsMethod::Auto => &[S::Fitted, S::Published, S::Shuffled],
+            StatsMethod::Fit => &[S::Fitted],
+            StatsMethod::Published => &[S::Published],
+            StatsMethod::Regression => &[S::Regression],
+            StatsMethod::Shuffle => &[S::Shuffled],
+            StatsMethod::None => &[],
+        };
+        let mut failed: Vec<String> = Vec::new();
+        let mut statistics = Statistics {
+            source: S::None,
+            params: None,
+            regression: None,
+            note: None,
+            db_sequences: self.db_size.unwrap_or(self.db.len()),
+            strands: self.strands.len(),
+        };
+        for &source in order {
+            match self.model(source, sample, plus, minus) {
+                Ok(Model::KarlinAltschul(ka)) => statistics.params = Some(ka),
+                Ok(Model::Regression(r)) => statistics.regression = Some(r),
+                Err(why) => {
+                    failed.push(why);
+                    continue;
+                }
+            }
+            statistics.source = source;
+            break;
+        }
+        if order.is_empty() {
+            failed.push("E-values turned off (statistics method none)".into());
+        }
+        statistics.note = (!failed.is_empty()).then(|| failed.join("; "));
+        statistics
+    }
+
+    /// One source's model, or why it gives none.
+    fn model(
+        &self,
+        source: EvalueSource,
+        sample: &FitSample,
+        plus: &[u8],
+        minus: &[u8],
+    ) -> std::result::Result<Model, String> {
+        let text = |e: Error| match e {
+            Error::InvalidArgument(m) => m,
+            e => e.to_string(),
+        };
+        match source {
+            EvalueSource::Fitted => fit_length_corrected(&sample.scores, &sample.lengths, plus.len())
+                .map(Model::KarlinAltschul)
+                .map_err(text),
+            EvalueSource::Regression => {
+                fit_regression(&sample.scores, &sample.lengths).map(Model::Regression).map_err(text)
+            }
+            EvalueSource::Published => {
+                let (matrix, gaps) = (self.scoring.matrix.name(), self.scoring.gaps);
+                published(matrix, gaps.open, gaps.extend)
+                    .map(Model::KarlinAltschul)
+                    .ok_or_else(|| format!("BLAST publishes no parameters for {matrix} {}/{}", gaps.open, gaps.extend))
+            }
+            EvalueSource::Shuffled => self.shuffled_fit(plus, minus).map(Model::KarlinAltschul).map_err(text),
+            EvalueSource::None => Err("no statistics".into()),
+        }
+    }
+
+    /// Subjects of the fit's sample are every k-th in database order: this k.
+    fn sample_stride(&self) -> usize {
+        self.db.len().div_ceil(FIT_SAMPLE).max(1)
+    }
+
+    /// The fit's sample of `scores` (the subjects `first..` in database order, as
+    /// many as `scores` holds): what [`Self::statistics`] needs of a query's scores.
+    /// The fit uses every subject of a positive length, every k-th beyond
+    /// [`FIT_SAMPLE`].
+    pub(crate) fn sample(&self, first: usize, scores: &[LocalScore]) -> FitSample {
+        let stride = self.sample_stride();
+        let start = (stride - first % stride) % stride;
+        let (scores, lengths) = (start..scores.len())
+            .step_by(stride)
+            .map(|i| (scores[i].score, self.db.seq_len(first + i)))
+            .filter(|&(_, n)| n > 0)
+            .unzip();
+        FitSample { scores, lengths }
+    }
+
+    /// The length-corrected fit to the query's scores against [`SHUFFLES`] shuffled
+    /// database subjects ([`Self::shuffles`]), scored on the CPU on the strands
+    /// searched: with both, each shuffle's score is the better of the two, as a
+    /// subject's is.
+    fn shuffled_fit(&self, plus: &[u8], minus: &[u8]) -> Result<KarlinAltschul> {
+        let shuffles = self
+            .shuffles
+            .get_or_init(|| self.make_shuffles())
+            .as_ref()
+            .map_err(|m| Error::InvalidArgument(m.clone()))?;
+        let lengths: Vec<usize> = shuffles.iter().map(Vec::len).collect();
+        let mut best = vec![0; shuffles.len()];
+        for strand in &self.strands {
+            let query = if *strand == Strand::Plus { plus } else { minus };
+            let scores = native::scores(query, shuffles, &self.scoring, Report::Scores)?.scores;
+            best.iter_mut().zip(&scores).for_each(|(b, s)| *b = (*b).max(s.score));
+        }
+        fit_length_corrected(&best, &lengths, plus.len())
+    }
+
+    /// The shuffles every query of a search is scored against, made once: psse's uniform
+    /// shuffles under a fixed seed, keyed by the subject's index in the database, of
+    /// subjects sampled every k-th; or why there cannot be the fit's 200 of them.
+    fn make_shuffles(&self) -> std::result::Result<Vec<Vec<u8>>, String> {
+        let positive = || (0..self.db.len()).filter(|&k| self.db.seq_len(k) > 0);
+        let stride = positive().count().div_ceil(SHUFFLES).max(1);
+        let sample: Vec<usize> = positive().step_by(stride).collect();
+        let residues: usize = sample.iter().map(|&k| self.db.seq_len(k)).sum();
+        let each = SHUFFLES.div_ceil(sample.len().max(1)).min(SHUFFLE_RESIDUES / residues.max(1));
+        if sample.len() * each < MIN_FIT_SCORES {
+            return Err(format!(
+                "shuffles: {} sampled subjects of {residues} residues allow {} shuffles within the {SHUFFLE_RESIDUES} \
+                 residues a search's shuffles may hold; the fit needs {MIN_FIT_SCORES}",
+                sample.len(),
+                sample.len() * each
+            ));
+        }
+        // Subject indices key the generator as psse's do (32 bits: wrapping beyond).
+        // Made on one thread: inside `OnceLock::get_or_init`, a rayon loop would let
+        // this thread take up another query's work, which would wait on the same lock.
+        Ok(sample
+            .iter()
+            .flat_map(|&k| (0..each as u32).map(move |i| shuffled(self.db.residues(k), SHUFFLE_SEED, k as u32, i, 0)))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn published_evalue_over_two_strands_is_about_twice_one() {
+        let ka = KarlinAltschul { lambda: 0.267, k: 0.041 };
+        let one = Statistics {
+            source: EvalueSource::Published,
+            params: Some(ka),
+            regression: None,
+            note: None,
+            db_sequences: 1000,
+            strands: 1,
+        };
+        let two = Statistics { strands: 2, ..one.clone() };
+        let (e1, e2) = (one.evalue(60, 300, 300), two.evalue(60, 300, 300));
+        assert!((e2 / e1 - 2.0).abs() < 1e-3, "{e1} {e2}");
+        assert!(two.evalue(0, 300, 300) <= 1000.0);
+        let none = Statistics { source: EvalueSource::None, params: None, ..one };
+        assert!(none.evalue(60, 300, 300).is_nan() && none.bit_score(60, 300, 300).is_nan());
+    }
+}
