@@ -170,6 +170,17 @@ typedef enum clsw_status {
      * Nothing was changed: the call can be retried with smaller inputs.
      */
     CLSW_ERR_OUT_OF_MEMORY = 10,
+    /**
+     * Another rank of an MPI search failed (`clsw_searcher_new_mpi`); the message
+     * names that rank and holds its error's message. Every rank's call returns an
+     * error, none waits for the failed one.
+     */
+    CLSW_ERR_RANK = 11,
+    /**
+     * A function of the MPI API was called on a clsw built without MPI (the cargo
+     * feature `mpi`).
+     */
+    CLSW_ERR_NO_MPI = 12,
 } clsw_status;
 
 /**
@@ -1406,6 +1417,33 @@ enum clsw_status clsw_searcher_new(const struct clsw_engine *engine,
                                    const struct clsw_db *db,
                                    const struct clsw_search_options *options,
                                    struct clsw_searcher **out);
+
+/**
+ * `clsw_searcher_new` for one rank of an MPI job: every rank of the communicator
+ * calls it with the same database (each its own copy: the ranks check that they
+ * agree), scoring and options, and each rank searches its share of the database on
+ * `engine`'s devices (shares by residues, in proportion to each rank's measured
+ * speed). `comm` is the communicator's Fortran handle, `MPI_Comm_c2f(comm)`, so that
+ * this header needs no `mpi.h`; MPI must be initialized, and clsw works on a
+ * duplicate of the communicator (`MPI_Comm_dup`), freed with the searcher.
+ *
+ * The searcher's functions are then collective: every rank calls
+ * `clsw_searcher_search` (or `_search_many`) with the same queries, from one thread
+ * of each rank (the host's MPI thread level must allow that thread to call MPI).
+ * Rank 0 receives the hits, exactly those one process would find; on the other
+ * ranks `*out` is set to NULL. `clsw_searcher_scores` is refused (every subject's
+ * score stays on its rank). An error on any rank returns an error on every rank:
+ * the failing rank's own status, `CLSW_ERR_RANK` on the others, whose message names
+ * the failing rank and holds its message; no rank waits for a failed one.
+ * Errors: those of `clsw_searcher_new`, `CLSW_ERR_RANK`, and `CLSW_ERR_NO_MPI` when
+ * clsw was built without MPI (the cargo feature `mpi`).
+ */
+enum clsw_status clsw_searcher_new_mpi(const struct clsw_engine *engine,
+                                       const struct clsw_scoring *scoring,
+                                       const struct clsw_db *db,
+                                       const struct clsw_search_options *options,
+                                       int32_t comm,
+                                       struct clsw_searcher **out);
 
 /**
  * Frees a searcher (and its device buffers); NULL is ignored. Hits from it stay valid.

@@ -223,10 +223,44 @@ fn search_options(o: &clsw_search_options) -> Outcome<SearchOptions> {
 /// alignments) runs in parallel.
 pub struct clsw_searcher {
     // Declared first, so dropped first: it borrows from the two Arcs below.
-    searcher: Searcher<'static>,
+    searcher: Inner,
     cigar: clsw_cigar,
     db: Arc<Database>,
     _engine: Arc<Engine>,
+}
+
+/// A searcher of one process, or one rank's of an MPI job.
+// One per handle, which is boxed already: the variants' sizes cost nothing.
+#[allow(clippy::large_enum_variant)]
+enum Inner {
+    Alone(Searcher<'static>),
+    #[cfg(feature = "mpi")]
+    Ranks(Box<Ranks>),
+}
+
+/// One rank's searcher and what it borrows besides the engine and the database.
+#[cfg(feature = "mpi")]
+struct Ranks {
+    // Declared first, so dropped first: it borrows the two boxes below.
+    searcher: crate::mpi::RankSearcher<'static>,
+    _part: Box<Database>,
+    _comm: Box<crate::mpi::World>,
+}
+
+impl Inner {
+    /// Searches `queries`, calling `sink` with each result in query order (on an MPI
+    /// searcher: on rank 0 only).
+    fn search_all(
+        &self,
+        queries: &[Sequence],
+        sink: impl FnMut(SearchResult) -> crate::Result<()>,
+    ) -> crate::Result<()> {
+        match self {
+            Inner::Alone(s) => s.search_all(queries, sink),
+            #[cfg(feature = "mpi")]
+            Inner::Ranks(r) => r.searcher.search_all(queries, sink),
+        }
+    }
 }
 
 /// Lays `db` out on `engine`'s devices for searches with `scoring` and `options`
@@ -247,20 +281,97 @@ pub unsafe extern "C" fn clsw_searcher_new(
     out: *mut *mut clsw_searcher,
 ) -> clsw_status {
     run(|| {
-        let out = unsafe { out_handle(out, "out (the searcher output)") }?;
-        let engine = unsafe { handle(engine, "engine") }?.engine.clone();
-        let scoring = unsafe { handle(scoring, "scoring") }?.scoring.clone();
-        let db = unsafe { handle(db, "db") }?.db.clone();
-        let o = unsafe { read_versioned(options, clsw_search_options::default()) }?;
-        let opts = search_options(&o)?;
+        let (out, engine, scoring, db, opts, cigar) = unsafe { searcher_inputs(engine, scoring, db, options, out) }?;
         // SAFETY: both references point into Arc allocations that the handle owns for
         // as long as `searcher` lives (it is dropped first) and never mutates; they do
         // not escape the handle (the searcher returns owned results).
         let (e, d): (&'static Engine, &'static Database) = unsafe { (&*Arc::as_ptr(&engine), &*Arc::as_ptr(&db)) };
-        let searcher = Searcher::new(e, d, scoring, opts)?;
-        *out = Box::into_raw(Box::new(clsw_searcher { searcher, cigar: o.cigar, db, _engine: engine }));
+        let searcher = Inner::Alone(Searcher::new(e, d, scoring, opts)?);
+        *out = Box::into_raw(Box::new(clsw_searcher { searcher, cigar, db, _engine: engine }));
         Ok(())
     })
+}
+
+/// The arguments of `clsw_searcher_new` and `_new_mpi`, checked and read.
+unsafe fn searcher_inputs<'o>(
+    engine: *const clsw_engine,
+    scoring: *const clsw_scoring,
+    db: *const clsw_db,
+    options: *const clsw_search_options,
+    out: *mut *mut clsw_searcher,
+) -> Outcome<SearcherInputs<'o>> {
+    let out = unsafe { out_handle(out, "out (the searcher output)") }?;
+    let engine = unsafe { handle(engine, "engine") }?.engine.clone();
+    let scoring = unsafe { handle(scoring, "scoring") }?.scoring.clone();
+    let db = unsafe { handle(db, "db") }?.db.clone();
+    let o = unsafe { read_versioned(options, clsw_search_options::default()) }?;
+    let opts = search_options(&o)?;
+    Ok((out, engine, scoring, db, opts, o.cigar))
+}
+
+/// `clsw_searcher_new` for one rank of an MPI job: every rank of the communicator
+/// calls it with the same database (each its own copy: the ranks check that they
+/// agree), scoring and options, and each rank searches its share of the database on
+/// `engine`'s devices (shares by residues, in proportion to each rank's measured
+/// speed). `comm` is the communicator's Fortran handle, `MPI_Comm_c2f(comm)`, so that
+/// this header needs no `mpi.h`; MPI must be initialized, and clsw works on a
+/// duplicate of the communicator (`MPI_Comm_dup`), freed with the searcher.
+///
+/// The searcher's functions are then collective: every rank calls
+/// `clsw_searcher_search` (or `_search_many`) with the same queries, from one thread
+/// of each rank (the host's MPI thread level must allow that thread to call MPI).
+/// Rank 0 receives the hits, exactly those one process would find; on the other
+/// ranks `*out` is set to NULL. `clsw_searcher_scores` is refused (every subject's
+/// score stays on its rank). An error on any rank returns an error on every rank:
+/// the failing rank's own status, `CLSW_ERR_RANK` on the others, whose message names
+/// the failing rank and holds its message; no rank waits for a failed one.
+/// Errors: those of `clsw_searcher_new`, `CLSW_ERR_RANK`, and `CLSW_ERR_NO_MPI` when
+/// clsw was built without MPI (the cargo feature `mpi`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_searcher_new_mpi(
+    engine: *const clsw_engine,
+    scoring: *const clsw_scoring,
+    db: *const clsw_db,
+    options: *const clsw_search_options,
+    comm: i32,
+    out: *mut *mut clsw_searcher,
+) -> clsw_status {
+    run(|| rank_searcher(comm, || unsafe { searcher_inputs(engine, scoring, db, options, out) }))
+}
+
+/// A searcher's output place and inputs, as `searcher_inputs` reads them.
+type SearcherInputs<'o> =
+    (&'o mut *mut clsw_searcher, Arc<Engine>, crate::scoring::Scoring, Arc<Database>, SearchOptions, clsw_cigar);
+
+#[cfg(not(feature = "mpi"))]
+fn rank_searcher<'o>(_: i32, _: impl FnOnce() -> Outcome<SearcherInputs<'o>>) -> Outcome {
+    Err(Failure::new(CLSW_ERR_NO_MPI, "clsw was built without MPI (cargo feature `mpi`)"))
+}
+
+/// The searcher of this rank, into the handle `inputs` gives. The communicator comes first: every
+/// rank then tells the others whether its inputs are good before any other work, so a
+/// rank with a bad argument fails them all rather than leaving them waiting.
+#[cfg(feature = "mpi")]
+fn rank_searcher<'o>(comm: i32, inputs: impl FnOnce() -> Outcome<SearcherInputs<'o>>) -> Outcome {
+    use crate::mpi::{Comm, RankSearcher, World, agree_on, calibrate, share};
+    let world = Box::new(World::from_fortran(comm)?);
+    // SAFETY: the communicator is a box the handle owns (`Ranks`), dropped after the
+    // searcher that borrows it.
+    let c: &'static dyn Comm = unsafe { &*(world.as_ref() as *const World) };
+    let inputs = inputs();
+    let agreed = agree_on(c, inputs.as_ref().map(drop).map_err(|f| crate::Error::InvalidArgument(f.message.clone())));
+    let (out, engine, scoring, db, opts, cigar) = inputs?;
+    agreed?;
+    // SAFETY: as in `clsw_searcher_new`; the part is a box the handle owns, dropped
+    // after the searcher.
+    let (e, d): (&'static Engine, &'static Database) = unsafe { (&*Arc::as_ptr(&engine), &*Arc::as_ptr(&db)) };
+    let share = share(c, d, calibrate(e, d, &scoring, &opts))?;
+    let part = Box::new(d.part(share.range.clone()));
+    let p: &'static Database = unsafe { &*(part.as_ref() as *const Database) };
+    let searcher = RankSearcher::new(c, e, d, p, &share, scoring, opts)?;
+    let ranks = Box::new(Ranks { searcher, _part: part, _comm: world });
+    *out = Box::into_raw(Box::new(clsw_searcher { searcher: Inner::Ranks(ranks), cigar, db, _engine: engine }));
+    Ok(())
 }
 
 /// Frees a searcher (and its device buffers); NULL is ignored. Hits from it stay valid.
@@ -320,8 +431,13 @@ pub unsafe extern "C" fn clsw_searcher_search(
         let out = unsafe { out_handle(out, "out (the hits output)") }?;
         let s = unsafe { handle(searcher, "searcher") }?;
         let q = query_sequence(s, query_id, query, len, "query")?;
-        let result = s.searcher.search(&q)?;
-        *out = Box::into_raw(Box::new(hits_of(s, result)));
+        let mut result = None;
+        s.searcher.search_all(std::slice::from_ref(&q), |r| {
+            result = Some(r);
+            Ok(())
+        })?;
+        // None on the ranks of an MPI searcher other than rank 0.
+        *out = result.map_or(std::ptr::null_mut(), |r| Box::into_raw(Box::new(hits_of(s, r))));
         Ok(())
     })
 }
@@ -404,7 +520,15 @@ pub unsafe extern "C" fn clsw_searcher_scores(
             ));
         }
         let q = query_sequence(s, std::ptr::null(), query, len, "query")?;
-        let (local, _) = s.searcher.scores(&q)?;
+        let (local, _) = match &s.searcher {
+            Inner::Alone(searcher) => searcher.scores(&q)?,
+            #[cfg(feature = "mpi")]
+            Inner::Ranks(_) => {
+                return Err(Failure::invalid(
+                    "clsw_searcher_scores: an MPI searcher keeps every subject's score on its rank",
+                ));
+            }
+        };
         // SAFETY: `scores` has at least `scores_len >= n` writable elements (the contract).
         let out = unsafe { std::slice::from_raw_parts_mut(scores, n) };
         for (o, l) in out.iter_mut().zip(&local) {

@@ -63,8 +63,9 @@ use crate::error::{Error, Result};
 use wire::Reader;
 
 /// The ranks of a job and the two collectives the protocol needs. Every rank must
-/// call each collective, in the same order as every other rank.
-pub trait Comm {
+/// call each collective, in the same order as every other rank, from one thread at a
+/// time.
+pub trait Comm: Send + Sync {
     /// This process's rank, `0..size`.
     fn rank(&self) -> usize;
     /// The number of ranks.

@@ -56,7 +56,16 @@ impl World {
             Ok(World { comm: SimpleCommunicator::from_raw(dup), _universe: None })
         }
     }
+}
 
+// SAFETY: a communicator is a handle MPI lets any thread use; clsw calls the
+// collectives of one communicator from one thread at a time (the `Comm` contract),
+// which MPI_THREAD_FUNNELED (the command) or the host's thread level (the C ABI, whose
+// documentation asks for the calls from one thread) allows.
+unsafe impl Send for World {}
+unsafe impl Sync for World {}
+
+impl World {
     /// The byte counts of every rank, and their offsets in one buffer.
     fn layout(&self, len: usize) -> (Vec<i32>, Vec<i32>) {
         let mut counts = vec![0i32; self.comm.size() as usize];

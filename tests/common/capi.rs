@@ -126,6 +126,13 @@ fn repository_root() -> PathBuf {
 }
 
 fn compile(dir: &Path, name: &str, src: &Path, cpp: bool) -> PathBuf {
+    let (compiler, standard) = if cpp { ("c++", "-std=c++17") } else { ("cc", "-std=c11") };
+    compile_with(compiler, standard, dir, name, src)
+}
+
+/// Compiles `src` with `compiler` (e.g. `mpicc`) in `standard` against include/clsw.h,
+/// bindings/cpp and libclsw.so, warnings as errors; returns the executable `dir/name`.
+pub fn compile_with(compiler: &str, standard: &str, dir: &Path, name: &str, src: &Path) -> PathBuf {
     let bin = dir.join(name);
     // The library's soname is libclsw.so.<major>: link through a folder that has both names.
     let lib = dir.join("lib");
@@ -135,8 +142,8 @@ fn compile(dir: &Path, name: &str, src: &Path, cpp: bool) -> PathBuf {
         std::os::unix::fs::symlink(library_dir().join("libclsw.so"), lib.join(&link)).unwrap();
     }
     let root = repository_root();
-    let out = Command::new(if cpp { "c++" } else { "cc" })
-        .arg(if cpp { "-std=c++17" } else { "-std=c11" })
+    let out = Command::new(compiler)
+        .arg(standard)
         .args(["-O1", "-Wall", "-Wextra", "-Werror"])
         .arg(format!("-I{}", root.join("include").display()))
         .arg(format!("-I{}", root.join("bindings/cpp").display()))
@@ -147,7 +154,7 @@ fn compile(dir: &Path, name: &str, src: &Path, cpp: bool) -> PathBuf {
         .arg(format!("-Wl,-rpath,{}", lib.display()))
         .arg("-lclsw")
         .output()
-        .expect("running cc");
+        .unwrap_or_else(|e| panic!("running {compiler}: {e}"));
     assert!(out.status.success(), "compiling {} failed:\n{}", src.display(), String::from_utf8_lossy(&out.stderr));
     bin
 }
