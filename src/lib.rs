@@ -27,7 +27,8 @@
 //! 9. [`engine`]: the devices of a run, each checked by a self-test on the scan kernels.
 //! 10. [`psse`], [`sw3`], [`distance`]: the jobs that stand alone.
 //! 11. [`search`]: database search (its shuffle statistics use psse's shuffles).
-//! 12. [`output`]: the search's output formats (BLAST tabular, SAM, JSON, pairwise).
+//! 12. [`output`], [`mpi`]: the search's output formats (BLAST tabular, SAM, JSON,
+//!     pairwise); scan and psse shared among the ranks of an MPI job.
 //! 13. [`capi`]: the C ABI.
 
 pub mod align;
