@@ -10,14 +10,16 @@ use crate::seq::{Database, Sequence};
 use std::ops::Range;
 use std::time::Instant;
 
-/// Residues of the probe query [`calibrate`] times.
-const PROBE_LEN: usize = 1024;
+/// Residues of the probe query [`calibrate`] times: about the mean length of the 20
+/// classic queries (2,088), where a GPU runs at its search speed.
+const PROBE_LEN: usize = 2048;
 
-/// Residues of the database sample the probe is scanned against: enough for an OpenCL
-/// device's launches to fill it (64 G cells, about 15 ms on an H100), a few hundred
-/// milliseconds' work for a CPU.
+/// Residues of the database sample the probe is scanned against: for an OpenCL device,
+/// enough that the launches' fixed costs weigh as little as in a search (an H100 on
+/// 64 M residues and a 1,024-residue probe measured 2,670-2,820 GCUPS, two thirds of its
+/// search speed; 256 M residues and 2,048, about 0.1 s); for a CPU a tenth of a second.
 fn sample_residues(engine: &Engine) -> u64 {
-    if engine.opencl_devices().is_empty() { 2 << 20 } else { 64 << 20 }
+    if engine.opencl_devices().is_empty() { 2 << 20 } else { 256 << 20 }
 }
 
 /// Ranks whose speeds are within this factor of one another take equal shares: the

@@ -299,6 +299,8 @@ _declare("clsw_db_id", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)
 _declare("clsw_db_sequence", [_H, _size, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
 _declare("clsw_search_options_init", [ctypes.POINTER(_SearchOptions), _size])
 _declare("clsw_searcher_new", [_H, _H, _H, ctypes.POINTER(_SearchOptions), _PP])
+# For MPI programs (mpi4py: comm.py2f() gives the Fortran handle); no Python wrapper yet.
+_declare("clsw_searcher_new_mpi", [_H, _H, _H, ctypes.POINTER(_SearchOptions), ctypes.c_int32, _PP])
 _declare("clsw_searcher_free", [_P], None)
 _declare("clsw_searcher_search", [_H, _c, _u8p, _size, _PP])
 _declare(
