@@ -17,9 +17,9 @@ const PROBE_LEN: usize = 2048;
 /// Residues of the database sample the probe is scanned against: for an OpenCL device,
 /// enough that the launches' fixed costs weigh as little as in a search (an H100 on
 /// 64 M residues and a 1,024-residue probe measured 2,670-2,820 GCUPS, two thirds of its
-/// search speed; 256 M residues and 2,048, about 0.1 s); for a CPU a tenth of a second.
+/// search speed; 256 M residues and 2,048, 3,750); for four cores of a CPU, about 0.2 s.
 fn sample_residues(engine: &Engine) -> u64 {
-    if engine.opencl_devices().is_empty() { 2 << 20 } else { 256 << 20 }
+    if engine.opencl_devices().is_empty() { 4 << 20 } else { 256 << 20 }
 }
 
 /// Ranks whose speeds are within this factor of one another take equal shares: the
@@ -40,7 +40,9 @@ pub struct Share {
 
 /// This rank's speed in GCUPS: its devices' scan of a probe query (residues of the
 /// database's middle record run together) against a contiguous sample of the
-/// database, the best of two scans after one that compiles and warms up.
+/// database, the best of three scans after one that compiles and warms up. Ranks
+/// calibrate at the same time, each sharing its host with the others as it will in
+/// the search.
 pub fn calibrate(engine: &Engine, db: &Database, scoring: &Scoring, options: &SearchOptions) -> Result<f64> {
     let (lengths, n) = (db.lengths(), db.len());
     let budget = sample_residues(engine);
@@ -70,7 +72,7 @@ pub fn calibrate(engine: &Engine, db: &Database, scoring: &Scoring, options: &Se
     let searcher = Searcher::new(engine, &sample, scoring.clone(), quiet)?;
     searcher.scores(&probe)?;
     let mut best = f64::INFINITY;
-    for _ in 0..2 {
+    for _ in 0..3 {
         let t = Instant::now();
         searcher.scores(&probe)?;
         best = best.min(t.elapsed().as_secs_f64());

@@ -66,6 +66,23 @@ unsafe impl Send for World {}
 unsafe impl Sync for World {}
 
 impl World {
+    /// Returns once every rank has reached this point, sleeping meanwhile. MPI's
+    /// blocking collectives spin while they wait: a rank whose share is done would
+    /// take a core from the scans of its neighbours on the same host (four ranks of
+    /// four threads on 16 cores ran 13% slower than two of eight). A non-blocking
+    /// barrier, tested every 200 microseconds, waits without a core; the collective
+    /// that follows finds every rank there.
+    fn wait_for_all(&self) {
+        let mut barrier = self.comm.immediate_barrier();
+        loop {
+            match barrier.test() {
+                Ok(_) => return,
+                Err(pending) => barrier = pending,
+            }
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+    }
+
     /// The byte counts of every rank, and their offsets in one buffer.
     fn layout(&self, len: usize) -> (Vec<i32>, Vec<i32>) {
         let mut counts = vec![0i32; self.comm.size() as usize];
@@ -90,6 +107,7 @@ impl Comm for World {
     }
 
     fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        self.wait_for_all();
         let (counts, displs) = self.layout(bytes.len());
         let mut buf = vec![0u8; counts.iter().map(|&c| c as usize).sum()];
         {
@@ -100,6 +118,7 @@ impl Comm for World {
     }
 
     fn gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        self.wait_for_all();
         let root = self.comm.process_at_rank(0);
         let mut counts = vec![0i32; self.comm.size() as usize];
         if self.comm.rank() == 0 {
