@@ -23,7 +23,18 @@ pub struct RankSearcher<'a> {
     stats: Statistician<'a>,
     strands: Vec<Strand>,
     options: SearchOptions,
+    /// Each rank reports every query's times on standard error ([`Self::report_progress`]).
+    progress: bool,
+    /// Threads of this rank's own work on a query (statistics, hits, alignments). Run
+    /// from the thread that exchanges, its parallel loops would wait in the global
+    /// pool's queue behind the scan of the next queries, up to a scan each (a second
+    /// or more for queries of 500 residues on four cores): in a pool of their own they
+    /// start at once.
+    host: rayon::ThreadPool,
 }
+
+/// Threads of a rank's own work on a query ([`RankSearcher`]'s `host`).
+const HOST_THREADS: usize = 2;
 
 /// What rank 0 needs of a rank's work on one query besides its hits.
 #[derive(Default)]
@@ -61,9 +72,21 @@ impl<'a> RankSearcher<'a> {
             };
             Ok((local, strands))
         })();
-        let (local, strands) = agree_on(comm, setup)?;
+        let host = rayon::ThreadPoolBuilder::new()
+            .num_threads(HOST_THREADS)
+            .thread_name(|i| format!("clsw-rank-host-{i}"))
+            .build()
+            .map_err(|e| Error::Internal(format!("a rank's host threads: {e}")));
+        let (local, strands, host) = agree_on(comm, setup.and_then(|(l, s)| Ok((l, s, host?))))?;
         let stats = Statistician::new(db, scoring, &options, &strands);
-        Ok(RankSearcher { comm, db, first: share.range.start, local, stats, strands, options })
+        Ok(RankSearcher { comm, db, first: share.range.start, local, stats, strands, options, progress: false, host })
+    }
+
+    /// With `on`, every rank writes one line per query on standard error: its scan's
+    /// time, the time it waited in the exchanges (for the slowest rank), and its own
+    /// statistics, hits and alignments: where a job loses time to a straggler.
+    pub fn report_progress(&mut self, on: bool) {
+        self.progress = on;
     }
 
     /// The strands searched for every query.
@@ -132,27 +155,35 @@ impl<'a> RankSearcher<'a> {
             Error::Rank { rank, message } => Error::Rank { rank: *rank, message: message.clone() },
             e => Error::Rank { rank: self.comm.rank(), message: e.to_string() },
         });
+        // Time spent in the exchanges: waiting for the slowest rank, mostly.
+        let mut waited = Instant::now();
         let samples = agree(self.comm, sample);
+        let mut waiting = waited.elapsed().as_secs_f64();
         let scanned = scanned?;
-        let mut sample = FitSample::default();
+        let mut fit = FitSample::default();
         for bytes in samples? {
             let mut r = wire::Reader::new(&bytes);
             for _ in 0..r.usize()? {
-                sample.scores.push(r.i32()?);
-                sample.lengths.push(r.usize()?);
+                fit.scores.push(r.i32()?);
+                fit.lengths.push(r.usize()?);
             }
         }
+        let sample = fit;
         let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
-        let statistics = self.stats.statistics(&sample, &query.residues, &minus);
+        let statistics = self.host.install(|| self.stats.statistics(&sample, &query.residues, &minus));
 
         // 2. Each rank's best hits: the first max_hits of them all, on every rank.
-        let mut candidates = self.local.as_ref().map_or_else(Vec::new, |l| l.candidates(m, &scanned, &statistics));
+        let mut candidates =
+            self.local.as_ref().map_or_else(Vec::new, |l| self.host.install(|| l.candidates(m, &scanned, &statistics)));
         let mut mine = Vec::new();
         for h in &candidates {
             wire::put_hit(&mut mine, &Hit { subject: h.subject + self.first, ..h.clone() });
         }
         let mut hits = Vec::new();
-        for bytes in agree(self.comm, Ok(mine))? {
+        waited = Instant::now();
+        let gathered = agree(self.comm, Ok(mine));
+        waiting += waited.elapsed().as_secs_f64();
+        for bytes in gathered? {
             let mut r = wire::Reader::new(&bytes);
             while !r.is_empty() {
                 hits.push(wire::hit(&mut r)?);
@@ -170,7 +201,7 @@ impl<'a> RankSearcher<'a> {
             .collect();
         candidates.retain(|h| chosen.contains_key(&h.subject));
         let aligned = match &self.local {
-            Some(local) => local.check_and_attach(&query.residues, &scanned, &mut candidates),
+            Some(local) => self.host.install(|| local.check_and_attach(&query.residues, &scanned, &mut candidates)),
             None => Ok(()),
         };
         let report = aligned.map(|()| {
@@ -183,7 +214,25 @@ impl<'a> RankSearcher<'a> {
             }
             out
         });
-        let reports = gather_to_root(self.comm, report)?;
+        waited = Instant::now();
+        let reports = gather_to_root(self.comm, report);
+        waiting += waited.elapsed().as_secs_f64();
+        let reports = reports?;
+        if self.progress {
+            // One write per line: the ranks share standard error.
+            let line = format!(
+                "clsw: rank {}: query {} ({} residues): scan {:.2} s, waited {:.2} s for the other ranks, \
+                 statistics and {} hits {:.2} s\n",
+                self.comm.rank(),
+                scanned.index + 1,
+                m,
+                scanned.scan_seconds,
+                waiting,
+                candidates.len(),
+                start.elapsed().as_secs_f64() - waiting
+            );
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+        }
         if self.comm.rank() != 0 {
             return Ok(None);
         }

@@ -399,32 +399,20 @@ fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result
     let share = clsw::mpi::share(comm, &db, speed)?;
     let labels = clsw::mpi::agree(comm, Ok(engine.describe().join(" + ").into_bytes()))?;
     let part = db.part(share.range.clone());
-    let searcher = RankSearcher::new(comm, &engine, &db, &part, &share, scoring.clone(), options.clone())?;
+    let mut searcher = RankSearcher::new(comm, &engine, &db, &part, &share, scoring.clone(), options.clone())?;
+    searcher.report_progress(args.progress && !args.quiet);
     let setup_seconds = process_start.elapsed().as_secs_f64();
 
     let command_line = std::env::args().collect::<Vec<_>>().join(" ");
     let format_options = FormatOptions { sam_eqx: args.sam_eqx, width: args.width, command_line: Some(command_line) };
     let mut writer = out.map(|out| (out.name(), ResultWriter::new(format, out, &db, &scoring, format_options)));
-    let line_progress = args.progress && !args.quiet;
-    let (mut done, mut hits, mut recomputed) = (0usize, 0usize, 0usize);
+    let (mut hits, mut recomputed) = (0usize, 0usize);
     searcher.search_all(&queries, |result| {
         if let Some((name, w)) = &mut writer {
             w.write(&result, &queries[result.query_index]).map_err(|e| Error::io(&*name, e))?;
         }
-        done += 1;
         hits += result.hits.len();
         recomputed += result.recomputed;
-        if line_progress {
-            eprintln!(
-                "clsw: query {done}/{} {} ({} residues): {} hits, {:.2} s (scan {:.2} s on rank 0)",
-                queries.len(),
-                result.query_id,
-                result.query_len,
-                result.hits.len(),
-                result.wall_seconds,
-                result.scan_seconds
-            );
-        }
         Ok(())
     })?;
     let finished = match writer {
