@@ -6,8 +6,10 @@
 #   benches/mpi_bundle.sh .device/openmpi     (Open MPI for a host without one)
 # Writes to $OUT (or ./bench-out):
 #   cpu: the 20 classic queries against uniprot20k x 20 (prepared) on the native path,
-#        mpirun -n 1 and -n 4 with --threads 4 per rank (16 cores); rank 0's summary
-#        line gives the wall clock after setup (devices, database, calibration, shares);
+#        mpirun -n 1 and -n 4 with --threads 4 per rank (16 cores), the four ranks
+#        free (--bind-to none) and each bound to four cores of its own; rank 0's
+#        summary line gives the wall clock after setup (devices, database,
+#        calibration, shares);
 #   gpu: the GPU alone (one rank) and the GPU rank beside three CPU ranks of 4 threads
 #        (MPMD), to show the shares follow the ranks' speeds.
 # Every output is compared byte for byte with the first.
@@ -43,8 +45,9 @@ run() {
 $B "${scan[@]}" --device gpu -o /dev/null 2> /dev/null
 run gpu1 $M -n 1 $B --threads 4 "${scan[@]}" --device gpu
 run gpu1_cpu3 $M -n 1 $B --threads 4 "${scan[@]}" --device gpu : -n 3 $B --threads 4 "${scan[@]}" --device native
+run cpu4_bound mpirun --map-by slot:PE=4 --bind-to core --oversubscribe --allow-run-as-root -n 4 $B --threads 4 "${scan[@]}" --device native
 run cpu4 $M -n 4 $B --threads 4 "${scan[@]}" --device native
 run cpu1 $M -n 1 $B --threads 4 "${scan[@]}" --device native
-for name in gpu1_cpu3 cpu4 cpu1; do
+for name in gpu1_cpu3 cpu4_bound cpu4 cpu1; do
   cmp "$out/gpu1.tsv" "$out/$name.tsv" && echo "$name: identical to gpu1 ($(wc -l < "$out/gpu1.tsv") lines)"
 done

@@ -14,17 +14,18 @@
 //!   into one contiguous share per rank, residues in proportion to the ranks' speeds,
 //!   so a GPU rank takes many times the share of a CPU rank and all finish together.
 //!   Each rank lays out its share ([`crate::seq::Database::part`]) on its devices once.
-//! * **Per query, three exchanges** (each an all-gather of a few kilobytes):
+//! * **Per query, four exchanges** (a few kilobytes each):
 //!   1. the scores the E-value fit samples (at most [`crate::search::FIT_SAMPLE`],
-//!      every k-th subject in database order): every rank fits the same sample, so
-//!      every rank holds the statistics one process would have fitted;
-//!   2. each rank's best hits under those statistics (at most `max_hits`, without
-//!      alignments): merged in the order hits are reported, the same global list on
-//!      every rank;
-//!   3. the alignments of that list, each made by the rank that holds the subject
+//!      every k-th subject in database order), gathered on rank 0, which fits the
+//!      statistics one process would have fitted;
+//!   2. those statistics, to every rank;
+//!   3. each rank's best hits under them (at most `max_hits`, without alignments):
+//!      merged in the order hits are reported, the same global list on every rank;
+//!   4. the alignments of that list, each made by the rank that holds the subject
 //!      (which also checks its device's score on the CPU), sent to rank 0.
 //!
-//!   A rank's devices scan the next queries while these run.
+//!   A rank's devices scan the next queries while these run, and a rank waits for the
+//!   others asleep, not spinning in MPI (`World`).
 //! * **Errors** ([`agree`]): every exchange carries each rank's outcome. A rank that
 //!   fails (a missing or damaged database, a device error) joins the next exchange
 //!   with its error instead of its data, and every rank returns: the failing rank its

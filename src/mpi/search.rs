@@ -140,11 +140,11 @@ impl<'a> RankSearcher<'a> {
     fn finish(&self, query: &Sequence, scanned: Result<Scanned>) -> Result<Option<SearchResult>> {
         let start = Instant::now();
         let m = query.residues.len();
-        // 1. The fit's sample, gathered in database order: everyone's statistics.
+        // 1. The fit's sample, gathered in database order on rank 0, which fits the
+        //    statistics once for every rank.
         let sample = scanned.as_ref().map(|s| {
             let mut out = Vec::new();
             let FitSample { scores, lengths } = self.stats.sample(self.first, &s.scores);
-            wire::put_u64(&mut out, scores.len() as u64);
             scores.iter().zip(&lengths).for_each(|(&s, &n)| {
                 wire::put_i32(&mut out, s);
                 wire::put_u64(&mut out, n as u64);
@@ -157,20 +157,27 @@ impl<'a> RankSearcher<'a> {
         });
         // Time spent in the exchanges: waiting for the slowest rank, mostly.
         let mut waited = Instant::now();
-        let samples = agree(self.comm, sample);
+        let samples = gather_to_root(self.comm, sample);
         let mut waiting = waited.elapsed().as_secs_f64();
         let scanned = scanned?;
-        let mut fit = FitSample::default();
-        for bytes in samples? {
-            let mut r = wire::Reader::new(&bytes);
-            for _ in 0..r.usize()? {
-                fit.scores.push(r.i32()?);
-                fit.lengths.push(r.usize()?);
-            }
-        }
-        let sample = fit;
         let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
-        let statistics = self.host.install(|| self.stats.statistics(&sample, &query.residues, &minus));
+        let mut fitted = Vec::new();
+        if self.comm.rank() == 0 {
+            let mut sample = FitSample::default();
+            for bytes in samples? {
+                let mut r = wire::Reader::new(&bytes);
+                while !r.is_empty() {
+                    sample.scores.push(r.i32()?);
+                    sample.lengths.push(r.usize()?);
+                }
+            }
+            let statistics = self.host.install(|| self.stats.statistics(&sample, &query.residues, &minus));
+            wire::put_statistics(&mut fitted, &statistics);
+        }
+        waited = Instant::now();
+        let fitted = agree(self.comm, Ok(fitted));
+        waiting += waited.elapsed().as_secs_f64();
+        let statistics = wire::statistics(&mut wire::Reader::new(&fitted?[0]))?;
 
         // 2. Each rank's best hits: the first max_hits of them all, on every rank.
         let mut candidates =

@@ -5,7 +5,8 @@
 
 use crate::align::{Alignment, Op};
 use crate::error::{Error, Result};
-use crate::search::{Hit, Strand};
+use crate::search::{EvalueSource, Hit, Statistics, Strand};
+use crate::stats::{KarlinAltschul, Regression};
 
 pub fn put_u64(out: &mut Vec<u8>, v: u64) {
     out.extend_from_slice(&v.to_le_bytes());
@@ -144,6 +145,64 @@ pub fn hit(r: &mut Reader<'_>) -> Result<Hit> {
     Ok(Hit { subject, score, strand, evalue, bit_score, alignment })
 }
 
+/// A query's statistics, as rank 0 fitted them for every rank.
+pub fn put_statistics(out: &mut Vec<u8>, s: &Statistics) {
+    out.push(EvalueSource::ALL.iter().position(|&e| e == s.source).unwrap_or(0) as u8);
+    match s.params {
+        None => out.push(0),
+        Some(ka) => {
+            out.push(1);
+            put_f64(out, ka.lambda);
+            put_f64(out, ka.k);
+        }
+    }
+    match s.regression {
+        None => out.push(0),
+        Some(r) => {
+            out.push(1);
+            for v in [r.rho, r.mu, r.rho_var, r.mu_var, r.var_floor] {
+                put_f64(out, v);
+            }
+            put_u64(out, r.kept as u64);
+        }
+    }
+    match &s.note {
+        None => out.push(0),
+        Some(n) => {
+            out.push(1);
+            put_str(out, n);
+        }
+    }
+    put_u64(out, s.db_sequences as u64);
+    put_u64(out, s.strands as u64);
+}
+
+pub fn statistics(r: &mut Reader<'_>) -> Result<Statistics> {
+    let source = *EvalueSource::ALL
+        .get(r.u8()? as usize)
+        .ok_or_else(|| Error::Internal("an E-value source between MPI ranks is unknown".into()))?;
+    let params = match r.u8()? {
+        0 => None,
+        _ => Some(KarlinAltschul { lambda: r.f64()?, k: r.f64()? }),
+    };
+    let regression = match r.u8()? {
+        0 => None,
+        _ => Some(Regression {
+            rho: r.f64()?,
+            mu: r.f64()?,
+            rho_var: r.f64()?,
+            mu_var: r.f64()?,
+            var_floor: r.f64()?,
+            kept: r.usize()?,
+        }),
+    };
+    let note = match r.u8()? {
+        0 => None,
+        _ => Some(r.str()?.to_string()),
+    };
+    Ok(Statistics { source, params, regression, note, db_sequences: r.usize()?, strands: r.usize()? })
+}
+
 /// An error that crosses ranks as part of a result (a psse pair's failed fit): the
 /// kinds such results carry keep their kind and text; any other arrives as an invalid
 /// argument with its whole text.
@@ -172,6 +231,38 @@ pub fn error(r: &mut Reader<'_>) -> Result<Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn statistics_cross_exactly() {
+        let fitted = Statistics {
+            source: EvalueSource::Fitted,
+            params: Some(KarlinAltschul { lambda: 0.2671, k: 0.0412 }),
+            regression: None,
+            note: Some("published: none for these costs".into()),
+            db_sequences: 400_000,
+            strands: 2,
+        };
+        let regression = Statistics {
+            source: EvalueSource::Regression,
+            params: None,
+            regression: Some(Regression {
+                rho: 3.1,
+                mu: -2.5,
+                rho_var: 0.7,
+                mu_var: 1e-3,
+                var_floor: 0.25,
+                kept: 19_950,
+            }),
+            note: None,
+            ..fitted.clone()
+        };
+        for s in [fitted, regression] {
+            let mut bytes = Vec::new();
+            put_statistics(&mut bytes, &s);
+            let back = statistics(&mut Reader::new(&bytes)).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{s:?}"));
+        }
+    }
 
     #[test]
     fn hits_cross_exactly() {
