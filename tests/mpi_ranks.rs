@@ -198,6 +198,31 @@ fn psse_pairs_dealt_to_ranks_are_one_process_pairs() {
     }
 }
 
+#[test]
+fn distances_counted_over_blocks_of_sites_are_one_process_distances() {
+    use clsw::distance::generate::{AlignmentShape, genotypes, snp_alignment};
+    use clsw::distance::{Coding, Options, compute_on, pack_alignment, pack_genotype_matrix};
+    let shape = AlignmentShape { samples: 23, sites: 1_000, snp_density: 0.2, missing: 0.05, mean_run: 5, seed: 3 };
+    let alignment =
+        pack_alignment(&snp_alignment(&shape), Coding::Nucleotide { count_gaps: true, count_n: false }).unwrap();
+    let genotype = pack_genotype_matrix(&genotypes(19, 777, 0.05, 0.2, 11), 19).unwrap();
+    for (name, packed) in [("alignment", &alignment), ("genotypes", &genotype)] {
+        for (want_compared, ignore_constant) in [(false, false), (true, false), (true, true)] {
+            let opts = Options { want_compared, ignore_constant, ..Options::default() };
+            let (want, _) = compute_on(&[], packed, &opts).unwrap();
+            // Five ranks on 777 sites, and more ranks than a short block of sites.
+            for n in [1, 2, 5] {
+                let got = run_ranks(n, |comm| clsw::mpi::distance_run(comm, &[], packed, &opts).unwrap());
+                let (dm, stats) = got[0].as_ref().expect("rank 0's matrix");
+                let what = format!("{name}, compared {want_compared}, constant left out {ignore_constant}, {n} ranks");
+                assert_eq!(dm, &want, "{what}");
+                assert_eq!(stats.kept_sites, want.kept_sites, "{what}");
+                assert!(got[1..].iter().all(Option::is_none));
+            }
+        }
+    }
+}
+
 /// The `clsw` command and the C example under `mpirun` (Open MPI's, or MPICH's).
 #[cfg(feature = "mpi")]
 mod mpirun {
@@ -294,6 +319,14 @@ mod mpirun {
             assert!(out.status.success(), "{n} ranks: {}", String::from_utf8_lossy(&out.stderr));
             assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{n} ranks");
         }
+    }
+
+    #[test]
+    fn distance_under_mpirun_writes_what_one_process_writes() {
+        let bed = data_dir().join("distance/a");
+        same_as_one_process(&["distance", "--bfile", s(&bed), "--variant", "cpu", "--outfmt", "long", "--compared"]);
+        let table = data_dir().join("distance/a.tsv");
+        same_as_one_process(&["distance", "--genotypes", s(&table), "--ignore-constant", "--metric", "1-ibs"]);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Across nodes: a search and psse shared among the ranks of an MPI job, with the
-//! output of one process.
+//! Across nodes: a search, psse and distances shared among the ranks of an MPI job,
+//! with the output of one process.
 //!
 //! `mpirun -n N clsw scan ...` (clsw built with the cargo feature `mpi`) or a C host's
 //! own communicator (`clsw_searcher_new_mpi`) gives every rank the same inputs; each
@@ -40,12 +40,18 @@
 //! ranks' speeds; the shuffles are keyed by the pair's own indices, so each pair's
 //! result is the one a single process computes. Rank 0 gathers them in input order.
 //!
+//! # Distances ([`distance_run`])
+//!
+//! Every count of a distance matrix is a sum over sites: the ranks count every pair over
+//! their own block of the sites and rank 0 adds the blocks' matrices.
+//!
 //! # Communicators ([`Comm`])
 //!
 //! The protocol is written against [`Comm`], two collectives on bytes. [`World`]
 //! (feature `mpi`) is MPI's; [`threads::run_ranks`] runs ranks as threads of one
 //! process, which is how the protocol is tested without an MPI library.
 
+mod distance;
 mod psse;
 mod search;
 mod share;
@@ -54,6 +60,7 @@ mod wire;
 #[cfg(feature = "mpi")]
 mod world;
 
+pub use distance::distance_run;
 pub use psse::{psse_run, psse_speed};
 pub use search::RankSearcher;
 pub use share::{Share, calibrate, share};

@@ -5,9 +5,8 @@ use crate::out::Output;
 use clap::{Args, ValueEnum};
 use clsw::distance::input::{bfile_paths, read_alignment, read_bed, read_genotype_table};
 use clsw::distance::output::{Format, files, write_binary, write_long, write_plink, write_square};
-use clsw::distance::{
-    Coding, Dataset, DistanceMatrix, Metric, Options, SiteFilter, Tuning, Variant, compute, compute_on,
-};
+use clsw::distance::{Coding, Dataset, DistanceMatrix, Metric, Options, SiteFilter, Tuning, Variant, compute_on};
+use clsw::mpi::Comm;
 use clsw::outfile::refuse_inputs;
 use clsw::{Engine, Error, Result};
 use std::path::{Path, PathBuf};
@@ -140,7 +139,20 @@ fn prefix(args: &DistanceArgs) -> PathBuf {
     args.out.clone().unwrap_or_else(|| PathBuf::from(format_of(args.format).default_prefix()))
 }
 
-pub fn run(args: &DistanceArgs) -> Result<()> {
+/// What a distance run reads and opens before counting.
+struct Inputs {
+    metric: Metric,
+    opts: Options,
+    /// `None` on the ranks of an MPI job other than rank 0, and for prefix formats.
+    out: Option<Output>,
+    data: Dataset,
+    source: String,
+    read_seconds: f64,
+}
+
+/// Checks the options, opens the output (`write`: this process writes it) and reads
+/// the input.
+fn prepare(args: &DistanceArgs, write: bool) -> Result<Inputs> {
     clsw::distance::check_coding_flags(
         args.count_gaps,
         args.count_n,
@@ -155,10 +167,9 @@ pub fn run(args: &DistanceArgs) -> Result<()> {
         Some(t) => t.parse()?,
         None => Tuning::default(),
     };
-    let out = open_output(args, metric)?;
+    let out = if write { open_output(args, metric)? } else { None };
     let t0 = Instant::now();
     let (data, source) = read_input(args)?;
-    let read_s = t0.elapsed().as_secs_f64();
     let opts = Options {
         variant,
         want_compared: metric.want_compared(args.compared),
@@ -166,30 +177,58 @@ pub fn run(args: &DistanceArgs) -> Result<()> {
         site_filter: SiteFilter::Auto,
         tuning,
     };
-    let (dm, stats) = if variant == Variant::Cpu {
-        compute_on(&[], &data.packed, &opts)?
-    } else {
-        let engine = Engine::open(args.device.device.as_deref())?;
-        compute(&engine, &data.packed, &opts)?
+    Ok(Inputs { metric, opts, out, data, source, read_seconds: t0.elapsed().as_secs_f64() })
+}
+
+/// `clsw distance`: one process, or (`ranks`) one rank of an MPI job, whose ranks count
+/// blocks of the sites and whose rank 0 writes what one process writes.
+pub fn run(args: &DistanceArgs, ranks: Option<&dyn Comm>) -> Result<()> {
+    let root = ranks.is_none_or(|c| c.rank() == 0);
+    let inputs = match ranks {
+        Some(comm) => clsw::mpi::agree_on(comm, prepare(args, root))?,
+        None => prepare(args, true)?,
     };
-    let t1 = Instant::now();
-    write_output(args, out, &data, &dm, metric)?;
-    if !args.quiet {
-        let what = if data.packed.coding().is_genotype() { "samples" } else { "sequences" };
-        eprintln!(
-            "clsw distance: {} {what} of {} sites from {source} ({:.2} s); {} sites counted ({}) on {} in {:.2} s; \
-             output {:.2} s",
-            dm.n,
-            dm.sites,
-            read_s,
-            stats.kept_sites,
-            if stats.kept_sites < dm.sites { "the others change no count" } else { "all" },
-            stats.backend,
-            stats.filter_seconds + stats.count_seconds,
-            t1.elapsed().as_secs_f64()
-        );
+    let Inputs { metric, opts, out, data, source, read_seconds } = inputs;
+    let engine = match opts.variant {
+        Variant::Cpu => None,
+        _ => Some(Engine::open(args.device.device.as_deref())),
+    };
+    let engine = match ranks {
+        Some(comm) => clsw::mpi::agree_on(comm, engine.transpose())?,
+        None => engine.transpose()?,
+    };
+    let devices = engine.as_ref().map_or_else(Vec::new, |e| e.opencl_devices());
+    let counted = match ranks {
+        Some(comm) => clsw::mpi::distance_run(comm, &devices, &data.packed, &opts)?,
+        None => Some(compute_on(&devices, &data.packed, &opts)?),
+    };
+    let written = match counted {
+        Some((dm, stats)) => {
+            let t1 = Instant::now();
+            let written = write_output(args, out, &data, &dm, metric);
+            if written.is_ok() && !args.quiet {
+                let what = if data.packed.coding().is_genotype() { "samples" } else { "sequences" };
+                eprintln!(
+                    "clsw distance: {} {what} of {} sites from {source} ({:.2} s); {} sites counted ({}) on {} in \
+                     {:.2} s; output {:.2} s",
+                    dm.n,
+                    dm.sites,
+                    read_seconds,
+                    stats.kept_sites,
+                    if stats.kept_sites < dm.sites { "the others change no count" } else { "all" },
+                    stats.backend,
+                    stats.filter_seconds + stats.count_seconds,
+                    t1.elapsed().as_secs_f64()
+                );
+            }
+            written
+        }
+        None => Ok(()),
+    };
+    match ranks {
+        Some(comm) => clsw::mpi::agree_on(comm, written),
+        None => written,
     }
-    Ok(())
 }
 
 fn write_output(

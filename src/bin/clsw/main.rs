@@ -95,12 +95,12 @@ fn mpi_job() -> clsw::Result<Option<Box<dyn Comm>>> {
     Ok(None)
 }
 
-/// A command as one rank of an MPI job: scan and psse share their work among the
-/// ranks; the others would only repeat it.
+/// A command as one rank of an MPI job: scan, psse and distance share their work among
+/// the ranks; the others would only repeat it.
 fn refuse_ranks(what: &str, ranks: Option<&dyn Comm>) -> clsw::Result<()> {
     match ranks {
         Some(comm) if comm.size() > 1 => Err(clsw::Error::InvalidArgument(format!(
-            "clsw {what} does not share its work among MPI ranks (scan and psse do); run it as one process"
+            "clsw {what} does not share its work among MPI ranks (scan, psse and distance do); run it as one process"
         ))),
         _ => Ok(()),
     }
@@ -120,12 +120,12 @@ fn main() -> ExitCode {
     let result = set_up(&cli).and_then(|()| match &cli.command {
         Command::Scan(args) => scan::run_scan(args, ranks),
         Command::Psse(args) => psse::run(args, ranks),
+        Command::Distance(args) => distance::run(args, ranks),
         command => {
             let name = match command {
                 Command::Devices => "devices",
                 Command::Align(_) => "align",
                 Command::Makedb(_) => "makedb",
-                Command::Distance(_) => "distance",
                 Command::Sw3(_) => "sw3",
                 _ => "bench",
             };
@@ -134,10 +134,9 @@ fn main() -> ExitCode {
                 Command::Devices => devices::run(),
                 Command::Align(args) => align::run(args),
                 Command::Makedb(args) => scan::run_makedb(args),
-                Command::Distance(args) => distance::run(args),
                 Command::Sw3(args) => sw3::run(args),
                 Command::Bench(command) => bench::run(command),
-                Command::Scan(_) | Command::Psse(_) => unreachable!("handled above"),
+                Command::Scan(_) | Command::Psse(_) | Command::Distance(_) => unreachable!("handled above"),
             }
         }
     });
