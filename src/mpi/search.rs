@@ -7,10 +7,12 @@ use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::scoring::Scoring;
 use crate::search::{
-    FitSample, Hit, Scanned, SearchOptions, SearchResult, Searcher, Statistician, Strand, reverse_complement,
+    FitSample, Hit, Scanned, SearchOptions, SearchResult, Searcher, Statistician, Statistics, Strand,
+    reverse_complement,
 };
 use crate::seq::{Database, Sequence};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::thread::{Scope, ScopedJoinHandle};
 use std::time::Instant;
 
 /// One rank's part of a search of the whole database.
@@ -83,8 +85,9 @@ impl<'a> RankSearcher<'a> {
     }
 
     /// With `on`, every rank writes one line per query on standard error: its scan's
-    /// time, the time it waited in the exchanges (for the slowest rank), and its own
-    /// statistics, hits and alignments: where a job loses time to a straggler.
+    /// time, the time from its first exchange to its result and how much of it went in
+    /// the exchanges (waiting for the slowest rank, mostly), and how many of its hits
+    /// this rank aligned: where a job loses time to a straggler.
     pub fn report_progress(&mut self, on: bool) {
         self.progress = on;
     }
@@ -117,31 +120,52 @@ impl<'a> RankSearcher<'a> {
             if let Some(local) = &self.local {
                 scope.spawn(move || local.scan_all(queries, chunk, ahead, |s| tx.send(s).is_ok()));
             }
-            // The outcome of rank 0's sink for the previous query, told with the next.
+            // Three queries in flight, each a stage further: while query i's sample is
+            // gathered, rank 0 fits i - 1's statistics and every rank checks and aligns
+            // i - 2's hits. The exchanges keep one order on every rank: i's sample, then
+            // i - 1's statistics and hits, then i - 2's alignments.
+            let mut sampled: Option<Sampled<'_, '_>> = None;
+            let mut chosen: Option<Chosen<'_, '_>> = None;
+            // The outcome of rank 0's sink for a finished query, told with the next exchange.
             let mut delivered: Result<()> = Ok(());
-            for (index, query) in queries.iter().enumerate() {
-                let scanned = match &self.local {
-                    Some(_) => rx.recv().unwrap_or_else(|_| Err(Error::Internal("the scan thread stopped".into()))),
-                    None => Ok(Scanned { index, ..Scanned::default() }),
+            for step in 0..queries.len() + 2 {
+                let next = match queries.get(step) {
+                    Some(query) => {
+                        let scanned = match &self.local {
+                            Some(_) => {
+                                rx.recv().unwrap_or_else(|_| Err(Error::Internal("the scan thread stopped".into())))
+                            }
+                            None => Ok(Scanned { index: step, ..Scanned::default() }),
+                        };
+                        let scanned = std::mem::replace(&mut delivered, Ok(())).and(scanned);
+                        Some(self.sample(scope, query, scanned)?)
+                    }
+                    None => None,
                 };
-                let scanned = delivered.and(scanned);
-                let result = self.finish(query, scanned)?;
-                delivered = match result {
-                    Some(r) => sink(r),
-                    None => Ok(()),
+                let aligning = match sampled.take() {
+                    Some(s) => Some(self.choose(scope, s)?),
+                    None => None,
                 };
+                if let Some(c) = chosen.take()
+                    && let Some(result) = self.report(c)?
+                {
+                    delivered = sink(result);
+                }
+                (sampled, chosen) = (next, aligning);
             }
             agree_on(self.comm, delivered)
         })
     }
 
-    /// One query's exchanges (see the module documentation of [`super`]): the result on
-    /// rank 0, `None` on the others.
-    fn finish(&self, query: &Sequence, scanned: Result<Scanned>) -> Result<Option<SearchResult>> {
+    /// A query's first exchange: the scores its fit samples, gathered in database order
+    /// on rank 0, which starts fitting its statistics (for every rank) on a thread.
+    fn sample<'s, 'e>(
+        &'e self,
+        scope: &'s Scope<'s, 'e>,
+        query: &'e Sequence,
+        scanned: Result<Scanned>,
+    ) -> Result<Sampled<'s, 'e>> {
         let start = Instant::now();
-        let m = query.residues.len();
-        // 1. The fit's sample, gathered in database order on rank 0, which fits the
-        //    statistics once for every rank.
         let sample = scanned.as_ref().map(|s| {
             let mut out = Vec::new();
             let FitSample { scores, lengths } = self.stats.sample(self.first, &s.scores);
@@ -155,41 +179,56 @@ impl<'a> RankSearcher<'a> {
             Error::Rank { rank, message } => Error::Rank { rank: *rank, message: message.clone() },
             e => Error::Rank { rank: self.comm.rank(), message: e.to_string() },
         });
-        // Time spent in the exchanges: waiting for the slowest rank, mostly.
-        let mut waited = Instant::now();
         let samples = gather_to_root(self.comm, sample);
-        let mut waiting = waited.elapsed().as_secs_f64();
+        let waiting = start.elapsed().as_secs_f64();
         let scanned = scanned?;
-        let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
-        let mut fitted = Vec::new();
-        if self.comm.rank() == 0 {
-            let mut sample = FitSample::default();
-            for bytes in samples? {
-                let mut r = wire::Reader::new(&bytes);
-                while !r.is_empty() {
-                    sample.scores.push(r.i32()?);
-                    sample.lengths.push(r.usize()?);
+        let fit = match self.comm.rank() {
+            0 => {
+                let mut sample = FitSample::default();
+                for bytes in samples? {
+                    let mut r = wire::Reader::new(&bytes);
+                    while !r.is_empty() {
+                        sample.scores.push(r.i32()?);
+                        sample.lengths.push(r.usize()?);
+                    }
                 }
+                Some(scope.spawn(move || {
+                    let plus = &query.residues;
+                    let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(plus) } else { vec![] };
+                    self.host.install(|| self.stats.statistics(&sample, plus, &minus))
+                }))
             }
-            let statistics = self.host.install(|| self.stats.statistics(&sample, &query.residues, &minus));
+            _ => None,
+        };
+        Ok(Sampled { query, start, waiting, scanned, fit })
+    }
+
+    /// A query's second and third exchanges: the statistics, from rank 0 to every rank,
+    /// then each rank's best hits under them, merged into the query's hits on every
+    /// rank; each rank starts checking and aligning those of its share on a thread.
+    fn choose<'s, 'e>(&'e self, scope: &'s Scope<'s, 'e>, sampled: Sampled<'s, 'e>) -> Result<Chosen<'s, 'e>> {
+        let Sampled { query, start, mut waiting, scanned, fit } = sampled;
+        let mut fitted = Vec::new();
+        if let Some(fit) = fit {
+            let statistics = fit.join().map_err(|_| Error::Internal("fitting the statistics panicked".into()))?;
             wire::put_statistics(&mut fitted, &statistics);
         }
-        waited = Instant::now();
+        let waited = Instant::now();
         let fitted = agree(self.comm, Ok(fitted));
         waiting += waited.elapsed().as_secs_f64();
         let statistics = wire::statistics(&mut wire::Reader::new(&fitted?[0]))?;
 
-        // 2. Each rank's best hits: the first max_hits of them all, on every rank.
+        let m = query.residues.len();
         let mut candidates =
             self.local.as_ref().map_or_else(Vec::new, |l| self.host.install(|| l.candidates(m, &scanned, &statistics)));
         let mut mine = Vec::new();
         for h in &candidates {
             wire::put_hit(&mut mine, &Hit { subject: h.subject + self.first, ..h.clone() });
         }
-        let mut hits = Vec::new();
-        waited = Instant::now();
+        let waited = Instant::now();
         let gathered = agree(self.comm, Ok(mine));
         waiting += waited.elapsed().as_secs_f64();
+        let mut hits = Vec::new();
         for bytes in gathered? {
             let mut r = wire::Reader::new(&bytes);
             while !r.is_empty() {
@@ -199,44 +238,53 @@ impl<'a> RankSearcher<'a> {
         hits.sort_by(Hit::report_order);
         hits.truncate(self.options.max_hits);
 
-        // 3. The chosen hits of this rank's share, checked and aligned here, to rank 0.
         let end = self.first + scanned.scores.len();
-        let chosen: HashMap<usize, ()> = hits
-            .iter()
-            .filter(|h| (self.first..end).contains(&h.subject))
-            .map(|h| (h.subject - self.first, ()))
-            .collect();
-        candidates.retain(|h| chosen.contains_key(&h.subject));
-        let aligned = match &self.local {
-            Some(local) => self.host.install(|| local.check_and_attach(&query.residues, &scanned, &mut candidates)),
-            None => Ok(()),
-        };
+        let chosen: HashSet<usize> =
+            hits.iter().filter(|h| (self.first..end).contains(&h.subject)).map(|h| h.subject - self.first).collect();
+        candidates.retain(|h| chosen.contains(&h.subject));
+        let aligning = scope.spawn(move || {
+            let aligned = match &self.local {
+                Some(local) => self.host.install(|| local.check_and_attach(&query.residues, &scanned, &mut candidates)),
+                None => Ok(()),
+            };
+            (scanned, candidates, aligned)
+        });
+        Ok(Chosen { query, start, waiting, statistics, hits, aligning })
+    }
+
+    /// A query's last exchange: each rank's checked and aligned hits, to rank 0, which
+    /// returns the query's result (`None` on the other ranks).
+    fn report(&self, chosen: Chosen<'_, '_>) -> Result<Option<SearchResult>> {
+        let Chosen { query, start, mut waiting, statistics, hits, aligning } = chosen;
+        let (scanned, mine, aligned) =
+            aligning.join().map_err(|_| Error::Internal("checking and aligning the hits panicked".into()))?;
         let report = aligned.map(|()| {
             let mut out = Vec::new();
             wire::put_u64(&mut out, scanned.recomputed as u64);
             wire::put_f64(&mut out, scanned.kernel_seconds);
             out.push(scanned.kernel_seconds_from_host as u8);
-            for h in &candidates {
+            for h in &mine {
                 wire::put_hit(&mut out, &Hit { subject: h.subject + self.first, ..h.clone() });
             }
             out
         });
-        waited = Instant::now();
+        let waited = Instant::now();
         let reports = gather_to_root(self.comm, report);
         waiting += waited.elapsed().as_secs_f64();
         let reports = reports?;
+        let m = query.residues.len();
         if self.progress {
             // One write per line: the ranks share standard error.
             let line = format!(
-                "clsw: rank {}: query {} ({} residues): scan {:.2} s, waited {:.2} s for the other ranks, \
-                 statistics and {} hits {:.2} s\n",
+                "clsw: rank {}: query {} ({} residues): scan {:.2} s, then {:.2} s to its result, {:.2} s of them \
+                 in the exchanges; {} of its hits here\n",
                 self.comm.rank(),
                 scanned.index + 1,
                 m,
                 scanned.scan_seconds,
+                start.elapsed().as_secs_f64(),
                 waiting,
-                candidates.len(),
-                start.elapsed().as_secs_f64() - waiting
+                mine.len(),
             );
             let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
         }
@@ -285,4 +333,25 @@ impl<'a> RankSearcher<'a> {
             hits,
         }))
     }
+}
+
+/// A query after its first exchange: its scan, and rank 0's fit under way.
+struct Sampled<'s, 'e> {
+    query: &'e Sequence,
+    start: Instant,
+    /// Seconds in the exchanges so far (waiting for the slowest rank, mostly).
+    waiting: f64,
+    scanned: Scanned,
+    fit: Option<ScopedJoinHandle<'s, Statistics>>,
+}
+
+/// A query after its third exchange: its statistics and hits, and this rank's check
+/// and alignment of its share of them under way (giving back the scan).
+struct Chosen<'s, 'e> {
+    query: &'e Sequence,
+    start: Instant,
+    waiting: f64,
+    statistics: Statistics,
+    hits: Vec<Hit>,
+    aligning: ScopedJoinHandle<'s, (Scanned, Vec<Hit>, Result<()>)>,
 }
