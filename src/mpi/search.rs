@@ -35,8 +35,9 @@ pub struct RankSearcher<'a> {
     host: rayon::ThreadPool,
 }
 
-/// Threads of a rank's own work on a query ([`RankSearcher`]'s `host`).
-const HOST_THREADS: usize = 2;
+/// Threads of a native rank's own work on a query ([`RankSearcher`]'s `host`; a rank of
+/// OpenCL devices has as many as its thread pool).
+const NATIVE_HOST_THREADS: usize = 2;
 
 /// What rank 0 needs of a rank's work on one query besides its hits.
 #[derive(Default)]
@@ -74,8 +75,10 @@ impl<'a> RankSearcher<'a> {
             };
             Ok((local, strands))
         })();
+        // A rank of OpenCL devices leaves its cores to this work; a native rank's cores scan.
+        let threads = if engine.uses_opencl() { rayon::current_num_threads() } else { NATIVE_HOST_THREADS };
         let host = rayon::ThreadPoolBuilder::new()
-            .num_threads(HOST_THREADS)
+            .num_threads(threads)
             .thread_name(|i| format!("clsw-rank-host-{i}"))
             .build()
             .map_err(|e| Error::Internal(format!("a rank's host threads: {e}")));
