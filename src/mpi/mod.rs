@@ -24,10 +24,10 @@
 //!   4. the alignments of that list, each made by the rank that holds the subject
 //!      (which also checks its device's score on the CPU), sent to rank 0.
 //!
-//!   A rank's devices scan the next queries while these run, and three queries are in
-//!   flight between their exchanges: while query i's sample is gathered, rank 0 fits
-//!   i - 1's statistics and every rank checks and aligns i - 2's hits. A rank waits
-//!   for the others asleep, not spinning in MPI (`World`).
+//!   A rank's devices scan the next queries while these run, and several queries are
+//!   in flight between their exchanges: while query i's sample is gathered, rank 0
+//!   fits i - 1's statistics and every rank checks and aligns the hits of the few
+//!   queries before. A rank waits for the others asleep, not spinning in MPI (`World`).
 //! * **Errors** ([`agree`]): every exchange carries each rank's outcome. A rank that
 //!   fails (a missing or damaged database, a device error) joins the next exchange
 //!   with its error instead of its data, and every rank returns: the failing rank its

@@ -11,7 +11,7 @@ use crate::search::{
     reverse_complement,
 };
 use crate::seq::{Database, Sequence};
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::Instant;
 
@@ -34,6 +34,10 @@ pub struct RankSearcher<'a> {
     /// start at once.
     host: rayon::ThreadPool,
 }
+
+/// Queries whose hits a rank checks and aligns at once, behind the query whose hits are
+/// chosen: a long query's alignments take a GPU rank longer than its scan.
+const ALIGNING: usize = 4;
 
 /// Threads of a native rank's own work on a query ([`RankSearcher`]'s `host`; a rank of
 /// OpenCL devices has as many as its thread pool).
@@ -123,15 +127,21 @@ impl<'a> RankSearcher<'a> {
             if let Some(local) = &self.local {
                 scope.spawn(move || local.scan_all(queries, chunk, ahead, |s| tx.send(s).is_ok()));
             }
-            // Three queries in flight, each a stage further: while query i's sample is
-            // gathered, rank 0 fits i - 1's statistics and every rank checks and aligns
-            // i - 2's hits. The exchanges keep one order on every rank: i's sample, then
-            // i - 1's statistics and hits, then i - 2's alignments.
+            // Queries in flight, each a stage further: while query i's sample is
+            // gathered, rank 0 fits i - 1's statistics, and every rank checks and aligns
+            // the hits of up to ALIGNING queries before. The exchanges keep one order on
+            // every rank: i's sample, i - 1's statistics and hits, the oldest alignments.
             let mut sampled: Option<Sampled<'_, '_>> = None;
-            let mut chosen: Option<Chosen<'_, '_>> = None;
+            let mut aligning: VecDeque<Chosen<'_, '_>> = VecDeque::new();
             // The outcome of rank 0's sink for a finished query, told with the next exchange.
             let mut delivered: Result<()> = Ok(());
-            for step in 0..queries.len() + 2 {
+            let mut report = |chosen: Chosen<'_, '_>, delivered: &mut Result<()>| -> Result<()> {
+                if let Some(result) = self.report(chosen)? {
+                    *delivered = sink(result);
+                }
+                Ok(())
+            };
+            for step in 0..=queries.len() {
                 let next = match queries.get(step) {
                     Some(query) => {
                         let scanned = match &self.local {
@@ -145,16 +155,18 @@ impl<'a> RankSearcher<'a> {
                     }
                     None => None,
                 };
-                let aligning = match sampled.take() {
-                    Some(s) => Some(self.choose(scope, s)?),
-                    None => None,
-                };
-                if let Some(c) = chosen.take()
-                    && let Some(result) = self.report(c)?
-                {
-                    delivered = sink(result);
+                if let Some(s) = sampled.take() {
+                    aligning.push_back(self.choose(scope, s)?);
                 }
-                (sampled, chosen) = (next, aligning);
+                if aligning.len() > ALIGNING
+                    && let Some(oldest) = aligning.pop_front()
+                {
+                    report(oldest, &mut delivered)?;
+                }
+                sampled = next;
+            }
+            while let Some(oldest) = aligning.pop_front() {
+                report(oldest, &mut delivered)?;
             }
             agree_on(self.comm, delivered)
         })
