@@ -36,8 +36,9 @@ pub struct RankSearcher<'a> {
 }
 
 /// Queries whose hits a rank checks and aligns at once, behind the query whose hits are
-/// chosen: a long query's alignments take a GPU rank longer than its scan.
-const ALIGNING: usize = 4;
+/// chosen. One is what was measured (two H200 ranks 1.65x one, BENCHMARKS.md); a long
+/// query's alignments take a GPU rank longer than its scan, so more may pay: to measure.
+const ALIGNING: usize = 1;
 
 /// Threads of a native rank's own work on a query ([`RankSearcher`]'s `host`; a rank of
 /// OpenCL devices has as many as its thread pool).
