@@ -1428,10 +1428,11 @@ enum clsw_status clsw_searcher_new(const struct clsw_engine *engine,
  * duplicate of the communicator (`MPI_Comm_dup`), freed with the searcher.
  *
  * The searcher's functions are then collective: every rank calls
- * `clsw_searcher_search` (or `_search_many`) with the same queries, from one thread
- * of each rank (the host's MPI thread level must allow that thread to call MPI).
- * Rank 0 receives the hits, exactly those one process would find; on the other
- * ranks `*out` is set to NULL. `clsw_searcher_scores` is refused (every subject's
+ * `clsw_searcher_search` (or `_search_many`) with the same queries (the ranks check),
+ * one call at a time (the host's MPI thread level must allow the calling thread to
+ * call MPI). Rank 0 receives the hits, exactly those one process would find; on the
+ * other ranks `*out` (every `out[k]` of `_search_many`) is set to NULL. Free the
+ * searcher (collective too) before `MPI_Finalize`. `clsw_searcher_scores` is refused (every subject's
  * score stays on its rank). An error on any rank returns an error on every rank:
  * the failing rank's own status, `CLSW_ERR_RANK` on the others, whose message names
  * the failing rank and holds its message; no rank waits for a failed one.

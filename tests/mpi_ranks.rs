@@ -169,6 +169,39 @@ fn a_failing_rank_fails_every_rank_with_its_message() {
     }
 }
 
+#[test]
+fn a_failure_in_the_middle_of_a_search_ends_every_rank() {
+    let (db, queries, scoring) = protein();
+    let options = SearchOptions::default();
+    // Rank 0's sink fails at query `at` (the second, and the last): every rank returns
+    // that error, and none waits for another.
+    for at in [2, queries.len()] {
+        for n in [2, 3] {
+            let outcomes = run_ranks(n, |comm| {
+                let engine = native();
+                let share = share(comm, &db, calibrate(&engine, &db, &scoring, &options)).unwrap();
+                let part = db.part(share.range.clone());
+                let searcher =
+                    RankSearcher::new(comm, &engine, &db, &part, &share, scoring.clone(), options.clone()).unwrap();
+                let mut delivered = 0;
+                let searched = searcher.search_all(&queries, |_| {
+                    delivered += 1;
+                    match delivered == at {
+                        true => Err(clsw::Error::InvalidArgument("the disk is full".into())),
+                        false => Ok(()),
+                    }
+                });
+                (searched.map_err(|e| e.to_string()), delivered)
+            });
+            let context = format!("sink failing at query {at}, {n} ranks");
+            assert_eq!(outcomes[0], (Err("invalid argument: the disk is full".into()), at), "{context}");
+            for (rank, o) in outcomes.iter().enumerate().skip(1) {
+                assert_eq!(o.0, Err("rank 0: invalid argument: the disk is full".into()), "{context}, rank {rank}");
+            }
+        }
+    }
+}
+
 fn psse_alone(queries: &[&[u8]], subjects: &[&[u8]], opts: &PsseOptions) -> Vec<clsw::Result<PsseResult>> {
     psse::psse_run(&native(), queries, subjects, opts).unwrap().pairs
 }

@@ -20,14 +20,14 @@
 
 static int rank = 0;
 
-/* Prints the failed call's status and message and ends this rank. Every rank learns
- * of a failure on any rank (CLSW_ERR_RANK names it), so all end, none waits. */
+/* Prints the failed call's status and message and ends the job. clsw's collective
+ * calls fail on every rank together (CLSW_ERR_RANK names the failing one); a failure of
+ * this rank alone (formatting a hit) must not leave the others waiting: MPI_Abort. */
 static void check(clsw_status st, const char *what) {
     if (st != CLSW_OK) {
         if (rank == 0 || st != CLSW_ERR_RANK)
             fprintf(stderr, "mpi_search: rank %d: %s: %s\n  %s\n", rank, what, clsw_status_str(st), clsw_last_error());
-        MPI_Finalize();
-        exit(1);
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
 }
 

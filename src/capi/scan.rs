@@ -243,11 +243,24 @@ enum Inner {
 struct Ranks {
     // Declared first, so dropped first: it borrows the two boxes below.
     searcher: crate::mpi::RankSearcher<'static>,
-    _part: Box<Database>,
-    _comm: Box<crate::mpi::World>,
+    _part: Arc<Database>,
+    _comm: Arc<crate::mpi::World>,
 }
 
 impl Inner {
+    /// A caller's queries, or on an MPI searcher this rank's failure to make them told
+    /// to the other ranks (waiting in the search's first exchange).
+    fn agreed<T>(&self, made: Outcome<T>) -> Outcome<T> {
+        match (self, made) {
+            #[cfg(feature = "mpi")]
+            (Inner::Ranks(r), Err(f)) => {
+                r.searcher.refuse(crate::Error::InvalidArgument(f.message.clone()));
+                Err(f)
+            }
+            (_, made) => made,
+        }
+    }
+
     /// Searches `queries`, calling `sink` with each result in query order (on an MPI
     /// searcher: on rank 0 only).
     fn search_all(
@@ -318,10 +331,11 @@ unsafe fn searcher_inputs<'o>(
 /// duplicate of the communicator (`MPI_Comm_dup`), freed with the searcher.
 ///
 /// The searcher's functions are then collective: every rank calls
-/// `clsw_searcher_search` (or `_search_many`) with the same queries, from one thread
-/// of each rank (the host's MPI thread level must allow that thread to call MPI).
-/// Rank 0 receives the hits, exactly those one process would find; on the other
-/// ranks `*out` is set to NULL. `clsw_searcher_scores` is refused (every subject's
+/// `clsw_searcher_search` (or `_search_many`) with the same queries (the ranks check),
+/// one call at a time (the host's MPI thread level must allow the calling thread to
+/// call MPI). Rank 0 receives the hits, exactly those one process would find; on the
+/// other ranks `*out` (every `out[k]` of `_search_many`) is set to NULL. Free the
+/// searcher (collective too) before `MPI_Finalize`. `clsw_searcher_scores` is refused (every subject's
 /// score stays on its rank). An error on any rank returns an error on every rank:
 /// the failing rank's own status, `CLSW_ERR_RANK` on the others, whose message names
 /// the failing rank and holds its message; no rank waits for a failed one.
@@ -354,20 +368,20 @@ fn rank_searcher<'o>(_: i32, _: impl FnOnce() -> Outcome<SearcherInputs<'o>>) ->
 #[cfg(feature = "mpi")]
 fn rank_searcher<'o>(comm: i32, inputs: impl FnOnce() -> Outcome<SearcherInputs<'o>>) -> Outcome {
     use crate::mpi::{Comm, RankSearcher, World, agree_on, calibrate, share};
-    let world = Box::new(World::from_fortran(comm)?);
-    // SAFETY: the communicator is a box the handle owns (`Ranks`), dropped after the
-    // searcher that borrows it.
-    let c: &'static dyn Comm = unsafe { &*(world.as_ref() as *const World) };
+    let world = Arc::new(World::from_fortran(comm)?);
+    // SAFETY: the communicator is an Arc allocation the handle owns (`Ranks`), dropped
+    // after the searcher that borrows it, never mutated.
+    let c: &'static dyn Comm = unsafe { &*Arc::as_ptr(&world) };
     let inputs = inputs();
     let agreed = agree_on(c, inputs.as_ref().map(drop).map_err(|f| crate::Error::InvalidArgument(f.message.clone())));
     let (out, engine, scoring, db, opts, cigar) = inputs?;
     agreed?;
-    // SAFETY: as in `clsw_searcher_new`; the part is a box the handle owns, dropped
-    // after the searcher.
+    // SAFETY: as in `clsw_searcher_new`; the part is an Arc allocation the handle owns,
+    // dropped after the searcher.
     let (e, d): (&'static Engine, &'static Database) = unsafe { (&*Arc::as_ptr(&engine), &*Arc::as_ptr(&db)) };
     let share = share(c, d, calibrate(e, d, &scoring, &opts))?;
-    let part = Box::new(d.part(share.range.clone()));
-    let p: &'static Database = unsafe { &*(part.as_ref() as *const Database) };
+    let part = Arc::new(d.part(share.range.clone()));
+    let p: &'static Database = unsafe { &*Arc::as_ptr(&part) };
     let searcher = RankSearcher::new(c, e, d, p, &share, scoring, opts)?;
     let ranks = Box::new(Ranks { searcher, _part: part, _comm: world });
     *out = Box::into_raw(Box::new(clsw_searcher { searcher: Inner::Ranks(ranks), cigar, db, _engine: engine }));
@@ -430,7 +444,7 @@ pub unsafe extern "C" fn clsw_searcher_search(
     run(|| {
         let out = unsafe { out_handle(out, "out (the hits output)") }?;
         let s = unsafe { handle(searcher, "searcher") }?;
-        let q = query_sequence(s, query_id, query, len, "query")?;
+        let q = s.searcher.agreed(query_sequence(s, query_id, query, len, "query"))?;
         let mut result = None;
         s.searcher.search_all(std::slice::from_ref(&q), |r| {
             result = Some(r);
@@ -474,11 +488,13 @@ pub unsafe extern "C" fn clsw_searcher_search_many(
         let seqs = unsafe { array(queries, count, "queries") }?;
         let lens = unsafe { array(lengths, count, "lengths") }?;
         let ids = if query_ids.is_null() { None } else { Some(unsafe { array(query_ids, count, "query_ids") }?) };
-        let mut qs = Vec::with_capacity(count);
-        for k in 0..count {
-            let id = ids.map_or(std::ptr::null(), |i| i[k]);
-            qs.push(query_sequence(s, id, seqs[k], lens[k], &format!("queries[{k}]"))?);
-        }
+        let qs = (0..count)
+            .map(|k| {
+                let id = ids.map_or(std::ptr::null(), |i| i[k]);
+                query_sequence(s, id, seqs[k], lens[k], &format!("queries[{k}]"))
+            })
+            .collect::<Outcome<Vec<Sequence>>>();
+        let qs = s.searcher.agreed(qs)?;
         let mut results = Vec::with_capacity(count);
         s.searcher.search_all(&qs, |r| {
             results.push(r);

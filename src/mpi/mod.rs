@@ -14,7 +14,8 @@
 //!   into one contiguous share per rank, residues in proportion to the ranks' speeds,
 //!   so a GPU rank takes many times the share of a CPU rank and all finish together.
 //!   Each rank lays out its share ([`crate::seq::Database::part`]) on its devices once.
-//! * **Per query, four exchanges** (a few kilobytes each):
+//! * **Per query, four exchanges** (kilobytes; at 256 ranks the sample and the hits are a
+//!   few hundred):
 //!   1. the scores the E-value fit samples (at most [`crate::search::FIT_SAMPLE`],
 //!      every k-th subject in database order), gathered on rank 0, which fits the
 //!      statistics one process would have fitted;
@@ -86,9 +87,38 @@ pub trait Comm: Send + Sync {
     fn gather(&self, bytes: &[u8]) -> Vec<Vec<u8>>;
 }
 
+/// `e` as the other ranks see it: [`Error::Rank`] with this rank's number and the
+/// error's message, or, for a failure this rank learnt from another, that one's.
+pub(crate) fn as_rank_error(comm: &dyn Comm, e: &Error) -> Error {
+    match e {
+        Error::Rank { rank, message } => Error::Rank { rank: *rank, message: message.clone() },
+        e => Error::Rank { rank: comm.rank(), message: e.to_string() },
+    }
+}
+
+/// The most bytes one rank sends in one exchange: every rank's together stay within the
+/// 2 GiB that MPI's 32-bit counts can address.
+fn most_bytes(comm: &dyn Comm) -> usize {
+    (i32::MAX as usize - 64) / comm.size().max(1)
+}
+
 /// Each rank's outcome, encoded: a status byte, then the payload or the failing rank
-/// and its message.
+/// and its message. A payload too large to exchange is this rank's error.
 fn encode_outcome(comm: &dyn Comm, local: &Result<Vec<u8>>) -> Vec<u8> {
+    let too_large;
+    let local = match local {
+        Ok(bytes) if bytes.len() > most_bytes(comm) => {
+            too_large = Err(Error::InvalidArgument(format!(
+                "{} bytes for one exchange between {} MPI ranks, more than the {} each may send (MPI counts in 32 \
+                 bits): use fewer ranks or a smaller input",
+                bytes.len(),
+                comm.size(),
+                most_bytes(comm)
+            )));
+            &too_large
+        }
+        other => other,
+    };
     let mut out = Vec::new();
     match local {
         Ok(bytes) => {
@@ -96,11 +126,7 @@ fn encode_outcome(comm: &dyn Comm, local: &Result<Vec<u8>>) -> Vec<u8> {
             out.extend_from_slice(bytes);
         }
         Err(e) => {
-            // A failure this rank learnt from another keeps that rank's number.
-            let (rank, message) = match e {
-                Error::Rank { rank, message } => (*rank, message.clone()),
-                e => (comm.rank(), e.to_string()),
-            };
+            let Error::Rank { rank, message } = as_rank_error(comm, e) else { unreachable!("as_rank_error") };
             out.push(1);
             wire::put_u64(&mut out, rank as u64);
             wire::put_str(&mut out, &message);
@@ -133,7 +159,7 @@ pub fn agree(comm: &dyn Comm, local: Result<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
 pub fn agree_on<T>(comm: &dyn Comm, local: Result<T>) -> Result<T> {
     let status = match &local {
         Ok(_) => Ok(Vec::new()),
-        Err(e) => Err(Error::Rank { rank: comm.rank(), message: e.to_string() }),
+        Err(e) => Err(as_rank_error(comm, e)),
     };
     let agreed = agree(comm, status);
     let value = local?;
@@ -145,9 +171,12 @@ pub fn agree_on<T>(comm: &dyn Comm, local: Result<T>) -> Result<T> {
 /// the first failure, if any, on every rank: for results only rank 0 writes.
 pub fn gather_to_root(comm: &dyn Comm, local: Result<Vec<u8>>) -> Result<Vec<Vec<u8>>> {
     let status = match &local {
+        Ok(bytes) if bytes.len() > most_bytes(comm) => Err(Error::Rank {
+            rank: comm.rank(),
+            message: format!("{} bytes for one exchange, more than MPI's 32-bit counts allow", bytes.len()),
+        }),
         Ok(_) => Ok(Vec::new()),
-        Err(Error::Rank { rank, message }) => Err(Error::Rank { rank: *rank, message: message.clone() }),
-        Err(e) => Err(Error::Rank { rank: comm.rank(), message: e.to_string() }),
+        Err(e) => Err(as_rank_error(comm, e)),
     };
     let all = comm.gather(&encode_outcome(comm, &local));
     // Rank 0 passes on the first failure it received; every rank passes on its own.

@@ -2,7 +2,7 @@
 //! module documentation of [`super`]).
 
 use super::share::Share;
-use super::{Comm, agree, agree_on, gather_to_root, wire};
+use super::{Comm, agree, agree_on, as_rank_error, gather_to_root, wire};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::scoring::Scoring;
@@ -105,22 +105,42 @@ impl<'a> RankSearcher<'a> {
         &self.strands
     }
 
-    /// This rank's searcher of its share (`None` when the share is empty).
-    pub fn local(&self) -> Option<&Searcher<'a>> {
-        self.local.as_ref()
+    /// Joins the first exchange of the [`Self::search_all`] the other ranks are in with
+    /// this rank's failure to make its queries (a caller of the C ABI), so that every
+    /// rank returns an error and none waits; returns `e`.
+    pub fn refuse(&self, e: Error) -> Error {
+        let _ = agree(self.comm, Err(as_rank_error(self.comm, &e)));
+        e
     }
 
     /// Searches every query (every rank gives the same), calling `sink` on rank 0 with
     /// each result in query order: hits, statistics and alignments as one process's
     /// [`Searcher::search_all`] gives them, `recomputed` and `kernel_seconds` summed
     /// over the ranks. [`SearchResult::scores`] and [`SearchResult::strands`] are
-    /// empty: every subject's score stays on its rank. Collective; an error on any rank
-    /// (`sink`'s on rank 0 included) ends the search on every rank.
+    /// empty: every subject's score stays on its rank. Collective; ranks whose queries
+    /// differ are refused, and an error on any rank (`sink`'s on rank 0 included) ends
+    /// the search on every rank.
     pub fn search_all<F>(&self, queries: &[Sequence], mut sink: F) -> Result<()>
     where
         F: FnMut(SearchResult) -> Result<()>,
     {
-        agree_on(self.comm, self.local.as_ref().map_or(Ok(()), |l| l.check_queries(queries)))?;
+        let checked = self.local.as_ref().map_or(Ok(()), |l| l.check_queries(queries)).map(|()| {
+            let mut h = crate::seq::db::checksum::Hasher::new();
+            for q in queries {
+                h.update(&(q.id.len() as u64).to_le_bytes());
+                h.update(q.id.as_bytes());
+                h.update(&(q.residues.len() as u64).to_le_bytes());
+                h.update(&q.residues);
+            }
+            let mut mine = Vec::new();
+            wire::put_u64(&mut mine, queries.len() as u64);
+            wire::put_u64(&mut mine, h.finish());
+            mine
+        });
+        let all = agree(self.comm, checked)?;
+        if let Some(rank) = all.iter().position(|q| *q != all[0]) {
+            return Err(Error::InvalidArgument(format!("rank {rank}'s queries differ from rank 0's")));
+        }
         let chunk = self.local.as_ref().map_or(1, |l| l.queries_per_chunk());
         let ahead = if chunk > 1 { 1 } else { 4 };
         std::thread::scope(|scope| {
@@ -136,9 +156,13 @@ impl<'a> RankSearcher<'a> {
             let mut aligning: VecDeque<Chosen<'_, '_>> = VecDeque::new();
             // The outcome of rank 0's sink for a finished query, told with the next exchange.
             let mut delivered: Result<()> = Ok(());
+            // Rank 0 hands on results until the first failure (its own, or the sink's),
+            // which the next exchange tells every rank.
             let mut report = |chosen: Chosen<'_, '_>, delivered: &mut Result<()>| -> Result<()> {
-                if let Some(result) = self.report(chosen)? {
-                    *delivered = sink(result);
+                if let Some(result) = self.report(chosen)?
+                    && delivered.is_ok()
+                {
+                    *delivered = result.and_then(&mut sink);
                 }
                 Ok(())
             };
@@ -182,40 +206,40 @@ impl<'a> RankSearcher<'a> {
         scanned: Result<Scanned>,
     ) -> Result<Sampled<'s, 'e>> {
         let start = Instant::now();
-        let sample = scanned.as_ref().map(|s| {
-            let mut out = Vec::new();
-            let FitSample { scores, lengths } = self.stats.sample(self.first, &s.scores);
-            scores.iter().zip(&lengths).for_each(|(&s, &n)| {
-                wire::put_i32(&mut out, s);
-                wire::put_u64(&mut out, n as u64);
-            });
-            out
-        });
-        let sample = sample.map_err(|e| match e {
-            Error::Rank { rank, message } => Error::Rank { rank: *rank, message: message.clone() },
-            e => Error::Rank { rank: self.comm.rank(), message: e.to_string() },
-        });
-        let samples = gather_to_root(self.comm, sample);
+        // A failure so far (the scan's, or rank 0's sink's) goes in place of the sample;
+        // every rank returns it from the exchange, this one its own error.
+        let (sample, scanned) = match scanned {
+            Ok(s) => {
+                let mut out = Vec::new();
+                let FitSample { scores, lengths } = self.stats.sample(self.first, &s.scores);
+                scores.iter().zip(&lengths).for_each(|(&s, &n)| {
+                    wire::put_i32(&mut out, s);
+                    wire::put_u64(&mut out, n as u64);
+                });
+                (Ok(out), Some(s))
+            }
+            Err(e) => (Err(e), None),
+        };
+        let samples = gather_to_root(self.comm, sample)?;
         let waiting = start.elapsed().as_secs_f64();
-        let scanned = scanned?;
-        let fit = match self.comm.rank() {
-            0 => {
+        let scanned = scanned.ok_or_else(|| Error::Internal("a failed scan passed its exchange".into()))?;
+        // Rank 0 reads the samples and fits on a thread; what fails there (a message
+        // cut short) travels with the statistics' exchange to every rank.
+        let fit = (self.comm.rank() == 0).then(|| {
+            scope.spawn(move || {
                 let mut sample = FitSample::default();
-                for bytes in samples? {
+                for bytes in samples {
                     let mut r = wire::Reader::new(&bytes);
                     while !r.is_empty() {
                         sample.scores.push(r.i32()?);
                         sample.lengths.push(r.usize()?);
                     }
                 }
-                Some(scope.spawn(move || {
-                    let plus = &query.residues;
-                    let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(plus) } else { vec![] };
-                    self.host.install(|| self.stats.statistics(&sample, plus, &minus))
-                }))
-            }
-            _ => None,
-        };
+                let plus = &query.residues;
+                let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(plus) } else { vec![] };
+                Ok(self.host.install(|| self.stats.statistics(&sample, plus, &minus)))
+            })
+        });
         Ok(Sampled { query, start, waiting, scanned, fit })
     }
 
@@ -224,13 +248,19 @@ impl<'a> RankSearcher<'a> {
     /// rank; each rank starts checking and aligning those of its share on a thread.
     fn choose<'s, 'e>(&'e self, scope: &'s Scope<'s, 'e>, sampled: Sampled<'s, 'e>) -> Result<Chosen<'s, 'e>> {
         let Sampled { query, start, mut waiting, scanned, fit } = sampled;
-        let mut fitted = Vec::new();
-        if let Some(fit) = fit {
-            let statistics = fit.join().map_err(|_| Error::Internal("fitting the statistics panicked".into()))?;
-            wire::put_statistics(&mut fitted, &statistics);
-        }
+        let fitted = match fit {
+            Some(fit) => fit
+                .join()
+                .unwrap_or_else(|_| Err(Error::Internal("fitting the statistics panicked".into())))
+                .map(|statistics| {
+                    let mut out = Vec::new();
+                    wire::put_statistics(&mut out, &statistics);
+                    out
+                }),
+            None => Ok(Vec::new()),
+        };
         let waited = Instant::now();
-        let fitted = agree(self.comm, Ok(fitted));
+        let fitted = agree(self.comm, fitted);
         waiting += waited.elapsed().as_secs_f64();
         let statistics = wire::statistics(&mut wire::Reader::new(&fitted?[0]))?;
 
@@ -269,11 +299,17 @@ impl<'a> RankSearcher<'a> {
     }
 
     /// A query's last exchange: each rank's checked and aligned hits, to rank 0, which
-    /// returns the query's result (`None` on the other ranks).
-    fn report(&self, chosen: Chosen<'_, '_>) -> Result<Option<SearchResult>> {
+    /// returns the query's result (`None` on the other ranks). The outer error is every
+    /// rank's; the inner one rank 0's alone, to be told with the next exchange.
+    fn report(&self, chosen: Chosen<'_, '_>) -> Result<Option<Result<SearchResult>>> {
         let Chosen { query, start, mut waiting, statistics, hits, aligning } = chosen;
-        let (scanned, mine, aligned) =
-            aligning.join().map_err(|_| Error::Internal("checking and aligning the hits panicked".into()))?;
+        let (scanned, mine, aligned) = match aligning.join() {
+            Ok(joined) => joined,
+            Err(_) => {
+                let failed = Err(Error::Internal("checking and aligning the hits panicked".into()));
+                return gather_to_root(self.comm, failed).map(|_| None);
+            }
+        };
         let report = aligned.map(|()| {
             let mut out = Vec::new();
             wire::put_u64(&mut out, scanned.recomputed as u64);
@@ -307,6 +343,19 @@ impl<'a> RankSearcher<'a> {
         if self.comm.rank() != 0 {
             return Ok(None);
         }
+        Ok(Some(self.result(query, start, scanned, statistics, hits, reports)))
+    }
+
+    /// Rank 0's result of a query from the ranks' reports.
+    fn result(
+        &self,
+        query: &Sequence,
+        start: Instant,
+        scanned: Scanned,
+        statistics: Statistics,
+        hits: Vec<Hit>,
+        reports: Vec<Vec<u8>>,
+    ) -> Result<SearchResult> {
         let mut costs = Costs::default();
         let mut aligned: HashMap<usize, Hit> = HashMap::new();
         for bytes in reports {
@@ -331,7 +380,8 @@ impl<'a> RankSearcher<'a> {
                 })
             })
             .collect::<Result<Vec<Hit>>>()?;
-        Ok(Some(SearchResult {
+        let m = query.residues.len();
+        Ok(SearchResult {
             query_index: scanned.index,
             query_id: query.id.clone(),
             query_description: query.description.clone(),
@@ -347,7 +397,7 @@ impl<'a> RankSearcher<'a> {
             cells: m as u64 * self.db.total_residues() * self.strands.len() as u64,
             statistics,
             hits,
-        }))
+        })
     }
 }
 
@@ -358,7 +408,7 @@ struct Sampled<'s, 'e> {
     /// Seconds in the exchanges so far (waiting for the slowest rank, mostly).
     waiting: f64,
     scanned: Scanned,
-    fit: Option<ScopedJoinHandle<'s, Statistics>>,
+    fit: Option<ScopedJoinHandle<'s, Result<Statistics>>>,
 }
 
 /// A query after its third exchange: its statistics and hits, and this rank's check

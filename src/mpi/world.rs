@@ -13,6 +13,8 @@ use rsmpi::traits::{FromRaw, Root};
 /// the host's.
 pub struct World {
     comm: SimpleCommunicator,
+    /// One collective at a time, whichever thread calls it (MPI_THREAD_SERIALIZED).
+    serial: std::sync::Mutex<()>,
     /// Held by the process that started MPI: finalizes it when dropped.
     _universe: Option<Universe>,
 }
@@ -26,24 +28,31 @@ impl World {
             .any(|v| std::env::var_os(v).is_some())
     }
 
-    /// Starts MPI in this process (the thread that calls every collective is the one
-    /// that starts it: `MPI_THREAD_FUNNELED`) and returns its world.
+    /// Starts MPI in this process, asking for `MPI_THREAD_SERIALIZED` (the collectives
+    /// are called one at a time, from any thread), and returns its world.
     pub fn init() -> Result<World> {
-        let (universe, _) = rsmpi::initialize_with_threading(rsmpi::Threading::Funneled)
+        let (universe, level) = rsmpi::initialize_with_threading(rsmpi::Threading::Serialized)
             .ok_or_else(|| Error::InvalidArgument("MPI was started already in this process".into()))?;
+        if level < rsmpi::Threading::Serialized {
+            return Err(Error::InvalidArgument(format!(
+                "this MPI library gives threads {level:?}; clsw needs MPI_THREAD_SERIALIZED"
+            )));
+        }
         let comm = universe.world();
-        Ok(World { comm, _universe: Some(universe) })
+        Ok(World { comm, serial: std::sync::Mutex::new(()), _universe: Some(universe) })
     }
 
     /// A duplicate of a host program's communicator, given as its Fortran handle
-    /// (`MPI_Comm_c2f`). MPI must be initialized, and stays the host's to finalize.
+    /// (`MPI_Comm_c2f`). MPI must be initialized, and stays the host's to finalize
+    /// (after the duplicate is freed). clsw calls MPI from the threads that call its
+    /// collective functions, one at a time: the host's thread level must allow that.
     pub fn from_fortran(handle: i32) -> Result<World> {
         if !rsmpi::environment::is_initialized() {
             return Err(Error::InvalidArgument("MPI is not initialized (call MPI_Init first)".into()));
         }
-        // SAFETY: MPI is initialized; MPI_Comm_f2c takes any handle and returns
-        // MPI_COMM_NULL for none; MPI_Comm_dup of a valid communicator gives a new one
-        // that the SimpleCommunicator owns (and frees).
+        // SAFETY: MPI is initialized; the handle is the caller's MPI_Comm_c2f of a
+        // communicator (the C ABI's contract), which MPI_Comm_f2c turns back; MPI_Comm_dup
+        // gives a new one that the SimpleCommunicator owns (and frees).
         unsafe {
             let given = rsmpi::ffi::RSMPI_Comm_f2c(handle as rsmpi::ffi::RSMPI_Fint);
             if given == rsmpi::ffi::RSMPI_COMM_NULL {
@@ -53,15 +62,15 @@ impl World {
             if rsmpi::ffi::MPI_Comm_dup(given, &mut dup) != 0 {
                 return Err(Error::InvalidArgument("MPI_Comm_dup of the communicator failed".into()));
             }
-            Ok(World { comm: SimpleCommunicator::from_raw(dup), _universe: None })
+            Ok(World { comm: SimpleCommunicator::from_raw(dup), serial: std::sync::Mutex::new(()), _universe: None })
         }
     }
 }
 
-// SAFETY: a communicator is a handle MPI lets any thread use; clsw calls the
-// collectives of one communicator from one thread at a time (the `Comm` contract),
-// which MPI_THREAD_FUNNELED (the command) or the host's thread level (the C ABI, whose
-// documentation asks for the calls from one thread) allows.
+// SAFETY: a communicator is a handle MPI lets any thread use; every collective on it
+// holds `serial`, so MPI is entered by one thread at a time, which MPI_THREAD_SERIALIZED
+// (asked for and checked by `init`; for the C ABI, the host's level, as its
+// documentation says) allows.
 unsafe impl Send for World {}
 unsafe impl Sync for World {}
 
@@ -108,6 +117,7 @@ impl Comm for World {
     }
 
     fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        let _one = self.serial.lock().unwrap_or_else(|e| e.into_inner());
         self.wait_for_all();
         let (counts, displs) = self.layout(bytes.len());
         let mut buf = vec![0u8; counts.iter().map(|&c| c as usize).sum()];
@@ -119,6 +129,7 @@ impl Comm for World {
     }
 
     fn gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        let _one = self.serial.lock().unwrap_or_else(|e| e.into_inner());
         self.wait_for_all();
         let root = self.comm.process_at_rank(0);
         let mut counts = vec![0i32; self.comm.size() as usize];

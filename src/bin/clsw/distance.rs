@@ -199,11 +199,14 @@ pub fn run(args: &DistanceArgs, ranks: Option<&dyn Comm>) -> Result<()> {
     };
     let devices = engine.as_ref().map_or_else(Vec::new, |e| e.opencl_devices());
     let counted = match ranks {
-        Some(comm) => clsw::mpi::distance_run(comm, &devices, &data.packed, &opts)?,
-        None => Some(compute_on(&devices, &data.packed, &opts)?),
+        Some(comm) => clsw::mpi::distance_run(comm, &devices, &data.packed, &opts),
+        None => compute_on(&devices, &data.packed, &opts).map(Some),
     };
+    // Rank 0 writes; every rank learns whether it could (and of what failed on rank 0
+    // alone: adding the ranks' matrices).
     let written = match counted {
-        Some((dm, stats)) => {
+        Err(e) => Err(e),
+        Ok(Some((dm, stats))) => {
             let t1 = Instant::now();
             let written = write_output(args, out, &data, &dm, metric);
             if written.is_ok() && !args.quiet {
@@ -223,7 +226,7 @@ pub fn run(args: &DistanceArgs, ranks: Option<&dyn Comm>) -> Result<()> {
             }
             written
         }
-        None => Ok(()),
+        Ok(None) => Ok(()),
     };
     match ranks {
         Some(comm) => clsw::mpi::agree_on(comm, written),

@@ -121,14 +121,15 @@ pub fn run(args: &PsseArgs, ranks: Option<&dyn Comm>) -> Result<()> {
     let q: Vec<&[u8]> = queries.iter().map(|s| s.residues.as_slice()).collect();
     let s: Vec<&[u8]> = subjects.iter().map(|s| s.residues.as_slice()).collect();
     let run = match ranks {
-        None => Some(psse::psse_run(engine, &q, &s, opts)?),
+        None => psse::psse_run(engine, &q, &s, opts).map(Some),
         Some(comm) => {
             let speed = clsw::mpi::psse_speed(engine, &q, &s, opts);
-            clsw::mpi::psse_run(comm, engine, &q, &s, opts, speed)?
+            clsw::mpi::psse_run(comm, engine, &q, &s, opts, speed)
         }
     };
-    // Rank 0 writes; the others learn whether it could.
-    let written = run.as_ref().map_or(Ok(()), |run| write_run(args, &inputs, run));
+    // Rank 0 writes; every rank learns whether it could (and of what failed on rank 0
+    // alone: reading the ranks' results).
+    let written = run.and_then(|run| run.as_ref().map_or(Ok(()), |run| write_run(args, &inputs, run)));
     match ranks {
         Some(comm) => clsw::mpi::agree_on(comm, written),
         None => written,
