@@ -151,7 +151,7 @@ fn a_failing_rank_fails_every_rank_with_its_message() {
     });
     for o in &outcomes {
         let e = o.as_ref().unwrap_err().to_string();
-        assert!(e.contains("rank 1's database differs from rank 0's: 298 sequences"), "{e}");
+        assert!(e.contains("rank 1: its database differs from rank 0's: 298 sequences"), "{e}");
     }
     // Rank 2's query is refused (a letter outside the alphabet): every rank returns,
     // rank 2 with its own error, the others naming it.

@@ -396,7 +396,7 @@ pub struct RunStats {
 /// The counts of a pair (differences, compared sites, opposite homozygotes) are 32-bit,
 /// in the matrices, the kernels and the C ABI: at most `u32::MAX` sites, refused
 /// before any work beyond that.
-fn check_sites(sites: usize) -> Result<()> {
+pub(crate) fn check_sites(sites: usize) -> Result<()> {
     if sites > u32::MAX as usize {
         return Err(Error::InvalidArgument(format!(
             "{sites} sites: the distance counts are 32-bit, so at most {} sites",

@@ -60,8 +60,10 @@ pub fn distance_run(
     wire::put_u64(&mut inputs, h.finish());
     let all = agree(comm, Ok(inputs))?;
     if let Some(rank) = all.iter().position(|b| *b != all[0]) {
-        return Err(Error::InvalidArgument(format!("rank {rank}'s samples differ from rank 0's")));
+        return Err(Error::Rank { rank, message: "its samples differ from rank 0's".into() });
     }
+    // Every rank's block fits 32-bit counts; their sum must too, as for one process.
+    crate::distance::check_sites(packed.sites())?;
     let (rank, size, sites) = (comm.rank(), comm.size(), packed.sites());
     let block = sites * rank / size..sites * (rank + 1) / size;
     let mut keep = vec![0u64; packed.words()];

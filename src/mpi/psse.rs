@@ -39,11 +39,14 @@ pub fn psse_run(
     wire::put_u64(&mut inputs, queries.len() as u64);
     wire::put_u64(&mut inputs, subjects.len() as u64);
     let mut h = crate::seq::db::checksum::Hasher::new();
-    queries.iter().chain(subjects).for_each(|s| h.update(s));
+    queries.iter().chain(subjects).for_each(|s| {
+        h.update(&(s.len() as u64).to_le_bytes());
+        h.update(s);
+    });
     wire::put_u64(&mut inputs, h.finish());
     let all = agree(comm, Ok(inputs))?;
     if let Some(rank) = all.iter().position(|b| *b != all[0]) {
-        return Err(Error::InvalidArgument(format!("rank {rank}'s queries or subjects differ from rank 0's")));
+        return Err(Error::Rank { rank, message: "its queries or subjects differ from rank 0's".into() });
     }
     let weights = weights(&speeds(comm, speed)?);
     let whole = PairBlock { queries: 0..queries.len(), subjects: 0..subjects.len() };

@@ -139,7 +139,7 @@ impl<'a> RankSearcher<'a> {
         });
         let all = agree(self.comm, checked)?;
         if let Some(rank) = all.iter().position(|q| *q != all[0]) {
-            return Err(Error::InvalidArgument(format!("rank {rank}'s queries differ from rank 0's")));
+            return Err(Error::Rank { rank, message: "its queries differ from rank 0's".into() });
         }
         let chunk = self.local.as_ref().map_or(1, |l| l.queries_per_chunk());
         let ahead = if chunk > 1 { 1 } else { 4 };

@@ -111,14 +111,17 @@ pub fn share(comm: &dyn Comm, db: &Database, speed: Result<f64>) -> Result<Share
     for (rank, b) in all.iter().enumerate().skip(1) {
         let other = theirs(b)?;
         if other != first {
-            return Err(Error::InvalidArgument(format!(
-                "rank {rank}'s database differs from rank 0's: {} sequences of {} residues against {} of {}{}",
-                other.0,
-                other.1,
-                first.0,
-                first.1,
-                if (other.0, other.1) == (first.0, first.1) { " (their names or lengths differ)" } else { "" }
-            )));
+            return Err(Error::Rank {
+                rank,
+                message: format!(
+                    "its database differs from rank 0's: {} sequences of {} residues against {} of {}{}",
+                    other.0,
+                    other.1,
+                    first.0,
+                    first.1,
+                    if (other.0, other.1) == (first.0, first.1) { " (their names or lengths differ)" } else { "" }
+                ),
+            });
         }
     }
     let speeds = speeds(comm, speed)?;
