@@ -23,12 +23,8 @@ mpirun --version | head -1 | tee "$out/mpi.txt"
 nproc | tee -a "$out/mpi.txt"
 M="mpirun --bind-to none --oversubscribe --allow-run-as-root"
 
-queries=$out/queries.fasta
-$B bench scan --device gpu --db $data/uniprot20k.fasta.gz --queries $data/queries500.fasta.gz \
-  --variants team --scores-only --runs 1 --write-queries "$queries" > /dev/null
-for i in $(seq 20); do zcat $data/uniprot20k.fasta.gz | sed "s/^>/>r${i}_/"; done > /tmp/db20.fa
-$B makedb -o /tmp/db20.clswdb /tmp/db20.fa > /dev/null
-scan=(scan -q "$queries" -d /tmp/db20.clswdb)
+source benches/classic20.sh
+scan=(scan -q "$queries" -d "$db20")
 
 # One run: "name wall_ms" and rank 0's summary line.
 run() {

@@ -18,11 +18,7 @@ export CLSW_CACHE_DIR=${CLSW_CACHE_DIR:-/tmp/clsw-cache}
 one=${ONE:-gpu}
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader | tee "$out/gpus.txt"
 
-queries=$out/queries.fasta
-$B bench scan --device "$one" --db $data/uniprot20k.fasta.gz --queries $data/queries500.fasta.gz \
-  --variants team --scores-only --runs 1 --write-queries "$queries" > /dev/null
-for i in $(seq 20); do zcat $data/uniprot20k.fasta.gz | sed "s/^>/>r${i}_/"; done > /tmp/db20.fa
-$B makedb -o /tmp/db20.clswdb /tmp/db20.fa > /dev/null
+source benches/classic20.sh "$one"
 zcat $data/queries500.fasta.gz | awk '/^>/{n++} n<=64' > /tmp/psse_q.fa
 zcat $data/uniprot20k.fasta.gz | awk '/^>/{n++} n<=1000' > /tmp/psse_s.fa
 awk 'BEGIN{srand(7); printf "ch0"; for(c=1;c<64;c++) printf ",ch%d", c; print "";
@@ -44,9 +40,9 @@ run() {
 }
 
 # Warm the program caches (clsw's and the driver's) on both devices first.
-$B scan -q "$queries" -d /tmp/db20.clswdb --device all -o /dev/null 2> /dev/null
+$B scan -q "$queries" -d "$db20" --device all -o /dev/null 2> /dev/null
 for dev in "$one" all; do
-  run scan $dev $B scan -q "$queries" -d /tmp/db20.clswdb
+  run scan $dev $B scan -q "$queries" -d "$db20"
   run psse $dev $B psse --query /tmp/psse_q.fa --subject /tmp/psse_s.fa --shuffles 1000
   run sw3 $dev $B sw3 --series /tmp/series.csv --sax-word 512 --table "$out/sw3_table_$dev.tsv"
 done
@@ -56,6 +52,6 @@ done
 cmp "$out/sw3_table_$one.tsv" "$out/sw3_table_all.tsv" && echo "sw3: identical tables"
 for dev in "$one" all; do tail -1 "$out/scan_${dev}_3.err"; done
 # Per query on all GPUs: each query's host time beside its scan.
-$B scan -q "$queries" -d /tmp/db20.clswdb --device all --progress -o /dev/null 2> "$out/progress_all.txt"
-$B scan -q "$queries" -d /tmp/db20.clswdb --device "$one" --progress -o /dev/null 2> "$out/progress_one.txt"
+$B scan -q "$queries" -d "$db20" --device all --progress -o /dev/null 2> "$out/progress_all.txt"
+$B scan -q "$queries" -d "$db20" --device "$one" --progress -o /dev/null 2> "$out/progress_one.txt"
 tail -3 "$out/progress_all.txt"

@@ -7,7 +7,7 @@
 //! few samples (a genotype panel of 10^6 sites), not of many samples.
 
 use super::wire::{self, Reader};
-use super::{Comm, agree, gather_to_root};
+use super::{Comm, checksum_of, gather_to_root, same_on_every_rank};
 use crate::device::ClDevice;
 use crate::distance::{DistanceMatrix, Options, Packed, RunStats, compute_on};
 use crate::error::{Error, Result};
@@ -18,7 +18,7 @@ fn put_counts(out: &mut Vec<u8>, counts: Option<&Vec<u32>>) {
         Some(v) => {
             out.push(1);
             wire::put_u64(out, v.len() as u64);
-            v.iter().for_each(|&c| out.extend_from_slice(&c.to_le_bytes()));
+            v.iter().for_each(|&c| wire::put_u32(out, c));
         }
     }
 }
@@ -28,7 +28,7 @@ fn counts(r: &mut Reader<'_>) -> Result<Option<Vec<u32>>> {
         return Ok(None);
     }
     let n = r.usize()?;
-    (0..n).map(|_| r.i32().map(|c| c as u32)).collect::<Result<Vec<u32>>>().map(Some)
+    (0..n).map(|_| r.u32()).collect::<Result<Vec<u32>>>().map(Some)
 }
 
 /// Adds `more` to `sum`, pair by pair.
@@ -53,15 +53,9 @@ pub fn distance_run(
     let mut inputs = Vec::new();
     wire::put_u64(&mut inputs, packed.len() as u64);
     wire::put_u64(&mut inputs, packed.sites() as u64);
-    let mut h = crate::seq::db::checksum::Hasher::new();
-    for s in 0..packed.len() {
-        packed.row(s).iter().for_each(|w| h.update(&w.to_le_bytes()));
-    }
-    wire::put_u64(&mut inputs, h.finish());
-    let all = agree(comm, Ok(inputs))?;
-    if let Some(rank) = all.iter().position(|b| *b != all[0]) {
-        return Err(Error::Rank { rank, message: "its samples differ from rank 0's".into() });
-    }
+    let rows = (0..packed.len()).map(|s| packed.row(s).iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>());
+    wire::put_u64(&mut inputs, checksum_of(rows));
+    same_on_every_rank(comm, inputs, |_, _| "its samples differ from rank 0's".into())?;
     // Every rank's block fits 32-bit counts; their sum must too, as for one process.
     crate::distance::check_sites(packed.sites())?;
     let (rank, size, sites) = (comm.rank(), comm.size(), packed.sites());

@@ -167,6 +167,41 @@ pub fn agree_on<T>(comm: &dyn Comm, local: Result<T>) -> Result<T> {
     Ok(value)
 }
 
+/// [`agree_on`] in an MPI job (`comm`), `local` itself in one process: for callers
+/// that run either way.
+pub fn agree_if<T>(comm: Option<&dyn Comm>, local: Result<T>) -> Result<T> {
+    match comm {
+        Some(comm) => agree_on(comm, local),
+        None => local,
+    }
+}
+
+/// Checks that every rank holds the same inputs, by this rank's `fingerprint` of them
+/// (sizes and a checksum): the first rank whose fingerprint differs from rank 0's is
+/// the failing rank, named on every rank with `differs(its fingerprint, rank 0's)`.
+pub(crate) fn same_on_every_rank(
+    comm: &dyn Comm,
+    fingerprint: Vec<u8>,
+    differs: impl Fn(&[u8], &[u8]) -> String,
+) -> Result<()> {
+    let all = agree(comm, Ok(fingerprint))?;
+    match all.iter().position(|b| *b != all[0]) {
+        Some(rank) => Err(Error::Rank { rank, message: differs(&all[rank], &all[0]) }),
+        None => Ok(()),
+    }
+}
+
+/// A checksum of sequences, each with its length: what [`same_on_every_rank`] compares.
+pub(crate) fn checksum_of(sequences: impl IntoIterator<Item = impl AsRef<[u8]>>) -> u64 {
+    let mut h = crate::seq::db::checksum::Hasher::new();
+    for s in sequences {
+        let s = s.as_ref();
+        h.update(&(s.len() as u64).to_le_bytes());
+        h.update(s);
+    }
+    h.finish()
+}
+
 /// Every rank's outcome on rank 0 (the payloads in rank order; empty elsewhere), and
 /// the first failure, if any, on every rank: for results only rank 0 writes.
 pub fn gather_to_root(comm: &dyn Comm, local: Result<Vec<u8>>) -> Result<Vec<Vec<u8>>> {

@@ -3,7 +3,7 @@
 
 use super::share::{speeds, weights};
 use super::wire::{self, Reader};
-use super::{Comm, agree, gather_to_root};
+use super::{Comm, checksum_of, gather_to_root, same_on_every_rank};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::psse::{PairBlock, PsseOptions, PsseResult, PsseRun, PsseStats, psse_block, share_pairs};
@@ -38,16 +38,8 @@ pub fn psse_run(
     let mut inputs = Vec::new();
     wire::put_u64(&mut inputs, queries.len() as u64);
     wire::put_u64(&mut inputs, subjects.len() as u64);
-    let mut h = crate::seq::db::checksum::Hasher::new();
-    queries.iter().chain(subjects).for_each(|s| {
-        h.update(&(s.len() as u64).to_le_bytes());
-        h.update(s);
-    });
-    wire::put_u64(&mut inputs, h.finish());
-    let all = agree(comm, Ok(inputs))?;
-    if let Some(rank) = all.iter().position(|b| *b != all[0]) {
-        return Err(Error::Rank { rank, message: "its queries or subjects differ from rank 0's".into() });
-    }
+    wire::put_u64(&mut inputs, checksum_of(queries.iter().chain(subjects).copied()));
+    same_on_every_rank(comm, inputs, |_, _| "its queries or subjects differ from rank 0's".into())?;
     let weights = weights(&speeds(comm, speed)?);
     let whole = PairBlock { queries: 0..queries.len(), subjects: 0..subjects.len() };
     let block = share_pairs(queries, subjects, &whole, &weights).swap_remove(comm.rank());

@@ -2,7 +2,7 @@
 //! module documentation of [`super`]).
 
 use super::share::Share;
-use super::{Comm, agree, agree_on, as_rank_error, gather_to_root, wire};
+use super::{Comm, agree, agree_on, as_rank_error, checksum_of, gather_to_root, same_on_every_rank, wire};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::scoring::Scoring;
@@ -124,23 +124,12 @@ impl<'a> RankSearcher<'a> {
     where
         F: FnMut(SearchResult) -> Result<()>,
     {
-        let checked = self.local.as_ref().map_or(Ok(()), |l| l.check_queries(queries)).map(|()| {
-            let mut h = crate::seq::db::checksum::Hasher::new();
-            for q in queries {
-                h.update(&(q.id.len() as u64).to_le_bytes());
-                h.update(q.id.as_bytes());
-                h.update(&(q.residues.len() as u64).to_le_bytes());
-                h.update(&q.residues);
-            }
-            let mut mine = Vec::new();
-            wire::put_u64(&mut mine, queries.len() as u64);
-            wire::put_u64(&mut mine, h.finish());
-            mine
-        });
-        let all = agree(self.comm, checked)?;
-        if let Some(rank) = all.iter().position(|q| *q != all[0]) {
-            return Err(Error::Rank { rank, message: "its queries differ from rank 0's".into() });
-        }
+        agree_on(self.comm, self.local.as_ref().map_or(Ok(()), |l| l.check_queries(queries)))?;
+        let mut fingerprint = Vec::new();
+        wire::put_u64(&mut fingerprint, queries.len() as u64);
+        let texts = queries.iter().flat_map(|q| [q.id.as_bytes(), q.residues.as_slice()]);
+        wire::put_u64(&mut fingerprint, checksum_of(texts));
+        same_on_every_rank(self.comm, fingerprint, |_, _| "its queries differ from rank 0's".into())?;
         let chunk = self.local.as_ref().map_or(1, |l| l.queries_per_chunk());
         let ahead = if chunk > 1 { 1 } else { 4 };
         std::thread::scope(|scope| {

@@ -1,9 +1,9 @@
 //! Each rank's share of the database: contiguous, by cells, in proportion to the ranks'
 //! measured speeds.
 
-use super::{Comm, agree, wire};
+use super::{Comm, agree, same_on_every_rank, wire};
 use crate::engine::{Engine, split_by_weights};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::scoring::Scoring;
 use crate::search::{SearchOptions, Searcher, StatsMethod};
 use crate::seq::{Database, Sequence};
@@ -102,28 +102,17 @@ pub fn share(comm: &dyn Comm, db: &Database, speed: Result<f64>) -> Result<Share
     wire::put_u64(&mut mine, db.len() as u64);
     wire::put_u64(&mut mine, db.total_residues());
     wire::put_u64(&mut mine, db.fingerprint());
-    let all = agree(comm, Ok(mine))?;
-    let theirs = |b: &[u8]| -> Result<(u64, u64, u64)> {
-        let mut r = wire::Reader::new(b);
-        Ok((r.u64()?, r.u64()?, r.u64()?))
-    };
-    let first = theirs(&all[0])?;
-    for (rank, b) in all.iter().enumerate().skip(1) {
-        let other = theirs(b)?;
-        if other != first {
-            return Err(Error::Rank {
-                rank,
-                message: format!(
-                    "its database differs from rank 0's: {} sequences of {} residues against {} of {}{}",
-                    other.0,
-                    other.1,
-                    first.0,
-                    first.1,
-                    if (other.0, other.1) == (first.0, first.1) { " (their names or lengths differ)" } else { "" }
-                ),
-            });
-        }
-    }
+    same_on_every_rank(comm, mine, |theirs, first| {
+        let read = |b: &[u8]| -> (u64, u64) {
+            let mut r = wire::Reader::new(b);
+            (r.u64().unwrap_or(0), r.u64().unwrap_or(0))
+        };
+        let ((n, residues), (n0, residues0)) = (read(theirs), read(first));
+        let names = if (n, residues) == (n0, residues0) { " (their names or lengths differ)" } else { "" };
+        format!(
+            "its database differs from rank 0's: {n} sequences of {residues} residues against {n0} of {residues0}{names}"
+        )
+    })?;
     let speeds = speeds(comm, speed)?;
     let bounds = split_by_weights(db.lengths().iter().map(|&l| l as usize), &weights(&speeds));
     let residues = (0..comm.size()).map(|r| (bounds[r]..bounds[r + 1]).map(|k| db.seq_len(k) as u64).sum()).collect();

@@ -184,19 +184,13 @@ fn prepare(args: &DistanceArgs, write: bool) -> Result<Inputs> {
 /// blocks of the sites and whose rank 0 writes what one process writes.
 pub fn run(args: &DistanceArgs, ranks: Option<&dyn Comm>) -> Result<()> {
     let root = ranks.is_none_or(|c| c.rank() == 0);
-    let inputs = match ranks {
-        Some(comm) => clsw::mpi::agree_on(comm, prepare(args, root))?,
-        None => prepare(args, true)?,
-    };
+    let inputs = clsw::mpi::agree_if(ranks, prepare(args, root))?;
     let Inputs { metric, opts, out, data, source, read_seconds } = inputs;
     let engine = match opts.variant {
         Variant::Cpu => None,
         _ => Some(Engine::open(args.device.device.as_deref())),
     };
-    let engine = match ranks {
-        Some(comm) => clsw::mpi::agree_on(comm, engine.transpose())?,
-        None => engine.transpose()?,
-    };
+    let engine = clsw::mpi::agree_if(ranks, engine.transpose())?;
     let devices = engine.as_ref().map_or_else(Vec::new, |e| e.opencl_devices());
     let counted = match ranks {
         Some(comm) => clsw::mpi::distance_run(comm, &devices, &data.packed, &opts),
@@ -228,10 +222,7 @@ pub fn run(args: &DistanceArgs, ranks: Option<&dyn Comm>) -> Result<()> {
         }
         Ok(None) => Ok(()),
     };
-    match ranks {
-        Some(comm) => clsw::mpi::agree_on(comm, written),
-        None => written,
-    }
+    clsw::mpi::agree_if(ranks, written)
 }
 
 fn write_output(

@@ -113,10 +113,7 @@ fn prepare(args: &PsseArgs) -> Result<Inputs> {
 /// `clsw psse`: one process, or (`ranks`) one rank of an MPI job, whose rank 0 writes
 /// what one process writes.
 pub fn run(args: &PsseArgs, ranks: Option<&dyn Comm>) -> Result<()> {
-    let inputs = match ranks {
-        Some(comm) => clsw::mpi::agree_on(comm, prepare(args))?,
-        None => prepare(args)?,
-    };
+    let inputs = clsw::mpi::agree_if(ranks, prepare(args))?;
     let Inputs { queries, subjects, opts, engine } = &inputs;
     let q: Vec<&[u8]> = queries.iter().map(|s| s.residues.as_slice()).collect();
     let s: Vec<&[u8]> = subjects.iter().map(|s| s.residues.as_slice()).collect();
@@ -130,10 +127,7 @@ pub fn run(args: &PsseArgs, ranks: Option<&dyn Comm>) -> Result<()> {
     // Rank 0 writes; every rank learns whether it could (and of what failed on rank 0
     // alone: reading the ranks' results).
     let written = run.and_then(|run| run.as_ref().map_or(Ok(()), |run| write_run(args, &inputs, run)));
-    match ranks {
-        Some(comm) => clsw::mpi::agree_on(comm, written),
-        None => written,
-    }
+    clsw::mpi::agree_if(ranks, written)
 }
 
 /// Writes every pair's outcome: a summary or a TSV line each.
