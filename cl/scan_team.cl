@@ -121,6 +121,31 @@ inline uint2 team_boundary(__global const uint2 *bnd, bool reads, int k, int kG,
     return reads && k < n ? bnd[kG] : (uint2)(0, minus_oe);
 }
 
+#if !ENDS
+/* The team's best, on its first work-item: every work-item folded its own rows. */
+inline uint team_best(uint best, int lid, int t, __local uint *scratch)
+{
+#if TEAM > 1
+    barrier(CLK_LOCAL_MEM_FENCE);
+    scratch[lid] = best;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t == 0)
+        for (int w = lid + 1; w < lid + TEAM; w++)
+            best = vmax2(best, scratch[w]);
+#endif
+    return best;
+}
+
+/* A score-only result: the score, or -1 above the saturation limit; no end cell. */
+inline void write_score(__global int *out_score, __global int *out_query_end, __global int *out_subject_end, int k,
+                        int best, int sat_limit)
+{
+    out_score[k] = best > sat_limit ? -1 : best + CLSW_TEST_SCORE_OFFSET;
+    out_query_end[k] = -1;
+    out_subject_end[k] = -1;
+}
+#endif
+
 /* What a work-item carries from column to column besides H and E. */
 typedef struct {
     uint h_out, f_out;        /* last row's H and the F below it, at the last column */
@@ -132,6 +157,32 @@ typedef struct {
 #endif
 } team_t;
 
+/* What enters this work-item's first row at this step: the H and F the work-item
+ * above handed down, or for the team's first the boundary cell `b`. */
+inline uint2 column_top(const team_t *st, uint2 b, int t, __local uint *scratch)
+{
+#if TEAM > 1
+    const uint h = from_above(st->h_out, scratch);
+    const uint f = from_above(st->f_out, scratch);
+    return t == 0 ? b : (uint2)(h, f);
+#else
+    return b;
+#endif
+}
+
+/* A pass starts left of column 0: H = 0 and E = F = -oe in every row. */
+inline void pass_start(team_t *st, uint *h, uint *e, uint minus_oe)
+{
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+        h[r] = 0;
+        e[r] = minus_oe;
+    }
+    st->h_out = 0;
+    st->f_out = minus_oe;
+    st->diag_top = 0;
+}
+
 /* Step k: column j = k - t of this work-item's rows (the first is query row i0), from
  * H of column j - 1 in `h_in` to column j in `h_new`; `la` and `lb` are the column's
  * letters in the two lanes, `b` the first work-item's boundary cell of column k. */
@@ -140,16 +191,8 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
                         uint minus_oe, uint minus_ext, __local uint *scratch)
 {
     const int j = k - t;
-#if TEAM > 1
-    uint h_top = from_above(st->h_out, scratch);
-    uint f_top = from_above(st->f_out, scratch);
-    if (t == 0) {
-        h_top = b.x;
-        f_top = b.y;
-    }
-#else
-    const uint h_top = b.x, f_top = b.y;
-#endif
+    const uint2 top = column_top(st, b, t, scratch);
+    const uint h_top = top.x, f_top = top.y;
     __local const uint *pa = (__local const uint *)((__local const uchar *)my_profile + la * (STRIDE * 4));
     __local const uint *pb = (__local const uint *)((__local const uchar *)my_profile + lb * (STRIDE * 4));
     uint diag = st->diag_top, f = f_top;
@@ -280,14 +323,7 @@ __kernel void scan_team(
          * every step (the loop runs two steps per turn), so that no register is
          * copied to keep H(i-1, j-1) for the diagonal. */
         uint ha[ROWS], hb[ROWS], e[ROWS];
-#pragma unroll
-        for (int r = 0; r < ROWS; r++) {
-            ha[r] = 0;
-            e[r] = minus_oe;
-        }
-        st.h_out = 0;
-        st.f_out = minus_oe;
-        st.diag_top = 0;
+        pass_start(&st, ha, e, minus_oe);
         const bool reads = p > 0 && t == 0;
         const bool writes = t == TEAM - 1 && p + SPAN < rows;
         /* Each turn of the loop is two steps, columns j = k - t and k - t + 1: for an
@@ -344,26 +380,164 @@ __kernel void scan_team(
     if (n1 > 0)
         write_result(out_score, out_query_end, out_subject_end, 2 * team + 1, best1, sat_limit);
 #else
-    /* Every work-item folded its own rows; the team's best is the maximum. */
-    uint best = st.best;
-#if TEAM > 1
-    barrier(CLK_LOCAL_MEM_FENCE);
-    scratch[lid] = best;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint best = team_best(st.best, lid, t, scratch);
     if (t != 0)
         return;
-    for (int w = lid + 1; w < lid + TEAM; w++)
-        best = vmax2(best, scratch[w]);
-#endif
-    if (n0 > 0) {
-        out_score[2 * team] = LO(best) > sat_limit ? -1 : LO(best) + CLSW_TEST_SCORE_OFFSET;
-        out_query_end[2 * team] = -1;
-        out_subject_end[2 * team] = -1;
-    }
-    if (n1 > 0) {
-        out_score[2 * team + 1] = HI(best) > sat_limit ? -1 : HI(best) + CLSW_TEST_SCORE_OFFSET;
-        out_query_end[2 * team + 1] = -1;
-        out_subject_end[2 * team + 1] = -1;
-    }
+    if (n0 > 0)
+        write_score(out_score, out_query_end, out_subject_end, 2 * team, LO(best), sat_limit);
+    if (n1 > 0)
+        write_score(out_score, out_query_end, out_subject_end, 2 * team + 1, HI(best), sat_limit);
 #endif
 }
+
+#if !ENDS
+/* scan_team_pairs: scan_team with its two 16-bit lanes holding two queries, a and b,
+ * against one subject per team, score only. psse aligns every query with the same
+ * shuffles, so it can pair its queries. One letter x per column: the scores of a row
+ * are one profile word, S(a_i, x) | S(b_i, x) << 16, where scan_team combines the
+ * words of two letters (a PRMT per cell pair); a work-item loads them four rows at a
+ * time (LDS.128). The recurrence, the pipeline of a team, the boundary row between
+ * passes, the padding (columns, and rows past a query's end, score PAD_SCORE) and the
+ * saturation rule are scan_team's.
+ *
+ * Layout: the residue words hold four columns of one subject (the LANES = 1 layout of
+ * src/scan/layout.rs); team s of group g is entry g * G + s. A step loop turn is four
+ * columns, taken from two residue words by one funnel shift. Output: query a's score
+ * at 2 team, query b's at 2 team + 1 (the end cells are -1).
+ *
+ * Local profile: per letter PAIR_STRIDE words, each work-item's ROWS words from a
+ * 16-byte boundary (PAIR_ROWS, ROWS rounded up to four). The host sizes the buffer as
+ * letters x (TEAM x PAIR_ROWS + 4) words. */
+#define PAIR_ROWS ((ROWS + 3) & ~3)
+#define PAIR_STRIDE (TEAM * PAIR_ROWS + 4)
+
+/* Column j = k - t of this work-item's rows, letter x; otherwise as team_column. */
+inline void pairs_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint2 b, bool writes, int j, int t,
+                         int n, int jG, uint x, __global uint2 *bnd, __local const uint *my_profile, uint minus_oe,
+                         uint minus_ext, __local uint *scratch)
+{
+    const uint2 top = column_top(st, b, t, scratch);
+    const uint h_top = top.x, f_top = top.y;
+    __local const uint4 *p = (__local const uint4 *)(my_profile + x * PAIR_STRIDE);
+    uint diag = st->diag_top, f = f_top, best = st->best;
+#pragma unroll
+    for (int c = 0; c < PAIR_ROWS / 4; c++) {
+        const uint4 w4 = p[c];
+        const uint w[4] = {w4.x, w4.y, w4.z, w4.w};
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            const int r = 4 * c + u;
+            if (r < ROWS) {
+                const uint hn = vmax2_relu(vaddmax2(r ? h_in[r - 1] : diag, w[u], e[r]), f);
+                h_new[r] = hn;
+                const uint hoe = vadd2(hn, minus_oe);
+                e[r] = vaddmax2(e[r], minus_ext, hoe);
+                f = vaddmax2(f, minus_ext, hoe);
+                best = vmax2(best, hn);
+            }
+        }
+    }
+    st->diag_top = h_top;
+    st->h_out = h_new[ROWS - 1];
+    st->f_out = f;
+    st->best = best;
+    if (writes && (uint)j < (uint)n)
+        bnd[jG] = (uint2)(st->h_out, f);
+}
+
+__kernel void scan_team_pairs(
+    __global const uint *profile,      /* [letter][m_pad]: S(a_i, letter) | S(b_i, letter) << 16 */
+    const int m_pad,                   /* the longer query's rows rounded up to whole passes */
+    const int letters,                 /* alphabet size + 1 (the padding code) */
+    __global const uint *residues,     /* per group: word w of team s at [base + w*G + s]: 4 columns */
+    __global const uint *group_word,   /* per group: base word */
+    __global const uint *lengths,      /* per team: subject length */
+    __global uint2 *boundary,          /* per group: column j of team s at [base + j*G + s]: (H, F) pairs */
+    __global const ulong *group_cell,  /* per group: base boundary element; one more at the end */
+    const ulong cell_origin,           /* group_cell of this launch's first group */
+    const int first_group,
+    const int gap_open,
+    const int gap_extend,
+    const int sat_limit,               /* a best above this may have wrapped */
+    __local uint4 *span_quads,         /* [letter][PAIR_STRIDE] words (declared in quads: 16-byte aligned) */
+    __global int *out_score,           /* per team: a's at 2 team, b's at 2 team + 1; -1 = saturated */
+    __global int *out_query_end,
+    __global int *out_subject_end,
+    __local uint *scratch)             /* a word per work-item */
+{
+    __local uint *span_profile = (__local uint *)span_quads;
+    const int lid = get_local_id(0);
+    const int t = lid % TEAM;
+    const int G = get_local_size(0) / TEAM;
+    const int s = lid / TEAM;
+    const int g = first_group + (int)(get_num_groups(0) - 1 - get_group_id(0));
+    const int team = g * G + s;
+    const int length = (int)lengths[team];
+    /* Columns every team of the group walks: the group's longest subject. */
+    const int n = (int)((group_cell[g + 1] - group_cell[g]) / (ulong)G);
+    __global const uint *res = residues + group_word[g] + s;
+    __global uint2 *bnd = boundary + (group_cell[g] - cell_origin) + s;
+    const uint minus_oe = PACK2(-(gap_open + gap_extend));
+    const uint minus_ext = PACK2(-gap_extend);
+    const uint pad_word = (uint)(letters - 1) * 0x01010101u;
+    const int words = (n + 3) / 4;
+    /* The steps of a pass, TEAM - 1 more than the columns, in whole turns of four;
+     * none for a group of empty subjects. */
+    const int steps = n > 0 ? (n + TEAM + 2) & ~3 : 0;
+    __local const uint *my_profile = span_profile + t * PAIR_ROWS;
+
+    team_t st;
+    st.best = 0;
+    for (int p = 0; p < m_pad; p += SPAN) {
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        for (int k = lid; k < letters * SPAN; k += get_local_size(0)) {
+            const int w = k % SPAN;
+            span_profile[(k / SPAN) * PAIR_STRIDE + w / ROWS * PAIR_ROWS + w % ROWS] =
+                profile[(size_t)(k / SPAN) * m_pad + p + w];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        uint ha[ROWS], hb[ROWS], e[ROWS];
+        pass_start(&st, ha, e, minus_oe);
+        const bool reads = p > 0 && t == 0;
+        const bool writes = t == TEAM - 1 && p + SPAN < m_pad;
+        /* A turn is columns j = k - t .. k - t + 3 (k a multiple of four): from byte
+         * (-t) mod 4 of residue word a = floor((k - t) / 4) on, one funnel shift of
+         * words a and a + 1. Words and boundary cells are loaded a turn ahead. */
+        const uint shift = ((4 - (t & 3)) & 3) * 8;
+        int a = -((t + 3) >> 2);
+        uint cur = n > 0 ? team_word(res, a, words, G, pad_word) : pad_word;
+        uint next = n > 0 ? team_word(res, a + 1, words, G, pad_word) : pad_word;
+        uint2 b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe), b1 = team_boundary(bnd, reads, 1, G, n, minus_oe);
+        uint2 b2 = team_boundary(bnd, reads, 2, 2 * G, n, minus_oe), b3 = team_boundary(bnd, reads, 3, 3 * G, n, minus_oe);
+        int kG = 0, jG = -t * G;
+        for (int k = 0; k < steps; k += 4, a++, kG += 4 * G, jG += 4 * G) {
+            const uint ahead = team_word(res, a + 2, words, G, pad_word);
+            const uint2 c0 = team_boundary(bnd, reads, k + 4, kG + 4 * G, n, minus_oe);
+            const uint2 c1 = team_boundary(bnd, reads, k + 5, kG + 5 * G, n, minus_oe);
+            const uint2 c2 = team_boundary(bnd, reads, k + 6, kG + 6 * G, n, minus_oe);
+            const uint2 c3 = team_boundary(bnd, reads, k + 7, kG + 7 * G, n, minus_oe);
+            const uint four = funnel_right(cur, next, shift);
+            pairs_column(&st, ha, hb, e, b0, writes, k - t, t, n, jG, four & 0xffu, bnd, my_profile, minus_oe,
+                         minus_ext, scratch);
+            pairs_column(&st, hb, ha, e, b1, writes, k + 1 - t, t, n, jG + G, (four >> 8) & 0xffu, bnd, my_profile,
+                         minus_oe, minus_ext, scratch);
+            pairs_column(&st, ha, hb, e, b2, writes, k + 2 - t, t, n, jG + 2 * G, (four >> 16) & 0xffu, bnd,
+                         my_profile, minus_oe, minus_ext, scratch);
+            pairs_column(&st, hb, ha, e, b3, writes, k + 3 - t, t, n, jG + 3 * G, four >> 24, bnd, my_profile,
+                         minus_oe, minus_ext, scratch);
+            cur = next;
+            next = ahead;
+            b0 = c0;
+            b1 = c1;
+            b2 = c2;
+            b3 = c3;
+        }
+    }
+    const uint best = team_best(st.best, lid, t, scratch);
+    if (t == 0 && length > 0) {
+        write_score(out_score, out_query_end, out_subject_end, 2 * team, LO(best), sat_limit);
+        write_score(out_score, out_query_end, out_subject_end, 2 * team + 1, HI(best), sat_limit);
+    }
+}
+#endif

@@ -664,7 +664,8 @@ typedef struct clsw_psse_options {
     double censor_below;
     /**
      * `CLSW_VARIANT_TEAM` (two shuffles per team of work-items, the query's rows
-     * spread over the team), `CLSW_VARIANT_FAST` (two shuffles per work-item in 16-bit
+     * spread over the team; with enough queries, two queries per team against one
+     * shuffle), `CLSW_VARIANT_FAST` (two shuffles per work-item in 16-bit
      * lanes) or `CLSW_VARIANT_INTER` (one per work-item); the native CPU path ignores
      * it. All give the same results. Default `CLSW_VARIANT_TEAM`.
      */

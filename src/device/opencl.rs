@@ -208,6 +208,14 @@ impl ClDevice {
         self.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// A second queue of this device, for commands that run beside the main queue's: the
+    /// read of one launch's outputs while the next launch runs. Its commands wait for
+    /// the main queue's through events.
+    pub fn side_queue(&self) -> Result<CommandQueue> {
+        #[allow(deprecated)] // clCreateCommandQueue: present on OpenCL 1.2 and later alike
+        cl("clCreateCommandQueue", CommandQueue::create_default(&self.context, 0))
+    }
+
     /// A read-only buffer holding a copy of `data` (at least one element is allocated,
     /// since OpenCL refuses empty buffers).
     pub fn buffer_from<T: Copy + Default>(&self, data: &[T]) -> Result<Buffer<T>> {

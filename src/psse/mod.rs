@@ -27,7 +27,8 @@
 //! * **Alignment** ([`opencl`]): the shuffles are written on the device straight into
 //!   the inter-task layout of the scan kernels (4 residues per 32-bit word, the shuffles
 //!   of a subject side by side) and aligned by `scan_team` ([`Variant::Team`], two
-//!   shuffles per team of work-items, the default), `scan_fast` ([`Variant::Fast`], two
+//!   shuffles per team of work-items, the default; with enough queries
+//!   `scan_team_pairs`, two queries per team against one shuffle), `scan_fast` ([`Variant::Fast`], two
 //!   shuffles per work-item in 16-bit lanes, DPX on NVIDIA) or `scan_inter`
 //!   ([`Variant::Inter`], one per work-item: Zhang's kernel). Saturated 16-bit scores
 //!   are recomputed exactly on the CPU (the shuffle regenerated from its key). The real
@@ -37,8 +38,9 @@
 //!   every subject each when there are at least as many queries as devices, else a block
 //!   of the subjects (`share_pairs`). A device's subjects are sorted by length and cut
 //!   into tiles that fill its memory budget; each tile's shuffles are made once and every
-//!   query of its share is aligned against them ("one permutation, all queries"). The
-//!   fits run on CPU threads while the device aligns the next query.
+//!   query of its share is aligned against them ("one permutation, all queries"). Each
+//!   launch is enqueued before the previous one's scores are read, and the fits run on
+//!   CPU threads, while the device aligns the next queries.
 //! * **Native CPU path** (an engine without OpenCL): the same shuffles made on the CPU,
 //!   scored by the SIMD scan (`scan::native`, exact like the reference).
 //!
@@ -82,7 +84,8 @@ crate::error::named_enum! {
         /// `scan_fast`: two shuffles per work-item in packed 16-bit lanes (DPX on NVIDIA).
         Fast = "fast",
         /// `scan_team`: two shuffles per team of work-items, the query's rows spread over
-        /// the team (the scan's fastest kernel).
+        /// the team (the scan's fastest kernel); with enough queries `scan_team_pairs`,
+        /// two queries per team against one shuffle.
         #[default]
         Team = "team",
     }
@@ -551,7 +554,12 @@ fn device_share(
     share: PairBlock,
     opts: &PsseOptions,
 ) -> Result<Share> {
-    let kernel = choose_kernel(opts.variant, &opts.scoring);
+    let kernel = choose_kernel(opts.variant, &opts.scoring, queries.len());
+    // The launches: as many queries as the kernel aligns at once, neighbours by length
+    // (a pair's launch takes as long as its longer query's).
+    let mut by_length: Vec<usize> = (0..queries.len()).collect();
+    by_length.sort_by_key(|&q| (queries[q].len(), q));
+    let launches: Vec<&[usize]> = by_length.chunks(opencl::queries_per_launch(kernel)).collect();
     let q0 = share.queries.start;
     let mut order: Vec<usize> = share.subjects.collect();
     order.sort_by_key(|&s| (subjects[s].len(), s));
@@ -607,11 +615,27 @@ fn device_share(
                 let tile = DeviceTile::new(dev, kernel, &spec)?;
                 stats.shuffle_seconds += tile.shuffle_seconds;
                 stats.tiles += 1;
-                for (q, query) in queries.iter().enumerate() {
-                    let (scores, seconds) = tile.align(query, &opts.scoring)?;
-                    stats.align_seconds += seconds;
-                    if tx.send(Batch { query: q, members: members.clone(), scores }).is_err() {
-                        return Err(Error::Device("psse fitting thread stopped".into()));
+                // Each launch is enqueued before the previous one's scores are waited
+                // for, so the device aligns while the last scores travel and the host
+                // makes the next launch; the two alternate between the tile's two
+                // output sets.
+                let mut in_flight = None;
+                for (i, launch) in launches.iter().map(Some).chain([None]).enumerate() {
+                    let next = match launch {
+                        Some(&launch) => {
+                            let qs: Vec<&[u8]> = launch.iter().map(|&q| queries[q]).collect();
+                            Some((launch, tile.start(&qs, &opts.scoring, i % 2)?))
+                        }
+                        None => None,
+                    };
+                    if let Some((launch, alignment)) = std::mem::replace(&mut in_flight, next) {
+                        let (per_query, seconds) = tile.finish(alignment)?;
+                        stats.align_seconds += seconds;
+                        for (&query, scores) in launch.iter().zip(per_query) {
+                            if tx.send(Batch { query, members: members.clone(), scores }).is_err() {
+                                return Err(Error::Device("psse fitting thread stopped".into()));
+                            }
+                        }
                     }
                 }
             }

@@ -1,9 +1,13 @@
 //! The device side of psse: tiles of subjects whose shuffles are made on the device by
 //! `psse_shuffle` (`cl/psse.cl`) straight into the inter-task layout, then aligned with
 //! every query by the scan kernels `scan_team` (two shuffles per team of work-items, the
-//! query's rows spread over the team), `scan_inter` (one shuffle per work-item: Zhang et
+//! query's rows spread over the team), `scan_team_pairs` (two queries per team against
+//! one shuffle: no score pairing), `scan_inter` (one shuffle per work-item: Zhang et
 //! al.'s design) or `scan_fast` (two shuffles per work-item in packed 16-bit lanes, DPX on
-//! NVIDIA), unchanged: their sources, arguments and layout are those of `src/scan/banded.rs`.
+//! NVIDIA): their sources, arguments and layout are those of `src/scan/banded.rs`.
+//!
+//! A launch's scores are read on a second queue while the next launch runs; each tile
+//! has two sets of outputs for that.
 //!
 //! A tile is a run of subjects (sorted by length) whose entries (every shuffle, then the
 //! subject itself, so the real score comes from the same kernel) fit the device-memory
@@ -16,32 +20,51 @@
 use super::Variant;
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::{Error, Result};
-use crate::scan::banded::{Banded, BandedBuffers, QueryProfile, Scratch, Tuning, team_max_span};
+use crate::scan::banded::{Banded, BandedBuffers, QueryProfile, Tuning, team_max_span};
+use crate::scan::outputs::{ScoreOutputs, ScoresInFlight};
 use crate::scoring::Scoring;
+use opencl3::command_queue::CommandQueue;
+use opencl3::event::Event;
 use opencl3::kernel::Kernel;
-use opencl3::memory::ClMem;
+use opencl3::memory::{Buffer, ClMem};
 
 pub const SOURCE: KernelSource = KernelSource { name: "psse.cl", text: include_str!("../../cl/psse.cl") };
 
-/// The alignment kernel actually run: the variant asked for, or the 32-bit `scan_inter`
-/// when the scoring cannot be held in 16 bits.
-pub(crate) fn choose_kernel(variant: Variant, scoring: &Scoring) -> Banded {
+/// The alignment kernel actually run for `queries` queries: the variant asked for, or
+/// the 32-bit `scan_inter` when the scoring cannot be held in 16 bits. `team` aligns
+/// the queries two at a time (`scan_team_pairs`) where that takes less time than one
+/// at a time: a launch of two queries costs PAIRS_COST launches of one.
+pub(crate) fn choose_kernel(variant: Variant, scoring: &Scoring, queries: usize) -> Banded {
     if !crate::scan::fits_16_bits(scoring) {
         Banded::InterWide
     } else {
         match variant {
             Variant::Inter => Banded::Inter,
             Variant::Fast => Banded::Fast,
+            Variant::Team if queries.div_ceil(2) as f64 * PAIRS_COST < queries as f64 => Banded::TeamPairs,
             Variant::Team => Banded::Team,
         }
     }
 }
 
+/// Device time of a `scan_team_pairs` launch (two queries) over a `scan_team` launch
+/// (one query) on the same shuffles, measured on an H100 (BENCHMARKS.md, psse).
+const PAIRS_COST: f64 = 1.78;
+
 /// Slots (work-items, or teams for `scan_team`) of a tile's groups and work-items of an
 /// alignment work-group: `scan_team`'s teams of `Tuning::team` in work-groups of
 /// `team_group`, the others' `group` work-items.
 fn tile_shape(kernel: Banded, tuning: &Tuning) -> (usize, usize) {
-    if kernel == Banded::Team { tuning.team_work_group(tuning.team) } else { (tuning.group, tuning.group) }
+    if is_team(kernel) { tuning.team_work_group(tuning.team) } else { (tuning.group, tuning.group) }
+}
+
+fn is_team(kernel: Banded) -> bool {
+    matches!(kernel, Banded::Team | Banded::TeamPairs)
+}
+
+/// Queries a launch of `kernel` aligns at once.
+pub(crate) fn queries_per_launch(kernel: Banded) -> usize {
+    if kernel == Banded::TeamPairs { 2 } else { 1 }
 }
 
 /// Where a tile's entries sit: groups of `slots x lanes` consecutive entries, each
@@ -143,9 +166,34 @@ pub(crate) struct DeviceTile<'d> {
     kernel: Banded,
     pub layout: TileLayout,
     buffers: BandedBuffers,
-    scratch: Scratch,
+    /// The boundary row every launch reuses (launches run one after another).
+    boundary: Buffer<u8>,
+    /// Two sets of outputs, taken in turn: one launch writes one set while the other
+    /// set's scores travel to the host.
+    outputs: [ScoreOutputs; 2],
+    /// The queue of those reads, beside the device's main queue of launches.
+    reads: CommandQueue,
     /// Device seconds of the shuffle kernel.
     pub shuffle_seconds: f64,
+}
+
+/// The alignment of one or two queries with a tile, enqueued ([`DeviceTile::start`]):
+/// its launch and the read of its scores, finished by [`DeviceTile::finish`].
+pub(crate) struct Alignment {
+    /// `None` when nothing was launched (empty queries or tile): every score is 0.
+    launched: Option<Launched>,
+    /// The queries' lengths.
+    lengths: Vec<usize>,
+}
+
+/// A launch in flight. Its inputs are released only once its scores have arrived:
+/// NVIDIA's OpenCL blocks the release of a buffer (the query profile) until the
+/// launch that reads it has run, which had made every launch wait for the one before
+/// (fields drop in order: the read is waited for first).
+struct Launched {
+    event: Event,
+    scores: ScoresInFlight,
+    _inputs: (QueryProfile, Kernel, Option<Buffer<i32>>),
 }
 
 /// What a tile is made of.
@@ -187,8 +235,17 @@ impl<'d> DeviceTile<'d> {
             &layout.lengths,
             &layout.group_cell,
         )?;
-        let scratch = Scratch::new(dev, cells as usize * kernel.boundary_bytes() as usize, layout.lengths.len())?;
-        let tile = DeviceTile { dev, kernel, buffers, scratch, layout, shuffle_seconds: 0.0 };
+        let entries = layout.lengths.len() * queries_per_launch(kernel);
+        let tile = DeviceTile {
+            dev,
+            kernel,
+            buffers,
+            boundary: dev.buffer::<u8>(cells as usize * kernel.boundary_bytes() as usize)?,
+            outputs: [ScoreOutputs::new(dev, entries)?, ScoreOutputs::new(dev, entries)?],
+            reads: dev.side_queue()?,
+            layout,
+            shuffle_seconds: 0.0,
+        };
         if tile.layout.groups() == 0 {
             return Ok(tile);
         }
@@ -222,60 +279,101 @@ impl<'d> DeviceTile<'d> {
         Ok(DeviceTile { shuffle_seconds: seconds, ..tile })
     }
 
-    /// Scores `query` against every entry: per entry (in tile order) its score, or -1 where
-    /// the narrow kernel saturated. Returns the scores and the kernel's device seconds.
-    pub fn align(&self, query: &[u8], scoring: &Scoring) -> Result<(Vec<i32>, f64)> {
-        let entries = self.layout.entries();
-        if query.is_empty() || self.layout.groups() == 0 {
-            return Ok((vec![0; entries], 0.0));
+    /// Enqueues the alignment of `queries` (one, or up to two for `scan_team_pairs`)
+    /// with every entry, writing output set `set` (0 or 1), and the read of its scores;
+    /// returns without waiting. The caller finishes an alignment before it starts
+    /// another on the same set.
+    pub fn start(&self, queries: &[&[u8]], scoring: &Scoring, set: usize) -> Result<Alignment> {
+        assert!((1..=queries_per_launch(self.kernel)).contains(&queries.len()), "queries of one launch");
+        let longest = queries.iter().map(|q| q.len()).max().unwrap_or(0);
+        let lengths = queries.iter().map(|q| q.len()).collect();
+        if longest == 0 || self.layout.groups() == 0 {
+            return Ok(Alignment { launched: None, lengths });
         }
         let dev = self.dev;
+        let outputs = &self.outputs[set];
         let defaults = Tuning::default();
         let (_, group) = tile_shape(self.kernel, &defaults);
-        // scan_team: rows per work-item for this query, a pass within local memory (as
-        // src/scan/banded.rs chooses them); the others' bands.
-        let (tuning, span) = if self.kernel == Banded::Team {
-            let max_span = team_max_span(dev, group, scoring.matrix.size() + 1, defaults.team);
-            let rows = defaults.rows_for(&[query.len()], defaults.team, max_span);
+        // scan_team: rows per work-item for these queries, a pass within local memory
+        // (as src/scan/banded.rs chooses them); the others' bands.
+        let (tuning, span) = if is_team(self.kernel) {
+            let letters = scoring.matrix.size() + 1;
+            let max_span = team_max_span(dev, self.kernel, group, letters, defaults.team);
+            let rows = defaults.rows_for(&[longest], defaults.team, max_span);
             (Tuning { rows, ..defaults }, defaults.team * rows)
         } else {
             (defaults, defaults.band)
         };
-        let profile = QueryProfile::new(dev, self.kernel, query, scoring, span)?;
+        let profile = if self.kernel == Banded::TeamPairs {
+            QueryProfile::paired(dev, queries[0], queries.get(1).copied(), scoring, span)?
+        } else {
+            QueryProfile::new(dev, self.kernel, queries[0], scoring, span)?
+        };
         // The same program as src/scan/banded.rs builds, so both share one cache entry;
         // scan_team without end cells (psse needs the scores alone).
-        let program = self.kernel.program(dev, &tuning, self.kernel != Banded::Team)?;
+        let program = self.kernel.program(dev, &tuning, !is_team(self.kernel))?;
         let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.kernel_name()))?;
         let mut args = KernelArgs::new(&k);
-        let bands = if self.kernel == Banded::Team { tuning.team } else { 1 };
-        self.buffers.args(&mut args, &self.scratch, &profile, (0, 0), self.kernel, scoring, (span, bands))?;
-        // scan_team's query slots: this one query.
-        // (The slot-rows buffer lives until the scores are read.)
-        let _slot_rows = if self.kernel == Banded::Team {
-            let rows = dev.buffer_from(&[(query.len().div_ceil(span) * span) as i32])?;
+        let bands = if is_team(self.kernel) { tuning.team } else { 1 };
+        self.buffers.args(
+            &mut args,
+            (&self.boundary, outputs),
+            &profile,
+            (0, 0),
+            self.kernel,
+            scoring,
+            (span, bands),
+        )?;
+        // scan_team's query slots: this one query. The buffers set as arguments live
+        // until the launch is enqueued; OpenCL keeps them from there until it has run.
+        let slot_rows = (self.kernel == Banded::Team)
+            .then(|| dev.buffer_from(&[(longest.div_ceil(span) * span) as i32]))
+            .transpose()?;
+        if let Some(rows) = &slot_rows {
             let cells = *self.layout.group_cell.last().unwrap_or(&0);
             args.local(group * 6 * 4)?
                 .arg(&rows.get())?
                 .arg(&1i32)?
                 .arg(&cells)?
                 .arg(&(self.layout.lengths.len() as i32))?;
-            Some(rows)
-        } else {
-            None
-        };
-        let queue = dev.queue();
-        let event = launch(&queue, &k, self.layout.groups() * group, group)?;
-        let mut scores = self.scratch.outputs.read_scores(dev, &queue)?;
-        let seconds = event_seconds(&event)?;
-        drop(queue);
-        scores.truncate(entries);
-        // Empty entries (empty subjects) are not written by the kernels.
-        for (s, &n) in scores.iter_mut().zip(&self.layout.lengths) {
-            if n == 0 {
-                *s = 0;
-            }
+        } else if self.kernel == Banded::TeamPairs {
+            args.local(group * 4)?;
         }
-        Ok((scores, seconds))
+        let event = {
+            let queue = dev.queue();
+            let event = launch(&queue, &k, self.layout.groups() * group, group)?;
+            cl("clFlush", queue.flush())?;
+            event
+        };
+        let scores = outputs.read_scores_after(&self.reads, &event)?;
+        Ok(Alignment { launched: Some(Launched { event, scores, _inputs: (profile, k, slot_rows) }), lengths })
+    }
+
+    /// Waits for an alignment: per query, per entry (in tile order) its score, or -1
+    /// where the narrow kernel saturated; and the kernel's device seconds.
+    pub fn finish(&self, alignment: Alignment) -> Result<(Vec<Vec<i32>>, f64)> {
+        let entries = self.layout.entries();
+        let (flat, seconds) = match alignment.launched {
+            Some(Launched { event, scores, _inputs }) => {
+                let flat = scores.wait()?;
+                (flat, event_seconds(&event)?)
+            }
+            None => (Vec::new(), 0.0),
+        };
+        let lanes = queries_per_launch(self.kernel);
+        let per_query = alignment
+            .lengths
+            .iter()
+            .enumerate()
+            .map(|(lane, &m)| {
+                if m == 0 || flat.is_empty() {
+                    return vec![0; entries];
+                }
+                // Empty entries (empty subjects) are not written by the kernels.
+                (0..entries).map(|e| if self.layout.lengths[e] == 0 { 0 } else { flat[e * lanes + lane] }).collect()
+            })
+            .collect();
+        Ok((per_query, seconds))
     }
 
     /// The tile's entries as the device holds them: per subject its shuffles, then the
@@ -380,6 +478,24 @@ mod tests {
         // A partly filled last group: 3 entries, groups of 4.
         let l = TileLayout::new(&[5], 3, 4, 1).unwrap();
         assert_eq!(l.lengths, vec![5, 5, 5, 0]);
+    }
+
+    #[test]
+    fn team_pairs_its_queries_where_that_saves_time() {
+        let sc = Scoring::new(
+            crate::scoring::Matrix::builtin("BLOSUM62").unwrap(),
+            crate::scoring::Gaps::linear(4).unwrap(),
+        );
+        let kernel = |q| choose_kernel(Variant::Team, &sc, q);
+        // Two queries in one launch cost less than two launches; a lone query in a
+        // launch of two costs more unless the other launches make up for it (the
+        // psse_device tests rely on 2, 4 and 9 queries being paired).
+        assert_eq!(kernel(1), Banded::Team);
+        assert_eq!(kernel(2), Banded::TeamPairs);
+        assert_eq!(kernel(3), Banded::Team);
+        assert_eq!(kernel(4), Banded::TeamPairs);
+        assert_eq!(kernel(9), Banded::TeamPairs);
+        assert_eq!(choose_kernel(Variant::Fast, &sc, 4), Banded::Fast);
     }
 
     #[test]

@@ -33,10 +33,13 @@ pub enum Banded {
     Fast,
     /// `scan_team`: two subjects per team of `Tuning::team` work-items.
     Team,
+    /// `scan_team_pairs`: two queries per team against one subject, score only (psse,
+    /// whose queries all meet the same shuffles).
+    TeamPairs,
 }
 
 impl Banded {
-    /// Subjects per work-item (16-bit lanes of `scan_fast`).
+    /// Subjects per work-item (16-bit lanes of `scan_fast`), or per team.
     pub fn lanes(self) -> usize {
         if matches!(self, Banded::Fast | Banded::Team) { 2 } else { 1 }
     }
@@ -57,6 +60,7 @@ impl Banded {
         match self {
             Banded::Fast => "scan_fast",
             Banded::Team => "scan_team",
+            Banded::TeamPairs => "scan_team_pairs",
             Banded::Inter | Banded::InterWide => "scan_inter",
         }
     }
@@ -68,12 +72,13 @@ impl Banded {
             // Only the 16-bit boundary row limits scan_inter; its arithmetic is 32-bit.
             Banded::Inter => i16::MAX as i32,
             // A true 16-bit lane can wrap once a cell passes 32767 - max(S).
-            Banded::Fast | Banded::Team => i16::MAX as i32 - scoring.matrix.max_score().max(0),
+            Banded::Fast | Banded::Team | Banded::TeamPairs => i16::MAX as i32 - scoring.matrix.max_score().max(0),
         }
     }
 
     /// The built program for this kernel and tuning (cached per device); `ends`: with
-    /// end cells (`scan_team` can leave them out).
+    /// end cells (`scan_team` can leave them out; `scan_team_pairs` is in the build
+    /// without).
     pub fn program(
         self,
         dev: &ClDevice,
@@ -84,11 +89,11 @@ impl Banded {
             Banded::Inter => (&INTER_SOURCE, 0),
             Banded::InterWide => (&INTER_SOURCE, 1),
             Banded::Fast => (&FAST_SOURCE, 0),
-            Banded::Team => {
+            Banded::Team | Banded::TeamPairs => {
                 let defines = [
                     ("TEAM", tuning.team.to_string()),
                     ("ROWS", tuning.rows.to_string()),
-                    ("ENDS", (ends as u8).to_string()),
+                    ("ENDS", ((ends && self == Banded::Team) as u8).to_string()),
                 ];
                 return dev.program(&TEAM_SOURCE, &defines);
             }
@@ -152,6 +157,26 @@ impl QueryProfile {
         } else {
             ProfileBuffer::Narrow(dev.buffer_from(&super::narrow_scores(&profile)?)?)
         };
+        Ok(QueryProfile { buffer, m_pad, letters })
+    }
+
+    /// `scan_team_pairs`' profile of queries `a` and `b` (absent: the padding score in
+    /// its lane): `S(a_i, c) | S(b_i, c) << 16` at word `c * m_pad + i`, padded to the
+    /// longer query's whole passes (`span` rows).
+    pub(crate) fn paired(dev: &ClDevice, a: &[u8], b: Option<&[u8]>, scoring: &Scoring, span: usize) -> Result<Self> {
+        let longest = a.len().max(b.map_or(0, <[u8]>::len));
+        super::check_kernel_lengths(longest, [])?;
+        let m_pad = longest.div_ceil(span) * span;
+        let letters = scoring.matrix.size() + 1;
+        let mut profile = vec![PAD_SCORE as i32; 2 * letters * m_pad];
+        for (lane, query) in std::iter::once(a).chain(b).enumerate() {
+            for c in 0..letters - 1 {
+                for (i, &q) in query.iter().enumerate() {
+                    profile[2 * (c * m_pad + i) + lane] = scoring.matrix.score(q, c as u8);
+                }
+            }
+        }
+        let buffer = ProfileBuffer::Narrow(dev.buffer_from(&super::narrow_scores(&profile)?)?);
         Ok(QueryProfile { buffer, m_pad, letters })
     }
 
@@ -308,13 +333,19 @@ impl Tuning {
     }
 }
 
-/// `scan_team`: the most query rows a pass may hold on `dev` in work-groups of
-/// `work_group` work-items, teams of `team` and profiles of `letters` letters: its
-/// profile (letters x (span + 2 team + 4) shorts, see `BandedBuffers::args`) and the
-/// scratch words must fit local memory.
-pub(crate) fn team_max_span(dev: &ClDevice, work_group: usize, letters: usize, team: usize) -> usize {
+/// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the most query rows a
+/// pass may hold on `dev` in work-groups of `work_group` work-items, teams of `team`
+/// and profiles of `letters` letters: its profile (see `BandedBuffers::args`: letters x
+/// (span + 2 team + 4) shorts, or as many words with 3 team in place of 2 team, two
+/// queries' scores per row) and the scratch words (6 or 1 per work-item) must fit
+/// local memory.
+pub(crate) fn team_max_span(dev: &ClDevice, kind: Banded, work_group: usize, letters: usize, team: usize) -> usize {
     let local = dev.info.local_mem_bytes as usize;
-    (local.saturating_sub(work_group * 24 + 1024) / (letters * 2)).saturating_sub(2 * team + 4)
+    if kind == Banded::TeamPairs {
+        (local.saturating_sub(work_group * 4 + 1024) / (letters * 4)).saturating_sub(3 * team + 4)
+    } else {
+        (local.saturating_sub(work_group * 24 + 1024) / (letters * 2)).saturating_sub(2 * team + 4)
+    }
 }
 
 /// Subjects of a banded kernel on the device: the group layout's buffers, in the order
@@ -358,16 +389,15 @@ impl BandedBuffers {
     }
 
     /// Every argument of `scan_inter` / `scan_fast` / `scan_fast_long` but the long
-    /// kernel's extra local buffers: the query profile, these buffers and the scratch's
-    /// boundary row, the launch's first boundary cell and group, the gaps and the
-    /// saturation limit, local memory for the profiles of `bands` bands of `span` rows
-    /// (for `scan_team`, `bands` is the team size: its pass of `span` rows), the
-    /// scratch's outputs.
+    /// kernel's extra local buffers: the query profile, these buffers and the boundary
+    /// row, the launch's first boundary cell and group, the gaps and the saturation
+    /// limit, local memory for the profiles of `bands` bands of `span` rows (for
+    /// `scan_team`, `bands` is the team size: its pass of `span` rows), the outputs.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn args<'a, 'k>(
         &self,
         args: &'a mut KernelArgs<'k>,
-        scratch: &Scratch,
+        (boundary, outputs): (&Buffer<u8>, &ScoreOutputs),
         profile: &QueryProfile,
         (first_cell, first_group): (u64, usize),
         kind: Banded,
@@ -378,6 +408,8 @@ impl BandedBuffers {
         let profile_bytes = match kind {
             // scan_team: letters x (span / 2 + team + 2) words, at least its STRIDE.
             Banded::Team => profile.letters * (span / 2 + bands + 2) * 4,
+            // scan_team_pairs: letters x PAIR_STRIDE words (rows rounded up to four).
+            Banded::TeamPairs => profile.letters * (bands * (span / bands).next_multiple_of(4) + 4) * 4,
             _ => profile.letters * (span + 2) * kind.score_bytes() * bands,
         };
         args.arg(&profile.mem())?
@@ -386,7 +418,7 @@ impl BandedBuffers {
             .arg(&self.words.get())?
             .arg(&self.group_word.get())?
             .arg(&self.lengths.get())?
-            .arg(&scratch.boundary.get())?
+            .arg(&boundary.get())?
             .arg(&self.group_cell.get())?
             .arg(&first_cell)?
             .arg(&(first_group as i32))?
@@ -394,7 +426,7 @@ impl BandedBuffers {
             .arg(&scoring.gaps.extend)?
             .arg(&kind.sat_limit(scoring))?
             .local(profile_bytes)?;
-        scratch.outputs.args(args)
+        outputs.args(args)
     }
 }
 
@@ -472,6 +504,9 @@ impl<'d> BandedScanner<'d> {
             tuning
         };
         let mut split: Vec<(&'static str, usize, usize, Vec<u32>)> = match kind {
+            Banded::TeamPairs => {
+                return Err(Error::InvalidArgument("scan_team_pairs aligns psse's query pairs, not a scan".into()));
+            }
             Banded::Inter | Banded::InterWide => {
                 vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
             }
@@ -631,7 +666,8 @@ impl<'d> BandedScanner<'d> {
             // queries' lengths and the part's team size.
             let (tuning, span) = if self.kind == Banded::Team {
                 let team = part.work_group / part.layout.group_size;
-                let rows = self.tuning.rows_for(&lengths, team, team_max_span(dev, part.work_group, letters, team));
+                let rows =
+                    self.tuning.rows_for(&lengths, team, team_max_span(dev, self.kind, part.work_group, letters, team));
                 (Tuning { team, rows, ..self.tuning }, team * rows)
             } else {
                 (self.tuning, self.tuning.band)
@@ -662,7 +698,7 @@ impl<'d> BandedScanner<'d> {
                 let mut args = KernelArgs::new(&kernel);
                 part.buffers.args(
                     &mut args,
-                    &part.scratch,
+                    (&part.scratch.boundary, &part.scratch.outputs),
                     profile,
                     (part.layout.group_cell[a], a),
                     self.kind,

@@ -1,11 +1,14 @@
 //! The three output buffers every scan kernel writes (score, query end, subject end,
-//! one entry per subject slot) and their reading back as [`LocalScore`]s.
+//! one entry per subject slot) and their reading back as [`LocalScore`]s, waiting or
+//! in flight ([`ScoresInFlight`]).
 
-use crate::device::{ClDevice, KernelArgs};
+use crate::device::{ClDevice, KernelArgs, cl};
 use crate::error::Result;
 use crate::reference::LocalScore;
 use opencl3::command_queue::CommandQueue;
+use opencl3::event::Event;
 use opencl3::memory::{Buffer, ClMem};
+use opencl3::types::CL_NON_BLOCKING;
 
 /// A kernel's per-subject outputs on the device.
 pub(crate) struct ScoreOutputs {
@@ -37,6 +40,18 @@ impl ScoreOutputs {
         Ok(score)
     }
 
+    /// Enqueues the read of the scores on `queue` once `after` (the launch that writes
+    /// them, on any queue of the device) has finished, and returns without waiting.
+    pub(crate) fn read_scores_after(&self, queue: &CommandQueue, after: &Event) -> Result<ScoresInFlight> {
+        let mut scores = vec![0i32; self.entries];
+        // SAFETY: the read writes into `scores`' heap buffer, which ScoresInFlight owns
+        // and neither hands out nor frees before the read's event has completed.
+        let read = unsafe { queue.enqueue_read_buffer(&self.score, CL_NON_BLOCKING, 0, &mut scores, &[after.get()]) };
+        let read = cl("clEnqueueReadBuffer", read)?;
+        cl("clFlush", queue.flush())?;
+        Ok(ScoresInFlight { scores, read: Some(read) })
+    }
+
     /// Every entry's score and end cell (blocking reads); the end is `None` where the
     /// score is 0, or where the kernel left it out (-1).
     pub(crate) fn read(&self, dev: &ClDevice, queue: &CommandQueue) -> Result<Vec<LocalScore>> {
@@ -57,6 +72,33 @@ impl ScoreOutputs {
             None
         };
         Ok(RawOutputs { score, ends })
+    }
+}
+
+/// Scores on their way from the device ([`ScoreOutputs::read_scores_after`]). The
+/// vector is the read's target, so it is handed out only once the read has completed,
+/// and dropping this waits for the read: the device never writes into freed memory.
+pub(crate) struct ScoresInFlight {
+    scores: Vec<i32>,
+    read: Option<Event>,
+}
+
+impl ScoresInFlight {
+    /// Waits for the read and returns the scores.
+    pub(crate) fn wait(mut self) -> Result<Vec<i32>> {
+        if let Some(read) = self.read.take() {
+            cl("clWaitForEvents", read.wait())?;
+        }
+        Ok(std::mem::take(&mut self.scores))
+    }
+}
+
+impl Drop for ScoresInFlight {
+    fn drop(&mut self) {
+        if let Some(read) = self.read.take() {
+            // A failed wait means the read ended in error: nothing is written any more.
+            let _ = read.wait();
+        }
     }
 }
 

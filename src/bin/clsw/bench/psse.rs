@@ -51,12 +51,13 @@ pub struct BenchPsseArgs {
     gap_open: i32,
     #[arg(long, default_value_t = 2)]
     gap_extend: i32,
-    /// Timed runs per row (the median is reported), after a warm-up on 1 query x 10
+    /// Timed runs per row (the median is reported), after a warm-up on every query x 10
     /// subjects.
     #[arg(long, default_value_t = 3)]
     runs: usize,
-    /// Also time ssearch36 -k SHUFFLES on this many pairs (one process per pair, as many
-    /// at once as there are CPU threads) and report clsw's speed-up over it.
+    /// Also time ssearch36 -k SHUFFLES on this many pairs, spread evenly over all the
+    /// pairs (one process per pair, as many at once as there are CPU threads), and report
+    /// clsw's speed-up over it.
     #[arg(long, default_value_t = 0)]
     ssearch_pairs: usize,
     /// The ssearch36 executable.
@@ -120,7 +121,7 @@ pub fn run(args: &BenchPsseArgs) -> Result<()> {
     let residues = |v: &[Vec<u8>]| v.iter().map(|s| s.len()).sum::<usize>();
     println!(
         "# clsw bench psse: {} queries ({} aa) x {} subjects ({} aa) x {} shuffles, {}; median of {} runs after a \
-         small warm-up; e2e_s = host clock around psse_run (shuffles, alignments, fits); kernel_s / shuffle_s = device time \
+         warm-up on every query x 10 subjects; e2e_s = host clock around psse_run (shuffles, alignments, fits); kernel_s / shuffle_s = device time \
          of the alignment / shuffle kernels (profiling events); cells = m n (shuffles + 1) per pair",
         queries.len(),
         residues(&queries),
@@ -153,8 +154,9 @@ pub fn run(args: &BenchPsseArgs) -> Result<()> {
     let mut rows = Vec::new();
     for (variant_name, label, engine, variant) in &engines {
         let opts = PsseOptions { shuffles: args.shuffles, variant: *variant, ..PsseOptions::new(scoring.clone()) };
-        // Warm-up on a small part (kernel builds, first allocations), then the timed runs.
-        psse::psse_run(engine, &queries[..1.min(queries.len())], &subjects[..10.min(subjects.len())], &opts)?;
+        // Warm-up on every query against a few subjects (each query's kernel build: the
+        // rows per work-item follow its length), then the timed runs.
+        psse::psse_run(engine, &queries, &subjects[..10.min(subjects.len())], &opts)?;
         let time = median_of_runs(args.runs, || psse::psse_run(engine, &queries, &subjects, &opts), |_| 0.0)?;
         let r = time.last;
         let failed = r.pairs.iter().filter(|p| p.is_err()).count();
@@ -194,7 +196,10 @@ pub fn run(args: &BenchPsseArgs) -> Result<()> {
         let (n, secs) = time_ssearch(args, &queries, &subjects, &scoring)?;
         let pps = n as f64 / secs;
         let cells: u64 = (0..n)
-            .map(|i| (queries[i / subjects.len()].len() * subjects[i % subjects.len()].len()) as u64)
+            .map(|i| {
+                let (q, s) = sampled_pair(i, n, queries.len(), subjects.len());
+                (queries[q].len() * subjects[s].len()) as u64
+            })
             .sum::<u64>()
             * (args.shuffles as u64 + 1);
         println!(
@@ -233,8 +238,15 @@ pub fn run(args: &BenchPsseArgs) -> Result<()> {
     Ok(())
 }
 
-/// Runs ssearch36 -k on the first `ssearch_pairs` pairs, one single-threaded process per
-/// pair, as many at once as rayon has threads. Returns (pairs, wall seconds).
+/// Pair `i` of `n` sampled evenly from the `queries x subjects` pairs (query-major), so
+/// the sample has the mix of query lengths of the whole run: (query, subject).
+fn sampled_pair(i: usize, n: usize, queries: usize, subjects: usize) -> (usize, usize) {
+    let pair = (i as u128 * (queries * subjects) as u128 / n.max(1) as u128) as usize;
+    (pair / subjects, pair % subjects)
+}
+
+/// Runs ssearch36 -k on `ssearch_pairs` pairs ([`sampled_pair`]), one single-threaded
+/// process per pair, as many at once as rayon has threads. Returns (pairs, wall seconds).
 fn time_ssearch(args: &BenchPsseArgs, queries: &[Vec<u8>], subjects: &[Vec<u8>], sc: &Scoring) -> Result<(usize, f64)> {
     use rayon::prelude::*;
     let n = args.ssearch_pairs.min(queries.len() * subjects.len());
@@ -245,8 +257,9 @@ fn time_ssearch(args: &BenchPsseArgs, queries: &[Vec<u8>], subjects: &[Vec<u8>],
         std::fs::write(path, format!(">{name}\n{}\n", letters(s))).map_err(|e| Error::io(path, e))
     };
     for i in 0..n {
-        write(&dir.join(format!("q{i}.fa")), &format!("q{i}"), &queries[i / subjects.len()])?;
-        write(&dir.join(format!("s{i}.fa")), &format!("s{i}"), &subjects[i % subjects.len()])?;
+        let (q, s) = sampled_pair(i, n, queries.len(), subjects.len());
+        write(&dir.join(format!("q{i}.fa")), &format!("q{i}"), &queries[q])?;
+        write(&dir.join(format!("s{i}.fa")), &format!("s{i}"), &subjects[s])?;
     }
     let (results, secs) = timed(|| {
         (0..n)
