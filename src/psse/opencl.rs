@@ -173,6 +173,10 @@ pub(crate) struct DeviceTile<'d> {
     outputs: [ScoreOutputs; 2],
     /// The queue of those reads, beside the device's main queue of launches.
     reads: CommandQueue,
+    /// The inputs of finished launches, released with the tile: NVIDIA's OpenCL blocks
+    /// the release of a buffer or kernel while launches are queued, which made each
+    /// launch wait for the one before.
+    retired: std::sync::Mutex<Vec<LaunchInputs>>,
     /// Device seconds of the shuffle kernel.
     pub shuffle_seconds: f64,
 }
@@ -186,15 +190,15 @@ pub(crate) struct Alignment {
     lengths: Vec<usize>,
 }
 
-/// A launch in flight. Its inputs are released only once its scores have arrived:
-/// NVIDIA's OpenCL blocks the release of a buffer (the query profile) until the
-/// launch that reads it has run, which had made every launch wait for the one before
-/// (fields drop in order: the read is waited for first).
+/// A launch in flight.
 struct Launched {
     event: Event,
     scores: ScoresInFlight,
-    _inputs: (QueryProfile, Kernel, Option<Buffer<i32>>),
+    inputs: LaunchInputs,
 }
+
+/// What a launch reads besides the tile: its query profile, kernel object and slot rows.
+type LaunchInputs = (QueryProfile, Kernel, Option<Buffer<i32>>);
 
 /// What a tile is made of.
 pub(crate) struct TileSpec<'a> {
@@ -243,6 +247,7 @@ impl<'d> DeviceTile<'d> {
             boundary: dev.buffer::<u8>(cells as usize * kernel.boundary_bytes() as usize)?,
             outputs: [ScoreOutputs::new(dev, entries)?, ScoreOutputs::new(dev, entries)?],
             reads: dev.side_queue()?,
+            retired: Default::default(),
             layout,
             shuffle_seconds: 0.0,
         };
@@ -346,7 +351,7 @@ impl<'d> DeviceTile<'d> {
             event
         };
         let scores = outputs.read_scores_after(&self.reads, &event)?;
-        Ok(Alignment { launched: Some(Launched { event, scores, _inputs: (profile, k, slot_rows) }), lengths })
+        Ok(Alignment { launched: Some(Launched { event, scores, inputs: (profile, k, slot_rows) }), lengths })
     }
 
     /// Waits for an alignment: per query, per entry (in tile order) its score, or -1
@@ -354,8 +359,9 @@ impl<'d> DeviceTile<'d> {
     pub fn finish(&self, alignment: Alignment) -> Result<(Vec<Vec<i32>>, f64)> {
         let entries = self.layout.entries();
         let (flat, seconds) = match alignment.launched {
-            Some(Launched { event, scores, _inputs }) => {
+            Some(Launched { event, scores, inputs }) => {
                 let flat = scores.wait()?;
+                self.retired.lock().unwrap_or_else(|p| p.into_inner()).push(inputs);
                 (flat, event_seconds(&event)?)
             }
             None => (Vec::new(), 0.0),
