@@ -9,7 +9,8 @@
 #        mpirun -n 1 and -n 4 with --threads 4 per rank (16 cores), the four ranks
 #        free (--bind-to none) and each bound to four cores of its own; rank 0's
 #        summary line gives the wall clock after setup (devices, database,
-#        calibration, shares);
+#        calibration, shares); the free ranks' --progress lines (each rank's scan
+#        per query, the shares' rebalancing) are in cpu4.err;
 #   gpu: the GPU alone (one rank) and the GPU rank beside three CPU ranks of 4 threads
 #        (MPMD), to show the shares follow the ranks' speeds.
 # Every output is compared byte for byte with the first.
@@ -42,7 +43,7 @@ $B "${scan[@]}" --device gpu -o /dev/null 2> /dev/null
 run gpu1 $M -n 1 $B --threads 4 "${scan[@]}" --device gpu
 run gpu1_cpu3 $M -n 1 $B --threads 4 "${scan[@]}" --device gpu : -n 3 $B --threads 4 "${scan[@]}" --device native
 run cpu4_bound mpirun --map-by slot:PE=4 --bind-to core --oversubscribe --allow-run-as-root -n 4 $B --threads 4 "${scan[@]}" --device native
-run cpu4 $M -n 4 $B --threads 4 "${scan[@]}" --device native
+run cpu4 $M -n 4 $B --threads 4 "${scan[@]}" --device native --progress
 run cpu1 $M -n 1 $B --threads 4 "${scan[@]}" --device native
 for name in gpu1_cpu3 cpu4_bound cpu4 cpu1; do
   cmp "$out/gpu1.tsv" "$out/$name.tsv" && echo "$name: identical to gpu1 ($(wc -l < "$out/gpu1.tsv") lines)"
