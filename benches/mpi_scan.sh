@@ -10,7 +10,7 @@
 #        free (--bind-to none) and each bound to four cores of its own; rank 0's
 #        summary line gives the wall clock after setup (devices, database,
 #        calibration, shares); the free ranks' --progress lines (each rank's scan
-#        per query, the shares' rebalancing) are in cpu4.err;
+#        time per query) are in cpu4.err;
 #   gpu: the GPU alone (one rank) and the GPU rank beside three CPU ranks of 4 threads
 #        (MPMD), to show the shares follow the ranks' speeds.
 # Every output is compared byte for byte with the first.

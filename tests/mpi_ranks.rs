@@ -10,9 +10,8 @@ mod common;
 
 use clsw::device::{DeviceChoice, DeviceSpec};
 use clsw::engine::Engine;
-use clsw::engine::split_by_weights;
 use clsw::mpi::threads::run_ranks;
-use clsw::mpi::{Comm, RankSearcher, Share, calibrate, share};
+use clsw::mpi::{Comm, RankSearcher, calibrate, share};
 use clsw::psse::{self, PsseOptions, PsseResult};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::search::{SearchOptions, SearchResult, Searcher, StatsMethod, Strands};
@@ -53,7 +52,8 @@ fn rank_search(
     options: &SearchOptions,
 ) -> clsw::Result<Vec<SearchResult>> {
     let share = share(comm, db, calibrate(engine, db, scoring, options))?;
-    let searcher = RankSearcher::new(comm, engine, db, &share, scoring.clone(), options.clone())?;
+    let part = db.part(share.range.clone());
+    let searcher = RankSearcher::new(comm, engine, db, &part, &share, scoring.clone(), options.clone())?;
     let mut out = Vec::new();
     searcher.search_all(queries, |r| {
         out.push(r);
@@ -106,42 +106,6 @@ fn ranks_find_what_one_process_finds() {
             assert_same(&format!("{name}, {n} ranks"), &want, &got[0]);
             assert!(got[1..].iter().all(Vec::is_empty), "{name}: only rank 0 receives results");
         }
-    }
-}
-
-/// Native ranks cut their shares again by their scan times between rounds of queries:
-/// ranks that start far from balanced (one holding eight ninths) end balanced, and find
-/// what one process finds across the move.
-#[test]
-fn shares_cut_again_between_rounds_find_what_one_process_finds() {
-    let (db, queries, scoring) = protein();
-    let options = SearchOptions::default();
-    let want = alone(&db, &queries, &scoring, &options);
-    for weights in [vec![8.0, 1.0], vec![8.0, 1.0, 1.0]] {
-        let n = weights.len();
-        let got = run_ranks(n, |comm| {
-            let engine = native();
-            let bounds = split_by_weights(db.lengths().iter().map(|&l| l as usize), &weights);
-            let rank = comm.rank();
-            let skewed = Share { range: bounds[rank]..bounds[rank + 1], speeds: weights.clone(), residues: vec![] };
-            let searcher = RankSearcher::new(comm, &engine, &db, &skewed, scoring.clone(), options.clone()).unwrap();
-            let mut out = Vec::new();
-            searcher
-                .search_all(&queries, |r| {
-                    out.push(r);
-                    Ok(())
-                })
-                .unwrap();
-            (out, skewed.range, searcher.range())
-        });
-        assert_same(&format!("{n} ranks from shares {weights:?}"), &want, &got[0].0);
-        let (before, after) = (&got[0].1, &got[0].2);
-        assert!(after.len() < before.len() * 3 / 4, "rank 0 kept {after:?} of {before:?}");
-        // The ranks' shares still tile the database.
-        let ranges: Vec<_> = got.iter().map(|g| g.2.clone()).collect();
-        assert_eq!(ranges[0].start, 0);
-        assert!(ranges.windows(2).all(|w| w[0].end == w[1].start), "{ranges:?}");
-        assert_eq!(ranges[n - 1].end, db.len());
     }
 }
 
@@ -216,7 +180,9 @@ fn a_failure_in_the_middle_of_a_search_ends_every_rank() {
             let outcomes = run_ranks(n, |comm| {
                 let engine = native();
                 let share = share(comm, &db, calibrate(&engine, &db, &scoring, &options)).unwrap();
-                let searcher = RankSearcher::new(comm, &engine, &db, &share, scoring.clone(), options.clone()).unwrap();
+                let part = db.part(share.range.clone());
+                let searcher =
+                    RankSearcher::new(comm, &engine, &db, &part, &share, scoring.clone(), options.clone()).unwrap();
                 let mut delivered = 0;
                 let searched = searcher.search_all(&queries, |_| {
                     delivered += 1;

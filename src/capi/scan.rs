@@ -241,8 +241,9 @@ enum Inner {
 /// One rank's searcher and what it borrows besides the engine and the database.
 #[cfg(feature = "mpi")]
 struct Ranks {
-    // Declared first, so dropped first: it borrows the communicator below.
+    // Declared first, so dropped first: it borrows the two boxes below.
     searcher: crate::mpi::RankSearcher<'static>,
+    _part: Arc<Database>,
     _comm: Arc<crate::mpi::World>,
 }
 
@@ -375,11 +376,14 @@ fn rank_searcher<'o>(comm: i32, inputs: impl FnOnce() -> Outcome<SearcherInputs<
     let agreed = agree_on(c, inputs.as_ref().map(drop).map_err(|f| crate::Error::InvalidArgument(f.message.clone())));
     let (out, engine, scoring, db, opts, cigar) = inputs?;
     agreed?;
-    // SAFETY: as in `clsw_searcher_new`.
+    // SAFETY: as in `clsw_searcher_new`; the part is an Arc allocation the handle owns,
+    // dropped after the searcher.
     let (e, d): (&'static Engine, &'static Database) = unsafe { (&*Arc::as_ptr(&engine), &*Arc::as_ptr(&db)) };
     let share = share(c, d, calibrate(e, d, &scoring, &opts))?;
-    let searcher = RankSearcher::new(c, e, d, &share, scoring, opts)?;
-    let ranks = Box::new(Ranks { searcher, _comm: world });
+    let part = Arc::new(d.part(share.range.clone()));
+    let p: &'static Database = unsafe { &*Arc::as_ptr(&part) };
+    let searcher = RankSearcher::new(c, e, d, p, &share, scoring, opts)?;
+    let ranks = Box::new(Ranks { searcher, _part: part, _comm: world });
     *out = Box::into_raw(Box::new(clsw_searcher { searcher: Inner::Ranks(ranks), cigar, db, _engine: engine }));
     Ok(())
 }

@@ -13,12 +13,7 @@
 //!   touches) and times its own devices on a probe ([`calibrate`]). The database is cut
 //!   into one contiguous share per rank, residues in proportion to the ranks' speeds,
 //!   so a GPU rank takes many times the share of a CPU rank and all finish together.
-//!   Each rank lays out its share ([`crate::seq::Database::part`]) on its devices.
-//! * **Shares cut again** when every rank scans on the CPU: the queries run in rounds
-//!   (2, 4, 8, ... queries), and after each the shares are cut by the round's scan
-//!   times (each rank's residues per second), so ranks that the probe took for equal
-//!   but that run apart (a rank that also fits the statistics, cores that share more)
-//!   finish together. A share moves without an upload; GPU ranks keep theirs.
+//!   Each rank lays out its share ([`crate::seq::Database::part`]) on its devices once.
 //! * **Per query, four exchanges** (kilobytes; at 256 ranks the sample and the hits are a
 //!   few hundred):
 //!   1. the scores the E-value fit samples (at most [`crate::search::FIT_SAMPLE`],

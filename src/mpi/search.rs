@@ -3,7 +3,7 @@
 
 use super::share::Share;
 use super::{Comm, agree, agree_on, as_rank_error, checksum_of, gather_to_root, same_on_every_rank, wire};
-use crate::engine::{Engine, split_by_weights};
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 use crate::scoring::Scoring;
 use crate::search::{
@@ -12,22 +12,16 @@ use crate::search::{
 };
 use crate::seq::{Database, Sequence};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::ops::Range;
-use std::sync::Mutex;
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::Instant;
 
 /// One rank's part of a search of the whole database.
 pub struct RankSearcher<'a> {
     comm: &'a dyn Comm,
-    engine: &'a Engine,
     db: &'a Database,
-    scoring: Scoring,
-    /// This rank's share and its searcher, replaced when the shares are rebalanced.
-    part: Mutex<Part<'a>>,
-    /// Whether the shares follow the ranks' scan times between rounds of queries: when
-    /// every rank scans on the CPU (a share moves without an upload).
-    rebalancing: bool,
+    first: usize,
+    /// This rank's searcher of its share; `None` for an empty share.
+    local: Option<Searcher<'a>>,
     stats: Statistician<'a>,
     strands: Vec<Strand>,
     options: SearchOptions,
@@ -50,48 +44,6 @@ const ALIGNING: usize = 1;
 /// OpenCL devices has as many as its thread pool).
 const NATIVE_HOST_THREADS: usize = 2;
 
-/// Queries of the first round of a search whose shares are rebalanced; each round after
-/// it has twice as many. The shares cut by the probe's speeds leave the ranks' scans of
-/// a search apart by up to 13% (four ranks of four cores on one host, BENCHMARKS.md), so
-/// they are cut again by each round's scan times; a round ends with every rank's work
-/// on its last query, so rounds are few.
-const FIRST_ROUND: usize = 2;
-
-/// A rebalance moves the shares only when some rank's share would change by more than
-/// this fraction of the database's residues (a copy of the share each time).
-const REBALANCE_MIN: f64 = 0.005;
-
-/// This rank's share as it is searched: a copy of its subjects and their searcher.
-struct Part<'a> {
-    /// `None` for an empty share.
-    searcher: Option<Searcher<'a>>,
-    /// The share's first subject in the whole database.
-    first: usize,
-    /// The share's subjects, which the searcher borrows: declared after it, so dropped
-    /// after it.
-    subjects: Box<Database>,
-}
-
-impl<'a> Part<'a> {
-    fn new(
-        engine: &'a Engine,
-        db: &Database,
-        range: Range<usize>,
-        scoring: &Scoring,
-        options: &SearchOptions,
-    ) -> Result<Part<'a>> {
-        let subjects = Box::new(db.part(range.clone()));
-        // SAFETY: the searcher borrows the boxed database, which this Part owns, never
-        // changes and drops after the searcher (field order); moving the Part moves the
-        // box, not the database.
-        let borrowed: &'a Database = unsafe { &*(subjects.as_ref() as *const Database) };
-        let searcher = match range.is_empty() {
-            true => None,
-            false => Some(Searcher::new(engine, borrowed, scoring.clone(), options.clone())?),
-        };
-        Ok(Part { searcher, first: range.start, subjects })
-    }
-}
 /// What rank 0 needs of a rank's work on one query besides its hits.
 #[derive(Default)]
 struct Costs {
@@ -102,20 +54,31 @@ struct Costs {
 
 impl<'a> RankSearcher<'a> {
     /// This rank's searcher: `db` is the whole database (every rank opened the same),
-    /// `share` this rank's first share of it. Collective: every rank calls it, and
-    /// every rank fails when one does.
+    /// `part` its share (`db.part(share.range.clone())`). Collective: every rank calls
+    /// it, and every rank fails when one does.
     pub fn new(
         comm: &'a dyn Comm,
         engine: &'a Engine,
         db: &'a Database,
+        part: &'a Database,
         share: &Share,
         scoring: Scoring,
         options: SearchOptions,
     ) -> Result<RankSearcher<'a>> {
         let setup = (|| {
+            if part.len() != share.range.len() {
+                return Err(Error::InvalidArgument(format!(
+                    "the share holds {} subjects, its range {}",
+                    part.len(),
+                    share.range.len()
+                )));
+            }
             let strands = options.strands.for_alphabet(db.alphabet())?;
-            let part = Part::new(engine, db, share.range.clone(), &scoring, &options)?;
-            Ok((part, strands))
+            let local = match part.is_empty() {
+                true => None,
+                false => Some(Searcher::new(engine, part, scoring.clone(), options.clone())?),
+            };
+            Ok((local, strands))
         })();
         // A rank of OpenCL devices leaves its cores to this work; a native rank's cores scan.
         let threads = if engine.uses_opencl() { rayon::current_num_threads() } else { NATIVE_HOST_THREADS };
@@ -124,22 +87,9 @@ impl<'a> RankSearcher<'a> {
             .thread_name(|i| format!("clsw-rank-host-{i}"))
             .build()
             .map_err(|e| Error::Internal(format!("a rank's host threads: {e}")));
-        let (part, strands, host) = agree_on(comm, setup.and_then(|(p, s)| Ok((p, s, host?))))?;
-        let natives = agree(comm, Ok(vec![!engine.uses_opencl() as u8]))?;
-        let stats = Statistician::new(db, scoring.clone(), &options, &strands);
-        Ok(RankSearcher {
-            comm,
-            engine,
-            db,
-            scoring,
-            part: Mutex::new(part),
-            rebalancing: natives.iter().all(|n| n[..] == [1]),
-            stats,
-            strands,
-            options,
-            progress: false,
-            host,
-        })
+        let (local, strands, host) = agree_on(comm, setup.and_then(|(l, s)| Ok((l, s, host?))))?;
+        let stats = Statistician::new(db, scoring, &options, &strands);
+        Ok(RankSearcher { comm, db, first: share.range.start, local, stats, strands, options, progress: false, host })
     }
 
     /// With `on`, every rank writes one line per query on standard error: its scan's
@@ -148,13 +98,6 @@ impl<'a> RankSearcher<'a> {
     /// this rank aligned: where a job loses time to a straggler.
     pub fn report_progress(&mut self, on: bool) {
         self.progress = on;
-    }
-
-    /// This rank's share of the database now: its first one, or where the last
-    /// rebalance moved it.
-    pub fn range(&self) -> Range<usize> {
-        let part = self.part.lock().unwrap_or_else(|p| p.into_inner());
-        part.first..part.first + part.subjects.len()
     }
 
     /// The strands searched for every query.
@@ -181,40 +124,17 @@ impl<'a> RankSearcher<'a> {
     where
         F: FnMut(SearchResult) -> Result<()>,
     {
-        let mut part = self.part.lock().unwrap_or_else(|p| p.into_inner());
-        agree_on(self.comm, part.searcher.as_ref().map_or(Ok(()), |l| l.check_queries(queries)))?;
+        agree_on(self.comm, self.local.as_ref().map_or(Ok(()), |l| l.check_queries(queries)))?;
         let mut fingerprint = Vec::new();
         wire::put_u64(&mut fingerprint, queries.len() as u64);
         let texts = queries.iter().flat_map(|q| [q.id.as_bytes(), q.residues.as_slice()]);
         wire::put_u64(&mut fingerprint, checksum_of(texts));
         same_on_every_rank(self.comm, fingerprint, |_, _| "its queries differ from rank 0's".into())?;
-        // Rounds of queries, the shares cut again after each when they are rebalanced.
-        let (mut done, mut round) = (0, if self.rebalancing { FIRST_ROUND } else { queries.len() });
-        loop {
-            let end = (done + round.max(1)).min(queries.len());
-            let seconds = self.search_round(&part, &queries[done..end], done, &mut sink)?;
-            if self.rebalancing {
-                self.rebalance(&mut part, seconds)?;
-            }
-            (done, round) = (end, round * 2);
-            if done >= queries.len() {
-                return Ok(());
-            }
-        }
-    }
-
-    /// One round of [`Self::search_all`]: `queries` are its queries from `offset` on,
-    /// searched in a pipeline on `part`. Returns this rank's scan seconds.
-    fn search_round<F>(&self, part: &Part<'a>, queries: &[Sequence], offset: usize, sink: &mut F) -> Result<f64>
-    where
-        F: FnMut(SearchResult) -> Result<()>,
-    {
-        let chunk = part.searcher.as_ref().map_or(1, |l| l.queries_per_chunk());
+        let chunk = self.local.as_ref().map_or(1, |l| l.queries_per_chunk());
         let ahead = if chunk > 1 { 1 } else { 4 };
-        let mut scan_seconds = 0.0;
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Scanned>>(ahead);
-            if let Some(local) = &part.searcher {
+            if let Some(local) = &self.local {
                 scope.spawn(move || local.scan_all(queries, chunk, ahead, |s| tx.send(s).is_ok()));
             }
             // Queries in flight, each a stage further: while query i's sample is
@@ -228,33 +148,29 @@ impl<'a> RankSearcher<'a> {
             // Rank 0 hands on results until the first failure (its own, or the sink's),
             // which the next exchange tells every rank.
             let mut report = |chosen: Chosen<'_, '_>, delivered: &mut Result<()>| -> Result<()> {
-                if let Some(result) = self.report(part, chosen)?
+                if let Some(result) = self.report(chosen)?
                     && delivered.is_ok()
                 {
-                    *delivered = result.and_then(&mut *sink);
+                    *delivered = result.and_then(&mut sink);
                 }
                 Ok(())
             };
             for step in 0..=queries.len() {
                 let next = match queries.get(step) {
                     Some(query) => {
-                        let scanned = match &part.searcher {
+                        let scanned = match &self.local {
                             Some(_) => {
                                 rx.recv().unwrap_or_else(|_| Err(Error::Internal("the scan thread stopped".into())))
                             }
                             None => Ok(Scanned { index: step, ..Scanned::default() }),
                         };
-                        let scanned = scanned.map(|s| {
-                            scan_seconds += s.scan_seconds;
-                            Scanned { index: s.index + offset, ..s }
-                        });
                         let scanned = std::mem::replace(&mut delivered, Ok(())).and(scanned);
-                        Some(self.sample(scope, part, query, scanned)?)
+                        Some(self.sample(scope, query, scanned)?)
                     }
                     None => None,
                 };
                 if let Some(s) = sampled.take() {
-                    aligning.push_back(self.choose(scope, part, s)?);
+                    aligning.push_back(self.choose(scope, s)?);
                 }
                 if aligning.len() > ALIGNING
                     && let Some(oldest) = aligning.pop_front()
@@ -267,54 +183,7 @@ impl<'a> RankSearcher<'a> {
                 report(oldest, &mut delivered)?;
             }
             agree_on(self.comm, delivered)
-        })?;
-        Ok(scan_seconds)
-    }
-
-    /// Cuts the shares again by the ranks' speeds in the round just searched (each
-    /// rank's residues over its scan seconds, the same arithmetic on every rank), and
-    /// moves this rank to its new share when some share changes enough. Collective.
-    fn rebalance(&self, part: &mut Part<'a>, seconds: f64) -> Result<()> {
-        let mut mine = Vec::new();
-        wire::put_u64(&mut mine, part.subjects.total_residues());
-        wire::put_f64(&mut mine, seconds);
-        let mut residues = Vec::new();
-        let mut rates = Vec::new();
-        for bytes in agree(self.comm, Ok(mine))? {
-            let mut r = wire::Reader::new(&bytes);
-            let (n, t) = (r.u64()?, r.f64()?);
-            residues.push(n);
-            rates.push((n > 0 && t > 0.0).then(|| n as f64 / t));
-        }
-        // A rank that scanned nothing (an empty share) counts at the others' mean.
-        let known: Vec<f64> = rates.iter().flatten().copied().collect();
-        if known.is_empty() {
-            return Ok(());
-        }
-        let mean = known.iter().sum::<f64>() / known.len() as f64;
-        let weights: Vec<f64> = rates.iter().map(|r| r.unwrap_or(mean)).collect();
-        let bounds = split_by_weights(self.db.lengths().iter().map(|&l| l as usize), &weights);
-        let total = self.db.total_residues().max(1) as f64;
-        let moved = (0..residues.len())
-            .map(|k| {
-                let new: u64 = (bounds[k]..bounds[k + 1]).map(|i| self.db.seq_len(i) as u64).sum();
-                new.abs_diff(residues[k]) as f64 / total
-            })
-            .fold(0.0, f64::max);
-        if moved <= REBALANCE_MIN {
-            return Ok(());
-        }
-        if self.progress && self.comm.rank() == 0 {
-            let line = format!(
-                "clsw: shares cut again by the last round's scan times (up to {:.1}% of the residues moved)\n",
-                100.0 * moved
-            );
-            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
-        }
-        let rank = self.comm.rank();
-        let range = bounds[rank]..bounds[rank + 1];
-        *part = agree_on(self.comm, Part::new(self.engine, self.db, range, &self.scoring, &self.options))?;
-        Ok(())
+        })
     }
 
     /// A query's first exchange: the scores its fit samples, gathered in database order
@@ -322,7 +191,6 @@ impl<'a> RankSearcher<'a> {
     fn sample<'s, 'e>(
         &'e self,
         scope: &'s Scope<'s, 'e>,
-        part: &Part<'a>,
         query: &'e Sequence,
         scanned: Result<Scanned>,
     ) -> Result<Sampled<'s, 'e>> {
@@ -332,7 +200,7 @@ impl<'a> RankSearcher<'a> {
         let (sample, scanned) = match scanned {
             Ok(s) => {
                 let mut out = Vec::new();
-                let FitSample { scores, lengths } = self.stats.sample(part.first, &s.scores);
+                let FitSample { scores, lengths } = self.stats.sample(self.first, &s.scores);
                 scores.iter().zip(&lengths).for_each(|(&s, &n)| {
                     wire::put_i32(&mut out, s);
                     wire::put_u64(&mut out, n as u64);
@@ -367,13 +235,7 @@ impl<'a> RankSearcher<'a> {
     /// A query's second and third exchanges: the statistics, from rank 0 to every rank,
     /// then each rank's best hits under them, merged into the query's hits on every
     /// rank; each rank starts checking and aligning those of its share on a thread.
-    fn choose<'s, 'e>(
-        &'e self,
-        scope: &'s Scope<'s, 'e>,
-        part: &'e Part<'a>,
-        sampled: Sampled<'s, 'e>,
-    ) -> Result<Chosen<'s, 'e>> {
-        let first = part.first;
+    fn choose<'s, 'e>(&'e self, scope: &'s Scope<'s, 'e>, sampled: Sampled<'s, 'e>) -> Result<Chosen<'s, 'e>> {
         let Sampled { query, start, mut waiting, scanned, fit } = sampled;
         let fitted = match fit {
             Some(fit) => fit
@@ -392,13 +254,11 @@ impl<'a> RankSearcher<'a> {
         let statistics = wire::statistics(&mut wire::Reader::new(&fitted?[0]))?;
 
         let m = query.residues.len();
-        let mut candidates = part
-            .searcher
-            .as_ref()
-            .map_or_else(Vec::new, |l| self.host.install(|| l.candidates(m, &scanned, &statistics)));
+        let mut candidates =
+            self.local.as_ref().map_or_else(Vec::new, |l| self.host.install(|| l.candidates(m, &scanned, &statistics)));
         let mut mine = Vec::new();
         for h in &candidates {
-            wire::put_hit(&mut mine, &Hit { subject: h.subject + first, ..h.clone() });
+            wire::put_hit(&mut mine, &Hit { subject: h.subject + self.first, ..h.clone() });
         }
         let waited = Instant::now();
         let gathered = agree(self.comm, Ok(mine));
@@ -413,12 +273,12 @@ impl<'a> RankSearcher<'a> {
         hits.sort_by(Hit::report_order);
         hits.truncate(self.options.max_hits);
 
-        let end = first + scanned.scores.len();
+        let end = self.first + scanned.scores.len();
         let chosen: HashSet<usize> =
-            hits.iter().filter(|h| (first..end).contains(&h.subject)).map(|h| h.subject - first).collect();
+            hits.iter().filter(|h| (self.first..end).contains(&h.subject)).map(|h| h.subject - self.first).collect();
         candidates.retain(|h| chosen.contains(&h.subject));
         let aligning = scope.spawn(move || {
-            let aligned = match &part.searcher {
+            let aligned = match &self.local {
                 Some(local) => self.host.install(|| local.check_and_attach(&query.residues, &scanned, &mut candidates)),
                 None => Ok(()),
             };
@@ -430,7 +290,7 @@ impl<'a> RankSearcher<'a> {
     /// A query's last exchange: each rank's checked and aligned hits, to rank 0, which
     /// returns the query's result (`None` on the other ranks). The outer error is every
     /// rank's; the inner one rank 0's alone, to be told with the next exchange.
-    fn report(&self, part: &Part<'a>, chosen: Chosen<'_, '_>) -> Result<Option<Result<SearchResult>>> {
+    fn report(&self, chosen: Chosen<'_, '_>) -> Result<Option<Result<SearchResult>>> {
         let Chosen { query, start, mut waiting, statistics, hits, aligning } = chosen;
         let (scanned, mine, aligned) = match aligning.join() {
             Ok(joined) => joined,
@@ -445,7 +305,7 @@ impl<'a> RankSearcher<'a> {
             wire::put_f64(&mut out, scanned.kernel_seconds);
             out.push(scanned.kernel_seconds_from_host as u8);
             for h in &mine {
-                wire::put_hit(&mut out, &Hit { subject: h.subject + part.first, ..h.clone() });
+                wire::put_hit(&mut out, &Hit { subject: h.subject + self.first, ..h.clone() });
             }
             out
         });

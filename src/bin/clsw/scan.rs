@@ -398,7 +398,8 @@ fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result
     let speed = clsw::mpi::calibrate(&engine, &db, &scoring, &options);
     let share = clsw::mpi::share(comm, &db, speed)?;
     let labels = clsw::mpi::agree(comm, Ok(engine.describe().join(" + ").into_bytes()))?;
-    let mut searcher = RankSearcher::new(comm, &engine, &db, &share, scoring.clone(), options.clone())?;
+    let part = db.part(share.range.clone());
+    let mut searcher = RankSearcher::new(comm, &engine, &db, &part, &share, scoring.clone(), options.clone())?;
     searcher.report_progress(args.progress && !args.quiet);
     let setup_seconds = process_start.elapsed().as_secs_f64();
 
