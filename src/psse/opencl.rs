@@ -20,8 +20,8 @@
 use super::Variant;
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::{Error, Result};
-use crate::scan::banded::{Banded, BandedBuffers, QueryProfile, Tuning, team_max_span};
-use crate::scan::outputs::{ScoreOutputs, ScoresInFlight};
+use crate::scan::banded::{Banded, BandedBuffers, QueryProfile, Scratch, Tuning, team_max_span};
+use crate::scan::outputs::OutputsInFlight;
 use crate::scoring::Scoring;
 use opencl3::command_queue::CommandQueue;
 use opencl3::event::Event;
@@ -166,11 +166,10 @@ pub(crate) struct DeviceTile<'d> {
     kernel: Banded,
     pub layout: TileLayout,
     buffers: BandedBuffers,
-    /// The boundary row every launch reuses (launches run one after another).
-    boundary: Buffer<u8>,
-    /// Two sets of outputs, taken in turn: one launch writes one set while the other
-    /// set's scores travel to the host.
-    outputs: [ScoreOutputs; 2],
+    /// The boundary row every launch reuses (launches run one after another) and two
+    /// sets of outputs, taken in turn: one launch writes one set while the other set's
+    /// scores travel to the host.
+    scratch: Scratch,
     /// The queue of those reads, beside the device's main queue of launches.
     reads: CommandQueue,
     /// The inputs of finished launches, released with the tile: NVIDIA's OpenCL blocks
@@ -193,7 +192,7 @@ pub(crate) struct Alignment {
 /// A launch in flight.
 struct Launched {
     event: Event,
-    scores: ScoresInFlight,
+    scores: OutputsInFlight,
     inputs: LaunchInputs,
 }
 
@@ -244,8 +243,7 @@ impl<'d> DeviceTile<'d> {
             dev,
             kernel,
             buffers,
-            boundary: dev.buffer::<u8>(cells as usize * kernel.boundary_bytes() as usize)?,
-            outputs: [ScoreOutputs::new(dev, entries)?, ScoreOutputs::new(dev, entries)?],
+            scratch: Scratch::new(dev, cells as usize * kernel.boundary_bytes() as usize, entries)?,
             reads: dev.side_queue()?,
             retired: Default::default(),
             layout,
@@ -296,7 +294,7 @@ impl<'d> DeviceTile<'d> {
             return Ok(Alignment { launched: None, lengths });
         }
         let dev = self.dev;
-        let outputs = &self.outputs[set];
+        let outputs = &self.scratch.outputs[set];
         let defaults = Tuning::default();
         let (_, group) = tile_shape(self.kernel, &defaults);
         // scan_team: rows per work-item for these queries, a pass within local memory
@@ -322,7 +320,7 @@ impl<'d> DeviceTile<'d> {
         let bands = if is_team(self.kernel) { tuning.team } else { 1 };
         self.buffers.args(
             &mut args,
-            (&self.boundary, outputs),
+            (&self.scratch.boundary, outputs),
             &profile,
             (0, 0),
             self.kernel,
@@ -350,7 +348,7 @@ impl<'d> DeviceTile<'d> {
             cl("clFlush", queue.flush())?;
             event
         };
-        let scores = outputs.read_scores_after(&self.reads, &event)?;
+        let scores = outputs.read_after(&self.reads, &[event.get()], false)?;
         Ok(Alignment { launched: Some(Launched { event, scores, inputs: (profile, k, slot_rows) }), lengths })
     }
 
@@ -360,7 +358,7 @@ impl<'d> DeviceTile<'d> {
         let entries = self.layout.entries();
         let (flat, seconds) = match alignment.launched {
             Some(Launched { event, scores, inputs }) => {
-                let flat = scores.wait()?;
+                let flat = scores.wait()?.into_scores();
                 self.retired.lock().unwrap_or_else(|p| p.into_inner()).push(inputs);
                 (flat, event_seconds(&event)?)
             }

@@ -6,12 +6,13 @@
 //! 32 bits (`WIDE=1`).
 
 use super::layout::GroupLayout;
-use super::outputs::ScoreOutputs;
+use super::outputs::{OutputsInFlight, ScoreOutputs};
 use super::{PAD_SCORE, ScanOutput};
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::{Error, Result};
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
+use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
 
@@ -357,17 +358,21 @@ pub(crate) struct BandedBuffers {
     group_cell: Buffer<u64>,
 }
 
-/// What one launch writes: the boundary row and the outputs of every slot and lane.
-/// Launches that run at the same time (streams) each have their own.
+/// What the launches of one layout write: the boundary row, which launches one after
+/// another share, and two sets of outputs of every slot and lane, taken in turn so
+/// that one launch's outputs can travel to the host while the next launch writes.
 pub(crate) struct Scratch {
-    boundary: Buffer<u8>,
-    pub(crate) outputs: ScoreOutputs,
+    pub(crate) boundary: Buffer<u8>,
+    pub(crate) outputs: [ScoreOutputs; 2],
 }
 
 impl Scratch {
     /// A boundary row of `boundary_bytes` and outputs for `entries` slots and lanes.
     pub(crate) fn new(dev: &ClDevice, boundary_bytes: usize, entries: usize) -> Result<Scratch> {
-        Ok(Scratch { boundary: dev.buffer::<u8>(boundary_bytes)?, outputs: ScoreOutputs::new(dev, entries)? })
+        Ok(Scratch {
+            boundary: dev.buffer::<u8>(boundary_bytes)?,
+            outputs: [ScoreOutputs::new(dev, entries)?, ScoreOutputs::new(dev, entries)?],
+        })
     }
 }
 
@@ -429,6 +434,23 @@ impl BandedBuffers {
         outputs.args(args)
     }
 }
+
+/// A query's launches in flight ([`BandedScanner::launch`]): per part its launch events,
+/// span and output reads; then its inputs, kept until the caller releases them (fields
+/// drop in order: the reads are waited for first).
+struct Launched {
+    lengths: Vec<usize>,
+    parts: Vec<(Vec<Event>, usize, OutputsInFlight)>,
+    inputs: LaunchInputs,
+}
+
+/// What a launch reads besides the layout: its query profiles (with their slot rows)
+/// and kernel objects.
+type LaunchInputs = (Vec<(usize, QueryProfile, Option<Buffer<i32>>)>, Vec<Kernel>);
+
+/// Queries [`BandedScanner::scores_each`] keeps the inputs of before it pauses to
+/// release them (a profile is at most a few MB).
+const RETIRE_EVERY: usize = 64;
 
 /// Upper bound on the boundary-row buffer of one launch.
 const BOUNDARY_BYTES: u64 = 1 << 30;
@@ -628,34 +650,100 @@ impl<'d> BandedScanner<'d> {
         }
         let mut outs = self.run(queries, scoring, ends)?;
         for (query, out) in queries.iter().zip(outs.iter_mut()) {
-            let saturated: Vec<usize> = (0..self.subjects.len()).filter(|&k| out.scores[k].score < 0).collect();
-            if saturated.is_empty() {
-                continue;
-            }
-            let subset: Vec<&[u8]> = saturated.iter().map(|&k| self.subjects[k]).collect();
-            let wide = BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &subset, pad)?;
-            let wide = wide.run(&[query], scoring, true)?.remove(0);
-            for (&k, r) in saturated.iter().zip(wide.scores) {
-                out.scores[k] = r;
-            }
-            out.kernel_seconds += wide.kernel_seconds;
-            out.recomputed = saturated.len();
+            self.recompute_saturated(query, out, scoring)?;
         }
         Ok(outs)
     }
 
     /// The kernels of `queries` (at most `self.slots`), each query in a slot of its own.
     fn run(&self, queries: &[&[u8]], scoring: &Scoring, ends: bool) -> Result<Vec<ScanOutput>> {
+        let launched = self.launch(queries, scoring, ends, 0)?;
+        Ok(self.land(launched)?.0)
+    }
+
+    /// [`scores`](Self::scores) of each query in turn, handed to `sink` as they come
+    /// (`sink` returns false to stop; an error is its last call). Each query's launches
+    /// are enqueued before the previous query's scores are read, on the scratch's other
+    /// set of outputs, so the device goes from one query to the next while the host
+    /// reads and gathers the last one's scores and makes the next launches.
+    pub(crate) fn scores_each(
+        &self,
+        queries: &[Vec<u8>],
+        scoring: &Scoring,
+        mut sink: impl FnMut(Result<ScanOutput>) -> bool,
+    ) {
+        if !super::fits_16_bits(scoring) && self.kind != Banded::InterWide {
+            for q in queries {
+                if !sink(self.scores(q, scoring)) {
+                    return;
+                }
+            }
+            return;
+        }
+        // The inputs of landed launches: NVIDIA's OpenCL blocks the release of a buffer
+        // or kernel while launches are queued, so they are released in a pause every
+        // RETIRE_EVERY queries, with nothing queued.
+        let mut retired: Vec<LaunchInputs> = Vec::new();
+        let mut deliver = |(i, launched): (usize, Result<Launched>), retired: &mut Vec<LaunchInputs>| {
+            let landed = launched.and_then(|l| self.land(l)).and_then(|(mut outs, inputs)| {
+                retired.push(inputs);
+                self.recompute_saturated(&queries[i], &mut outs[0], scoring)?;
+                Ok(outs.remove(0))
+            });
+            let failed = landed.is_err();
+            sink(landed) && !failed
+        };
+        let mut pending = None;
+        for i in 0..=queries.len() {
+            if i < queries.len() && retired.len() >= RETIRE_EVERY {
+                if let Some(p) = pending.take()
+                    && !deliver(p, &mut retired)
+                {
+                    return;
+                }
+                retired.clear();
+            }
+            let next = (i < queries.len()).then(|| (i, self.launch(&[&queries[i]], scoring, false, i % 2)));
+            if let Some(p) = std::mem::replace(&mut pending, next)
+                && !deliver(p, &mut retired)
+            {
+                return;
+            }
+        }
+    }
+
+    /// Recomputes at 32 bits the subjects whose narrow score saturated (-1) in `out`.
+    fn recompute_saturated(&self, query: &[u8], out: &mut ScanOutput, scoring: &Scoring) -> Result<()> {
+        let saturated: Vec<usize> = (0..self.subjects.len()).filter(|&k| out.scores[k].score < 0).collect();
+        if saturated.is_empty() {
+            return Ok(());
+        }
+        let pad = scoring.matrix.size() as u8;
+        let subset: Vec<&[u8]> = saturated.iter().map(|&k| self.subjects[k]).collect();
+        let wide = BandedScanner::new(self.dev, Banded::InterWide, self.tuning, &subset, pad)?;
+        let wide = wide.run(&[query], scoring, true)?.remove(0);
+        for (&k, r) in saturated.iter().zip(wide.scores) {
+            out.scores[k] = r;
+        }
+        out.kernel_seconds += wide.kernel_seconds;
+        out.recomputed = saturated.len();
+        Ok(())
+    }
+
+    /// Enqueues the kernels of `queries` (at most `self.slots`, each in a slot of its
+    /// own) writing output set `set`, and the reads of their outputs, without waiting.
+    fn launch(&self, queries: &[&[u8]], scoring: &Scoring, ends: bool, set: usize) -> Result<Launched> {
         assert!(queries.len() <= self.slots, "more queries than the scanner has slots");
-        let mut outs: Vec<ScanOutput> = queries.iter().map(|_| ScanOutput::empty(self.subjects.len())).collect();
+        let lengths: Vec<usize> = queries.iter().map(|q| q.len()).collect();
+        let mut launched = Launched { lengths, parts: Vec::new(), inputs: (Vec::new(), Vec::new()) };
         let longest = queries.iter().map(|q| q.len()).max().unwrap_or(0);
         if longest == 0 || self.subjects.is_empty() {
-            return Ok(outs);
+            return Ok(launched);
         }
+        let lengths = launched.lengths.clone();
         let dev = self.dev;
         let Tuning { tile, .. } = self.tuning;
         let letters = scoring.matrix.size() + 1;
-        let lengths: Vec<usize> = queries.iter().map(|q| q.len()).collect();
         let queue = dev.queue();
         let mut pending = Vec::new();
         // Query profiles padded to whole bands or passes, one per span (parts of one
@@ -698,7 +786,7 @@ impl<'d> BandedScanner<'d> {
                 let mut args = KernelArgs::new(&kernel);
                 part.buffers.args(
                     &mut args,
-                    (&part.scratch.boundary, &part.scratch.outputs),
+                    (&part.scratch.boundary, &part.scratch.outputs[set]),
                     profile,
                     (part.layout.group_cell[a], a),
                     self.kind,
@@ -726,13 +814,30 @@ impl<'d> BandedScanner<'d> {
                 }
                 events.push(launch(&queue, &kernel, (b - a) * work_group * queries.len(), work_group)?);
             }
-            pending.push((part, span, events));
+            launched.inputs.1.push(kernel);
+            pending.push((span, events));
         }
-        let mut results = Vec::with_capacity(self.parts.len());
-        for (part, span, events) in pending {
+        for (part, (span, events)) in self.parts.iter().zip(pending) {
             // scan_team's score-only build writes no end cells, so they are not read;
             // the other kernels always give them.
-            results.push(part.scratch.outputs.read_raw(dev, &queue, ends || self.kind != Banded::Team)?);
+            let reads = part.scratch.outputs[set].read_after(&queue, &[], ends || self.kind != Banded::Team)?;
+            launched.parts.push((events, span, reads));
+        }
+        launched.inputs.0 = profiles;
+        Ok(launched)
+    }
+
+    /// Waits for a launch's outputs: each query's scores in the caller's order, and the
+    /// launch's inputs, which the caller releases when no launch is queued.
+    fn land(&self, launched: Launched) -> Result<(Vec<ScanOutput>, LaunchInputs)> {
+        let Launched { lengths, parts, inputs } = launched;
+        let mut outs: Vec<ScanOutput> = lengths.iter().map(|_| ScanOutput::empty(self.subjects.len())).collect();
+        if parts.is_empty() {
+            return Ok((outs, inputs));
+        }
+        let mut results = Vec::with_capacity(parts.len());
+        for (events, span, reads) in parts {
+            results.push(reads.wait()?);
             let mut seconds = 0.0;
             for e in &events {
                 seconds += event_seconds(e)?;
@@ -744,7 +849,6 @@ impl<'d> BandedScanner<'d> {
                 out.kernel_seconds += seconds * r as f64 / total;
             }
         }
-        drop(queue);
         // Back to the caller's order: a gather (random reads of the 32-bit outputs,
         // sequential writes) on this thread. Not on the thread pool: a search keeps the
         // pool busy with the hits of earlier queries, and a gather queued behind them
@@ -769,7 +873,7 @@ impl<'d> BandedScanner<'d> {
                 })
                 .collect();
         }
-        Ok(outs)
+        Ok((outs, inputs))
     }
 }
 

@@ -1,6 +1,6 @@
 //! The three output buffers every scan kernel writes (score, query end, subject end,
 //! one entry per subject slot) and their reading back as [`LocalScore`]s, waiting or
-//! in flight ([`ScoresInFlight`]).
+//! in flight ([`OutputsInFlight`]).
 
 use crate::device::{ClDevice, KernelArgs, cl};
 use crate::error::Result;
@@ -40,16 +40,36 @@ impl ScoreOutputs {
         Ok(score)
     }
 
-    /// Enqueues the read of the scores on `queue` once `after` (the launch that writes
-    /// them, on any queue of the device) has finished, and returns without waiting.
-    pub(crate) fn read_scores_after(&self, queue: &CommandQueue, after: &Event) -> Result<ScoresInFlight> {
-        let mut scores = vec![0i32; self.entries];
-        // SAFETY: the read writes into `scores`' heap buffer, which ScoresInFlight owns
-        // and neither hands out nor frees before the read's event has completed.
-        let read = unsafe { queue.enqueue_read_buffer(&self.score, CL_NON_BLOCKING, 0, &mut scores, &[after.get()]) };
-        let read = cl("clEnqueueReadBuffer", read)?;
+    /// Enqueues on `queue` the reads of the scores, and of the end cells when `ends`,
+    /// once the commands `after` have finished (the launches that write them, on any
+    /// queue of the device; none for launches on `queue` itself, which runs in order),
+    /// and returns without waiting.
+    pub(crate) fn read_after(
+        &self,
+        queue: &CommandQueue,
+        after: &[opencl3::types::cl_event],
+        ends: bool,
+    ) -> Result<OutputsInFlight> {
+        let mut out =
+            OutputsInFlight { outputs: RawOutputs { score: vec![0; self.entries], ends: None }, reads: vec![] };
+        if ends {
+            out.outputs.ends = Some((vec![0; self.entries], vec![0; self.entries]));
+        }
+        let RawOutputs { score, ends } = &mut out.outputs;
+        let mut targets = vec![(&self.score, score)];
+        if let Some((qend, send)) = ends {
+            targets.push((&self.qend, qend));
+            targets.push((&self.send, send));
+        }
+        for (buffer, target) in targets {
+            // SAFETY: the read writes into the vector's heap buffer, which
+            // OutputsInFlight owns and neither hands out nor frees before the read's
+            // event has completed (it is pushed before any other read is enqueued).
+            let read = unsafe { queue.enqueue_read_buffer(buffer, CL_NON_BLOCKING, 0, target, after) };
+            out.reads.push(cl("clEnqueueReadBuffer", read)?);
+        }
         cl("clFlush", queue.flush())?;
-        Ok(ScoresInFlight { scores, read: Some(read) })
+        Ok(out)
     }
 
     /// Every entry's score and end cell (blocking reads); the end is `None` where the
@@ -75,27 +95,30 @@ impl ScoreOutputs {
     }
 }
 
-/// Scores on their way from the device ([`ScoreOutputs::read_scores_after`]). The
-/// vector is the read's target, so it is handed out only once the read has completed,
-/// and dropping this waits for the read: the device never writes into freed memory.
-pub(crate) struct ScoresInFlight {
-    scores: Vec<i32>,
-    read: Option<Event>,
+/// Outputs on their way from the device ([`ScoreOutputs::read_after`]). The vectors
+/// are the reads' targets, so they are handed out only once the reads have completed,
+/// and dropping this waits for the reads: the device never writes into freed memory.
+pub(crate) struct OutputsInFlight {
+    outputs: RawOutputs,
+    reads: Vec<Event>,
 }
 
-impl ScoresInFlight {
-    /// Waits for the read and returns the scores.
-    pub(crate) fn wait(mut self) -> Result<Vec<i32>> {
-        if let Some(read) = self.read.take() {
+impl OutputsInFlight {
+    /// Waits for the reads and returns the outputs.
+    pub(crate) fn wait(mut self) -> Result<RawOutputs> {
+        // Each read leaves the list once it has completed: after a failure, Drop waits
+        // for the rest.
+        while let Some(read) = self.reads.first() {
             cl("clWaitForEvents", read.wait())?;
+            self.reads.remove(0);
         }
-        Ok(std::mem::take(&mut self.scores))
+        Ok(std::mem::replace(&mut self.outputs, RawOutputs { score: vec![], ends: None }))
     }
 }
 
-impl Drop for ScoresInFlight {
+impl Drop for OutputsInFlight {
     fn drop(&mut self) {
-        if let Some(read) = self.read.take() {
+        for read in self.reads.drain(..) {
             // A failed wait means the read ended in error: nothing is written any more.
             let _ = read.wait();
         }
@@ -109,6 +132,11 @@ pub(crate) struct RawOutputs {
 }
 
 impl RawOutputs {
+    /// The scores alone, entry by entry.
+    pub(crate) fn into_scores(self) -> Vec<i32> {
+        self.score
+    }
+
     /// Entry `k`'s score and end cell: no end where the score is 0, where the kernel
     /// left it out (-1), or where the ends were not read.
     pub(crate) fn get(&self, k: usize) -> LocalScore {

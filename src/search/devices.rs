@@ -39,6 +39,10 @@ impl Searcher<'_> {
                     let (tx, rx) = std::sync::mpsc::sync_channel::<SharePart>(ahead.max(1));
                     let groups = &groups;
                     scope.spawn(move || {
+                        if let Some(scanner) = &share.resident {
+                            self.stream_resident(scanner, share, groups, &tx);
+                            return;
+                        }
                         for group in groups {
                             let start = Instant::now();
                             let part = self
@@ -148,17 +152,46 @@ impl Searcher<'_> {
     fn scan_share(&self, share: &Share<'_>, queries: &[Vec<u8>]) -> Result<(Vec<ScanOutput>, bool)> {
         let start = Instant::now();
         let mut outputs = self.scan_share_on_device(share, queries)?;
-        let native = matches!(share.worker, WorkerRef::Native);
-        let silent = outputs.iter().all(|o| o.kernel_seconds == 0.0) && !share.range.is_empty();
-        if native || !silent || queries.is_empty() {
-            return Ok((outputs, false));
-        }
-        let host = start.elapsed().as_secs_f64();
-        let residues: usize = queries.iter().map(Vec::len).sum::<usize>().max(1);
-        for (o, q) in outputs.iter_mut().zip(queries) {
-            o.kernel_seconds = host * q.len() as f64 / residues as f64;
-        }
-        Ok((outputs, true))
+        let host = host_timed(share, queries, &mut outputs, start.elapsed().as_secs_f64());
+        Ok((outputs, host))
+    }
+
+    /// A share's scan of every chunk by its resident scanner, one query after another
+    /// without a pause between them ([`BandedScanner::scores_each`]), each chunk's part
+    /// sent as its last output lands; stops at an error (sent) or when `tx` is closed.
+    fn stream_resident(
+        &self,
+        scanner: &BandedScanner<'_>,
+        share: &Share<'_>,
+        groups: &[&[Sequence]],
+        tx: &std::sync::mpsc::SyncSender<SharePart>,
+    ) {
+        let seqs: Vec<Vec<u8>> = groups.iter().flat_map(|g| self.strand_sequences(g)).collect();
+        let sizes: Vec<usize> = groups.iter().map(|g| g.len() * self.strands.len()).collect();
+        let (mut group, mut first) = (0, 0);
+        let mut current = Vec::new();
+        let mut start = Instant::now();
+        scanner.scores_each(&seqs, &self.scoring, |out| {
+            let out = match out {
+                Ok(out) => out,
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return false;
+                }
+            };
+            current.push(out);
+            if current.len() < sizes[group] {
+                return true;
+            }
+            group += 1;
+            let mut outputs = std::mem::take(&mut current);
+            let chunk = &seqs[first..first + outputs.len()];
+            first += outputs.len();
+            let seconds = start.elapsed().as_secs_f64();
+            start = Instant::now();
+            let host = host_timed(share, chunk, &mut outputs, seconds);
+            tx.send(Ok((outputs, host, seconds))).is_ok()
+        });
     }
 
     fn scan_share_on_device(&self, share: &Share<'_>, queries: &[Vec<u8>]) -> Result<Vec<ScanOutput>> {
@@ -220,4 +253,20 @@ impl Searcher<'_> {
             Ok(outputs)
         })
     }
+}
+
+/// A device that gives no profiling times (all zero for real work) is timed by the host
+/// clock around its scan (`seconds`), spread over `queries` by their lengths; returns
+/// whether it was.
+fn host_timed(share: &Share<'_>, queries: &[Vec<u8>], outputs: &mut [ScanOutput], seconds: f64) -> bool {
+    let native = matches!(share.worker, WorkerRef::Native);
+    let silent = outputs.iter().all(|o| o.kernel_seconds == 0.0) && !share.range.is_empty();
+    if native || !silent || queries.is_empty() {
+        return false;
+    }
+    let residues: usize = queries.iter().map(Vec::len).sum::<usize>().max(1);
+    for (o, q) in outputs.iter_mut().zip(queries) {
+        o.kernel_seconds = seconds * q.len() as f64 / residues as f64;
+    }
+    true
 }
