@@ -194,6 +194,22 @@ fn query_pairs_equal_the_reference() {
     }
 }
 
+/// More launches on one tile than it keeps the inputs of before a pause to release
+/// them (`RETIRE_EVERY`, 64): 130 queries, 65 launches of two.
+#[test]
+fn query_pairs_across_the_release_pause_equal_the_reference() {
+    let mut rng = Rng::new(31);
+    let queries: Vec<Vec<u8>> = (0..130).map(|i| rng.codes(64 + i % 2, 20)).collect();
+    let subjects = vec![rng.codes(40, 20), rng.codes(80, 20)];
+    let opts = PsseOptions { shuffles: 20, seed: 5, keep_scores: true, ..PsseOptions::default() };
+    for dev in test_devices() {
+        let run = psse_run(&engine_on(dev.info.index), &queries, &subjects, &opts).unwrap();
+        let ok: Vec<PsseResult> = run.pairs.iter().filter_map(|p| p.as_ref().ok().cloned()).collect();
+        assert!(ok.len() >= 200, "{} of 260 pairs fitted", ok.len());
+        check_against_reference(&ok, &queries, &subjects, &opts);
+    }
+}
+
 #[test]
 fn saturated_and_wide_scores_are_exact() {
     let mut rng = Rng::new(17);

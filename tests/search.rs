@@ -608,6 +608,35 @@ fn multi_query_pipeline_equals_one_by_one_and_workers_split_the_database() {
     }
 }
 
+/// More queries than a device keeps launches' inputs for before it pauses to release
+/// them (`RETIRE_EVERY`, 64): the streamed scan gives what the native path gives for
+/// every one, across the pause.
+#[test]
+fn a_long_query_list_streams_across_the_release_pause() {
+    let db = uniprot300();
+    let sc = blosum62();
+    let base = read_fasta("queries10.fasta", Alphabet::Protein);
+    // 70 queries of one length (one kernel build on each device), cut from the ten.
+    let queries: Vec<Sequence> = (0..70)
+        .map(|i| {
+            let q = &base[i % base.len()].residues;
+            let from = (i / base.len()) * 3 % (q.len() - 40 + 1);
+            Sequence { id: format!("q{i}"), description: String::new(), residues: q[from..from + 40].to_vec() }
+        })
+        .collect();
+    let cpu = reference_engine();
+    let want = all_results(&Searcher::new(&cpu, &db, sc.clone(), SearchOptions::default()).unwrap(), &queries);
+    for engine in device_engines() {
+        let s = Searcher::new(&engine, &db, sc.clone(), SearchOptions::default()).unwrap();
+        let got = all_results(&s, &queries);
+        assert_eq!(got.len(), queries.len());
+        for (g, w) in got.iter().zip(&want) {
+            assert_scores(&g.scores, &w.scores, &format!("{} on {:?}", g.query_id, engine.describe()));
+            assert_eq!(hit_summary(g), hit_summary(w), "{}", g.query_id);
+        }
+    }
+}
+
 /// Several queries' CPU work runs at once, yet results come in query order; called
 /// from a thread of a one-thread pool it still finishes (no waiting on that pool); an
 /// error from the sink stops the search and is returned.

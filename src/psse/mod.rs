@@ -68,6 +68,7 @@ use crate::engine::{Engine, WorkerRef, split_by_weights};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::reference::sw_score;
+use crate::scan::banded::RETIRE_EVERY;
 use crate::scan::native;
 use crate::scoring::{DefaultMatrices, Scoring, ScoringRequest};
 use crate::seq::Alphabet;
@@ -620,7 +621,25 @@ fn device_share(
                 // makes the next launch; the two alternate between the tile's two
                 // output sets.
                 let mut in_flight = None;
+                let mut finish = |(launch, alignment): (&[usize], opencl::Alignment)| -> Result<()> {
+                    let (per_query, seconds) = tile.finish(alignment)?;
+                    stats.align_seconds += seconds;
+                    for (&query, scores) in launch.iter().zip(per_query) {
+                        if tx.send(Batch { query, members: members.clone(), scores }).is_err() {
+                            return Err(Error::Device("psse fitting thread stopped".into()));
+                        }
+                    }
+                    Ok(())
+                };
                 for (i, launch) in launches.iter().map(Some).chain([None]).enumerate() {
+                    // Every RETIRE_EVERY launches, a pause with nothing queued to release
+                    // the finished launches' inputs (the tile keeps them until then).
+                    if launch.is_some() && i > 0 && i % RETIRE_EVERY == 0 {
+                        if let Some(done) = in_flight.take() {
+                            finish(done)?;
+                        }
+                        tile.release_retired();
+                    }
                     let next = match launch {
                         Some(&launch) => {
                             let qs: Vec<&[u8]> = launch.iter().map(|&q| queries[q]).collect();
@@ -628,14 +647,8 @@ fn device_share(
                         }
                         None => None,
                     };
-                    if let Some((launch, alignment)) = std::mem::replace(&mut in_flight, next) {
-                        let (per_query, seconds) = tile.finish(alignment)?;
-                        stats.align_seconds += seconds;
-                        for (&query, scores) in launch.iter().zip(per_query) {
-                            if tx.send(Batch { query, members: members.clone(), scores }).is_err() {
-                                return Err(Error::Device("psse fitting thread stopped".into()));
-                            }
-                        }
+                    if let Some(done) = std::mem::replace(&mut in_flight, next) {
+                        finish(done)?;
                     }
                 }
             }

@@ -172,9 +172,10 @@ pub(crate) struct DeviceTile<'d> {
     scratch: Scratch,
     /// The queue of those reads, beside the device's main queue of launches.
     reads: CommandQueue,
-    /// The inputs of finished launches, released with the tile: NVIDIA's OpenCL blocks
-    /// the release of a buffer or kernel while launches are queued, which made each
-    /// launch wait for the one before.
+    /// The inputs of finished launches, released when the caller has nothing queued
+    /// ([`Self::release_retired`]) or with the tile: NVIDIA's OpenCL blocks the release
+    /// of a buffer or kernel while launches are queued, which made each launch wait for
+    /// the one before.
     retired: std::sync::Mutex<Vec<LaunchInputs>>,
     /// Device seconds of the shuffle kernel.
     pub shuffle_seconds: f64,
@@ -350,6 +351,11 @@ impl<'d> DeviceTile<'d> {
         };
         let scores = outputs.read_after(&self.reads, &[event.get()], false)?;
         Ok(Alignment { launched: Some(Launched { event, scores, inputs: (profile, k, slot_rows) }), lengths })
+    }
+
+    /// Releases the inputs of the finished launches; the caller has none queued.
+    pub fn release_retired(&self) {
+        self.retired.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
     /// Waits for an alignment: per query, per entry (in tile order) its score, or -1

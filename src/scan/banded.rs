@@ -448,9 +448,9 @@ struct Launched {
 /// and kernel objects.
 type LaunchInputs = (Vec<(usize, QueryProfile, Option<Buffer<i32>>)>, Vec<Kernel>);
 
-/// Queries [`BandedScanner::scores_each`] keeps the inputs of before it pauses to
-/// release them (a profile is at most a few MB).
-const RETIRE_EVERY: usize = 64;
+/// Launches whose inputs [`BandedScanner::scores_each`] and psse's tiles keep before
+/// they pause, with nothing queued, to release them (a profile is at most a few MB).
+pub(crate) const RETIRE_EVERY: usize = 64;
 
 /// Upper bound on the boundary-row buffer of one launch.
 const BOUNDARY_BYTES: u64 = 1 << 30;
