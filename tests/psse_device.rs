@@ -12,7 +12,7 @@ use clsw::device::DeviceChoice;
 use clsw::psse::opencl::{device_philox, device_shuffles};
 use clsw::psse::philox::philox4x32_10;
 use clsw::psse::shuffle::shuffled;
-use clsw::psse::{PsseOptions, PsseResult, Variant, psse_run};
+use clsw::psse::{PsseOptions, PsseResult, PsseRun, Variant, psse_run};
 use clsw::reference::sw_score;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
@@ -116,6 +116,22 @@ fn check_against_reference(results: &[PsseResult], queries: &[Vec<u8>], subjects
     }
 }
 
+/// A run's fitted pairs, at least `fitted` of them, each checked against the reference
+/// ([`check_against_reference`]); pairs whose shuffles all score alike fit no Gumbel.
+fn fitted_and_checked(
+    engine: &Engine,
+    queries: &[Vec<u8>],
+    subjects: &[Vec<u8>],
+    opts: &PsseOptions,
+    fitted: usize,
+) -> PsseRun {
+    let run = psse_run(engine, queries, subjects, opts).unwrap();
+    let ok: Vec<PsseResult> = run.pairs.iter().filter_map(|p| p.as_ref().ok().cloned()).collect();
+    assert!(ok.len() >= fitted, "{} of {} pairs fitted on {}", ok.len(), run.pairs.len(), engine.describe().join(","));
+    check_against_reference(&ok, queries, subjects, opts);
+    run
+}
+
 fn run_ok(engine: &Engine, q: &[Vec<u8>], s: &[Vec<u8>], opts: &PsseOptions) -> Vec<PsseResult> {
     psse_run(engine, q, s, opts).unwrap().pairs.into_iter().map(|p| p.unwrap()).collect()
 }
@@ -145,11 +161,8 @@ fn kernel_scores_equal_the_reference_on_the_same_shuffles() {
                     ..PsseOptions::new(sc.clone())
                 };
                 for engine in &engines {
-                    // The one-residue subject gives equal scores: its fit fails, its scores are still checked.
-                    let run = psse_run(engine, &protein_q, &protein_s, &opts).unwrap();
-                    let ok: Vec<PsseResult> = run.pairs.iter().filter_map(|p| p.as_ref().ok().cloned()).collect();
-                    assert!(ok.len() >= 8, "{}", engine.describe().join(","));
-                    check_against_reference(&ok, &protein_q, &protein_s, &opts);
+                    // The one-residue subject gives equal scores: its fit fails.
+                    let run = fitted_and_checked(engine, &protein_q, &protein_s, &opts, 8);
                     if tile_residues > 0 {
                         assert!(run.stats.tiles > 1, "tile_residues {tile_residues}: {} tiles", run.stats.tiles);
                     }
@@ -185,11 +198,8 @@ fn query_pairs_equal_the_reference() {
             ..PsseOptions::new(sc.clone())
         };
         for engine in &engines {
-            let run = psse_run(engine, &queries, &subjects, &opts).unwrap();
-            let ok: Vec<PsseResult> = run.pairs.iter().filter_map(|p| p.as_ref().ok().cloned()).collect();
-            // The shortest queries' shuffles often score alike, which no fit takes.
-            assert!(ok.len() >= 25, "{} pairs fitted", ok.len());
-            check_against_reference(&ok, &queries, &subjects, &opts);
+            // The shortest queries' shuffles often score alike.
+            fitted_and_checked(engine, &queries, &subjects, &opts, 25);
         }
     }
 }
@@ -203,10 +213,7 @@ fn query_pairs_across_the_release_pause_equal_the_reference() {
     let subjects = vec![rng.codes(40, 20), rng.codes(80, 20)];
     let opts = PsseOptions { shuffles: 20, seed: 5, keep_scores: true, ..PsseOptions::default() };
     for dev in test_devices() {
-        let run = psse_run(&engine_on(dev.info.index), &queries, &subjects, &opts).unwrap();
-        let ok: Vec<PsseResult> = run.pairs.iter().filter_map(|p| p.as_ref().ok().cloned()).collect();
-        assert!(ok.len() >= 200, "{} of 260 pairs fitted", ok.len());
-        check_against_reference(&ok, &queries, &subjects, &opts);
+        fitted_and_checked(&engine_on(dev.info.index), &queries, &subjects, &opts, 200);
     }
 }
 

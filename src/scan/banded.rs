@@ -735,17 +735,14 @@ impl<'d> BandedScanner<'d> {
     fn launch(&self, queries: &[&[u8]], scoring: &Scoring, ends: bool, set: usize) -> Result<Launched> {
         assert!(queries.len() <= self.slots, "more queries than the scanner has slots");
         let lengths: Vec<usize> = queries.iter().map(|q| q.len()).collect();
-        let mut launched = Launched { lengths, parts: Vec::new(), inputs: (Vec::new(), Vec::new()) };
-        let longest = queries.iter().map(|q| q.len()).max().unwrap_or(0);
-        if longest == 0 || self.subjects.is_empty() {
-            return Ok(launched);
+        if lengths.iter().all(|&m| m == 0) || self.subjects.is_empty() {
+            return Ok(Launched { lengths, parts: Vec::new(), inputs: (Vec::new(), Vec::new()) });
         }
-        let lengths = launched.lengths.clone();
         let dev = self.dev;
         let Tuning { tile, .. } = self.tuning;
         let letters = scoring.matrix.size() + 1;
         let queue = dev.queue();
-        let mut pending = Vec::new();
+        let (mut pending, mut kernels) = (Vec::new(), Vec::new());
         // Query profiles padded to whole bands or passes, one per span (parts of one
         // span share it), with each slot's padded rows (scan_team's).
         let mut profiles: Vec<(usize, QueryProfile, Option<Buffer<i32>>)> = Vec::new();
@@ -814,17 +811,17 @@ impl<'d> BandedScanner<'d> {
                 }
                 events.push(launch(&queue, &kernel, (b - a) * work_group * queries.len(), work_group)?);
             }
-            launched.inputs.1.push(kernel);
+            kernels.push(kernel);
             pending.push((span, events));
         }
+        let mut parts = Vec::with_capacity(pending.len());
         for (part, (span, events)) in self.parts.iter().zip(pending) {
             // scan_team's score-only build writes no end cells, so they are not read;
             // the other kernels always give them.
             let reads = part.scratch.outputs[set].read_after(&queue, &[], ends || self.kind != Banded::Team)?;
-            launched.parts.push((events, span, reads));
+            parts.push((events, span, reads));
         }
-        launched.inputs.0 = profiles;
-        Ok(launched)
+        Ok(Launched { lengths, parts, inputs: (profiles, kernels) })
     }
 
     /// Waits for a launch's outputs: each query's scores in the caller's order, and the
