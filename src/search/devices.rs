@@ -39,6 +39,7 @@ impl Searcher<'_> {
                     let (tx, rx) = std::sync::mpsc::sync_channel::<SharePart>(ahead.max(1));
                     let groups = &groups;
                     scope.spawn(move || {
+                        // A resident share streams; the others scan chunk by chunk.
                         if let Some(scanner) = &share.resident {
                             self.stream_resident(scanner, share, groups, &tx);
                             return;
@@ -159,6 +160,7 @@ impl Searcher<'_> {
     /// A share's scan of every chunk by its resident scanner, one query after another
     /// without a pause between them ([`BandedScanner::scores_each`]), each chunk's part
     /// sent as its last output lands; stops at an error (sent) or when `tx` is closed.
+    /// Scores alone: the hits' end cells come from their re-scoring on the CPU.
     fn stream_resident(
         &self,
         scanner: &BandedScanner<'_>,
@@ -213,10 +215,6 @@ impl Searcher<'_> {
             }
             WorkerRef::OpenCl(dev) => dev,
         };
-        if let Some(scanner) = &share.resident {
-            // Scores alone: the hits' end cells come from their re-scoring on the CPU.
-            return queries.iter().map(|q| scanner.scores(q, sc)).collect();
-        }
         let mut outputs: Vec<ScanOutput> =
             queries.iter().map(|_| ScanOutput::with_capacity(share.range.len())).collect();
         let variant = self.options.variant_on(&dev.info);
