@@ -4,9 +4,9 @@
 # rank), beside one process on one GPU and on both (`--device all`). On the GPU machine
 # (the nvidia-h100-x2 or nvidia-h200-x2 kind) from the repository root, prepared as for
 # benches/mpi_scan.sh. The 20 classic queries against uniprot20k x 20 (prepared), three
-# runs each; rank 0's summary line (or, for one process, its database/devices/upload
-# seconds) gives the time after setup. Writes to $OUT (or ./bench-out); every output is
-# compared byte for byte with the first.
+# runs each; rank 0's summary line (or, for one process, its database/devices/upload/
+# programs seconds) gives the time after setup. Writes to $OUT (or ./bench-out); every
+# output is compared byte for byte with the first.
 set -euo pipefail
 out=${OUT:-bench-out}; mkdir -p "$out"
 B=.device/clsw
@@ -26,7 +26,7 @@ run() {
     t0=$(date +%s%N)
     "$@" > "$out/$name.tsv" 2> "$out/${name}_$r.err"
     t1=$(date +%s%N)
-    echo "$name run $r: $(( (t1 - t0) / 1000000 )) ms; $(tail -1 "$out/${name}_$r.err" | grep -o 'in [0-9.]* s (.*GCUPS)\|database [0-9.]* s, devices [0-9.]* s, upload [0-9.]* s')" \
+    echo "$name run $r: $(( (t1 - t0) / 1000000 )) ms; $(tail -1 "$out/${name}_$r.err" | grep -o 'in [0-9.]* s (.*GCUPS)\|database [0-9.]* s, devices [0-9.]* s, upload [0-9.]* s, programs [0-9.]* s')" \
       | tee -a "$out/walls.txt"
   done
 }

@@ -9,7 +9,7 @@
 #        mpirun -n 1 and -n 4 with --threads 4 per rank (16 cores), the four ranks
 #        free (--bind-to none) and each bound to four cores of its own; rank 0's
 #        summary line gives the wall clock after setup (devices, database,
-#        calibration, shares); the free ranks' --progress lines (each rank's scan
+#        calibration, shares, programs); the free ranks' --progress lines (each rank's scan
 #        time per query) are in cpu4.err;
 #   gpu: the GPU alone (one rank) and the GPU rank beside three CPU ranks of 4 threads
 #        (MPMD), to show the shares follow the ranks' speeds.

@@ -3,7 +3,8 @@
 # wall clock, on the GPU machine from the repository root after
 # `../shared/tools/pack-for-device --data`. Writes to $OUT (or ./bench-out):
 #   scan: the 20 classic queries against uniprot20k x 20 (prepared), default search;
-#         the summary line's database/devices/upload seconds give the time after setup;
+#         the summary line's database/devices/upload/programs seconds give the time
+#         after setup;
 #   psse: 64 queries x 1,000 subjects of queries500 / uniprot20k, 1,000 shuffles each;
 #   sw3:  every triple of 64 channels of a 512-point random walk (41,664 triples, SAX
 #         words of 512 letters).

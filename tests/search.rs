@@ -637,6 +637,36 @@ fn a_long_query_list_streams_across_the_release_pause() {
     }
 }
 
+/// `Searcher::prepare` loads every program the queries' scans launch: the search that
+/// follows loads none, and its results are those of an unprepared search.
+#[test]
+fn a_prepared_search_loads_no_program() {
+    let db = uniprot300();
+    let sc = blosum62();
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein);
+    for engine in device_engines() {
+        let unprepared =
+            all_results(&Searcher::new(&engine, &db, sc.clone(), SearchOptions::default()).unwrap(), &queries);
+        let fresh = Engine::new(DeviceChoice::Index(engine.opencl_devices()[0].info.index)).unwrap();
+        let dev = fresh.opencl_devices()[0];
+        let s = Searcher::new(&fresh, &db, sc.clone(), SearchOptions::default()).unwrap();
+        let loads = |d: &clsw::device::ClDevice| {
+            let p = d.program_stats();
+            p.built_from_source + p.loaded_from_disk
+        };
+        let before = loads(dev);
+        s.prepare(&queries).unwrap();
+        let prepared = loads(dev);
+        assert!(prepared > before, "prepare loaded no program on {:?}", fresh.describe());
+        let got = all_results(&s, &queries);
+        assert_eq!(loads(dev), prepared, "the search loaded programs after prepare on {:?}", fresh.describe());
+        for (g, w) in got.iter().zip(&unprepared) {
+            assert_scores(&g.scores, &w.scores, &g.query_id);
+            assert_eq!(hit_summary(g), hit_summary(w), "{}", g.query_id);
+        }
+    }
+}
+
 /// Several queries' CPU work runs at once, yet results come in query order; called
 /// from a thread of a one-thread pool it still finishes (no waiting on that pool); an
 /// error from the sink stops the search and is returned.

@@ -100,6 +100,12 @@ impl<'a> RankSearcher<'a> {
         self.progress = on;
     }
 
+    /// Readies this rank's devices for `queries` ([`Searcher::prepare`]). Collective:
+    /// every rank fails when one does.
+    pub fn prepare(&self, queries: &[Sequence]) -> Result<()> {
+        agree_on(self.comm, self.local.as_ref().map_or(Ok(()), |l| l.prepare(queries)))
+    }
+
     /// The strands searched for every query.
     pub fn strands(&self) -> &[Strand] {
         &self.strands

@@ -730,6 +730,37 @@ impl<'d> BandedScanner<'d> {
         Ok(())
     }
 
+    /// The tuning of `part`'s launches for queries of `lengths` scanned together, and
+    /// its query rows per band or pass: scan_team's rows per work-item follow the
+    /// queries' lengths and the part's team size.
+    fn part_tuning(&self, part: &Part, lengths: &[usize], letters: usize) -> (Tuning, usize) {
+        if self.kind != Banded::Team {
+            return (self.tuning, self.tuning.band);
+        }
+        let team = part.work_group / part.layout.group_size;
+        let rows =
+            self.tuning.rows_for(lengths, team, team_max_span(self.dev, self.kind, part.work_group, letters, team));
+        (Tuning { team, rows, ..self.tuning }, team * rows)
+    }
+
+    /// Builds, or loads from the disk cache, every program that scanning queries of
+    /// `lengths` one by one ([`scores_each`](Self::scores_each)) launches, so that no
+    /// query of the scan waits for one: a load takes 10-30 ms on NVIDIA's OpenCL, and
+    /// the first query has no launch before it to hide that behind.
+    pub(crate) fn prepare(&self, lengths: &[usize], scoring: &Scoring) -> Result<()> {
+        // A scoring past 16 bits scans on scanners of its own, made per query.
+        if !super::fits_16_bits(scoring) && self.kind != Banded::InterWide {
+            return Ok(());
+        }
+        let letters = scoring.matrix.size() + 1;
+        for &m in lengths {
+            for part in &self.parts {
+                self.kind.program(self.dev, &self.part_tuning(part, &[m], letters).0, false)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Enqueues the kernels of `queries` (at most `self.slots`, each in a slot of its
     /// own) writing output set `set`, and the reads of their outputs, without waiting.
     fn launch(&self, queries: &[&[u8]], scoring: &Scoring, ends: bool, set: usize) -> Result<Launched> {
@@ -747,16 +778,7 @@ impl<'d> BandedScanner<'d> {
         // span share it), with each slot's padded rows (scan_team's).
         let mut profiles: Vec<(usize, QueryProfile, Option<Buffer<i32>>)> = Vec::new();
         for part in &self.parts {
-            // Query rows per band or pass: scan_team's rows per work-item follow the
-            // queries' lengths and the part's team size.
-            let (tuning, span) = if self.kind == Banded::Team {
-                let team = part.work_group / part.layout.group_size;
-                let rows =
-                    self.tuning.rows_for(&lengths, team, team_max_span(dev, self.kind, part.work_group, letters, team));
-                (Tuning { team, rows, ..self.tuning }, team * rows)
-            } else {
-                (self.tuning, self.tuning.band)
-            };
+            let (tuning, span) = self.part_tuning(part, &lengths, letters);
             let program = self.kind.program(dev, &tuning, ends)?;
             if !profiles.iter().any(|(s, _, _)| *s == span) {
                 let profile = QueryProfile::of_slots(dev, self.kind, queries, scoring, span)?;

@@ -19,6 +19,28 @@ use std::time::Instant;
 type SharePart = Result<(Vec<ScanOutput>, bool, f64)>;
 
 impl Searcher<'_> {
+    /// Readies the devices for `queries`: the programs that scanning them on the
+    /// resident shares launches are built or loaded now, every device at once
+    /// ([`BandedScanner::prepare`]), so that no query of a search waits for one.
+    /// Optional: a search loads what it lacks as it goes (and batched shares always do).
+    pub fn prepare(&self, queries: &[Sequence]) -> Result<()> {
+        let mut lengths: Vec<usize> = queries.iter().map(|q| q.residues.len()).collect();
+        lengths.sort_unstable();
+        lengths.dedup();
+        let lengths = &lengths;
+        std::thread::scope(|scope| {
+            let loads: Vec<_> = self
+                .shares
+                .iter()
+                .filter_map(|share| share.resident.as_ref())
+                .map(|scanner| scope.spawn(move || scanner.prepare(lengths, &self.scoring)))
+                .collect();
+            loads.into_iter().try_for_each(|load| {
+                load.join().map_err(|_| Error::Internal("a thread loading a device's programs panicked".into()))?
+            })
+        })
+    }
+
     /// Scans `queries` in chunks of `chunk` and hands each query's scores to `send` in
     /// query order, until `send` returns false or an error (sent last). Each share runs
     /// through the chunks on its own thread, at most `ahead` chunks ahead of the merge.

@@ -277,6 +277,9 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, process_start: Instant) -> Result<
     let start = Instant::now();
     let searcher = Searcher::new(&engine, &db, scoring.clone(), options.clone())?;
     let upload_seconds = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    searcher.prepare(&queries)?;
+    let programs_seconds = start.elapsed().as_secs_f64();
 
     let out_name = out.name();
     let io = |e| Error::io(&out_name, e);
@@ -357,7 +360,7 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, process_start: Instant) -> Result<
         }
         eprintln!(
             "clsw: {} queries ({} residues) x {} subjects ({} residues){}; {}{devices}{}: {:.3e} cells in {:.2} s \
-             = {} GCUPS end to end (database {:.2} s, devices {:.2} s, upload {:.2} s{}); {} subjects recomputed at 32 bits; {} hits; E-values {}",
+             = {} GCUPS end to end (database {:.2} s, devices {:.2} s, upload {:.2} s, programs {:.2} s{}); {} subjects recomputed at 32 bits; {} hits; E-values {}",
             thousands(queries.len() as u64),
             thousands(query_residues),
             thousands(db.len() as u64),
@@ -371,6 +374,7 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, process_start: Instant) -> Result<
             database_seconds,
             devices_seconds,
             upload_seconds,
+            programs_seconds,
             match engine.opencl_devices().len() {
                 0 => String::new(),
                 1 => format!("; kernels {kernel:.2} s{clock} = {} GCUPS", gcups(kernel)),
@@ -390,7 +394,8 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, process_start: Instant) -> Result<
 /// `clsw scan` as one rank of an MPI job ([`clsw::mpi`]): every rank reads the same
 /// inputs and searches its share of the database; rank 0 writes what one process
 /// writes, and its summary line gives each rank's devices, speed and share, and the
-/// time after setup (the devices, the database, the shares laid out).
+/// time after setup (the devices, the database, the shares laid out, the programs
+/// loaded).
 fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result<()> {
     let root = comm.rank() == 0;
     let inputs = clsw::mpi::agree_on(comm, prepare(args, root, process_start))?;
@@ -401,6 +406,7 @@ fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result
     let part = db.part(share.range.clone());
     let mut searcher = RankSearcher::new(comm, &engine, &db, &part, &share, scoring.clone(), options.clone())?;
     searcher.report_progress(args.progress && !args.quiet);
+    searcher.prepare(&queries)?;
     let setup_seconds = process_start.elapsed().as_secs_f64();
 
     let command_line = std::env::args().collect::<Vec<_>>().join(" ");

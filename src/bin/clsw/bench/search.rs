@@ -6,7 +6,7 @@
 //!
 //! Each run is this executable's own `scan` command in a process of its own (output to
 //! a file, so writing it is timed too); its summary line on standard error gives the
-//! kernel seconds and the setup (database, devices, upload), which the table shows
+//! kernel seconds and the setup (database, devices, upload, programs), which the table shows
 //! beside the wall clock.
 
 use super::{median, print_row, timed};
@@ -56,6 +56,7 @@ struct Summary {
     database: Option<f64>,
     devices: Option<f64>,
     upload: Option<f64>,
+    programs: Option<f64>,
     hits: Option<u64>,
 }
 
@@ -71,6 +72,7 @@ fn parse_summary(line: &str) -> Summary {
         database: figure(line, "(database "),
         devices: figure(line, ", devices "),
         upload: figure(line, ", upload "),
+        programs: figure(line, ", programs "),
         hits: line
             .rsplit_once(" hits;")
             .and_then(|(before, _)| before.rsplit("; ").next())
@@ -88,7 +90,7 @@ fn run_timed(command: &mut Command, what: &str) -> Result<(f64, String)> {
     Ok((seconds, stderr))
 }
 
-const LAYOUT: &str = "<12 >8 >9 >9 >9 >9 >9 >10 >8";
+const LAYOUT: &str = "<12 >8 >9 >9 >9 >9 >9 >9 >10 >8";
 
 pub fn run(args: &BenchSearchArgs) -> Result<()> {
     let exe = std::env::current_exe().map_err(|e| Error::io(Path::new("clsw"), e))?;
@@ -107,7 +109,10 @@ pub fn run(args: &BenchSearchArgs) -> Result<()> {
         None => args.db.clone(),
     };
     println!("# whole process, wall clock (median of {}), beside the times in its summary line", args.repeat.max(1));
-    print_row(LAYOUT, &["run", "wall_s", "kernels_s", "host_s", "database", "devices", "upload", "x_kernels", "hits"]);
+    print_row(
+        LAYOUT,
+        &["run", "wall_s", "kernels_s", "host_s", "database", "devices", "upload", "programs", "x_kernels", "hits"],
+    );
     let mut default_wall = None;
     for name in &args.runs {
         let extra: Vec<String> = match name.as_str() {
@@ -148,6 +153,7 @@ pub fn run(args: &BenchSearchArgs) -> Result<()> {
                 show(summary.database),
                 show(summary.devices),
                 show(summary.upload),
+                show(summary.programs),
                 show(summary.kernels.map(|k| wall / k)),
                 summary.hits.map_or("-".into(), |h| h.to_string()),
             ],
@@ -166,7 +172,7 @@ pub fn run(args: &BenchSearchArgs) -> Result<()> {
             walls.push(run_timed(&mut command, "CUDASW++ align")?.0);
         }
         let wall = median(walls);
-        print_row(LAYOUT, &["cudasw_dpx", &format!("{wall:.2}"), "-", "-", "-", "-", "-", "-", "-"]);
+        print_row(LAYOUT, &["cudasw_dpx", &format!("{wall:.2}"), "-", "-", "-", "-", "-", "-", "-", "-"]);
         if let Some(d) = default_wall {
             println!("# clsw default / CUDASW++4.0 --dpx --top 50, whole process: {:.2}x the speed", wall / d);
         }
@@ -198,7 +204,7 @@ mod tests {
     fn the_summary_line_is_read() {
         let line = "clsw: 20 queries (41,752 residues) x 400,000 subjects (181,111,380 residues); variant team on \
                     [1] NVIDIA H100 (NVIDIA CUDA): 7.562e12 cells in 3.10 s = 2439.35 GCUPS end to end (database \
-                    0.20 s, devices 0.31 s, upload 0.12 s; kernels 1.92 s = 3938.00 GCUPS); 0 subjects recomputed \
+                    0.20 s, devices 0.31 s, upload 0.12 s, programs 0.05 s; kernels 1.92 s = 3938.00 GCUPS); 0 subjects recomputed \
                     at 32 bits; 1,000 hits; E-values fitted for 20";
         let s = parse_summary(line);
         assert_eq!(
@@ -208,6 +214,7 @@ mod tests {
                 database: Some(0.20),
                 devices: Some(0.31),
                 upload: Some(0.12),
+                programs: Some(0.05),
                 hits: Some(1000)
             }
         );
