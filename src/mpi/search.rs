@@ -36,9 +36,13 @@ pub struct RankSearcher<'a> {
 }
 
 /// Queries whose hits a rank checks and aligns at once, behind the query whose hits are
-/// chosen. One is what was measured (two H200 ranks 1.65x one, BENCHMARKS.md); a long
-/// query's alignments take a GPU rank longer than its scan, so more may pay: to measure.
-const ALIGNING: usize = 1;
+/// chosen. A long query's alignments take a GPU rank longer than its scan: the hits of
+/// the classic queries of 3,000-4,700 residues take 0.3-0.5 s against uniprot20k x 20,
+/// their scans 0.06-0.2 s, so with one at a time the main loop waited on them while
+/// the scan thread filled its queue and stopped. Two H200 ranks against one (20
+/// classic queries, interleaved runs on one host): 1, 4 and 8 gave 1.78x, 1.85x and
+/// 1.89x, the two-rank search 1.04 -> 0.98 s.
+const ALIGNING: usize = 4;
 
 /// Threads of a native rank's own work on a query ([`RankSearcher`]'s `host`; a rank of
 /// OpenCL devices has as many as its thread pool).
