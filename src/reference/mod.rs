@@ -52,6 +52,25 @@ pub(crate) mod dir {
     pub const E_EXTENDED: u8 = 4;
     /// F(i,j) extended F(i-1,j) rather than opening from H(i-1,j).
     pub const F_EXTENDED: u8 = 8;
+
+    /// The bits of a cell whose H is `best`, from its diagonal `d`, its E `e` and its
+    /// F, each gap's open and extension candidates given: H's source in the tie order
+    /// zero, diagonal, E, F, and whether E and F extended (strictly better than opening).
+    #[inline]
+    pub fn code(best: i32, d: i32, e: i32, (e_open, e_ext): (i32, i32), (f_open, f_ext): (i32, i32)) -> u8 {
+        let src = if best == 0 {
+            ZERO
+        } else if best == d {
+            DIAG
+        } else if best == e {
+            FROM_E
+        } else {
+            FROM_F
+        };
+        let e_bit = if e_ext > e_open { E_EXTENDED } else { 0 };
+        let f_bit = if f_ext > f_open { F_EXTENDED } else { 0 };
+        src | e_bit | f_bit
+    }
 }
 
 /// Advances one row of the recurrence. On entry `h` and `f` hold H(i-1, 0..=n) and
@@ -78,18 +97,7 @@ pub(crate) fn advance_row(
         let d = diag + sc.matrix.score(qi, subject[j - 1]);
         let best = d.max(e).max(f[j]).max(0);
         if let Some(dirs) = dirs.as_deref_mut() {
-            let src = if best == 0 {
-                dir::ZERO
-            } else if best == d {
-                dir::DIAG
-            } else if best == e {
-                dir::FROM_E
-            } else {
-                dir::FROM_F
-            };
-            let e_bit = if e_ext > e_open { dir::E_EXTENDED } else { 0 };
-            let f_bit = if f_ext > f_open { dir::F_EXTENDED } else { 0 };
-            dirs[j] = src | e_bit | f_bit;
+            dirs[j] = dir::code(best, d, e, (e_open, e_ext), (f_open, f_ext));
         }
         diag = up;
         h[j] = best;

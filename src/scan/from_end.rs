@@ -21,12 +21,15 @@
 //!    comparison on the path (its tie rules included) picks the same way.
 //!
 //! The rectangles of a query's hits are traced back up to 16 at a time, one per SIMD lane
-//! ([`super::batch_traceback`]). Where 16 bits could saturate, or the cell is not where an alignment scoring `S`
+//! ([`super::batch_traceback`]); a rectangle whose score leaves room for few gaps is
+//! traced alone over the band of diagonals its alignments stay in
+//! ([`super::diagonal_band`]). Where 16 bits could saturate, or the cell is not where an alignment scoring `S`
 //! ends (the reversed scan's best is not `S`, or the rectangle's alignment scores
 //! less), the whole prefix is traced back as before. The tests check the result equals [`crate::reference::align_ending_at`]'s,
 //! ties included.
 
 use super::batch_traceback::{self, Rect, align_rects};
+use super::diagonal_band;
 use super::lanes::{LANES, lanes_hold};
 use super::schedule::longest_first;
 use super::striped::{Profile, Reach, reach};
@@ -71,8 +74,23 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
         format!("finding where the alignments of a query of {} residues start", query.len())
     })?;
     let rects: Vec<Option<Rect<'_>>> = hits.par_iter().map(|h| rectangle(query, h, sc)).collect::<Result<_>>()?;
-    let mut order: Vec<usize> = (0..hits.len()).filter(|&k| rects[k].is_some()).collect();
     let rect = |k: usize| rects[k].as_ref().expect("chosen with a rectangle");
+    // A rectangle whose score confines its alignments to a band of diagonals at most a
+    // sixteenth of its columns is traced in that band alone: fewer cells than its lane
+    // of a batch costs.
+    let bands: Vec<Option<usize>> = (0..hits.len())
+        .map(|k| {
+            let r = rects[k].as_ref()?;
+            diagonal_band::half_width(query, r, sc, hits[k].score).filter(|&w| 16 * (2 * w + 1) <= r.subject.len())
+        })
+        .collect();
+    let banded: Vec<usize> = (0..hits.len()).filter(|&k| bands[k].is_some()).collect();
+    ensure_for_threads(banded.iter().map(|&k| diagonal_band::working_bytes(rect(k), bands[k].unwrap_or(0))), || {
+        format!("the banded tracebacks of the hits of a query of {} residues", query.len())
+    })?;
+    let in_bands: Vec<Option<Alignment>> =
+        banded.par_iter().map(|&k| diagonal_band::align_in_band(query, rect(k), sc, bands[k].unwrap_or(0))).collect();
+    let mut order: Vec<usize> = (0..hits.len()).filter(|&k| rects[k].is_some() && bands[k].is_none()).collect();
     order.sort_by_key(|&k| (rect(k).rows.start, rect(k).rows.len(), rect(k).subject.len()));
     // A batch costs its largest rectangle whatever its number of lanes: with fewer
     // hits than threads x 16, smaller batches keep every thread busy. A batch computes
@@ -114,7 +132,8 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
         },
     );
     let mut out: Vec<Option<Option<Alignment>>> = vec![None; hits.len()];
-    for (&k, a) in batches.iter().flat_map(|b| b.iter()).zip(traced.into_iter().flatten()) {
+    let traced = traced.into_iter().flatten();
+    for (&k, a) in batches.iter().flat_map(|b| b.iter()).chain(&banded).zip(traced.chain(in_bands)) {
         // The rectangle's alignment must score the hit's score; else the whole prefix.
         out[k] = Some(a.filter(|a| a.score == hits[k].score));
     }
@@ -253,16 +272,75 @@ mod tests {
                 s
             })
             .collect();
-        let best: Vec<_> = subjects.iter().map(|s| sw_score(&q, s, &sc)).collect();
-        let hits: Vec<HitEnd<'_>> = subjects
-            .iter()
-            .zip(&best)
-            .filter_map(|(s, b)| b.end.map(|end| HitEnd { subject: s, end, score: b.score }))
-            .collect();
+        let hits = hits_of(&q, &subjects, &sc);
         assert!(hits.len() > 60);
-        let got = align_from_ends(&q, &hits, &sc).unwrap();
+        assert_aligned_as_the_reference(&q, &hits, &sc);
+    }
+
+    /// Each subject with a positive score as a hit, with its score and end.
+    fn hits_of<'a>(q: &[u8], subjects: &'a [Vec<u8>], sc: &Scoring) -> Vec<HitEnd<'a>> {
+        subjects
+            .iter()
+            .filter_map(|s| {
+                let best = sw_score(q, s, sc);
+                best.end.map(|end| HitEnd { subject: s, end, score: best.score })
+            })
+            .collect()
+    }
+
+    /// [`align_from_ends`] of `hits` gives each the reference's alignment.
+    #[track_caller]
+    fn assert_aligned_as_the_reference(q: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) {
+        let got = align_from_ends(q, hits, sc).unwrap();
         for (k, h) in hits.iter().enumerate() {
-            assert_eq!(got[k], reference::align_ending_at(&q, h.subject, &sc, h.end), "hit {k}");
+            assert_eq!(got[k], reference::align_ending_at(q, h.subject, sc, h.end), "hit {k}");
+        }
+    }
+
+    /// Long near-identical hits (copies of the query's pieces with a few substitutions
+    /// and a short indel) among unrelated ones: most are traced in their band of
+    /// diagonals, and every alignment equals the reference's.
+    #[test]
+    fn near_identical_long_hits_traced_in_their_band_equal_the_reference() {
+        let mut next = generator(23);
+        for sc in [
+            Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap()),
+            Scoring::new(Matrix::builtin("EDNAFULL").unwrap(), Gaps::affine(16, 4).unwrap()),
+        ] {
+            let alpha = if sc.matrix.size() < 20 { 4 } else { 20 };
+            let q: Vec<u8> = (0..2_000).map(|_| next(alpha) as u8).collect();
+            let subjects: Vec<Vec<u8>> = (0..24)
+                .map(|k| {
+                    let mut s: Vec<u8> = (0..next(200)).map(|_| next(alpha) as u8).collect();
+                    if k % 6 != 5 {
+                        let a = next(q.len() - 300);
+                        let b = (a + 300 + next(1_200)).min(q.len());
+                        let mut piece = q[a..b].to_vec();
+                        for _ in 0..next(4) {
+                            let at = next(piece.len());
+                            piece[at] = next(alpha) as u8;
+                        }
+                        if k % 3 == 0 {
+                            let at = next(piece.len());
+                            piece.drain(at..(at + 1 + next(3)).min(piece.len()));
+                        }
+                        let at = next(s.len() + 1);
+                        s.splice(at..at, piece);
+                    }
+                    s
+                })
+                .collect();
+            let hits = hits_of(&q, &subjects, &sc);
+            let in_band = hits
+                .iter()
+                .filter(|h| {
+                    let r = rectangle(&q, h, &sc).unwrap();
+                    r.and_then(|r| diagonal_band::half_width(&q, &r, &sc, h.score).map(|w| (r, w)))
+                        .is_some_and(|(r, w)| 16 * (2 * w + 1) <= r.subject.len())
+                })
+                .count();
+            assert!(in_band >= 8, "{in_band} of {} hits in a band", hits.len());
+            assert_aligned_as_the_reference(&q, &hits, &sc);
         }
     }
 

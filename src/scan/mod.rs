@@ -4,6 +4,7 @@
 
 pub mod banded;
 pub mod batch_traceback;
+pub mod diagonal_band;
 pub mod from_end;
 pub mod intra;
 pub(crate) mod lanes;
