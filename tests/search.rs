@@ -660,6 +660,7 @@ fn a_prepared_search_loads_no_program() {
         assert!(prepared > before, "prepare loaded no program on {:?}", fresh.describe());
         let got = all_results(&s, &queries);
         assert_eq!(loads(dev), prepared, "the search loaded programs after prepare on {:?}", fresh.describe());
+        assert_eq!(got.len(), unprepared.len());
         for (g, w) in got.iter().zip(&unprepared) {
             assert_scores(&g.scores, &w.scores, &g.query_id);
             assert_eq!(hit_summary(g), hit_summary(w), "{}", g.query_id);

@@ -743,17 +743,19 @@ impl<'d> BandedScanner<'d> {
         (Tuning { team, rows, ..self.tuning }, team * rows)
     }
 
-    /// Builds, or loads from the disk cache, every program that scanning queries of
+    /// Builds, or loads from the disk cache, the programs that scanning queries of
     /// `lengths` one by one ([`scores_each`](Self::scores_each)) launches, so that no
     /// query of the scan waits for one: a load takes 10-30 ms on NVIDIA's OpenCL, and
-    /// the first query has no launch before it to hide that behind.
+    /// the first query has no launch before it to hide that behind. Not the 32-bit
+    /// programs of saturated subjects and of scorings past 16 bits, which scanners of
+    /// their own build when a query needs them.
     pub(crate) fn prepare(&self, lengths: &[usize], scoring: &Scoring) -> Result<()> {
         // A scoring past 16 bits scans on scanners of its own, made per query.
         if !super::fits_16_bits(scoring) && self.kind != Banded::InterWide {
             return Ok(());
         }
         let letters = scoring.matrix.size() + 1;
-        for &m in lengths {
+        for &m in lengths.iter().filter(|&&m| m > 0) {
             for part in &self.parts {
                 self.kind.program(self.dev, &self.part_tuning(part, &[m], letters).0, false)?;
             }

@@ -68,14 +68,14 @@ pub fn half_width(query: &[u8], rect: &Rect<'_>, sc: &Scoring, score: i32) -> Op
 /// The bytes [`align_in_band`] holds for `rect` and half-width `w`.
 pub fn working_bytes(rect: &Rect<'_>, w: usize) -> u128 {
     let width = 2 * w as u128 + 1;
-    rect.rows.len() as u128 * width + 2 * 4 * (width + 1) + 4 * (rect.rows.len() + rect.subject.len()) as u128
+    rect.rows.len() as u128 * width + 4 * 4 * (width + 1) + 4 * (rect.rows.len() + rect.subject.len()) as u128
 }
 
 /// The alignment ending at `rect`'s last cell, as [`crate::reference::align_ending_at`]
 /// gives it over `rect`, computed over the band of half-width `w` around that cell's
-/// diagonal ([`half_width`]'s, or wider) in whole-query and whole-subject positions;
-/// `None` where the end cell holds 0 or the walk would leave the band (a `w` below
-/// [`half_width`]'s).
+/// diagonal, in whole-query and whole-subject positions; `None` where the end cell
+/// holds 0. `w` must be [`half_width`]'s or wider: a narrower band gives the band's own
+/// best path, which may be another alignment of the same score.
 pub fn align_in_band(query: &[u8], rect: &Rect<'_>, sc: &Scoring, w: usize) -> Option<Alignment> {
     let (rows, cols) = (rect.rows.len(), rect.subject.len());
     if rows == 0 || cols == 0 {
@@ -125,7 +125,9 @@ pub fn align_in_band(query: &[u8], rect: &Rect<'_>, sc: &Scoring, w: usize) -> O
     let mut state = dir::ZERO;
     let mut columns: Vec<Op> = Vec::new();
     while r >= 0 && c >= 0 {
-        let k = position(r as usize, c as usize)?;
+        // The walk never leaves the band: at its edges E and F come from the boundary
+        // (-inf, or 0 - oe) and are never H's source nor extended into.
+        let k = position(r as usize, c as usize).expect("the walk stays in the band");
         let d = dirs[r as usize * width + k];
         match state {
             dir::ZERO => match d & dir::H_MASK {
@@ -173,8 +175,9 @@ mod tests {
 
     /// Near-identical pairs (a copy with a few substitutions and short indels, small
     /// alphabets for ties), traced in the band over the whole prefix of the end cell:
-    /// the reference's alignment every time, at the bound's half-width and wider; and
-    /// the band leaves out part of the rectangle for many of them.
+    /// the reference's alignment every time, at the bound's half-width and wider; the
+    /// reference's path within the bound, which some paths reach; and the band leaves
+    /// out part of the rectangle for many of them.
     #[test]
     fn equals_the_reference_alignment_in_the_band() {
         let mut next = generator(11);
@@ -187,7 +190,7 @@ mod tests {
                 Gaps::affine(1, 1).unwrap(),
             ),
         ];
-        let (mut traced, mut narrow) = (0, 0);
+        let (mut traced, mut narrow, mut exact) = (0, 0, 0);
         for sc in &scorings {
             let alpha = if sc.matrix.size() < 10 { 4 } else { 20 };
             for _ in 0..120 {
@@ -210,6 +213,9 @@ mod tests {
                 let rect = Rect { rows: 0..end.0 + 1, subject: &s[..=end.1], subject_offset: 0 };
                 let want = align_ending_at(&q, &s, sc, end);
                 let Some(w) = half_width(&q, &rect, sc, best.score) else { continue };
+                let reach = want.as_ref().map_or(0, |a| farthest_diagonal(a, end));
+                assert!(reach <= w, "the reference's path leaves the band: {reach} > {w}");
+                exact += (reach == w && w > 0) as usize;
                 narrow += (2 * w + 1 < rect.subject.len()) as usize;
                 for wide in [w, w + 1, w + 7] {
                     assert_eq!(align_in_band(&q, &rect, sc, wide), want, "m {m} n {} w {wide}", s.len());
@@ -218,6 +224,25 @@ mod tests {
             }
         }
         assert!(traced > 1000 && narrow > 200, "{traced} traced, {narrow} bands narrower than the rectangle");
+        assert!(exact >= 5, "the bound is reached by {exact} paths only");
+    }
+
+    /// How far from the end cell's diagonal the alignment `a`, ending at `end`, goes.
+    fn farthest_diagonal(a: &Alignment, end: (usize, usize)) -> usize {
+        let d1 = end.1 as isize - end.0 as isize;
+        let (mut i, mut j) = (a.query_start as isize, a.subject_start as isize);
+        let mut far = (j - i - d1).unsigned_abs();
+        for &(op, n) in &a.ops {
+            for _ in 0..n {
+                match op {
+                    Op::Insertion => i += 1,
+                    Op::Deletion => j += 1,
+                    _ => (i, j) = (i + 1, j + 1),
+                }
+                far = far.max((j - i - d1).unsigned_abs());
+            }
+        }
+        far
     }
 
     /// The bound by hand: a gapless copy allows no gap, and each point of score below

@@ -63,7 +63,9 @@ pub fn align_from_end(
 
 /// [`align_from_end`] for many hits of one query: the rectangles are found in
 /// parallel, then traced back up to 16 at a time ([`align_rects`], one per SIMD lane,
-/// the rectangles of similar shape together), the largest batches first.
+/// the rectangles of similar shape together), the largest batches first; a rectangle
+/// whose score confines it to a narrow band of diagonals is traced in that band alone
+/// ([`diagonal_band`]).
 ///
 /// Before each phase, the memory its largest pieces take on all threads at once is
 /// checked ([`memory::ensure`]): a hit whose alignment cannot be had is an error naming
@@ -85,11 +87,12 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
         })
         .collect();
     let banded: Vec<usize> = (0..hits.len()).filter(|&k| bands[k].is_some()).collect();
-    ensure_for_threads(banded.iter().map(|&k| diagonal_band::working_bytes(rect(k), bands[k].unwrap_or(0))), || {
+    let band = |k: usize| bands[k].expect("chosen with a band");
+    ensure_for_threads(banded.iter().map(|&k| diagonal_band::working_bytes(rect(k), band(k))), || {
         format!("the banded tracebacks of the hits of a query of {} residues", query.len())
     })?;
     let in_bands: Vec<Option<Alignment>> =
-        banded.par_iter().map(|&k| diagonal_band::align_in_band(query, rect(k), sc, bands[k].unwrap_or(0))).collect();
+        banded.par_iter().map(|&k| diagonal_band::align_in_band(query, rect(k), sc, band(k))).collect();
     let mut order: Vec<usize> = (0..hits.len()).filter(|&k| rects[k].is_some() && bands[k].is_none()).collect();
     order.sort_by_key(|&k| (rect(k).rows.start, rect(k).rows.len(), rect(k).subject.len()));
     // A batch costs its largest rectangle whatever its number of lanes: with fewer
@@ -298,8 +301,10 @@ mod tests {
     }
 
     /// Long near-identical hits (copies of the query's pieces with a few substitutions
-    /// and a short indel) among unrelated ones: most are traced in their band of
-    /// diagonals, and every alignment equals the reference's.
+    /// and a short indel) among unrelated ones: many have a band narrow enough, whose
+    /// traceback over their own rectangle (rows and columns inside the pair) is the
+    /// reference's alignment, and every alignment of the query's hits equals the
+    /// reference's.
     #[test]
     fn near_identical_long_hits_traced_in_their_band_equal_the_reference() {
         let mut next = generator(23);
@@ -331,14 +336,16 @@ mod tests {
                 })
                 .collect();
             let hits = hits_of(&q, &subjects, &sc);
-            let in_band = hits
-                .iter()
-                .filter(|h| {
-                    let r = rectangle(&q, h, &sc).unwrap();
-                    r.and_then(|r| diagonal_band::half_width(&q, &r, &sc, h.score).map(|w| (r, w)))
-                        .is_some_and(|(r, w)| 16 * (2 * w + 1) <= r.subject.len())
-                })
-                .count();
+            let mut in_band = 0;
+            for h in &hits {
+                let Some(r) = rectangle(&q, h, &sc).unwrap() else { continue };
+                let Some(w) = diagonal_band::half_width(&q, &r, &sc, h.score) else { continue };
+                if 16 * (2 * w + 1) <= r.subject.len() {
+                    let want = reference::align_ending_at(&q, h.subject, &sc, h.end);
+                    assert_eq!(diagonal_band::align_in_band(&q, &r, &sc, w), want, "rows {:?}", r.rows);
+                    in_band += 1;
+                }
+            }
             assert!(in_band >= 8, "{in_band} of {} hits in a band", hits.len());
             assert_aligned_as_the_reference(&q, &hits, &sc);
         }

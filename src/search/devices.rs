@@ -35,9 +35,14 @@ impl Searcher<'_> {
                 .filter_map(|share| share.resident.as_ref())
                 .map(|scanner| scope.spawn(move || scanner.prepare(lengths, &self.scoring)))
                 .collect();
-            loads.into_iter().try_for_each(|load| {
-                load.join().map_err(|_| Error::Internal("a thread loading a device's programs panicked".into()))?
-            })
+            // Every thread joined before the first error is returned.
+            let outcomes: Vec<Result<()>> = loads
+                .into_iter()
+                .map(|load| {
+                    load.join().map_err(|_| Error::Internal("a thread loading a device's programs panicked".into()))?
+                })
+                .collect();
+            outcomes.into_iter().collect()
         })
     }
 
