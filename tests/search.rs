@@ -628,12 +628,17 @@ fn a_long_query_list_streams_across_the_release_pause() {
     let want = all_results(&Searcher::new(&cpu, &db, sc.clone(), SearchOptions::default()).unwrap(), &queries);
     for engine in device_engines() {
         let s = Searcher::new(&engine, &db, sc.clone(), SearchOptions::default()).unwrap();
-        let got = all_results(&s, &queries);
-        assert_eq!(got.len(), queries.len());
-        for (g, w) in got.iter().zip(&want) {
-            assert_scores(&g.scores, &w.scores, &format!("{} on {:?}", g.query_id, engine.describe()));
-            assert_eq!(hit_summary(g), hit_summary(w), "{}", g.query_id);
-        }
+        assert_same_results(&all_results(&s, &queries), &want, &format!("{:?}", engine.describe()));
+    }
+}
+
+/// The same results, query by query: every subject's score and the hits.
+#[track_caller]
+fn assert_same_results(got: &[SearchResult], want: &[SearchResult], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (g, w) in got.iter().zip(want) {
+        assert_scores(&g.scores, &w.scores, &format!("{} on {what}", g.query_id));
+        assert_eq!(hit_summary(g), hit_summary(w), "{} on {what}", g.query_id);
     }
 }
 
@@ -660,11 +665,7 @@ fn a_prepared_search_loads_no_program() {
         assert!(prepared > before, "prepare loaded no program on {:?}", fresh.describe());
         let got = all_results(&s, &queries);
         assert_eq!(loads(dev), prepared, "the search loaded programs after prepare on {:?}", fresh.describe());
-        assert_eq!(got.len(), unprepared.len());
-        for (g, w) in got.iter().zip(&unprepared) {
-            assert_scores(&g.scores, &w.scores, &g.query_id);
-            assert_eq!(hit_summary(g), hit_summary(w), "{}", g.query_id);
-        }
+        assert_same_results(&got, &unprepared, &format!("{:?}", fresh.describe()));
     }
 }
 
