@@ -51,9 +51,10 @@ fn rank_search(
     scoring: &Scoring,
     options: &SearchOptions,
 ) -> clsw::Result<Vec<SearchResult>> {
-    let share = share(comm, db, calibrate(engine, db, scoring, options))?;
-    let part = db.part(share.range.clone());
-    let searcher = RankSearcher::new(comm, engine, db, &part, &share, scoring.clone(), options.clone())?;
+    let share = share(comm, engine, db, calibrate(engine, db, scoring, options))?;
+    let part = share.part(db);
+    let searcher =
+        RankSearcher::new(comm, engine, db, part.as_ref().unwrap_or(db), &share, scoring.clone(), options.clone())?;
     let mut out = Vec::new();
     searcher.search_all(queries, |r| {
         out.push(r);
@@ -179,10 +180,11 @@ fn a_failure_in_the_middle_of_a_search_ends_every_rank() {
         for n in [2, 3] {
             let outcomes = run_ranks(n, |comm| {
                 let engine = native();
-                let share = share(comm, &db, calibrate(&engine, &db, &scoring, &options)).unwrap();
-                let part = db.part(share.range.clone());
+                let share = share(comm, &engine, &db, calibrate(&engine, &db, &scoring, &options)).unwrap();
+                let part = share.part(&db);
+                let part = part.as_ref().unwrap_or(&db);
                 let searcher =
-                    RankSearcher::new(comm, &engine, &db, &part, &share, scoring.clone(), options.clone()).unwrap();
+                    RankSearcher::new(comm, &engine, &db, part, &share, scoring.clone(), options.clone()).unwrap();
                 let mut delivered = 0;
                 let searched = searcher.search_all(&queries, |_| {
                     delivered += 1;

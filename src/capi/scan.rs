@@ -379,8 +379,8 @@ fn rank_searcher<'o>(comm: i32, inputs: impl FnOnce() -> Outcome<SearcherInputs<
     // SAFETY: as in `clsw_searcher_new`; the part is an Arc allocation the handle owns,
     // dropped after the searcher.
     let (e, d): (&'static Engine, &'static Database) = unsafe { (&*Arc::as_ptr(&engine), &*Arc::as_ptr(&db)) };
-    let share = share(c, d, calibrate(e, d, &scoring, &opts))?;
-    let part = Arc::new(d.part(share.range.clone()));
+    let share = share(c, e, d, calibrate(e, d, &scoring, &opts))?;
+    let part = share.part(d).map_or_else(|| db.clone(), Arc::new);
     let p: &'static Database = unsafe { &*Arc::as_ptr(&part) };
     let searcher = RankSearcher::new(c, e, d, p, &share, scoring, opts)?;
     let ranks = Box::new(Ranks { searcher, _part: part, _comm: world });

@@ -54,6 +54,7 @@
 //! (feature `mpi`) is MPI's; [`threads::run_ranks`] runs ranks as threads of one
 //! process, which is how the protocol is tested without an MPI library.
 
+mod deal;
 mod distance;
 mod psse;
 mod search;
@@ -85,6 +86,16 @@ pub trait Comm: Send + Sync {
     fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>>;
     /// Every rank's `bytes`, in rank order, on rank 0; nothing on the others.
     fn gather(&self, bytes: &[u8]) -> Vec<Vec<u8>>;
+    /// A new counter shared by the ranks, at 0. Collective, like the exchanges; the
+    /// counter's draws may then come from any thread, beside the exchanges.
+    fn counter(&self) -> Box<dyn Counter + '_>;
+}
+
+/// A number the ranks draw from together: each draw, on any rank, returns the next
+/// (0, 1, 2, ...), so that every number is drawn once. What deals the database's chunks
+/// to the ranks as each becomes free ([`deal`]).
+pub trait Counter: Send + Sync {
+    fn next(&self) -> u64;
 }
 
 /// `e` as the other ranks see it: [`Error::Rank`] with this rank's number and the

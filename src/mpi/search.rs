@@ -1,16 +1,19 @@
 //! A database search shared among the ranks of an MPI job (the protocol is in the
 //! module documentation of [`super`]).
 
+use super::deal::Deal;
 use super::share::Share;
 use super::{Comm, agree, agree_on, as_rank_error, checksum_of, gather_to_root, same_on_every_rank, wire};
 use crate::engine::Engine;
 use crate::error::{Error, Result};
+use crate::reference::LocalScore;
 use crate::scoring::Scoring;
 use crate::search::{
     FitSample, Hit, Scanned, SearchOptions, SearchResult, Searcher, Statistician, Statistics, Strand,
     reverse_complement,
 };
 use crate::seq::{Database, Sequence};
+use rayon::prelude::*;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::Instant;
@@ -20,8 +23,12 @@ pub struct RankSearcher<'a> {
     comm: &'a dyn Comm,
     db: &'a Database,
     first: usize,
-    /// This rank's searcher of its share; `None` for an empty share.
+    /// This rank's searcher of its share (of the whole database when the share is
+    /// dealt); `None` for an empty share.
     local: Option<Searcher<'a>>,
+    /// The chunks of the database dealt to the ranks ([`Share::dealt`]), and this
+    /// rank's threads that draw and scan them, one a thread.
+    deal: Option<(Deal, Vec<rayon::ThreadPool>)>,
     stats: Statistician<'a>,
     strands: Vec<Strand>,
     options: SearchOptions,
@@ -93,7 +100,39 @@ impl<'a> RankSearcher<'a> {
             .map_err(|e| Error::Internal(format!("a rank's host threads: {e}")));
         let (local, strands, host) = agree_on(comm, setup.and_then(|(l, s)| Ok((l, s, host?))))?;
         let stats = Statistician::new(db, scoring, &options, &strands);
-        Ok(RankSearcher { comm, db, first: share.range.start, local, stats, strands, options, progress: false, host })
+        let deal = match share.dealt {
+            true => {
+                let threads = rayon::current_num_threads();
+                let pools = (0..threads)
+                    .map(|i| {
+                        rayon::ThreadPoolBuilder::new()
+                            .num_threads(1)
+                            .thread_name(move |_| format!("clsw-rank-scan-{i}"))
+                            .build()
+                            .map_err(|e| Error::Internal(format!("a rank's scan threads: {e}")))
+                    })
+                    .collect::<Result<Vec<_>>>();
+                let all = agree(
+                    comm,
+                    pools.as_ref().map(|_| (threads as u64).to_le_bytes().to_vec()).map_err(|e| as_rank_error(comm, e)),
+                )?;
+                let job: u64 = all.iter().map(|b| wire::Reader::new(b).u64()).sum::<Result<u64>>()?;
+                Some((Deal::new(db, job as usize), pools?))
+            }
+            false => None,
+        };
+        Ok(RankSearcher {
+            comm,
+            db,
+            first: share.range.start,
+            local,
+            deal,
+            stats,
+            strands,
+            options,
+            progress: false,
+            host,
+        })
     }
 
     /// With `on`, every rank writes one line per query on standard error: its scan's
@@ -142,10 +181,19 @@ impl<'a> RankSearcher<'a> {
         same_on_every_rank(self.comm, fingerprint, |_, _| "its queries differ from rank 0's".into())?;
         let chunk = self.local.as_ref().map_or(1, |l| l.queries_per_chunk());
         let ahead = if chunk > 1 { 1 } else { 4 };
+        let counter = self.deal.as_ref().map(|_| self.comm.counter());
         std::thread::scope(|scope| {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Scanned>>(ahead);
-            if let Some(local) = &self.local {
-                scope.spawn(move || local.scan_all(queries, chunk, ahead, |s| tx.send(s).is_ok()));
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<RankScan>>(ahead);
+            match (&self.local, &self.deal, &counter) {
+                (Some(local), Some((deal, workers)), Some(counter)) => {
+                    scope.spawn(move || deal.scan(local, counter.as_ref(), workers, queries, |s| tx.send(s).is_ok()));
+                }
+                (Some(local), _, _) => {
+                    scope.spawn(move || {
+                        local.scan_all(queries, chunk, ahead, |s| tx.send(s.map(RankScan::from)).is_ok())
+                    });
+                }
+                _ => {}
             }
             // Queries in flight, each a stage further: while query i's sample is
             // gathered, rank 0 fits i - 1's statistics, and every rank checks and aligns
@@ -172,7 +220,7 @@ impl<'a> RankSearcher<'a> {
                             Some(_) => {
                                 rx.recv().unwrap_or_else(|_| Err(Error::Internal("the scan thread stopped".into())))
                             }
-                            None => Ok(Scanned { index: step, ..Scanned::default() }),
+                            None => Ok(RankScan { index: step, ..RankScan::default() }),
                         };
                         let scanned = std::mem::replace(&mut delivered, Ok(())).and(scanned);
                         Some(self.sample(scope, query, scanned)?)
@@ -202,7 +250,7 @@ impl<'a> RankSearcher<'a> {
         &'e self,
         scope: &'s Scope<'s, 'e>,
         query: &'e Sequence,
-        scanned: Result<Scanned>,
+        scanned: Result<RankScan>,
     ) -> Result<Sampled<'s, 'e>> {
         let start = Instant::now();
         // A failure so far (the scan's, or rank 0's sink's) goes in place of the sample;
@@ -210,11 +258,12 @@ impl<'a> RankSearcher<'a> {
         let (sample, scanned) = match scanned {
             Ok(s) => {
                 let mut out = Vec::new();
-                let FitSample { scores, lengths } = self.stats.sample(self.first, &s.scores);
-                scores.iter().zip(&lengths).for_each(|(&s, &n)| {
-                    wire::put_i32(&mut out, s);
-                    wire::put_u64(&mut out, n as u64);
-                });
+                for (&k, score) in s.subjects.iter().zip(&s.scores) {
+                    if self.stats.in_sample(self.first + k) {
+                        wire::put_u64(&mut out, (self.first + k) as u64);
+                        wire::put_i32(&mut out, score.score);
+                    }
+                }
                 (Ok(out), Some(s))
             }
             Err(e) => (Err(e), None),
@@ -226,14 +275,18 @@ impl<'a> RankSearcher<'a> {
         // cut short) travels with the statistics' exchange to every rank.
         let fit = (self.comm.rank() == 0).then(|| {
             scope.spawn(move || {
-                let mut sample = FitSample::default();
+                // In database order, as one process samples them: dealt chunks
+                // come from the ranks in no order.
+                let mut sampled = Vec::new();
                 for bytes in samples {
                     let mut r = wire::Reader::new(&bytes);
                     while !r.is_empty() {
-                        sample.scores.push(r.i32()?);
-                        sample.lengths.push(r.usize()?);
+                        sampled.push((r.usize()?, r.i32()?));
                     }
                 }
+                sampled.sort_unstable_by_key(|&(k, _)| k);
+                let (scores, lengths) = sampled.into_iter().map(|(k, score)| (score, self.db.seq_len(k))).unzip();
+                let sample = FitSample { scores, lengths };
                 let plus = &query.residues;
                 let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(plus) } else { vec![] };
                 Ok(self.host.install(|| self.stats.statistics(&sample, plus, &minus)))
@@ -264,8 +317,18 @@ impl<'a> RankSearcher<'a> {
         let statistics = wire::statistics(&mut wire::Reader::new(&fitted?[0]))?;
 
         let m = query.residues.len();
-        let mut candidates =
-            self.local.as_ref().map_or_else(Vec::new, |l| self.host.install(|| l.candidates(m, &scanned, &statistics)));
+        let mut candidates = match &self.local {
+            Some(l) => self.host.install(|| {
+                let hits = (0..scanned.subjects.len())
+                    .into_par_iter()
+                    .filter_map(|i| {
+                        l.candidate(scanned.subjects[i], scanned.scores[i].score, scanned.strands[i], m, &statistics)
+                    })
+                    .collect();
+                l.first_reported(hits)
+            }),
+            None => Vec::new(),
+        };
         let mut mine = Vec::new();
         for h in &candidates {
             wire::put_hit(&mut mine, &Hit { subject: h.subject + self.first, ..h.clone() });
@@ -283,13 +346,21 @@ impl<'a> RankSearcher<'a> {
         hits.sort_by(Hit::report_order);
         hits.truncate(self.options.max_hits);
 
-        let end = self.first + scanned.scores.len();
+        // This rank's candidates among the hits (the others' subjects, less `first`,
+        // are outside its searcher's indices or were not its candidates).
         let chosen: HashSet<usize> =
-            hits.iter().filter(|h| (self.first..end).contains(&h.subject)).map(|h| h.subject - self.first).collect();
+            hits.iter().filter(|h| h.subject >= self.first).map(|h| h.subject - self.first).collect();
         candidates.retain(|h| chosen.contains(&h.subject));
         let aligning = scope.spawn(move || {
             let aligned = match &self.local {
-                Some(local) => self.host.install(|| local.check_and_attach(&query.residues, &scanned, &mut candidates)),
+                Some(local) => self.host.install(|| {
+                    let held: HashSet<usize> = candidates.iter().map(|h| h.subject).collect();
+                    let scores: HashMap<usize, (LocalScore, Strand)> = (0..scanned.subjects.len())
+                        .filter(|&i| held.contains(&scanned.subjects[i]))
+                        .map(|i| (scanned.subjects[i], (scanned.scores[i], scanned.strands[i])))
+                        .collect();
+                    local.check_and_attach(&query.residues, &scores, &mut candidates)
+                }),
                 None => Ok(()),
             };
             (scanned, candidates, aligned)
@@ -350,7 +421,7 @@ impl<'a> RankSearcher<'a> {
         &self,
         query: &Sequence,
         start: Instant,
-        scanned: Scanned,
+        scanned: RankScan,
         statistics: Statistics,
         hits: Vec<Hit>,
         reports: Vec<Vec<u8>>,
@@ -406,7 +477,7 @@ struct Sampled<'s, 'e> {
     start: Instant,
     /// Seconds in the exchanges so far (waiting for the slowest rank, mostly).
     waiting: f64,
-    scanned: Scanned,
+    scanned: RankScan,
     fit: Option<ScopedJoinHandle<'s, Result<Statistics>>>,
 }
 
@@ -418,5 +489,48 @@ struct Chosen<'s, 'e> {
     waiting: f64,
     statistics: Statistics,
     hits: Vec<Hit>,
-    aligning: ScopedJoinHandle<'s, (Scanned, Vec<Hit>, Result<()>)>,
+    aligning: ScopedJoinHandle<'s, (RankScan, Vec<Hit>, Result<()>)>,
+}
+
+/// One query's scores on this rank: the subjects it scanned (its searcher's indices),
+/// each with its best score and strand; its whole share's in database order, or the
+/// chunks it drew ([`Deal`]).
+#[derive(Default)]
+pub(super) struct RankScan {
+    pub(super) index: usize,
+    pub(super) subjects: Vec<usize>,
+    pub(super) scores: Vec<LocalScore>,
+    pub(super) strands: Vec<Strand>,
+    pub(super) recomputed: usize,
+    pub(super) kernel_seconds: f64,
+    pub(super) kernel_seconds_from_host: bool,
+    pub(super) scan_seconds: f64,
+}
+
+impl RankScan {
+    /// Adds a chunk's scan (of `subjects`, in that order).
+    pub(super) fn append(&mut self, subjects: &[usize], scanned: Scanned) {
+        self.subjects.extend_from_slice(subjects);
+        self.scores.extend(scanned.scores);
+        self.strands.extend(scanned.strands);
+        self.recomputed += scanned.recomputed;
+        self.kernel_seconds += scanned.kernel_seconds;
+        self.kernel_seconds_from_host |= scanned.kernel_seconds_from_host;
+    }
+}
+
+impl From<Scanned> for RankScan {
+    /// A whole share's scan.
+    fn from(s: Scanned) -> RankScan {
+        RankScan {
+            index: s.index,
+            subjects: (0..s.scores.len()).collect(),
+            scores: s.scores,
+            strands: s.strands,
+            recomputed: s.recomputed,
+            kernel_seconds: s.kernel_seconds,
+            kernel_seconds_from_host: s.kernel_seconds_from_host,
+            scan_seconds: s.scan_seconds,
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! Each rank's share of the database: contiguous, by cells, in proportion to the ranks'
-//! measured speeds.
+//! measured speeds; or, when every rank scans on the native CPU path, the whole
+//! database, dealt to the ranks by chunks as each becomes free ([`super::deal`]).
 
 use super::{Comm, agree, same_on_every_rank, wire};
 use crate::engine::{Engine, split_by_weights};
@@ -30,12 +31,26 @@ const SAME_SPEED: f64 = 1.25;
 /// This rank's part of the database and what decided it.
 #[derive(Debug, Clone)]
 pub struct Share {
-    /// This rank's subjects, in database order.
+    /// This rank's subjects, in database order (all of them when `dealt`).
     pub range: Range<usize>,
     /// Every rank's measured speed (GCUPS on the probe), in rank order.
     pub speeds: Vec<f64>,
-    /// Every rank's residues.
+    /// Every rank's residues (empty when `dealt`).
     pub residues: Vec<u64>,
+    /// Every rank scans on the native CPU path, which needs nothing laid out: each query's
+    /// chunks of the whole database go to the ranks as they become free
+    /// ([`super::deal`]). CPU ranks sharing hosts differ in speed by 10-20% from one
+    /// query to the next, in no fixed order, so that fixed shares, however cut, wait for
+    /// the slowest.
+    pub dealt: bool,
+}
+
+impl Share {
+    /// The database of this rank's searcher, when it is a part of `db` (its share);
+    /// `None` when `dealt`: the searcher holds `db` itself.
+    pub fn part(&self, db: &Database) -> Option<Database> {
+        (!self.dealt).then(|| db.part(self.range.clone()))
+    }
 }
 
 /// This rank's speed in GCUPS: its devices' scan of a probe query (residues of the
@@ -96,8 +111,9 @@ pub(super) fn speeds(comm: &dyn Comm, speed: Result<f64>) -> Result<Vec<f64>> {
 
 /// Checks that every rank opened the same database (a copy on every node), then cuts
 /// it into one contiguous share per rank by residues, weighed by the ranks' speeds
-/// (`speed`: this rank's [`calibrate`]). Collective: every rank calls it.
-pub fn share(comm: &dyn Comm, db: &Database, speed: Result<f64>) -> Result<Share> {
+/// (`speed`: this rank's [`calibrate`] of `engine`), or deals it ([`Share::dealt`]) when
+/// every rank's engine is the native CPU path. Collective: every rank calls it.
+pub fn share(comm: &dyn Comm, engine: &Engine, db: &Database, speed: Result<f64>) -> Result<Share> {
     let mut mine = Vec::new();
     wire::put_u64(&mut mine, db.len() as u64);
     wire::put_u64(&mut mine, db.total_residues());
@@ -114,9 +130,13 @@ pub fn share(comm: &dyn Comm, db: &Database, speed: Result<f64>) -> Result<Share
         )
     })?;
     let speeds = speeds(comm, speed)?;
+    let dealt = agree(comm, Ok(vec![u8::from(!engine.uses_opencl())]))?.iter().all(|native| native[..] == [1]);
+    if dealt {
+        return Ok(Share { range: 0..db.len(), speeds, residues: Vec::new(), dealt });
+    }
     let bounds = split_by_weights(db.lengths().iter().map(|&l| l as usize), &weights(&speeds));
     let residues = (0..comm.size()).map(|r| (bounds[r]..bounds[r + 1]).map(|k| db.seq_len(k) as u64).sum()).collect();
-    Ok(Share { range: bounds[comm.rank()]..bounds[comm.rank() + 1], speeds, residues })
+    Ok(Share { range: bounds[comm.rank()]..bounds[comm.rank() + 1], speeds, residues, dealt })
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Ranks as threads of one process: the protocol of [`super`] run and tested without
 //! an MPI library (the threads exchange bytes through shared memory).
 
-use super::Comm;
+use super::{Comm, Counter};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -13,7 +14,12 @@ use std::time::Duration;
 /// When a rank panics, or waits more than a minute for the others at a collective
 /// (the ranks did not call the same collectives).
 pub fn run_ranks<T: Send>(n: usize, f: impl Fn(&dyn Comm) -> T + Sync) -> Vec<T> {
-    let shared = Arc::new(Shared { n, round: Mutex::new(Round::default()), changed: Condvar::new() });
+    let shared = Arc::new(Shared {
+        n,
+        round: Mutex::new(Round::default()),
+        changed: Condvar::new(),
+        counter: Mutex::new(Arc::new(AtomicU64::new(0))),
+    });
     std::thread::scope(|scope| {
         let ranks: Vec<_> = (0..n)
             .map(|rank| {
@@ -30,6 +36,8 @@ struct Shared {
     n: usize,
     round: Mutex<Round>,
     changed: Condvar,
+    /// The counter the last [`Comm::counter`] made (rank 0 makes it, every rank takes it).
+    counter: Mutex<Arc<AtomicU64>>,
 }
 
 /// One collective at a time: the ranks' contributions, then everyone's copy of them.
@@ -107,6 +115,26 @@ impl Comm for ThreadComm {
         let all = self.all_gather(bytes);
         if self.rank == 0 { all } else { Vec::new() }
     }
+
+    fn counter(&self) -> Box<dyn Counter + '_> {
+        let slot = || self.shared.counter.lock().unwrap_or_else(|e| e.into_inner());
+        if self.rank == 0 {
+            *slot() = Arc::new(AtomicU64::new(0));
+        }
+        // Rank 0's counter is in place; then every rank holds it before another replaces it.
+        self.all_gather(&[]);
+        let counter = slot().clone();
+        self.all_gather(&[]);
+        Box::new(SharedCounter(counter))
+    }
+}
+
+struct SharedCounter(Arc<AtomicU64>);
+
+impl Counter for SharedCounter {
+    fn next(&self) -> u64 {
+        self.0.fetch_add(1, Ordering::Relaxed)
+    }
 }
 
 #[cfg(test)]
@@ -127,5 +155,22 @@ mod tests {
         assert!(out.iter().all(|v| *v == expect));
         let gathered = run_ranks(2, |comm| comm.gather(&[comm.rank() as u8]));
         assert_eq!(gathered, vec![vec![vec![0], vec![1]], vec![]]);
+    }
+
+    #[test]
+    fn a_counter_gives_each_number_once_across_the_ranks() {
+        let drawn = run_ranks(3, |comm| {
+            (0..2)
+                .map(|_| {
+                    let counter = comm.counter();
+                    (0..100).map(|_| counter.next()).collect::<Vec<u64>>()
+                })
+                .collect::<Vec<_>>()
+        });
+        for round in 0..2 {
+            let mut all: Vec<u64> = drawn.iter().flat_map(|r| r[round].clone()).collect();
+            all.sort_unstable();
+            assert_eq!(all, (0..300).collect::<Vec<u64>>(), "round {round}: each number once, a new counter at 0");
+        }
     }
 }

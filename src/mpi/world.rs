@@ -1,6 +1,6 @@
 //! MPI's communicators as a [`Comm`] (rsmpi, the `mpi` crate, over the system's MPI).
 
-use super::Comm;
+use super::{Comm, Counter};
 use crate::error::{Error, Result};
 use rsmpi::collective::CommunicatorCollectives;
 use rsmpi::datatype::PartitionMut;
@@ -13,7 +13,8 @@ use rsmpi::traits::{FromRaw, Root};
 /// the host's.
 pub struct World {
     comm: SimpleCommunicator,
-    /// One collective at a time, whichever thread calls it (MPI_THREAD_SERIALIZED).
+    /// One MPI call at a time, whichever thread makes it (MPI_THREAD_SERIALIZED): the
+    /// exchanges' and the counters' draws.
     serial: std::sync::Mutex<()>,
     /// Held by the process that started MPI: finalizes it when dropped.
     _universe: Option<Universe>,
@@ -82,15 +83,28 @@ impl World {
     /// barrier, tested every millisecond, waits without a core (and without waking
     /// thousands of times a second among the scans); the collective that follows
     /// finds every rank there.
+    /// MPI is entered only while testing, so that a counter's draws from another
+    /// thread ([`WindowCounter`]) go on meanwhile.
     fn wait_for_all(&self) {
-        let mut barrier = self.comm.immediate_barrier();
+        let mut barrier = {
+            let _one = self.serial();
+            self.comm.immediate_barrier()
+        };
         loop {
-            match barrier.test() {
+            let tested = {
+                let _one = self.serial();
+                barrier.test()
+            };
+            match tested {
                 Ok(_) => return,
                 Err(pending) => barrier = pending,
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
+    }
+
+    fn serial(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.serial.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The byte counts of every rank, and their offsets in one buffer.
@@ -117,8 +131,8 @@ impl Comm for World {
     }
 
     fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
-        let _one = self.serial.lock().unwrap_or_else(|e| e.into_inner());
         self.wait_for_all();
+        let _one = self.serial();
         let (counts, displs) = self.layout(bytes.len());
         let mut buf = vec![0u8; counts.iter().map(|&c| c as usize).sum()];
         {
@@ -129,8 +143,8 @@ impl Comm for World {
     }
 
     fn gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
-        let _one = self.serial.lock().unwrap_or_else(|e| e.into_inner());
         self.wait_for_all();
+        let _one = self.serial();
         let root = self.comm.process_at_rank(0);
         let mut counts = vec![0i32; self.comm.size() as usize];
         if self.comm.rank() == 0 {
@@ -146,6 +160,97 @@ impl Comm for World {
             root.gather_into(&(bytes.len() as i32));
             root.gather_varcount_into(bytes);
             Vec::new()
+        }
+    }
+
+    fn counter(&self) -> Box<dyn Counter + '_> {
+        Box::new(WindowCounter::new(self))
+    }
+}
+
+/// A [`Counter`] in an MPI window of one 64-bit integer on rank 0, drawn with
+/// `MPI_Fetch_and_op` in a passive-target epoch that lasts as long as the counter: a
+/// draw needs nothing from rank 0's threads (shared memory on one host, the network's
+/// atomics between hosts). rsmpi has no one-sided calls; these are its raw bindings.
+struct WindowCounter<'w> {
+    world: &'w World,
+    window: ffi::MPI_Win,
+}
+
+use rsmpi::ffi;
+use rsmpi::raw::AsRaw;
+
+impl<'w> WindowCounter<'w> {
+    /// Collective: every rank makes its part of the window.
+    fn new(world: &'w World) -> WindowCounter<'w> {
+        world.wait_for_all();
+        let _one = world.serial();
+        let root = world.comm.rank() == 0;
+        let bytes = if root { std::mem::size_of::<u64>() } else { 0 };
+        // SAFETY: MPI_Win_allocate gives rank 0 eight bytes it owns until MPI_Win_free
+        // (in drop); rank 0 sets them in an exclusive epoch before the barrier after
+        // which any rank draws. Every call here is collective or local, on every rank.
+        unsafe {
+            let mut base: *mut u64 = std::ptr::null_mut();
+            let mut window = ffi::RSMPI_WIN_NULL;
+            ffi::MPI_Win_allocate(
+                bytes as ffi::MPI_Aint,
+                std::mem::size_of::<u64>() as i32,
+                ffi::RSMPI_INFO_NULL,
+                world.comm.as_raw(),
+                (&mut base as *mut *mut u64).cast(),
+                &mut window,
+            );
+            if root {
+                ffi::MPI_Win_lock(ffi::MPI_LOCK_EXCLUSIVE as i32, 0, 0, window);
+                base.write(0);
+                ffi::MPI_Win_unlock(0, window);
+            }
+            ffi::MPI_Barrier(world.comm.as_raw());
+            ffi::MPI_Win_lock_all(ffi::MPI_MODE_NOCHECK as i32, window);
+            WindowCounter { world, window }
+        }
+    }
+}
+
+// SAFETY: the window is a handle MPI lets any thread use; every call on it holds the
+// world's `serial` lock.
+unsafe impl Send for WindowCounter<'_> {}
+unsafe impl Sync for WindowCounter<'_> {}
+
+impl Counter for WindowCounter<'_> {
+    fn next(&self) -> u64 {
+        let _one = self.world.serial();
+        let (one, mut drawn) = (1u64, 0u64);
+        // SAFETY: the window holds one u64 on rank 0 and every rank is in its
+        // passive-target epoch (MPI_Win_lock_all in `new`); the flush completes the
+        // operation before `drawn` is read.
+        unsafe {
+            ffi::MPI_Fetch_and_op(
+                (&one as *const u64).cast(),
+                (&mut drawn as *mut u64).cast(),
+                ffi::RSMPI_UINT64_T,
+                0,
+                0,
+                ffi::RSMPI_SUM,
+                self.window,
+            );
+            ffi::MPI_Win_flush(0, self.window);
+        }
+        drawn
+    }
+}
+
+impl Drop for WindowCounter<'_> {
+    /// Collective, as the counter's making: every rank drops its counter at the same
+    /// point of the protocol (an error ends every rank at the same exchange).
+    fn drop(&mut self) {
+        self.world.wait_for_all();
+        let _one = self.world.serial();
+        // SAFETY: the epoch opened in `new` ends, then the window is freed, once.
+        unsafe {
+            ffi::MPI_Win_unlock_all(self.window);
+            ffi::MPI_Win_free(&mut self.window);
         }
     }
 }

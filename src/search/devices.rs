@@ -140,19 +140,7 @@ impl Searcher<'_> {
         let mut out = Vec::with_capacity(queries.len());
         let mut outputs = outputs.into_iter();
         for i in 0..queries.len() {
-            let mut best = outputs.next().expect("one output per strand");
-            let mut strands = vec![self.strands[0]; self.db.len()];
-            for &strand in &self.strands[1..ns] {
-                let other = outputs.next().expect("one output per strand");
-                for (k, s) in other.scores.into_iter().enumerate() {
-                    if s.score > best.scores[k].score {
-                        best.scores[k] = s;
-                        strands[k] = strand;
-                    }
-                }
-                best.recomputed += other.recomputed;
-                best.kernel_seconds += other.kernel_seconds;
-            }
+            let (best, strands) = self.best_over_strands(outputs.by_ref().take(ns));
             if best.scores.len() != self.db.len() {
                 return Err(Error::Device(format!(
                     "scan returned {} scores for {} subjects",
@@ -171,6 +159,59 @@ impl Searcher<'_> {
             });
         }
         Ok(out)
+    }
+
+    /// One query's outputs, one per strand searched in order, as each subject's best
+    /// score over the strands (costs summed) and the strand it came from.
+    fn best_over_strands(&self, mut outputs: impl Iterator<Item = ScanOutput>) -> (ScanOutput, Vec<Strand>) {
+        let mut best = outputs.next().expect("one output per strand");
+        let mut strands = vec![self.strands[0]; best.scores.len()];
+        for (other, &strand) in outputs.zip(&self.strands[1..]) {
+            for (k, s) in other.scores.into_iter().enumerate() {
+                if s.score > best.scores[k].score {
+                    best.scores[k] = s;
+                    strands[k] = strand;
+                }
+            }
+            best.recomputed += other.recomputed;
+            best.kernel_seconds += other.kernel_seconds;
+        }
+        (best, strands)
+    }
+
+    /// The native CPU path's scores of `subjects` (indices into this searcher's
+    /// database) against `query`, best over the strands searched, in the order given:
+    /// a chunk of the database an MPI job deals to its ranks ([`crate::mpi`]). The
+    /// searcher's engine must be the native path (its only share).
+    pub(crate) fn scan_subjects(&self, query: &Sequence, subjects: &[usize]) -> Result<Scanned> {
+        let start = Instant::now();
+        let residues: Vec<&[u8]> = subjects.iter().map(|&k| self.db.residues(k)).collect();
+        let outputs = self
+            .strand_sequences(std::slice::from_ref(query))
+            .iter()
+            .map(|q| crate::scan::native::scores(q, &residues, &self.scoring, self.native_report()))
+            .collect::<Result<Vec<ScanOutput>>>()?;
+        let (best, strands) = self.best_over_strands(outputs.into_iter());
+        Ok(Scanned {
+            index: 0,
+            scores: best.scores,
+            strands,
+            recomputed: best.recomputed,
+            kernel_seconds: 0.0,
+            kernel_seconds_from_host: false,
+            scan_seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// What the native path's scan reports: hits get their ends when they are checked,
+    /// a pair at a time; where the hits may be a sixteenth of the database or more, the
+    /// scan finds every end itself for less (queries10 x uniprot300 with 1,000 hits a
+    /// query: the checks were a quarter of the run on two cores).
+    fn native_report(&self) -> crate::scan::native::Report {
+        match self.options.max_hits.saturating_mul(16) >= self.db.len() {
+            true => crate::scan::native::Report::Ends,
+            false => crate::scan::native::Report::Scores,
+        }
     }
 
     /// Scores every sequence of `queries` against one share (share order), and says
@@ -229,15 +270,7 @@ impl Searcher<'_> {
         let dev = match share.worker {
             WorkerRef::Native => {
                 let subjects: Vec<&[u8]> = share.range.clone().map(|k| db.residues(k)).collect();
-                // Hits get their ends when they are checked, a pair at a time; where the
-                // hits may be a sixteenth of the database or more, the scan finds every
-                // end itself for less (queries10 x uniprot300 with 1,000 hits a query:
-                // the checks were a quarter of the run on two cores).
-                let report = if self.options.max_hits.saturating_mul(16) >= db.len() {
-                    crate::scan::native::Report::Ends
-                } else {
-                    crate::scan::native::Report::Scores
-                };
+                let report = self.native_report();
                 return queries.iter().map(|q| crate::scan::native::scores(q, &subjects, sc, report)).collect();
             }
             WorkerRef::OpenCl(dev) => dev,

@@ -13,6 +13,31 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::time::Instant;
 
+/// Where the checks of hits find each subject's score and strand from the scan: a
+/// query's whole [`Scanned`], or the few subjects an MPI rank checks.
+pub(crate) trait ScoresOf: Sync {
+    fn score_of(&self, k: usize) -> LocalScore;
+    fn strand_of(&self, k: usize) -> Strand;
+}
+
+impl ScoresOf for Scanned {
+    fn score_of(&self, k: usize) -> LocalScore {
+        self.scores[k]
+    }
+    fn strand_of(&self, k: usize) -> Strand {
+        self.strands[k]
+    }
+}
+
+impl ScoresOf for HashMap<usize, (LocalScore, Strand)> {
+    fn score_of(&self, k: usize) -> LocalScore {
+        self[&k].0
+    }
+    fn strand_of(&self, k: usize) -> Strand {
+        self[&k].1
+    }
+}
+
 /// One reported subject.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
@@ -109,7 +134,7 @@ impl Searcher<'_> {
         &self,
         plus: &[u8],
         minus: &[u8],
-        scanned: &Scanned,
+        scanned: &dyn ScoresOf,
         subjects: &[usize],
     ) -> Result<Vec<Option<(usize, usize)>>> {
         let mut ends = vec![None; subjects.len()];
@@ -117,17 +142,17 @@ impl Searcher<'_> {
             let mine: Vec<usize> = (0..subjects.len())
                 .filter(|&i| {
                     let k = subjects[i];
-                    scanned.strands[k] == strand && (self.on_device(k) || scanned.scores[k].end.is_none())
+                    scanned.strand_of(k) == strand && (self.on_device(k) || scanned.score_of(k).end.is_none())
                 })
                 .collect();
             if mine.is_empty() {
                 continue;
             }
             let residues: Vec<&[u8]> = mine.iter().map(|&i| self.db.residues(subjects[i])).collect();
-            let known: Vec<i32> = mine.iter().map(|&i| scanned.scores[subjects[i]].score).collect();
+            let known: Vec<i32> = mine.iter().map(|&i| scanned.score_of(subjects[i]).score).collect();
             let cpu = crate::scan::native::rescore(query, &residues, &known, &self.scoring)?.scores;
             for (&i, c) in mine.iter().zip(&cpu) {
-                let (k, score) = (subjects[i], scanned.scores[subjects[i]].score);
+                let (k, score) = (subjects[i], scanned.score_of(subjects[i]).score);
                 if score != c.score {
                     let subject = format!("subject {} ('{}')", k + 1, self.db.id(k));
                     let strand = strand.name();
@@ -177,13 +202,13 @@ impl Searcher<'_> {
         &self,
         plus: &[u8],
         minus: &[u8],
-        scanned: &Scanned,
+        scanned: &dyn ScoresOf,
         subjects: &[usize],
     ) -> Result<HashMap<usize, Option<Alignment>>> {
         let mut first_of: HashMap<(&[u8], Strand, i32), usize> = HashMap::new();
         let (mut distinct, mut copies) = (Vec::new(), Vec::new());
         for &k in subjects {
-            match first_of.entry((self.db.residues(k), scanned.strands[k], scanned.scores[k].score)) {
+            match first_of.entry((self.db.residues(k), scanned.strand_of(k), scanned.score_of(k).score)) {
                 std::collections::hash_map::Entry::Vacant(e) => {
                     e.insert(k);
                     distinct.push(k);
@@ -204,7 +229,7 @@ impl Searcher<'_> {
         &self,
         plus: &[u8],
         minus: &[u8],
-        scanned: &Scanned,
+        scanned: &dyn ScoresOf,
         subjects: &[usize],
     ) -> Result<HashMap<usize, Option<Alignment>>> {
         let cpu_ends = self.check_hit_scores(plus, minus, scanned, subjects)?;
@@ -212,15 +237,15 @@ impl Searcher<'_> {
         if self.options.alignments {
             for (strand, q) in [(Strand::Plus, plus), (Strand::Minus, minus)] {
                 let mine: Vec<usize> =
-                    (0..subjects.len()).filter(|&i| scanned.strands[subjects[i]] == strand).collect();
+                    (0..subjects.len()).filter(|&i| scanned.strand_of(subjects[i]) == strand).collect();
                 let ends: Vec<HitEnd<'_>> = mine
                     .iter()
                     .map(|&i| {
                         let k = subjects[i];
                         HitEnd {
                             subject: self.db.residues(k),
-                            end: scanned.scores[k].end.or(cpu_ends[i]).unwrap_or((usize::MAX, usize::MAX)),
-                            score: scanned.scores[k].score,
+                            end: scanned.score_of(k).end.or(cpu_ends[i]).unwrap_or((usize::MAX, usize::MAX)),
+                            score: scanned.score_of(k).score,
                         }
                     })
                     .collect();
@@ -236,25 +261,41 @@ impl Searcher<'_> {
     /// the subjects of a positive score whose E-value passes the threshold, in the
     /// order hits are reported ([`Hit::report_order`]), the first `max_hits` of them.
     pub(crate) fn candidates(&self, query_len: usize, scanned: &Scanned, statistics: &Statistics) -> Vec<Hit> {
-        let scores = &scanned.scores;
-        let threshold = self.options.evalue;
         // On all threads: a database of 400,000 subjects takes 22 ms on one, on the
         // path of the last query's results.
-        let mut hits: Vec<Hit> = (0..scores.len())
+        let hits = (0..scanned.scores.len())
             .into_par_iter()
-            .filter(|&k| scores[k].score > 0)
-            .filter_map(|k| {
-                let evalue = statistics.evalue(scores[k].score, query_len, self.lengths[k]);
-                (evalue.is_nan() || evalue <= threshold).then(|| Hit {
-                    subject: k,
-                    score: scores[k].score,
-                    strand: scanned.strands[k],
-                    evalue,
-                    bit_score: statistics.bit_score(scores[k].score, query_len, self.lengths[k]),
-                    alignment: None,
-                })
-            })
+            .filter_map(|k| self.candidate(k, scanned.scores[k].score, scanned.strands[k], query_len, statistics))
             .collect();
+        self.first_reported(hits)
+    }
+
+    /// Subject `k`'s hit, scoring `score` on `strand`, when its score is positive and
+    /// its E-value passes the threshold.
+    pub(crate) fn candidate(
+        &self,
+        k: usize,
+        score: i32,
+        strand: Strand,
+        query_len: usize,
+        statistics: &Statistics,
+    ) -> Option<Hit> {
+        if score <= 0 {
+            return None;
+        }
+        let evalue = statistics.evalue(score, query_len, self.lengths[k]);
+        (evalue.is_nan() || evalue <= self.options.evalue).then(|| Hit {
+            subject: k,
+            score,
+            strand,
+            evalue,
+            bit_score: statistics.bit_score(score, query_len, self.lengths[k]),
+            alignment: None,
+        })
+    }
+
+    /// The first `max_hits` of `hits` in the order hits are reported.
+    pub(crate) fn first_reported(&self, mut hits: Vec<Hit>) -> Vec<Hit> {
         hits.sort_by(Hit::report_order);
         hits.truncate(self.options.max_hits);
         hits
@@ -282,7 +323,7 @@ impl Searcher<'_> {
     /// Checks the scores of `hits` (subjects of this searcher's database) and, when
     /// alignments are on, aligns them: what [`Self::finish`] does for its hits, for
     /// hits chosen elsewhere (by the ranks of an MPI search together).
-    pub(crate) fn check_and_attach(&self, query: &[u8], scanned: &Scanned, hits: &mut [Hit]) -> Result<()> {
+    pub(crate) fn check_and_attach(&self, query: &[u8], scanned: &dyn ScoresOf, hits: &mut [Hit]) -> Result<()> {
         let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(query) } else { vec![] };
         let subjects: Vec<usize> = hits.iter().map(|h| h.subject).collect();
         let aligned = self.check_and_align(query, &minus, scanned, &subjects)?;

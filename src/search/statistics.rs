@@ -236,22 +236,18 @@ impl<'a> Statistician<'a> {
         }
     }
 
-    /// Subjects of the fit's sample are every k-th in database order: this k.
-    fn sample_stride(&self) -> usize {
-        self.db.len().div_ceil(FIT_SAMPLE).max(1)
+    /// Whether subject `k` is in the fit's sample: every subject of a positive length,
+    /// every k-th in database order beyond [`FIT_SAMPLE`].
+    pub(crate) fn in_sample(&self, k: usize) -> bool {
+        k.is_multiple_of(self.db.len().div_ceil(FIT_SAMPLE).max(1)) && self.db.seq_len(k) > 0
     }
 
     /// The fit's sample of `scores` (the subjects `first..` in database order, as
     /// many as `scores` holds): what [`Self::statistics`] needs of a query's scores.
-    /// The fit uses every subject of a positive length, every k-th beyond
-    /// [`FIT_SAMPLE`].
     pub(crate) fn sample(&self, first: usize, scores: &[LocalScore]) -> FitSample {
-        let stride = self.sample_stride();
-        let start = (stride - first % stride) % stride;
-        let (scores, lengths) = (start..scores.len())
-            .step_by(stride)
+        let (scores, lengths) = (0..scores.len())
+            .filter(|&i| self.in_sample(first + i))
             .map(|i| (scores[i].score, self.db.seq_len(first + i)))
-            .filter(|&(_, n)| n > 0)
             .unzip();
         FitSample { scores, lengths }
     }

@@ -401,10 +401,11 @@ fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result
     let inputs = clsw::mpi::agree_on(comm, prepare(args, root, process_start))?;
     let Inputs { out, format, db, scoring, queries, engine, options, .. } = inputs;
     let speed = clsw::mpi::calibrate(&engine, &db, &scoring, &options);
-    let share = clsw::mpi::share(comm, &db, speed)?;
+    let share = clsw::mpi::share(comm, &engine, &db, speed)?;
     let labels = clsw::mpi::agree(comm, Ok(engine.describe().join(" + ").into_bytes()))?;
-    let part = db.part(share.range.clone());
-    let mut searcher = RankSearcher::new(comm, &engine, &db, &part, &share, scoring.clone(), options.clone())?;
+    let part = share.part(&db);
+    let part = part.as_ref().unwrap_or(&db);
+    let mut searcher = RankSearcher::new(comm, &engine, &db, part, &share, scoring.clone(), options.clone())?;
     searcher.report_progress(args.progress && !args.quiet);
     searcher.prepare(&queries)?;
     let setup_seconds = process_start.elapsed().as_secs_f64();
@@ -432,17 +433,21 @@ fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result
         let cells = query_residues * db.total_residues() * searcher.strands().len() as u64;
         let ranks: Vec<String> = (0..comm.size())
             .map(|r| {
+                let residues = match share.residues.get(r) {
+                    Some(&n) => format!(", {} residues", thousands(n)),
+                    None => String::new(),
+                };
                 format!(
-                    "rank {r}: {} at {:.1} GCUPS on the probe, {} residues",
+                    "rank {r}: {} at {:.1} GCUPS on the probe{residues}",
                     String::from_utf8_lossy(&labels[r]),
-                    share.speeds[r],
-                    thousands(share.residues[r])
+                    share.speeds[r]
                 )
             })
             .collect();
+        let dealt = if share.dealt { "; the database dealt by chunks" } else { "" };
         let search = seconds - setup_seconds;
         eprintln!(
-            "clsw: {} queries ({} residues) x {} subjects ({} residues) on {} MPI ranks ({}): {:.3e} cells in {:.2} s \
+            "clsw: {} queries ({} residues) x {} subjects ({} residues) on {} MPI ranks ({}{dealt}): {:.3e} cells in {:.2} s \
              (setup {:.2} s, search {:.2} s = {:.2} GCUPS); {} subjects recomputed at 32 bits; {} hits",
             thousands(queries.len() as u64),
             thousands(query_residues),
