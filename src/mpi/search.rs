@@ -508,23 +508,11 @@ pub(super) struct RankScan {
 }
 
 impl RankScan {
-    /// Adds a chunk's scan (of `subjects`, in that order).
-    pub(super) fn append(&mut self, subjects: &[usize], scanned: Scanned) {
-        self.subjects.extend_from_slice(subjects);
-        self.scores.extend(scanned.scores);
-        self.strands.extend(scanned.strands);
-        self.recomputed += scanned.recomputed;
-        self.kernel_seconds += scanned.kernel_seconds;
-        self.kernel_seconds_from_host |= scanned.kernel_seconds_from_host;
-    }
-}
-
-impl From<Scanned> for RankScan {
-    /// A whole share's scan.
-    fn from(s: Scanned) -> RankScan {
+    /// The scan of `subjects`, in that order (from the chunks a rank drew).
+    pub(super) fn of(subjects: Vec<usize>, s: Scanned) -> RankScan {
         RankScan {
             index: s.index,
-            subjects: (0..s.scores.len()).collect(),
+            subjects,
             scores: s.scores,
             strands: s.strands,
             recomputed: s.recomputed,
@@ -532,5 +520,12 @@ impl From<Scanned> for RankScan {
             kernel_seconds_from_host: s.kernel_seconds_from_host,
             scan_seconds: s.scan_seconds,
         }
+    }
+}
+
+impl From<Scanned> for RankScan {
+    /// A whole share's scan.
+    fn from(s: Scanned) -> RankScan {
+        RankScan::of((0..s.scores.len()).collect(), s)
     }
 }

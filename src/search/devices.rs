@@ -179,18 +179,41 @@ impl Searcher<'_> {
         (best, strands)
     }
 
-    /// The native CPU path's scores of `subjects` (indices into this searcher's
-    /// database) against `query`, best over the strands searched, in the order given:
-    /// a chunk of the database an MPI job deals to its ranks ([`crate::mpi`]). The
-    /// searcher's engine must be the native path (its only share).
-    pub(crate) fn scan_subjects(&self, query: &Sequence, subjects: &[usize]) -> Result<Scanned> {
-        let start = Instant::now();
+    /// The byte pass of the native CPU path over `subjects` (indices into this
+    /// searcher's database) against `query`: per strand searched, in order, the scores
+    /// the byte lanes hold and the positions in `subjects` of those they could not
+    /// ([`crate::scan::native::scores_in_bytes`]). For a chunk of the database an MPI
+    /// job deals to its ranks ([`crate::mpi`]); [`Self::scan_past_bytes`] ends the scan
+    /// of a query's chunks together. The searcher's engine must be the native path.
+    pub(crate) fn scan_bytes(&self, query: &Sequence, subjects: &[usize]) -> Result<Vec<(ScanOutput, Vec<usize>)>> {
         let residues: Vec<&[u8]> = subjects.iter().map(|&k| self.db.residues(k)).collect();
-        let outputs = self
-            .strand_sequences(std::slice::from_ref(query))
+        self.strand_sequences(std::slice::from_ref(query))
             .iter()
-            .map(|q| crate::scan::native::scores(q, &residues, &self.scoring, self.native_report()))
-            .collect::<Result<Vec<ScanOutput>>>()?;
+            .map(|q| crate::scan::native::scores_in_bytes(q, &residues, &self.scoring, self.native_report()))
+            .collect()
+    }
+
+    /// Ends the scan of `subjects` against `query` from their byte passes (`bytes`: per
+    /// strand, [`Self::scan_bytes`] of these subjects, pieces appended in order, the
+    /// positions offset to match): the passes after the bytes on the subjects each
+    /// strand left, on all threads, then each subject's best score over the strands.
+    pub(crate) fn scan_past_bytes(
+        &self,
+        query: &Sequence,
+        subjects: &[usize],
+        bytes: Vec<(ScanOutput, Vec<usize>)>,
+    ) -> Result<Scanned> {
+        let start = Instant::now();
+        let mut outputs = Vec::with_capacity(bytes.len());
+        for (q, (mut out, past)) in self.strand_sequences(std::slice::from_ref(query)).iter().zip(bytes) {
+            let residues: Vec<&[u8]> = past.iter().map(|&i| self.db.residues(subjects[i])).collect();
+            let wide = crate::scan::native::scores_past_bytes(q, &residues, &self.scoring, self.native_report())?;
+            for (&i, score) in past.iter().zip(wide.scores) {
+                out.scores[i] = score;
+            }
+            out.recomputed += wide.recomputed;
+            outputs.push(out);
+        }
         let (best, strands) = self.best_over_strands(outputs.into_iter());
         Ok(Scanned {
             index: 0,

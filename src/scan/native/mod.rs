@@ -136,7 +136,42 @@ pub fn scores_at<S: AsRef<[u8]> + Sync>(
     subjects: &[S],
     scoring: &Scoring,
 ) -> Result<ScanOutput> {
-    scan_with(level, report, query, subjects, scoring, None)
+    scan_with(level, report, Passes::All, query, subjects, scoring, None).map(|(out, _)| out)
+}
+
+/// The byte pass alone ([`scores`]' first): every subject's score where its byte lane
+/// holds it, and the subjects (indices into `subjects`, shortest first) whose lanes
+/// could not, for [`scores_past_bytes`]; their scores here are 0. For scans in many
+/// small pieces (an MPI job's dealt chunks): the few subjects past the bytes in each
+/// piece would run the 16-bit pass on nearly empty batches, or each alone on the
+/// striped kernel (a chunk of 250 subjects sent all 1,899 of the 20 classic queries'
+/// there, against 472 of whole scans), so the pieces' together take the next passes.
+pub fn scores_in_bytes<S: AsRef<[u8]> + Sync>(
+    query: &[u8],
+    subjects: &[S],
+    scoring: &Scoring,
+    report: Report,
+) -> Result<(ScanOutput, Vec<usize>)> {
+    scan_with(Level::active(), report, Passes::Bytes, query, subjects, scoring, None)
+}
+
+/// The passes after the bytes ([`scores`]' second and third) for every subject of
+/// `subjects`: those [`scores_in_bytes`] left.
+pub fn scores_past_bytes<S: AsRef<[u8]> + Sync>(
+    query: &[u8],
+    subjects: &[S],
+    scoring: &Scoring,
+    report: Report,
+) -> Result<ScanOutput> {
+    scan_with(Level::active(), report, Passes::PastBytes, query, subjects, scoring, None).map(|(out, _)| out)
+}
+
+/// The passes a scan runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Passes {
+    All,
+    Bytes,
+    PastBytes,
 }
 
 /// The scores and ends of subjects a scan has scored already (a search's hits, checked
@@ -151,18 +186,20 @@ pub fn rescore<S: AsRef<[u8]> + Sync>(
     scoring: &Scoring,
 ) -> Result<ScanOutput> {
     assert_eq!(known.len(), subjects.len(), "a known score per subject");
-    scan_with(Level::active(), Report::Ends, query, subjects, scoring, Some(known))
+    scan_with(Level::active(), Report::Ends, Passes::All, query, subjects, scoring, Some(known)).map(|(out, _)| out)
 }
 
-/// [`scores_at`], and [`rescore`] with `known`.
+/// [`scores_at`], and [`rescore`] with `known`; `passes` of them (the subjects past the
+/// bytes are returned after [`Passes::Bytes`]).
 fn scan_with<S: AsRef<[u8]> + Sync>(
     level: Level,
     report: Report,
+    passes: Passes,
     query: &[u8],
     subjects: &[S],
     scoring: &Scoring,
     known: Option<&[i32]>,
-) -> Result<ScanOutput> {
+) -> Result<(ScanOutput, Vec<usize>)> {
     let level = level.capped();
     let letters = scoring.matrix.size();
     assert!(query.iter().all(|&c| (c as usize) < letters), "query code outside the matrix's alphabet");
@@ -173,7 +210,7 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
     let tables = Tables::new(scoring);
     // 1. Bytes. Sorted by length, a batch's last subject is its longest.
     let pending: Vec<usize> = match &tables {
-        Some(t) if t.fits(Width::Bytes.top()) => {
+        Some(t) if t.fits(Width::Bytes.top()) && passes != Passes::PastBytes => {
             // A rescore's few subjects leave most threads idle behind one batch of the
             // longest: those longer than a thread's share of lane-steps skip the bytes
             // for the striped kernel, as the words' `alone` below.
@@ -201,6 +238,9 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
         }
         _ => order,
     };
+    if passes == Passes::Bytes {
+        return Ok((out, pending));
+    }
     // 2. Words, 3. the reference: the subjects longer than `alone` each on all lanes
     // of the striped kernel, the others in batches, all of them longest first.
     let word_lanes = level.lanes() / Width::Words.bytes();
@@ -243,7 +283,7 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
             out.recomputed += wide as usize;
         }
     }
-    Ok(out)
+    Ok((out, Vec::new()))
 }
 
 /// A task of the 16-bit pass.
@@ -389,9 +429,23 @@ mod tests {
                     assert_eq!(out.recomputed, only.recomputed);
                     // Known scores send the subjects past the byte lanes straight on.
                     let known: Vec<i32> = want.iter().map(|w| w.score).collect();
-                    let again =
-                        pool.install(|| scan_with(level, Report::Ends, query, subjects, sc, Some(&known))).unwrap();
+                    let (again, _) = pool
+                        .install(|| scan_with(level, Report::Ends, Passes::All, query, subjects, sc, Some(&known)))
+                        .unwrap();
                     assert_eq!(again.scores, want, "{what}, level {level}, {threads} threads, known scores");
+                    // The byte pass, then the rest on the subjects it left: the same.
+                    let split = pool.install(|| {
+                        let (mut bytes, past) =
+                            scan_with(level, Report::Ends, Passes::Bytes, query, subjects, sc, None).unwrap();
+                        let left: Vec<&Vec<u8>> = past.iter().map(|&k| &subjects[k]).collect();
+                        let (wide, _) =
+                            scan_with(level, Report::Ends, Passes::PastBytes, query, &left, sc, None).unwrap();
+                        for (&k, r) in past.iter().zip(wide.scores) {
+                            bytes.scores[k] = r;
+                        }
+                        (bytes.recomputed + wide.recomputed, bytes.scores)
+                    });
+                    assert_eq!(split, (out.recomputed, want.clone()), "{what}, level {level}, bytes then the rest");
                     out
                 })
             })
