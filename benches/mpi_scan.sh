@@ -7,10 +7,11 @@
 # Writes to $OUT (or ./bench-out):
 #   cpu: the 20 classic queries against uniprot20k x 20 (prepared) on the native path,
 #        mpirun -n 1 and -n 4 with --threads 4 per rank (16 cores), the four ranks
-#        free (--bind-to none) and each bound to four cores of its own; rank 0's
-#        summary line gives the wall clock after setup (devices, database,
-#        calibration, shares, programs); the free ranks' --progress lines (each rank's scan
-#        time per query) are in cpu4.err;
+#        each bound to four cores of its own and free (--bind-to none, twice), the
+#        database dealt to them by chunks; rank 0's summary line gives the wall clock
+#        after setup (devices, database, calibration, shares, programs); the free
+#        ranks' --progress lines (each rank's scan time per query) are in cpu4.err;
+#        and one process without MPI (--threads 4, single.err), for comparison;
 #   gpu: the GPU alone (one rank) and the GPU rank beside three CPU ranks of 4 threads
 #        (MPMD), to show the shares follow the ranks' speeds.
 # Every output is compared byte for byte with the first.
@@ -44,7 +45,10 @@ run gpu1 $M -n 1 $B --threads 4 "${scan[@]}" --device gpu
 run gpu1_cpu3 $M -n 1 $B --threads 4 "${scan[@]}" --device gpu : -n 3 $B --threads 4 "${scan[@]}" --device native
 run cpu4_bound mpirun --map-by slot:PE=4 --bind-to core --oversubscribe --allow-run-as-root -n 4 $B --threads 4 "${scan[@]}" --device native
 run cpu4 $M -n 4 $B --threads 4 "${scan[@]}" --device native --progress
+run cpu4_again $M -n 4 $B --threads 4 "${scan[@]}" --device native
 run cpu1 $M -n 1 $B --threads 4 "${scan[@]}" --device native
-for name in gpu1_cpu3 cpu4_bound cpu4 cpu1; do
+run single $B --threads 4 "${scan[@]}" --device native
+grep '^clsw: 20 queries' "$out/single.err" | tee -a "$out/summaries.txt"
+for name in gpu1_cpu3 cpu4_bound cpu4 cpu4_again cpu1 single; do
   cmp "$out/gpu1.tsv" "$out/$name.tsv" && echo "$name: identical to gpu1 ($(wc -l < "$out/gpu1.tsv") lines)"
 done

@@ -23,7 +23,9 @@ use crate::scan::ScanOutput;
 use crate::scan::native::Level;
 use crate::search::Searcher;
 use crate::seq::{Database, Sequence};
-use std::sync::Mutex;
+use std::collections::VecDeque;
+use std::sync::mpsc::Sender;
+use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 /// Chunks of each query per thread of the job: enough that the search's last chunks
@@ -63,10 +65,12 @@ impl Deal {
     }
 
     /// Scans the chunks of `queries` this rank draws from `counter` on `local` (a
-    /// native searcher of the whole database), a thread of `workers` each, and sends
-    /// each query's scores, in query order, once every chunk of the query is drawn and
-    /// this rank's are scanned: the subjects of its chunks, none when other ranks drew
-    /// them all. Stops at an error (sent), or when `send` returns false.
+    /// native searcher of the whole database), on `workers` (one thread each), and
+    /// sends each query's scores in query order: the subjects of its chunks (none when
+    /// other ranks drew them all). A query's chunks run the byte pass; once every chunk
+    /// of it is drawn and this rank's are scanned, one worker runs the passes past the
+    /// bytes on the subjects they left, before drawing more. Stops at an error (sent),
+    /// or when `send` returns false.
     pub(super) fn scan(
         &self,
         local: &Searcher<'_>,
@@ -75,34 +79,39 @@ impl Deal {
         queries: &[Sequence],
         mut send: impl FnMut(Result<RankScan>) -> bool,
     ) {
-        let chunks = self.chunks() as u64;
-        let total = chunks * queries.len() as u64;
-        // A draw and its count in `pending` are one step, so that the chunks of every
-        // query before `drawn` are all counted.
-        let drawn = Mutex::new(Drawn { pending: vec![0; queries.len()], query: 0, exhausted: false, stopped: false });
-        let lock = || drawn.lock().unwrap_or_else(|e| e.into_inner());
-        let (tx, rx) = std::sync::mpsc::channel::<(usize, usize, Result<Bytes>)>();
+        let (n, chunks) = (queries.len(), self.chunks() as u64);
+        let total = chunks * n as u64;
+        let state = Mutex::new(State {
+            pending: vec![0; n],
+            parts: (0..n).map(|_| Part::default()).collect(),
+            query: 0,
+            exhausted: false,
+            ready: VecDeque::new(),
+            all_ready: false,
+            stopped: false,
+        });
+        let changed = Condvar::new();
+        let lock = || state.lock().unwrap_or_else(|e| e.into_inner());
+        let (tx, rx) = std::sync::mpsc::channel::<Event>();
         std::thread::scope(|scope| {
             for pool in workers {
-                let (tx, lock) = (tx.clone(), &lock);
+                let (tx, state, changed) = (tx.clone(), &state, &changed);
                 scope.spawn(move || {
                     pool.install(|| {
-                        loop {
-                            let (q, c) = {
-                                let mut d = lock();
-                                if d.stopped {
-                                    return;
-                                }
-                                let ticket = counter.next();
-                                if ticket >= total {
-                                    d.exhausted = true;
-                                    return;
-                                }
-                                let (q, c) = ((ticket / chunks) as usize, (ticket % chunks) as usize);
-                                (d.pending[q], d.query) = (d.pending[q] + 1, q);
-                                (q, c)
+                        while let Some(job) = self.next_job(state, changed, counter, total, &tx) {
+                            let done = match job {
+                                Job::Chunk(q, c) => Event::Chunk(q, c, local.scan_bytes(&queries[q], self.chunk(c))),
+                                Job::Past(q, Part { subjects, bytes }) => Event::Past(
+                                    q,
+                                    match bytes.is_empty() {
+                                        true => Ok(RankScan::default()),
+                                        false => local
+                                            .scan_past_bytes(&queries[q], &subjects, bytes)
+                                            .map(|s| RankScan::of(subjects, s)),
+                                    },
+                                ),
                             };
-                            if tx.send((q, c, local.scan_bytes(&queries[q], self.chunk(c)))).is_err() {
+                            if tx.send(done).is_err() {
                                 return;
                             }
                         }
@@ -110,54 +119,126 @@ impl Deal {
                 });
             }
             drop(tx);
-            let mut parts: Vec<Part> = (0..queries.len()).map(|_| Part::default()).collect();
-            let (mut next, mut since) = (0, Instant::now());
+            let stop = || {
+                lock().stopped = true;
+                changed.notify_all();
+            };
+            let mut done: Vec<Option<RankScan>> = (0..n).map(|_| None).collect();
+            let (mut ready, mut next, mut since) = (0, 0, Instant::now());
             loop {
-                // Every chunk of a query before the last one drawn is drawn, by some rank.
-                while next < queries.len() && {
-                    let d = lock();
-                    (d.exhausted || next < d.query) && d.pending[next] == 0
-                } {
-                    let Part { subjects, bytes } = std::mem::take(&mut parts[next]);
-                    let scan = match bytes.is_empty() {
-                        true => Ok(RankScan::default()),
-                        false => {
-                            local.scan_past_bytes(&queries[next], &subjects, bytes).map(|s| RankScan::of(subjects, s))
-                        }
-                    };
-                    let failed = scan.is_err();
-                    let scan = scan.map(|s| RankScan { index: next, scan_seconds: since.elapsed().as_secs_f64(), ..s });
-                    if !send(scan) || failed {
-                        lock().stopped = true;
-                        return;
+                {
+                    // Every chunk of a query before the last one drawn is drawn, by some rank.
+                    let mut s = lock();
+                    while ready < n && (s.exhausted || ready < s.query) && s.pending[ready] == 0 {
+                        s.ready.push_back(ready);
+                        ready += 1;
                     }
-                    since = Instant::now();
-                    next += 1;
+                    s.all_ready = ready == n;
                 }
-                if next == queries.len() {
+                changed.notify_all();
+                while let Some(scan) = done.get_mut(next).and_then(Option::take) {
+                    let scan = RankScan { index: next, scan_seconds: since.elapsed().as_secs_f64(), ..scan };
+                    if !send(Ok(scan)) {
+                        return stop();
+                    }
+                    (next, since) = (next + 1, Instant::now());
+                }
+                if next == n {
                     return;
                 }
-                let Ok((q, c, scanned)) = rx.recv() else {
-                    // Every thread has ended: the last queries go out above, unless a
-                    // thread ended without the draws exhausted (it cannot).
-                    if lock().exhausted {
-                        continue;
+                match rx.recv() {
+                    Ok(Event::Chunk(q, c, Ok(bytes))) => {
+                        let mut s = lock();
+                        s.parts[q].append(self.chunk(c), bytes);
+                        s.pending[q] -= 1;
                     }
-                    send(Err(Error::Internal("a rank's chunk scans stopped".into())));
-                    return;
-                };
-                lock().pending[q] -= 1;
-                match scanned {
-                    Ok(b) => parts[q].append(self.chunk(c), b),
-                    Err(e) => {
+                    Ok(Event::Past(q, Ok(scan))) => done[q] = Some(scan),
+                    Ok(Event::Exhausted) => {}
+                    Ok(Event::Chunk(_, _, Err(e)) | Event::Past(_, Err(e))) => {
                         send(Err(e));
-                        lock().stopped = true;
-                        return;
+                        return stop();
+                    }
+                    Err(_) => {
+                        send(Err(Error::Internal("a rank's scan threads stopped".into())));
+                        return stop();
                     }
                 }
             }
         })
     }
+
+    /// A worker's next job: the passes past the bytes of a query that is ready, else
+    /// the next chunk drawn; `None` when the scan stopped or every query is done.
+    fn next_job(
+        &self,
+        state: &Mutex<State>,
+        changed: &Condvar,
+        counter: &dyn Counter,
+        total: u64,
+        tx: &Sender<Event>,
+    ) -> Option<Job> {
+        let chunks = self.chunks() as u64;
+        let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if s.stopped {
+                return None;
+            }
+            if let Some(q) = s.ready.pop_front() {
+                return Some(Job::Past(q, std::mem::take(&mut s.parts[q])));
+            }
+            if !s.exhausted {
+                // A draw and its count in `pending` are one step, so that the chunks
+                // of every query before `query` are all counted.
+                let ticket = counter.next();
+                if ticket < total {
+                    let (q, c) = ((ticket / chunks) as usize, (ticket % chunks) as usize);
+                    (s.pending[q], s.query) = (s.pending[q] + 1, q);
+                    return Some(Job::Chunk(q, c));
+                }
+                s.exhausted = true;
+                let _ = tx.send(Event::Exhausted);
+                continue;
+            }
+            if s.all_ready {
+                return None;
+            }
+            s = changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// What a rank's workers share.
+struct State {
+    /// Chunks drawn and not yet scanned, per query.
+    pending: Vec<usize>,
+    /// Each query's chunks scanned so far.
+    parts: Vec<Part>,
+    /// The query of the last chunk drawn.
+    query: usize,
+    /// Every chunk is drawn.
+    exhausted: bool,
+    /// Queries whose chunks are all drawn and scanned, for the passes past the bytes.
+    ready: VecDeque<usize>,
+    /// Every query is ready (or past).
+    all_ready: bool,
+    /// The scan stopped (an error, or no one to send to): the workers end.
+    stopped: bool,
+}
+
+/// A worker's job.
+enum Job {
+    Chunk(usize, usize),
+    Past(usize, Part),
+}
+
+/// What a worker tells the rank's scan thread.
+enum Event {
+    /// A chunk's byte passes: query, chunk.
+    Chunk(usize, usize, Result<Bytes>),
+    /// A query's scan, ended.
+    Past(usize, Result<RankScan>),
+    /// The draws are exhausted.
+    Exhausted,
 }
 
 /// A query's byte passes over the chunks a rank scanned: per strand searched.
@@ -183,18 +264,6 @@ impl Part {
             past.extend(more_past.into_iter().map(|i| i + offset));
         }
     }
-}
-
-/// What a rank's threads have drawn.
-struct Drawn {
-    /// Chunks drawn and not yet scanned, per query.
-    pending: Vec<usize>,
-    /// The query of the last chunk drawn.
-    query: usize,
-    /// Every chunk is drawn.
-    exhausted: bool,
-    /// The scan stopped (an error, or no one to send to): the threads draw no more.
-    stopped: bool,
 }
 
 #[cfg(test)]
