@@ -111,7 +111,7 @@ fn ranks_find_what_one_process_finds() {
 }
 
 #[test]
-fn dna_on_both_strands_and_ranks_with_no_subjects() {
+fn dna_on_both_strands_and_ranks_that_draw_no_chunks() {
     let seqs = read_fasta("dna_pairs.fasta", Alphabet::Dna);
     let db = Database::from_sequences(Alphabet::Dna, seqs[..4].to_vec());
     let queries = seqs[4..10].to_vec();
@@ -119,7 +119,7 @@ fn dna_on_both_strands_and_ranks_with_no_subjects() {
     for strands in [Strands::Both, Strands::Minus] {
         let options = SearchOptions { strands, stats: StatsMethod::Shuffle, ..SearchOptions::default() };
         let want = alone(&db, &queries, &scoring, &options);
-        // Six ranks for four subjects: two ranks hold none.
+        // Six ranks for four subjects (four chunks): two ranks draw none.
         let got = run_ranks(6, |comm| rank_search(comm, &native(), &db, &queries, &scoring, &options).unwrap());
         assert_same(&format!("DNA, {strands:?}, 6 ranks"), &want, &got[0]);
     }
@@ -139,6 +139,34 @@ fn an_opencl_rank_beside_native_ranks_finds_the_same() {
         rank_search(comm, &engine, &db, &queries, &scoring, &options).unwrap()
     });
     assert_same(&format!("{} beside the native path", device.label()), &want, &got[0]);
+}
+
+/// Native ranks deal the whole database among them; beside a rank of OpenCL devices
+/// (which lays out a share once) the ranks take contiguous shares, some of them empty
+/// when there are more ranks than subjects, and find what one process finds.
+#[test]
+fn native_ranks_deal_and_beside_an_opencl_rank_ranks_take_shares() {
+    let (db, _, _) = protein();
+    let dealt = run_ranks(3, |comm| share(comm, &native(), &db, Ok(1.0)).unwrap());
+    assert!(dealt.iter().all(|s| s.dealt && s.range == (0..db.len()) && s.part(&db).is_none()));
+    let Some(device) = common::test_device_infos().into_iter().next() else { return };
+    let seqs = read_fasta("dna_pairs.fasta", Alphabet::Dna);
+    let db = Database::from_sequences(Alphabet::Dna, seqs[..4].to_vec());
+    let queries = seqs[4..10].to_vec();
+    let scoring = Scoring::new(Matrix::builtin("EDNAFULL").unwrap(), Gaps::affine(10, 1).unwrap());
+    let options = SearchOptions { stats: StatsMethod::Shuffle, ..SearchOptions::default() };
+    let engine_of = |rank: usize| match rank {
+        0 => Engine::new(DeviceSpec::from(DeviceChoice::Name(device.name.clone()))).unwrap(),
+        _ => native(),
+    };
+    let shares = run_ranks(6, |comm| share(comm, &engine_of(comm.rank()), &db, Ok(1.0)).unwrap());
+    assert!(shares.iter().all(|s| !s.dealt), "an OpenCL rank: shares");
+    assert!(shares.iter().any(|s| s.range.is_empty()), "six ranks for four subjects: some hold none");
+    assert_eq!(shares.iter().map(|s| s.range.len()).sum::<usize>(), db.len());
+    let want = alone(&db, &queries, &scoring, &options);
+    let got =
+        run_ranks(6, |comm| rank_search(comm, &engine_of(comm.rank()), &db, &queries, &scoring, &options).unwrap());
+    assert_same(&format!("DNA, {} beside 5 native ranks", device.label()), &want, &got[0]);
 }
 
 #[test]

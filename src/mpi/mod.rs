@@ -14,6 +14,11 @@
 //!   into one contiguous share per rank, residues in proportion to the ranks' speeds,
 //!   so a GPU rank takes many times the share of a CPU rank and all finish together.
 //!   Each rank lays out its share ([`crate::seq::Database::part`]) on its devices once.
+//! * **Dealt by chunks, when every rank is native** ([`deal`]). The native CPU path
+//!   lays nothing out, and CPU ranks that share hosts change speed from query to
+//!   query: the whole database is cut into chunks, longest subjects first, and each
+//!   rank's threads draw the next chunk from a counter the ranks share
+//!   ([`Comm::counter`], an MPI window) whenever they are free.
 //! * **Per query, four exchanges** (kilobytes; at 256 ranks the sample and the hits are a
 //!   few hundred):
 //!   1. the scores the E-value fit samples (at most [`crate::search::FIT_SAMPLE`],
@@ -22,8 +27,9 @@
 //!   2. those statistics, to every rank;
 //!   3. each rank's best hits under them (at most `max_hits`, without alignments):
 //!      merged in the order hits are reported, the same global list on every rank;
-//!   4. the alignments of that list, each made by the rank that holds the subject
-//!      (which also checks its device's score on the CPU), sent to rank 0.
+//!   4. the alignments of that list, each made by the rank that holds the subject (for
+//!      a dealt database, the rank that scanned it), which also checks its device's
+//!      score on the CPU, sent to rank 0.
 //!
 //!   A rank's devices scan the next queries while these run, and several queries are
 //!   in flight between their exchanges: while query i's sample is gathered, rank 0
@@ -50,7 +56,8 @@
 //!
 //! # Communicators ([`Comm`])
 //!
-//! The protocol is written against [`Comm`], two collectives on bytes. [`World`]
+//! The protocol is written against [`Comm`], two collectives on bytes and a shared
+//! counter. [`World`]
 //! (feature `mpi`) is MPI's; [`threads::run_ranks`] runs ranks as threads of one
 //! process, which is how the protocol is tested without an MPI library.
 
