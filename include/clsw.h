@@ -1424,7 +1424,9 @@ enum clsw_status clsw_searcher_new(const struct clsw_engine *engine,
  * calls it with the same database (each its own copy: the ranks check that they
  * agree), scoring and options, and each rank searches its share of the database on
  * `engine`'s devices (shares by residues, in proportion to each rank's measured
- * speed). `comm` is the communicator's Fortran handle, `MPI_Comm_c2f(comm)`, so that
+ * speed; when every rank's engine is the native CPU path and MPI was initialized with
+ * `MPI_THREAD_SERIALIZED` or more, chunks dealt to each rank's threads as they become
+ * free, and those threads then call MPI during a search, one call at a time). `comm` is the communicator's Fortran handle, `MPI_Comm_c2f(comm)`, so that
  * this header needs no `mpi.h`; MPI must be initialized, and clsw works on a
  * duplicate of the communicator (`MPI_Comm_dup`), freed with the searcher.
  *

@@ -47,7 +47,10 @@ static char *get_text(clsw_status (*get)(const clsw_db *, size_t, char *, size_t
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
+    /* SERIALIZED lets clsw's threads call MPI (one at a time) to deal native ranks
+       chunks of the database; with less, the ranks take fixed shares. */
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (argc != 3) {
         if (rank == 0) fprintf(stderr, "usage: mpirun -n N mpi_search DB.fasta QUERIES.fasta\n");

@@ -94,8 +94,14 @@ pub trait Comm: Send + Sync {
     /// Every rank's `bytes`, in rank order, on rank 0; nothing on the others.
     fn gather(&self, bytes: &[u8]) -> Vec<Vec<u8>>;
     /// A new counter shared by the ranks, at 0. Collective, like the exchanges; the
-    /// counter's draws may then come from any thread, beside the exchanges.
+    /// counter's draws may then come from any thread, beside the exchanges, where
+    /// [`Self::threads_may_draw`].
     fn counter(&self) -> Box<dyn Counter + '_>;
+    /// Whether threads other than the one that exchanges may draw from a counter: MPI
+    /// started with `MPI_THREAD_SERIALIZED` or more.
+    fn threads_may_draw(&self) -> bool {
+        true
+    }
 }
 
 /// A number the ranks draw from together: each draw, on any rank, returns the next

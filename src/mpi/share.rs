@@ -112,7 +112,8 @@ pub(super) fn speeds(comm: &dyn Comm, speed: Result<f64>) -> Result<Vec<f64>> {
 /// Checks that every rank opened the same database (a copy on every node), then cuts
 /// it into one contiguous share per rank by residues, weighed by the ranks' speeds
 /// (`speed`: this rank's [`calibrate`] of `engine`), or deals it ([`Share::dealt`]) when
-/// every rank's engine is the native CPU path. Collective: every rank calls it.
+/// every rank's engine is the native CPU path and every rank's threads may call MPI
+/// ([`Comm::threads_may_draw`]). Collective: every rank calls it.
 pub fn share(comm: &dyn Comm, engine: &Engine, db: &Database, speed: Result<f64>) -> Result<Share> {
     let mut mine = Vec::new();
     wire::put_u64(&mut mine, db.len() as u64);
@@ -130,7 +131,8 @@ pub fn share(comm: &dyn Comm, engine: &Engine, db: &Database, speed: Result<f64>
         )
     })?;
     let speeds = speeds(comm, speed)?;
-    let dealt = agree(comm, Ok(vec![u8::from(!engine.uses_opencl())]))?.iter().all(|native| native[..] == [1]);
+    let dealer = !engine.uses_opencl() && comm.threads_may_draw();
+    let dealt = agree(comm, Ok(vec![u8::from(dealer)]))?.iter().all(|dealer| dealer[..] == [1]);
     if dealt {
         return Ok(Share { range: 0..db.len(), speeds, residues: Vec::new(), dealt });
     }

@@ -122,6 +122,10 @@ fn parts(buf: &[u8], counts: &[i32], displs: &[i32]) -> Vec<Vec<u8>> {
 }
 
 impl Comm for World {
+    fn threads_may_draw(&self) -> bool {
+        rsmpi::environment::threading_support() >= rsmpi::Threading::Serialized
+    }
+
     fn rank(&self) -> usize {
         self.comm.rank() as usize
     }
