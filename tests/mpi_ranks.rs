@@ -10,7 +10,7 @@ mod common;
 
 use clsw::device::{DeviceChoice, DeviceSpec};
 use clsw::engine::Engine;
-use clsw::mpi::threads::run_ranks;
+use clsw::mpi::threads::{run_ranks, run_ranks_without_draws};
 use clsw::mpi::{Comm, RankSearcher, calibrate, share};
 use clsw::psse::{self, PsseOptions, PsseResult};
 use clsw::scoring::{Gaps, Matrix, Scoring};
@@ -107,6 +107,10 @@ fn ranks_find_what_one_process_finds() {
             assert_same(&format!("{name}, {n} ranks"), &want, &got[0]);
             assert!(got[1..].iter().all(Vec::is_empty), "{name}: only rank 0 receives results");
         }
+        // Ranks whose threads may not call MPI take fixed shares.
+        let got =
+            run_ranks_without_draws(3, |comm| rank_search(comm, &native(), &db, &queries, &scoring, &options).unwrap());
+        assert_same(&format!("{name}, 3 ranks of fixed shares"), &want, &got[0]);
     }
 }
 
@@ -149,6 +153,8 @@ fn native_ranks_deal_and_beside_an_opencl_rank_ranks_take_shares() {
     let (db, _, _) = protein();
     let dealt = run_ranks(3, |comm| share(comm, &native(), &db, Ok(1.0)).unwrap());
     assert!(dealt.iter().all(|s| s.dealt && s.range == (0..db.len()) && s.part(&db).is_none()));
+    let fixed = run_ranks_without_draws(3, |comm| share(comm, &native(), &db, Ok(1.0)).unwrap());
+    assert!(fixed.iter().all(|s| !s.dealt && s.part(&db).is_some()), "no draws: fixed shares");
     let Some(device) = common::test_device_infos().into_iter().next() else { return };
     let seqs = read_fasta("dna_pairs.fasta", Alphabet::Dna);
     let db = Database::from_sequences(Alphabet::Dna, seqs[..4].to_vec());

@@ -24,7 +24,7 @@ use crate::scan::native::Level;
 use crate::search::Searcher;
 use crate::seq::{Database, Sequence};
 use std::collections::VecDeque;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
@@ -69,25 +69,25 @@ impl Deal {
     /// sends each query's scores in query order: the subjects of its chunks (none when
     /// other ranks drew them all). A query's chunks run the byte pass; once every chunk
     /// of it is drawn and this rank's are scanned, one worker runs the passes past the
-    /// bytes on the subjects they left, before drawing more. Stops at an error (sent),
-    /// or when `send` returns false.
+    /// bytes on the subjects they left, before drawing more. The workers draw no chunk
+    /// of a query `ahead` or more past the last one sent. Stops at an error (sent, a
+    /// panic's included), or when `send` returns false.
     pub(super) fn scan(
         &self,
         local: &Searcher<'_>,
         counter: &dyn Counter,
         workers: &[rayon::ThreadPool],
         queries: &[Sequence],
+        ahead: usize,
         mut send: impl FnMut(Result<RankScan>) -> bool,
     ) {
-        let (n, chunks) = (queries.len(), self.chunks() as u64);
-        let total = chunks * n as u64;
+        let n = queries.len();
         let state = Mutex::new(State {
             pending: vec![0; n],
             parts: (0..n).map(|_| Part::default()).collect(),
-            query: 0,
-            exhausted: false,
             ready: VecDeque::new(),
-            all_ready: false,
+            readied: 0,
+            sent: 0,
             stopped: false,
         });
         let changed = Condvar::new();
@@ -98,19 +98,11 @@ impl Deal {
                 let (tx, state, changed) = (tx.clone(), &state, &changed);
                 scope.spawn(move || {
                     pool.install(|| {
-                        while let Some(job) = self.next_job(state, changed, counter, total, &tx) {
-                            let done = match job {
-                                Job::Chunk(q, c) => Event::Chunk(q, c, local.scan_bytes(&queries[q], self.chunk(c))),
-                                Job::Past(q, Part { subjects, bytes }) => Event::Past(
-                                    q,
-                                    match bytes.is_empty() {
-                                        true => Ok(RankScan::default()),
-                                        false => local
-                                            .scan_past_bytes(&queries[q], &subjects, bytes)
-                                            .map(|s| RankScan::of(subjects, s)),
-                                    },
-                                ),
-                            };
+                        while let Some(job) = self.next_job(state, changed, counter, n, ahead) {
+                            let run = std::panic::AssertUnwindSafe(|| self.run(local, queries, job));
+                            let done = std::panic::catch_unwind(run).unwrap_or_else(|_| {
+                                Event::Failed(Error::Internal("a rank's scan of a chunk panicked".into()))
+                            });
                             if tx.send(done).is_err() {
                                 return;
                             }
@@ -124,17 +116,9 @@ impl Deal {
                 changed.notify_all();
             };
             let mut done: Vec<Option<RankScan>> = (0..n).map(|_| None).collect();
-            let (mut ready, mut next, mut since) = (0, 0, Instant::now());
+            let (mut next, mut since) = (0, Instant::now());
             loop {
-                {
-                    // Every chunk of a query before the last one drawn is drawn, by some rank.
-                    let mut s = lock();
-                    while ready < n && (s.exhausted || ready < s.query) && s.pending[ready] == 0 {
-                        s.ready.push_back(ready);
-                        ready += 1;
-                    }
-                    s.all_ready = ready == n;
-                }
+                lock().refresh(self, counter);
                 changed.notify_all();
                 while let Some(scan) = done.get_mut(next).and_then(Option::take) {
                     let scan = RankScan { index: next, scan_seconds: since.elapsed().as_secs_f64(), ..scan };
@@ -142,23 +126,26 @@ impl Deal {
                         return stop();
                     }
                     (next, since) = (next + 1, Instant::now());
+                    lock().sent = next;
                 }
                 if next == n {
                     return;
                 }
-                match rx.recv() {
-                    Ok(Event::Chunk(q, c, Ok(bytes))) => {
+                // Other ranks' draws make queries ready too, and tell no one: look
+                // again after a millisecond.
+                match rx.recv_timeout(std::time::Duration::from_millis(1)) {
+                    Ok(Event::Chunk(q, c, bytes)) => {
                         let mut s = lock();
                         s.parts[q].append(self.chunk(c), bytes);
                         s.pending[q] -= 1;
                     }
-                    Ok(Event::Past(q, Ok(scan))) => done[q] = Some(scan),
-                    Ok(Event::Exhausted) => {}
-                    Ok(Event::Chunk(_, _, Err(e)) | Event::Past(_, Err(e))) => {
+                    Ok(Event::Past(q, scan)) => done[q] = Some(scan),
+                    Ok(Event::Failed(e)) => {
                         send(Err(e));
                         return stop();
                     }
-                    Err(_) => {
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => {
                         send(Err(Error::Internal("a rank's scan threads stopped".into())));
                         return stop();
                     }
@@ -167,15 +154,30 @@ impl Deal {
         })
     }
 
+    /// A worker's job done: a chunk's byte passes, or the end of a query's scan.
+    fn run(&self, local: &Searcher<'_>, queries: &[Sequence], job: Job) -> Event {
+        let done = match job {
+            Job::Chunk(q, c) => local.scan_bytes(&queries[q], self.chunk(c)).map(|bytes| Event::Chunk(q, c, bytes)),
+            Job::Past(q, Part { subjects, bytes }) => match bytes.is_empty() {
+                true => Ok(Event::Past(q, RankScan::default())),
+                false => local
+                    .scan_past_bytes(&queries[q], &subjects, bytes)
+                    .map(|s| Event::Past(q, RankScan::of(subjects, s))),
+            },
+        };
+        done.unwrap_or_else(Event::Failed)
+    }
+
     /// A worker's next job: the passes past the bytes of a query that is ready, else
-    /// the next chunk drawn; `None` when the scan stopped or every query is done.
+    /// the next chunk drawn (while its query is fewer than `ahead` past the last sent);
+    /// `None` when the scan stopped or every query is ready and taken.
     fn next_job(
         &self,
         state: &Mutex<State>,
         changed: &Condvar,
         counter: &dyn Counter,
-        total: u64,
-        tx: &Sender<Event>,
+        queries: usize,
+        ahead: usize,
     ) -> Option<Job> {
         let chunks = self.chunks() as u64;
         let mut s = state.lock().unwrap_or_else(|e| e.into_inner());
@@ -183,26 +185,25 @@ impl Deal {
             if s.stopped {
                 return None;
             }
+            let at = s.refresh(self, counter);
             if let Some(q) = s.ready.pop_front() {
                 return Some(Job::Past(q, std::mem::take(&mut s.parts[q])));
             }
-            if !s.exhausted {
-                // A draw and its count in `pending` are one step, so that the chunks
-                // of every query before `query` are all counted.
+            if at < chunks * queries as u64 && at / chunks < (s.sent + ahead) as u64 {
+                // A draw and its count in `pending` are one step under the lock: the
+                // chunks of a query that `refresh` finds all drawn are all counted.
                 let ticket = counter.next();
-                if ticket < total {
+                if ticket < chunks * queries as u64 {
                     let (q, c) = ((ticket / chunks) as usize, (ticket % chunks) as usize);
-                    (s.pending[q], s.query) = (s.pending[q] + 1, q);
+                    s.pending[q] += 1;
                     return Some(Job::Chunk(q, c));
                 }
-                s.exhausted = true;
-                let _ = tx.send(Event::Exhausted);
                 continue;
             }
-            if s.all_ready {
+            if s.readied == queries {
                 return None;
             }
-            s = changed.wait(s).unwrap_or_else(|e| e.into_inner());
+            s = changed.wait_timeout(s, std::time::Duration::from_millis(1)).unwrap_or_else(|e| e.into_inner()).0;
         }
     }
 }
@@ -213,16 +214,32 @@ struct State {
     pending: Vec<usize>,
     /// Each query's chunks scanned so far.
     parts: Vec<Part>,
-    /// The query of the last chunk drawn.
-    query: usize,
-    /// Every chunk is drawn.
-    exhausted: bool,
-    /// Queries whose chunks are all drawn and scanned, for the passes past the bytes.
+    /// Queries whose chunks are all drawn and this rank's scanned, for the passes past
+    /// the bytes.
     ready: VecDeque<usize>,
-    /// Every query is ready (or past).
-    all_ready: bool,
+    /// The queries before this one went to `ready`.
+    readied: usize,
+    /// The queries before this one are sent on.
+    sent: usize,
     /// The scan stopped (an error, or no one to send to): the workers end.
     stopped: bool,
+}
+
+impl State {
+    /// Moves the queries whose chunks are all drawn (by any rank) and scanned (this
+    /// rank's) to `ready`, in order; returns the counter's value, taken under this
+    /// state's lock so that every draw of this rank is counted in `pending`.
+    fn refresh(&mut self, deal: &Deal, counter: &dyn Counter) -> u64 {
+        let (at, chunks) = (counter.peek(), deal.chunks() as u64);
+        while self.readied < self.pending.len()
+            && at >= (self.readied as u64 + 1) * chunks
+            && self.pending[self.readied] == 0
+        {
+            self.ready.push_back(self.readied);
+            self.readied += 1;
+        }
+        at
+    }
 }
 
 /// A worker's job.
@@ -234,11 +251,10 @@ enum Job {
 /// What a worker tells the rank's scan thread.
 enum Event {
     /// A chunk's byte passes: query, chunk.
-    Chunk(usize, usize, Result<Bytes>),
+    Chunk(usize, usize, Bytes),
     /// A query's scan, ended.
-    Past(usize, Result<RankScan>),
-    /// The draws are exhausted.
-    Exhausted,
+    Past(usize, RankScan),
+    Failed(Error),
 }
 
 /// A query's byte passes over the chunks a rank scanned: per strand searched.
@@ -329,7 +345,7 @@ mod tests {
             let workers: Vec<rayon::ThreadPool> =
                 (0..2).map(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap()).collect();
             let mut got = Vec::new();
-            deal.scan(&searcher, counter.as_ref(), &workers, &queries, |s| {
+            deal.scan(&searcher, counter.as_ref(), &workers, &queries, 1, |s| {
                 got.push(s.unwrap());
                 true
             });

@@ -109,6 +109,8 @@ pub trait Comm: Send + Sync {
 /// to the ranks as each becomes free ([`deal`]).
 pub trait Counter: Send + Sync {
     fn next(&self) -> u64;
+    /// The number the next draw will return (or a later one, once others drew).
+    fn peek(&self) -> u64;
 }
 
 /// `e` as the other ranks see it: [`Error::Rank`] with this rank's number and the

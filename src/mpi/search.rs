@@ -65,8 +65,8 @@ struct Costs {
 
 impl<'a> RankSearcher<'a> {
     /// This rank's searcher: `db` is the whole database (every rank opened the same),
-    /// `part` its share (`db.part(share.range.clone())`). Collective: every rank calls
-    /// it, and every rank fails when one does.
+    /// `part` its share's database (`share.part(db)`, or `db` itself when the share is
+    /// dealt). Collective: every rank calls it, and every rank fails when one does.
     pub fn new(
         comm: &'a dyn Comm,
         engine: &'a Engine,
@@ -186,7 +186,9 @@ impl<'a> RankSearcher<'a> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Result<RankScan>>(ahead);
             match (&self.local, &self.deal, &counter) {
                 (Some(local), Some((deal, workers)), Some(counter)) => {
-                    scope.spawn(move || deal.scan(local, counter.as_ref(), workers, queries, |s| tx.send(s).is_ok()));
+                    scope.spawn(move || {
+                        deal.scan(local, counter.as_ref(), workers, queries, ahead, |s| tx.send(s).is_ok())
+                    });
                 }
                 (Some(local), _, _) => {
                     scope.spawn(move || {
@@ -504,6 +506,8 @@ pub(super) struct RankScan {
     pub(super) recomputed: usize,
     pub(super) kernel_seconds: f64,
     pub(super) kernel_seconds_from_host: bool,
+    /// The scan's seconds; for dealt chunks, from the previous query's scores sent on
+    /// to this one's (the rank's workers scan several queries' chunks at once).
     pub(super) scan_seconds: f64,
 }
 

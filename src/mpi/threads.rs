@@ -14,8 +14,20 @@ use std::time::Duration;
 /// When a rank panics, or waits more than a minute for the others at a collective
 /// (the ranks did not call the same collectives).
 pub fn run_ranks<T: Send>(n: usize, f: impl Fn(&dyn Comm) -> T + Sync) -> Vec<T> {
+    run(n, true, f)
+}
+
+/// [`run_ranks`] on ranks whose threads may not draw from a counter (MPI below
+/// `MPI_THREAD_SERIALIZED`, [`Comm::threads_may_draw`]): native ranks then take
+/// fixed shares of a database, not chunks dealt.
+pub fn run_ranks_without_draws<T: Send>(n: usize, f: impl Fn(&dyn Comm) -> T + Sync) -> Vec<T> {
+    run(n, false, f)
+}
+
+fn run<T: Send>(n: usize, draws: bool, f: impl Fn(&dyn Comm) -> T + Sync) -> Vec<T> {
     let shared = Arc::new(Shared {
         n,
+        draws,
         round: Mutex::new(Round::default()),
         changed: Condvar::new(),
         counter: Mutex::new(Arc::new(AtomicU64::new(0))),
@@ -34,6 +46,8 @@ pub fn run_ranks<T: Send>(n: usize, f: impl Fn(&dyn Comm) -> T + Sync) -> Vec<T>
 
 struct Shared {
     n: usize,
+    /// [`Comm::threads_may_draw`].
+    draws: bool,
     round: Mutex<Round>,
     changed: Condvar,
     /// The counter the last [`Comm::counter`] made (rank 0 makes it, every rank takes it).
@@ -79,6 +93,10 @@ impl Comm for ThreadComm {
 
     fn size(&self) -> usize {
         self.shared.n
+    }
+
+    fn threads_may_draw(&self) -> bool {
+        self.shared.draws
     }
 
     fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
@@ -134,6 +152,10 @@ struct SharedCounter(Arc<AtomicU64>);
 impl Counter for SharedCounter {
     fn next(&self) -> u64 {
         self.0.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn peek(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
     }
 }
 

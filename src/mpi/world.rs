@@ -13,8 +13,14 @@ use rsmpi::traits::{FromRaw, Root};
 /// the host's.
 pub struct World {
     comm: SimpleCommunicator,
+    /// This process's rank and the ranks, asked once (MPI is then called only where
+    /// `serial` is held).
+    rank: usize,
+    size: usize,
+    /// One collective at a time, from its barrier to its end, whichever thread calls it.
+    exchange: std::sync::Mutex<()>,
     /// One MPI call at a time, whichever thread makes it (MPI_THREAD_SERIALIZED): the
-    /// exchanges' and the counters' draws.
+    /// exchanges' and the counters' draws. Taken after `exchange`.
     serial: std::sync::Mutex<()>,
     /// Held by the process that started MPI: finalizes it when dropped.
     _universe: Option<Universe>,
@@ -39,14 +45,15 @@ impl World {
                 "this MPI library gives threads {level:?}; clsw needs MPI_THREAD_SERIALIZED"
             )));
         }
-        let comm = universe.world();
-        Ok(World { comm, serial: std::sync::Mutex::new(()), _universe: Some(universe) })
+        Ok(World::of(universe.world(), Some(universe)))
     }
 
     /// A duplicate of a host program's communicator, given as its Fortran handle
     /// (`MPI_Comm_c2f`). MPI must be initialized, and stays the host's to finalize
     /// (after the duplicate is freed). clsw calls MPI from the threads that call its
-    /// collective functions, one at a time: the host's thread level must allow that.
+    /// collective functions, one at a time: the host's thread level must allow that;
+    /// with `MPI_THREAD_SERIALIZED` or more, also from its own threads during a search
+    /// ([`Comm::threads_may_draw`]).
     pub fn from_fortran(handle: i32) -> Result<World> {
         if !rsmpi::environment::is_initialized() {
             return Err(Error::InvalidArgument("MPI is not initialized (call MPI_Init first)".into()));
@@ -63,15 +70,27 @@ impl World {
             if rsmpi::ffi::MPI_Comm_dup(given, &mut dup) != 0 {
                 return Err(Error::InvalidArgument("MPI_Comm_dup of the communicator failed".into()));
             }
-            Ok(World { comm: SimpleCommunicator::from_raw(dup), serial: std::sync::Mutex::new(()), _universe: None })
+            Ok(World::of(SimpleCommunicator::from_raw(dup), None))
+        }
+    }
+
+    fn of(comm: SimpleCommunicator, universe: Option<Universe>) -> World {
+        let (rank, size) = (comm.rank() as usize, comm.size() as usize);
+        World {
+            comm,
+            rank,
+            size,
+            exchange: std::sync::Mutex::new(()),
+            serial: std::sync::Mutex::new(()),
+            _universe: universe,
         }
     }
 }
 
-// SAFETY: a communicator is a handle MPI lets any thread use; every collective on it
+// SAFETY: a communicator is a handle MPI lets any thread use; every MPI call on it
 // holds `serial`, so MPI is entered by one thread at a time, which MPI_THREAD_SERIALIZED
 // (asked for and checked by `init`; for the C ABI, the host's level, as its
-// documentation says) allows.
+// documentation says) allows; and `exchange` keeps one collective at a time in order.
 unsafe impl Send for World {}
 unsafe impl Sync for World {}
 
@@ -107,9 +126,13 @@ impl World {
         self.serial.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn exchange(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.exchange.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The byte counts of every rank, and their offsets in one buffer.
     fn layout(&self, len: usize) -> (Vec<i32>, Vec<i32>) {
-        let mut counts = vec![0i32; self.comm.size() as usize];
+        let mut counts = vec![0i32; self.size];
         self.comm.all_gather_into(&(len as i32), &mut counts[..]);
         let displs = counts.iter().scan(0i32, |at, &c| Some(std::mem::replace(at, *at + c))).collect();
         (counts, displs)
@@ -127,14 +150,15 @@ impl Comm for World {
     }
 
     fn rank(&self) -> usize {
-        self.comm.rank() as usize
+        self.rank
     }
 
     fn size(&self) -> usize {
-        self.comm.size() as usize
+        self.size
     }
 
     fn all_gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        let _turn = self.exchange();
         self.wait_for_all();
         let _one = self.serial();
         let (counts, displs) = self.layout(bytes.len());
@@ -147,11 +171,12 @@ impl Comm for World {
     }
 
     fn gather(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        let _turn = self.exchange();
         self.wait_for_all();
         let _one = self.serial();
         let root = self.comm.process_at_rank(0);
-        let mut counts = vec![0i32; self.comm.size() as usize];
-        if self.comm.rank() == 0 {
+        let mut counts = vec![0i32; self.size];
+        if self.rank == 0 {
             root.gather_into_root(&(bytes.len() as i32), &mut counts[..]);
             let displs: Vec<i32> = counts.iter().scan(0i32, |at, &c| Some(std::mem::replace(at, *at + c))).collect();
             let mut buf = vec![0u8; counts.iter().map(|&c| c as usize).sum()];
@@ -173,9 +198,11 @@ impl Comm for World {
 }
 
 /// A [`Counter`] in an MPI window of one 64-bit integer on rank 0, drawn with
-/// `MPI_Fetch_and_op` in a passive-target epoch that lasts as long as the counter: a
-/// draw needs nothing from rank 0's threads (shared memory on one host, the network's
-/// atomics between hosts). rsmpi has no one-sided calls; these are its raw bindings.
+/// `MPI_Fetch_and_op` in a passive-target epoch that lasts as long as the counter. On
+/// one host (shared memory) and networks with atomics a draw needs nothing from rank
+/// 0's threads; elsewhere (TCP between hosts) it completes when rank 0 next enters MPI,
+/// which its exchanges' waits do every millisecond. rsmpi has no one-sided calls;
+/// these are its raw bindings.
 struct WindowCounter<'w> {
     world: &'w World,
     window: ffi::MPI_Win,
@@ -187,9 +214,10 @@ use rsmpi::raw::AsRaw;
 impl<'w> WindowCounter<'w> {
     /// Collective: every rank makes its part of the window.
     fn new(world: &'w World) -> WindowCounter<'w> {
+        let _turn = world.exchange();
         world.wait_for_all();
         let _one = world.serial();
-        let root = world.comm.rank() == 0;
+        let root = world.rank == 0;
         let bytes = if root { std::mem::size_of::<u64>() } else { 0 };
         // SAFETY: MPI_Win_allocate gives rank 0 eight bytes it owns until MPI_Win_free
         // (in drop); rank 0 sets them in an exclusive epoch before the barrier after
@@ -222,16 +250,17 @@ impl<'w> WindowCounter<'w> {
 unsafe impl Send for WindowCounter<'_> {}
 unsafe impl Sync for WindowCounter<'_> {}
 
-impl Counter for WindowCounter<'_> {
-    fn next(&self) -> u64 {
+impl WindowCounter<'_> {
+    /// The counter's value before adding `add` to it.
+    fn fetch_add(&self, add: u64) -> u64 {
         let _one = self.world.serial();
-        let (one, mut drawn) = (1u64, 0u64);
+        let mut drawn = 0u64;
         // SAFETY: the window holds one u64 on rank 0 and every rank is in its
         // passive-target epoch (MPI_Win_lock_all in `new`); the flush completes the
         // operation before `drawn` is read.
         unsafe {
             ffi::MPI_Fetch_and_op(
-                (&one as *const u64).cast(),
+                (&add as *const u64).cast(),
                 (&mut drawn as *mut u64).cast(),
                 ffi::RSMPI_UINT64_T,
                 0,
@@ -245,10 +274,25 @@ impl Counter for WindowCounter<'_> {
     }
 }
 
+impl Counter for WindowCounter<'_> {
+    fn next(&self) -> u64 {
+        self.fetch_add(1)
+    }
+
+    fn peek(&self) -> u64 {
+        self.fetch_add(0)
+    }
+}
+
 impl Drop for WindowCounter<'_> {
     /// Collective, as the counter's making: every rank drops its counter at the same
-    /// point of the protocol (an error ends every rank at the same exchange).
+    /// point of the protocol (an error ends every rank at the same exchange). A rank
+    /// that panics leaves the window to MPI's end: the others are not at this point.
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        let _turn = self.world.exchange();
         self.world.wait_for_all();
         let _one = self.world.serial();
         // SAFETY: the epoch opened in `new` ends, then the window is freed, once.

@@ -196,7 +196,8 @@ impl Searcher<'_> {
     /// Ends the scan of `subjects` against `query` from their byte passes (`bytes`: per
     /// strand, [`Self::scan_bytes`] of these subjects, pieces appended in order, the
     /// positions offset to match): the passes after the bytes on the subjects each
-    /// strand left, on all threads, then each subject's best score over the strands.
+    /// strand left, on the current thread pool, then each subject's best score over
+    /// the strands.
     pub(crate) fn scan_past_bytes(
         &self,
         query: &Sequence,

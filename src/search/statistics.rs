@@ -242,13 +242,11 @@ impl<'a> Statistician<'a> {
         k.is_multiple_of(self.db.len().div_ceil(FIT_SAMPLE).max(1)) && self.db.seq_len(k) > 0
     }
 
-    /// The fit's sample of `scores` (the subjects `first..` in database order, as
-    /// many as `scores` holds): what [`Self::statistics`] needs of a query's scores.
-    pub(crate) fn sample(&self, first: usize, scores: &[LocalScore]) -> FitSample {
-        let (scores, lengths) = (0..scores.len())
-            .filter(|&i| self.in_sample(first + i))
-            .map(|i| (scores[i].score, self.db.seq_len(first + i)))
-            .unzip();
+    /// The fit's sample of `scores` (every subject's, in database order): what
+    /// [`Self::statistics`] needs of a query's scores.
+    pub(crate) fn sample(&self, scores: &[LocalScore]) -> FitSample {
+        let (scores, lengths) =
+            (0..scores.len()).filter(|&k| self.in_sample(k)).map(|k| (scores[k].score, self.db.seq_len(k))).unzip();
         FitSample { scores, lengths }
     }
 
