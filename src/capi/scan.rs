@@ -328,9 +328,10 @@ unsafe fn searcher_inputs<'o>(
 /// `engine`'s devices (shares by residues, in proportion to each rank's measured
 /// speed; when every rank's engine is the native CPU path and MPI was initialized with
 /// `MPI_THREAD_SERIALIZED` or more, chunks dealt to each rank's threads as they become
-/// free, and those threads then call MPI during a search, one call at a time). `comm` is the communicator's Fortran handle, `MPI_Comm_c2f(comm)`, so that
-/// this header needs no `mpi.h`; MPI must be initialized, and clsw works on a
-/// duplicate of the communicator (`MPI_Comm_dup`), freed with the searcher.
+/// free, and those threads then call MPI during a search, one call at a time). `comm`
+/// is the communicator's Fortran handle, `MPI_Comm_c2f(comm)`, so that this header
+/// needs no `mpi.h`; MPI must be initialized, and clsw works on a duplicate of the
+/// communicator (`MPI_Comm_dup`), freed with the searcher.
 ///
 /// The searcher's functions are then collective: every rank calls
 /// `clsw_searcher_search` (or `_search_many`) with the same queries (the ranks check),

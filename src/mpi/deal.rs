@@ -120,8 +120,8 @@ impl Deal {
             loop {
                 lock().refresh(self, counter);
                 changed.notify_all();
-                while let Some(scan) = done.get_mut(next).and_then(Option::take) {
-                    let scan = RankScan { index: next, scan_seconds: since.elapsed().as_secs_f64(), ..scan };
+                while let Some(mut scan) = done.get_mut(next).and_then(Option::take) {
+                    (scan.scan.index, scan.scan.scan_seconds) = (next, since.elapsed().as_secs_f64());
                     if !send(Ok(scan)) {
                         return stop();
                     }
@@ -162,7 +162,7 @@ impl Deal {
                 true => Ok(Event::Past(q, RankScan::default())),
                 false => local
                     .scan_past_bytes(&queries[q], &subjects, bytes)
-                    .map(|s| Event::Past(q, RankScan::of(subjects, s))),
+                    .map(|scan| Event::Past(q, RankScan { subjects, scan })),
             },
         };
         done.unwrap_or_else(Event::Failed)
@@ -356,10 +356,10 @@ mod tests {
             let mut seen = vec![0; db.len()];
             for rank in &ranks {
                 let scan = &rank[q];
-                assert_eq!(scan.index, q, "each rank sends every query, in order");
+                assert_eq!(scan.scan.index, q, "each rank sends every query, in order");
                 for (i, &k) in scan.subjects.iter().enumerate() {
                     seen[k] += 1;
-                    assert_eq!(scan.scores[i].score, whole[k].score, "query {q}, subject {k}");
+                    assert_eq!(scan.scan.scores[i].score, whole[k].score, "query {q}, subject {k}");
                 }
             }
             assert!(seen.iter().all(|&n| n == 1), "query {q}: every subject scanned once: {seen:?}");

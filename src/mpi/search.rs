@@ -222,7 +222,10 @@ impl<'a> RankSearcher<'a> {
                             Some(_) => {
                                 rx.recv().unwrap_or_else(|_| Err(Error::Internal("the scan thread stopped".into())))
                             }
-                            None => Ok(RankScan { index: step, ..RankScan::default() }),
+                            None => Ok(RankScan {
+                                scan: Scanned { index: step, ..Scanned::default() },
+                                ..RankScan::default()
+                            }),
                         };
                         let scanned = std::mem::replace(&mut delivered, Ok(())).and(scanned);
                         Some(self.sample(scope, query, scanned)?)
@@ -260,7 +263,7 @@ impl<'a> RankSearcher<'a> {
         let (sample, scanned) = match scanned {
             Ok(s) => {
                 let mut out = Vec::new();
-                for (&k, score) in s.subjects.iter().zip(&s.scores) {
+                for (&k, score) in s.subjects.iter().zip(&s.scan.scores) {
                     if self.stats.in_sample(self.first + k) {
                         wire::put_u64(&mut out, (self.first + k) as u64);
                         wire::put_i32(&mut out, score.score);
@@ -324,7 +327,13 @@ impl<'a> RankSearcher<'a> {
                 let hits = (0..scanned.subjects.len())
                     .into_par_iter()
                     .filter_map(|i| {
-                        l.candidate(scanned.subjects[i], scanned.scores[i].score, scanned.strands[i], m, &statistics)
+                        l.candidate(
+                            scanned.subjects[i],
+                            scanned.scan.scores[i].score,
+                            scanned.scan.strands[i],
+                            m,
+                            &statistics,
+                        )
                     })
                     .collect();
                 l.first_reported(hits)
@@ -359,7 +368,7 @@ impl<'a> RankSearcher<'a> {
                     let held: HashSet<usize> = candidates.iter().map(|h| h.subject).collect();
                     let scores: HashMap<usize, (LocalScore, Strand)> = (0..scanned.subjects.len())
                         .filter(|&i| held.contains(&scanned.subjects[i]))
-                        .map(|i| (scanned.subjects[i], (scanned.scores[i], scanned.strands[i])))
+                        .map(|i| (scanned.subjects[i], (scanned.scan.scores[i], scanned.scan.strands[i])))
                         .collect();
                     local.check_and_attach(&query.residues, &scores, &mut candidates)
                 }),
@@ -384,9 +393,9 @@ impl<'a> RankSearcher<'a> {
         };
         let report = aligned.map(|()| {
             let mut out = Vec::new();
-            wire::put_u64(&mut out, scanned.recomputed as u64);
-            wire::put_f64(&mut out, scanned.kernel_seconds);
-            out.push(scanned.kernel_seconds_from_host as u8);
+            wire::put_u64(&mut out, scanned.scan.recomputed as u64);
+            wire::put_f64(&mut out, scanned.scan.kernel_seconds);
+            out.push(scanned.scan.kernel_seconds_from_host as u8);
             for h in &mine {
                 wire::put_hit(&mut out, &Hit { subject: h.subject + self.first, ..h.clone() });
             }
@@ -403,9 +412,9 @@ impl<'a> RankSearcher<'a> {
                 "clsw: rank {}: query {} ({} residues): scan {:.2} s, then {:.2} s to its result, {:.2} s of them \
                  in the exchanges; {} of its hits here\n",
                 self.comm.rank(),
-                scanned.index + 1,
+                scanned.scan.index + 1,
                 m,
-                scanned.scan_seconds,
+                scanned.scan.scan_seconds,
                 start.elapsed().as_secs_f64(),
                 waiting,
                 mine.len(),
@@ -454,7 +463,7 @@ impl<'a> RankSearcher<'a> {
             .collect::<Result<Vec<Hit>>>()?;
         let m = query.residues.len();
         Ok(SearchResult {
-            query_index: scanned.index,
+            query_index: scanned.scan.index,
             query_id: query.id.clone(),
             query_description: query.description.clone(),
             query_len: m,
@@ -464,8 +473,8 @@ impl<'a> RankSearcher<'a> {
             recomputed: costs.recomputed,
             kernel_seconds: costs.kernel_seconds,
             kernel_seconds_from_host: costs.kernel_seconds_from_host,
-            scan_seconds: scanned.scan_seconds,
-            wall_seconds: scanned.scan_seconds + start.elapsed().as_secs_f64(),
+            scan_seconds: scanned.scan.scan_seconds,
+            wall_seconds: scanned.scan.scan_seconds + start.elapsed().as_secs_f64(),
             cells: m as u64 * self.db.total_residues() * self.strands.len() as u64,
             statistics,
             hits,
@@ -494,42 +503,20 @@ struct Chosen<'s, 'e> {
     aligning: ScopedJoinHandle<'s, (RankScan, Vec<Hit>, Result<()>)>,
 }
 
-/// One query's scores on this rank: the subjects it scanned (its searcher's indices),
-/// each with its best score and strand; its whole share's in database order, or the
-/// chunks it drew ([`Deal`]).
+/// One query's scores on this rank: the subjects it scanned (its searcher's indices)
+/// and their scan, `scan.scores[i]` and `scan.strands[i]` subject `subjects[i]`'s: its
+/// whole share's in database order, or the chunks it drew ([`Deal`]). For dealt
+/// chunks, `scan.scan_seconds` runs from the previous query's scores sent on to this
+/// one's (the rank's workers scan several queries' chunks at once).
 #[derive(Default)]
 pub(super) struct RankScan {
-    pub(super) index: usize,
     pub(super) subjects: Vec<usize>,
-    pub(super) scores: Vec<LocalScore>,
-    pub(super) strands: Vec<Strand>,
-    pub(super) recomputed: usize,
-    pub(super) kernel_seconds: f64,
-    pub(super) kernel_seconds_from_host: bool,
-    /// The scan's seconds; for dealt chunks, from the previous query's scores sent on
-    /// to this one's (the rank's workers scan several queries' chunks at once).
-    pub(super) scan_seconds: f64,
-}
-
-impl RankScan {
-    /// The scan of `subjects`, in that order (from the chunks a rank drew).
-    pub(super) fn of(subjects: Vec<usize>, s: Scanned) -> RankScan {
-        RankScan {
-            index: s.index,
-            subjects,
-            scores: s.scores,
-            strands: s.strands,
-            recomputed: s.recomputed,
-            kernel_seconds: s.kernel_seconds,
-            kernel_seconds_from_host: s.kernel_seconds_from_host,
-            scan_seconds: s.scan_seconds,
-        }
-    }
+    pub(super) scan: Scanned,
 }
 
 impl From<Scanned> for RankScan {
     /// A whole share's scan.
-    fn from(s: Scanned) -> RankScan {
-        RankScan::of((0..s.scores.len()).collect(), s)
+    fn from(scan: Scanned) -> RankScan {
+        RankScan { subjects: (0..scan.scores.len()).collect(), scan }
     }
 }
