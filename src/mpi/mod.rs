@@ -99,9 +99,7 @@ pub trait Comm: Send + Sync {
     fn counter(&self) -> Box<dyn Counter + '_>;
     /// Whether threads other than the one that exchanges may draw from a counter: MPI
     /// started with `MPI_THREAD_SERIALIZED` or more.
-    fn threads_may_draw(&self) -> bool {
-        true
-    }
+    fn threads_may_draw(&self) -> bool;
 }
 
 /// A number the ranks draw from together: each draw, on any rank, returns the next

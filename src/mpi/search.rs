@@ -13,7 +13,6 @@ use crate::search::{
     reverse_complement,
 };
 use crate::seq::{Database, Sequence};
-use rayon::prelude::*;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::Instant;
@@ -323,21 +322,7 @@ impl<'a> RankSearcher<'a> {
 
         let m = query.residues.len();
         let mut candidates = match &self.local {
-            Some(l) => self.host.install(|| {
-                let hits = (0..scanned.subjects.len())
-                    .into_par_iter()
-                    .filter_map(|i| {
-                        l.candidate(
-                            scanned.subjects[i],
-                            scanned.scan.scores[i].score,
-                            scanned.scan.strands[i],
-                            m,
-                            &statistics,
-                        )
-                    })
-                    .collect();
-                l.first_reported(hits)
-            }),
+            Some(l) => self.host.install(|| l.candidates(m, &scanned.scan, |i| scanned.subjects[i], &statistics)),
             None => Vec::new(),
         };
         let mut mine = Vec::new();

@@ -5,6 +5,8 @@ use crate::error::{Error, Result};
 use rsmpi::collective::CommunicatorCollectives;
 use rsmpi::datatype::PartitionMut;
 use rsmpi::environment::Universe;
+use rsmpi::ffi;
+use rsmpi::raw::AsRaw;
 use rsmpi::topology::{Communicator as _, SimpleCommunicator};
 use rsmpi::traits::{FromRaw, Root};
 
@@ -207,9 +209,6 @@ struct WindowCounter<'w> {
     world: &'w World,
     window: ffi::MPI_Win,
 }
-
-use rsmpi::ffi;
-use rsmpi::raw::AsRaw;
 
 impl<'w> WindowCounter<'w> {
     /// Collective: every rank makes its part of the window.
