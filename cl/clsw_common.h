@@ -26,8 +26,8 @@ inline int clsw_longest_first(const int first_group)
     return first_group + (int)(get_num_groups(0) - 1 - get_group_id(0));
 }
 
-/* Two signed 16-bit lanes in one 32-bit word (the packed kernels scan_fast and
- * scan_team carry two subjects this way). On NVIDIA the lane-wise operations are
+/* Two signed 16-bit lanes in one 32-bit word (scan_team carries two
+ * subjects this way, scan_team_pairs two queries). On NVIDIA the lane-wise operations are
  * Hopper's DPX instructions reached by inline PTX (ptxas fuses add+max into one
  * VIADDMNMX); elsewhere portable C computes the same values. */
 #if CLSW_NV

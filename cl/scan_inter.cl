@@ -1,5 +1,6 @@
 /* scan_inter: inter-task Smith-Waterman after Ligowski & Rudnicki.
- * Kept for: the seed's design, benchmarked beside scan_fast, and psse's `inter` variant.
+ * Kept for: the seed's design, the default on CPU devices, psse's `inter` variant, and
+ * (WIDE=1) the exact 32-bit recompute of every narrow kernel's saturated subjects.
  *
  * One work-item per subject; a work-group is a "group" of length-sorted subjects, so
  * neighbours finish together. The query is processed in bands of BAND rows: for each
@@ -8,11 +9,8 @@
  * registers. Between bands the last row's H and F of every column live in a global
  * "boundary row" (interleaved by work-item, so reads coalesce), stored as two 16-bit
  * values in one word, or as int2 when WIDE=1. The query profile is 16-bit, or 32-bit
- * when WIDE=1 (the host sends scorings that do not fit 16 bits there).
- *
- *   E(i,j) = max(E(i,j-1), H(i,j-1) - open) - extend      gap in the query
- *   F(i,j) = max(F(i-1,j), H(i-1,j) - open) - extend      gap in the subject
- *   H(i,j) = max(0, H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j))
+ * when WIDE=1 (the host sends scorings that do not fit 16 bits there). The
+ * recurrence, end rule and tie rule are src/reference's (its module header).
  *
  * E and F start at -(open + extend) rather than minus infinity: since H(., 0) =
  * H(0, .) = 0 this gives the same values, and it keeps every E and F at or above

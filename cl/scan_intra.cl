@@ -2,13 +2,8 @@
  * Kept for: the seed's intra-task design, benchmarked beside the inter-task kernels.
  *
  * One work-group per subject; its work-items lie along the anti-diagonal. Rows are
- * query residues q[0..m), columns subject residues s[0..n):
- *
- *   E(i,j) = max(E(i,j-1), H(i,j-1) - open) - extend      gap in the query
- *   F(i,j) = max(F(i-1,j), H(i-1,j) - open) - extend      gap in the subject
- *   H(i,j) = max(0, H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j))
- *
- * so a gap of length L costs open + L * extend. E and F start at -(open + extend)
+ * query residues q[0..m), columns subject residues s[0..n); the recurrence, end rule
+ * and tie rule are src/reference's (its module header). E and F start at -(open + extend)
  * rather than minus infinity: since H(., -1) = H(-1, .) = 0 this gives the same
  * values, and it keeps every E and F at or above -(open + extend), inside 16 bits.
  *

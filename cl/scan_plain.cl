@@ -1,15 +1,12 @@
 /* scan_plain: the readable inter-task Smith-Waterman score kernel.
- * Kept for: the device self-test and as the readable twin of the fast kernels.
+ * Kept for: the readable twin of the fast kernels, on the device.
  *
  * One work-item per subject; 32-bit scores; no tiling or packing. It is the
  * device-side twin of src/reference (and the kernel of the per-device self-test):
  * faster variants sit beside it and are tested against the same reference.
  *
- * Rows are query residues q[1..m], columns subject residues s[1..n]:
- *
- *   E(i,j) = max(E(i,j-1), H(i,j-1) - open) - extend      gap in the query
- *   F(i,j) = max(F(i-1,j), H(i-1,j) - open) - extend      gap in the subject
- *   H(i,j) = max(0, H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j))
+ * Rows are query residues q[1..m], columns subject residues s[1..n]; the recurrence,
+ * end rule and tie rule are src/reference's (its module header), line by line.
  *
  * The work-item walks its subject column by column (j outer) and the query row by
  * row (i inner), keeping column j-1's H and E for every query row in global scratch

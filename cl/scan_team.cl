@@ -1,11 +1,9 @@
 /* scan_team: a team of TEAM work-items scans one pair of subjects, each work-item
  * holding ROWS query rows in registers, the subjects streamed through column by column.
  *
- * Recurrence (per 16-bit lane; rows i = query, columns j = subject):
- *
- *   E(i,j) = max(E(i,j-1) - extend, H(i,j-1) - oe)        oe = open + extend
- *   F(i,j) = max(F(i-1,j) - extend, H(i-1,j) - oe)
- *   H(i,j) = max(H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j), 0)
+ * The recurrence is src/reference's (its module header), per 16-bit lane, rows i =
+ * query, columns j = subject, with oe = open + extend: E(i,j) = max(E(i,j-1) - extend,
+ * H(i,j-1) - oe), the same value as the reference's max(E, H - open) - extend.
  *
  * E and F start at -oe (as in scan_inter.cl: the same values as minus infinity, and
  * inside 16 bits). Each cell pair costs five packed operations, four of them fused
@@ -23,8 +21,8 @@
  * memory elsewhere). The team's first work-item takes them from the boundary row the
  * previous pass left in global memory (or H = 0, F = -oe in the first pass); the last
  * work-item writes its last row there for the next pass. So a query of up to SPAN rows
- * crosses global memory never, and a longer one once per SPAN rows, where scan_fast
- * (one work-item per pair) crosses it every BAND rows.
+ * crosses global memory never, and a longer one once per SPAN rows, where scan_inter
+ * (one work-item per subject) crosses it every BAND rows.
  *
  * Work-items compute TEAM - 1 columns before the subject starts and after it ends
  * (a pipeline's fill and drain); those columns take the padding letter, whose profile
@@ -35,7 +33,7 @@
  * Score only (ENDS == 0): the lane's best H, folded over every cell. With ENDS == 1 the
  * end cell follows the reference's rule (highest score; ties: smallest subject
  * position, then smallest query position): each work-item keeps its own best cell
- * (column maxima compared as in scan_fast.cl), and the team's first work-item reduces
+ * (packed column maxima, then the lane's cells), and the team's first work-item reduces
  * the team's through local memory.
  *
  * Saturation: the lanes are true 16-bit values. A wrap can only start from a cell above

@@ -931,18 +931,20 @@ typedef struct clsw_sw3_row {
 #define CLSW_DEVICE_OTHER 2
 
 /**
- * Two subjects per work-item in packed 16-bit lanes (DPX instructions on NVIDIA);
- * the database stays resident on the device. The value of a zeroed struct.
+ * Retired in 0.3 (it was slower than `TEAM` on every device measured): taken as
+ * `CLSW_VARIANT_AUTO` in a search and as psse's default, until the next release. The
+ * value of a zeroed struct.
  */
 #define CLSW_VARIANT_FAST 0
 
 /**
- * One subject per work-item, query bands in registers; resident like `FAST`.
+ * One subject per work-item, query bands in registers (the inter-task seed's design);
+ * the database stays resident on the device.
  */
 #define CLSW_VARIANT_INTER 1
 
 /**
- * One work-group per subject along anti-diagonals: for very long subjects.
+ * One work-group per subject along anti-diagonals (the intra-task seed's design).
  */
 #define CLSW_VARIANT_INTRA 2
 
@@ -953,7 +955,7 @@ typedef struct clsw_sw3_row {
 
 /**
  * Two subjects per team of work-items, each holding a slice of the query's rows
- * (warp shuffles on NVIDIA); resident like `FAST`, and faster on GPUs.
+ * (warp shuffles on NVIDIA); resident like `INTER`, and faster on GPUs.
  */
 #define CLSW_VARIANT_TEAM 4
 

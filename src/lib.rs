@@ -22,9 +22,10 @@
 //! 6. [`reference`]: the plain scalar implementations every fast path is tested
 //!    against, and the three-sequence result types they return.
 //! 7. [`device`]: OpenCL discovery, device specifications, programs, buffers.
-//! 8. [`scan`]: the scan kernels' host side (one module per variant) and the native
-//!    SIMD CPU path.
-//! 9. [`engine`]: the devices of a run, each checked by a self-test on the scan kernels.
+//! 8. [`scan`]: the scan kernels' host side (one module per kernel) and the native
+//!    SIMD CPU kernels.
+//! 9. [`engine`], [`traceback`]: the devices of a run, each checked by a self-test on
+//!    the scan kernels; the alignments clsw returns, traced back on the CPU.
 //! 10. [`psse`], [`sw3`], [`distance`]: the jobs that stand alone.
 //! 11. [`search`]: database search (its shuffle statistics use psse's shuffles).
 //! 12. [`output`], [`mpi`]: the search's output formats (BLAST tabular, SAM, JSON,
@@ -51,6 +52,7 @@ pub mod seq;
 pub mod stats;
 pub mod sw3;
 pub mod textfile;
+pub mod traceback;
 
 pub use engine::Engine;
 pub use error::{Error, Result};

@@ -7,7 +7,6 @@ use clsw::seq::{Alphabet, Database, EmptyRecords, Sequence, fasta};
 use common::{Rng, data_dir};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
 
 /// A scratch folder under the system temp dir, removed when dropped.
 struct Scratch(PathBuf);
@@ -373,35 +372,22 @@ fn generated(sequences: usize, mean_len: usize, seed: u64) -> Vec<Sequence> {
         .collect()
 }
 
-fn time_write_and_open(sequences: usize, mean_len: usize) {
-    let s = Scratch::new("timing");
+/// A database of about 20 MB of generated residues is the same database after writing
+/// and opening the prepared file, and after reading it as FASTA.
+#[test]
+fn a_20mb_database_round_trips_through_the_prepared_file_and_fasta() {
+    let (sequences, mean_len) = (50_000, 400);
+    let s = Scratch::new("round-trip");
     let path = s.path("gen.clswdb");
-    let t = Instant::now();
     let db = Database::from_sequences(Alphabet::Protein, generated(sequences, mean_len, 1));
-    let built = t.elapsed();
-    let t = Instant::now();
     db.write_prepared(&path).unwrap();
-    let written = t.elapsed();
-    let t = Instant::now();
     let opened = Database::open_prepared(&path).unwrap();
-    let opened_in = t.elapsed();
-    let size = std::fs::metadata(&path).unwrap().len();
-    println!(
-        "database of {} sequences, {} residues ({:.1} MB file): generate+build {:?}, write {:?}, open {:?}",
-        db.len(),
-        db.total_residues(),
-        size as f64 / 1e6,
-        built,
-        written,
-        opened_in
-    );
     assert_eq!(opened.total_residues(), db.total_residues());
     assert_eq!(opened.all_residues(), db.all_residues());
     assert_eq!(opened.order_by_length(), db.order_by_length());
     let k = sequences / 2;
     assert_eq!((opened.id(k), opened.description(k)), (db.id(k), db.description(k)));
 
-    // The same database as FASTA, for comparison.
     let fa = s.path("gen.fa");
     let mut text = Vec::with_capacity(db.total_residues() as usize * 102 / 100 + 64 * db.len());
     for k in 0..db.len() {
@@ -412,24 +398,9 @@ fn time_write_and_open(sequences: usize, mean_len: usize) {
         }
     }
     std::fs::write(&fa, &text).unwrap();
-    let t = Instant::now();
     let (from_fa, _) = Database::from_fasta(&fa, Alphabet::Protein, EmptyRecords::Error).unwrap();
-    println!("reading the same database as FASTA ({:.1} MB): {:?}", text.len() as f64 / 1e6, t.elapsed());
     assert_eq!(from_fa.all_residues(), db.all_residues());
     assert_eq!(from_fa.description(k), db.description(k));
-}
-
-/// About 20 MB of residues; prints the times (not asserted: machines differ).
-#[test]
-fn timing_20mb() {
-    time_write_and_open(50_000, 400);
-}
-
-/// 400k sequences, about 180 M residues: `cargo test --release --test db -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn timing_180m_residues() {
-    time_write_and_open(400_000, 450);
 }
 
 /// Recomputes both checksums, as a faulty writer would have.

@@ -76,7 +76,7 @@ fn search_args(device: &str, variant: &str) -> Vec<String> {
 
 #[test]
 fn every_device_is_exact_on_every_variant_or_refused() {
-    let native = clsw(&search_args("native", "fast").iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let native = clsw(&search_args("native", "auto").iter().map(String::as_str).collect::<Vec<_>>(), &[]);
     assert!(native.status.success(), "{}", text(&native.stderr));
     for (index, name, platform, selftest) in devices() {
         let passed = selftest.starts_with("passed");
@@ -85,7 +85,7 @@ fn every_device_is_exact_on_every_variant_or_refused() {
         if platform.contains("rusticl") && platform.contains("driver 22.") {
             assert!(!passed && selftest.contains("loop probe"), "{name} ({platform}): {selftest}");
         }
-        for variant in ["plain", "inter", "fast", "intra"] {
+        for variant in ["team", "inter", "plain", "intra"] {
             let args = search_args(&index.to_string(), variant);
             let out = clsw(&args.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
             let err = text(&out.stderr);
@@ -116,8 +116,9 @@ fn a_wrong_kernel_build_is_refused_naming_the_variant_and_pair() {
         let line =
             listing.lines().skip_while(|l| !l.starts_with(&format!("[{index}]"))).find(|l| l.contains("self-test"));
         let line = line.unwrap_or_default();
-        assert!(line.contains("FAILED: variant plain, protein case, subject 0"), "{name}: {line}");
-        let args = search_args(&index.to_string(), "fast");
+        // `clsw devices` tests the variant a run uses on the device (inter on a CPU device).
+        assert!(line.contains("FAILED: variant ") && line.contains(", protein case, subject 0"), "{name}: {line}");
+        let args = search_args(&index.to_string(), "plain");
         let out = clsw(&args.iter().map(String::as_str).collect::<Vec<_>>(), &wrong);
         let err = text(&out.stderr);
         assert!(!out.status.success() && out.stdout.is_empty(), "{name}: a wrong kernel was used: {err}");
@@ -137,12 +138,12 @@ fn a_kept_pass_is_recalled_only_for_the_same_programs() {
         let dir = std::env::temp_dir().join(format!("clsw-verdicts-{}-{index}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let cache = [("CLSW_CACHE_DIR", dir.to_str().unwrap())];
-        let args = search_args(&index.to_string(), "inter");
+        let args = search_args(&index.to_string(), "auto");
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let first = clsw(&args, &cache);
         assert!(first.status.success(), "{name}: {}", text(&first.stderr));
         let kept: Vec<_> = std::fs::read_dir(dir.join("verdicts")).unwrap().map(|e| e.unwrap().path()).collect();
-        assert_eq!(kept.len(), 1, "{name}: one verdict kept");
+        assert_eq!(kept.len(), 1, "{name}: one verdict kept, the device's own variant's");
         let entry = std::fs::read(&kept[0]).unwrap();
         assert!(entry.ends_with(b"passed"), "{name}: the entry holds the pass");
         let again = clsw(&args, &cache);
@@ -159,6 +160,12 @@ fn a_kept_pass_is_recalled_only_for_the_same_programs() {
         let out = clsw(&args, &cache);
         assert!(out.status.success() && out.stdout == first.stdout, "{name}: {}", text(&out.stderr));
         assert_eq!(std::fs::read(&kept[0]).unwrap(), entry, "{name}: the damaged entry is rewritten");
+
+        // A variant a run names is tested the first time, and kept beside the first.
+        let plain = search_args(&index.to_string(), "plain");
+        let out = clsw(&plain.iter().map(String::as_str).collect::<Vec<_>>(), &cache);
+        assert!(out.status.success() && out.stdout == first.stdout, "{name}: {}", text(&out.stderr));
+        assert_eq!(std::fs::read_dir(dir.join("verdicts")).unwrap().count(), 2, "{name}: plain's verdict kept");
 
         let off_dir = dir.join("unused");
         let out = clsw(&args, &[("CLSW_CACHE_DIR", "off"), ("XDG_CACHE_HOME", off_dir.to_str().unwrap())]);

@@ -55,7 +55,7 @@ fn one_pair_gives_a_summary() {
         |o: &str| o.lines().filter(|l| l.contains("Gumbel") || l.starts_with("P(")).collect::<Vec<_>>().join("\n");
     let (_, plain, _) = clsw(&args);
     for dev in test_devices() {
-        for variant in ["fast", "inter"] {
+        for variant in ["team", "inter", "fast"] {
             let index = dev.info.index.to_string();
             let (code, got, err) = clsw(&[&args[..], &["--device", &index, "--variant", variant]].concat());
             assert_eq!(code, 0, "{err}");

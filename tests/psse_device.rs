@@ -314,7 +314,7 @@ fn scores_hash_matches_the_committed_one() {
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| l.trim().to_string())
         .collect();
-    let cpu = hash_run(&native(), Variant::Fast).unwrap();
+    let cpu = hash_run(&native(), Variant::Team).unwrap();
     println!("native CPU path: {}", cpu.join(", "));
     if std::env::var("CLSW_WRITE_PSSE_HASH").as_deref() == Ok("1") {
         let text = format!(

@@ -3,9 +3,10 @@
 
 mod common;
 
-use clsw::reference::{LocalScore, align, align_with_block_rows, sw_score};
+use clsw::reference::{LocalScore, align, sw_score};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
+use clsw::traceback::align_with_block_rows;
 use common::Rng;
 
 /// Textbook Gotoh with three full matrices, written independently of src/reference.

@@ -104,8 +104,8 @@ fn scores_beyond_8_and_16_bits() {
             Variant::Plain => assert_eq!(n, 0, "plain is 32-bit throughout"),
             // scan_inter's arithmetic is 32-bit: exactly the subjects past 32,767.
             Variant::Inter => assert_eq!(n, past_16_bits, "inter recomputed {n}"),
-            // fast's lanes are 16-bit: those past 32,767 - max(S) too.
-            Variant::Fast | Variant::Team => {
+            // team's lanes are 16-bit: those past 32,767 - max(S) too.
+            Variant::Team => {
                 assert!(n >= past_16_bits && n <= subjects.len(), "{variant} recomputed {n}")
             }
             // scan_intra's arithmetic is 32-bit, its exchange and boundary rows 16-bit:
@@ -130,52 +130,11 @@ fn real_proteins_from_uniprot() {
 }
 
 #[test]
-fn fast_long_subject_wavefront_in_every_shape() {
-    // Send (nearly) every subject to scan_fast_long, with work-group and tile sizes that
-    // leave partial rounds (fewer bands than work-items, bands not a multiple of them)
-    // and partial tiles, and compare with the reference.
-    use clsw::scan::banded::{Banded, BandedScanner, Tuning};
-    let mut rng = Rng::new(6);
-    let sc = Scoring::new(Matrix::builtin("BLOSUM50").unwrap(), Gaps::affine(10, 2).unwrap());
-    for dev in sweep_devices() {
-        for (qlen, long_group, tile, band) in
-            [(5, 4, 3, 2), (70, 3, 5, 8), (130, 4, 32, 16), (33, 1, 7, 32), (200, 16, 32, 32)]
-        {
-            let query = rng.codes(qlen, 20);
-            let subjects: Vec<Vec<u8>> = (0..9)
-                .map(|k| {
-                    if k % 3 == 0 {
-                        let mut s = rng.mutate(&query, 0.15, 20);
-                        s.extend(rng.codes(k * 7, 20));
-                        s
-                    } else {
-                        let n = 1 + rng.below(300);
-                        rng.codes(n, 20)
-                    }
-                })
-                .collect();
-            let tuning = Tuning { band, long_threshold: 10, long_group, tile, ..Tuning::default() };
-            let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
-            let scanner = BandedScanner::new(&dev, Banded::Fast, tuning, &refs, sc.matrix.size() as u8).unwrap();
-            let got = scanner.scan(&query, &sc).unwrap();
-            for (k, s) in subjects.iter().enumerate() {
-                assert_eq!(
-                    got.scores[k],
-                    sw_score(&query, s, &sc),
-                    "qlen {qlen} group {long_group} tile {tile} band {band}: subject {k} (length {})",
-                    s.len()
-                );
-            }
-        }
-    }
-}
-
-#[test]
 fn team_in_every_shape() {
     // scan_team with every team size (1 to 32 work-items per pair), rows per work-item
     // that leave one pass, several passes and a partial last pass, work-groups of one
     // and of several teams, scores alone and with end cells.
-    use clsw::scan::banded::{Banded, BandedScanner, Tuning};
+    use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
     let mut rng = Rng::new(12);
     let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
     for dev in sweep_devices() {
@@ -209,7 +168,7 @@ fn team_in_every_shape() {
             // chain_cover 0: the team named, not one raised for these few subjects.
             let tuning = Tuning { team, rows, team_group: group, min_team: 1, chain_cover: 0, ..Tuning::default() };
             let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
-            let scanner = BandedScanner::new(&dev, Banded::Team, tuning, &refs, sc.matrix.size() as u8).unwrap();
+            let scanner = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, sc.matrix.size() as u8).unwrap();
             for scores_only in [false, true] {
                 let got = if scores_only { scanner.scores(&query, &sc) } else { scanner.scan(&query, &sc) }.unwrap();
                 for (k, s) in subjects.iter().enumerate() {
@@ -231,7 +190,7 @@ fn team_scans_several_queries_in_one_launch() {
     // scan_team's query slots: queries of different lengths (one empty) share launches,
     // three at a time, each query's own rows, boundary rows and outputs; a DNA scoring
     // whose planted copies pass 16 bits has each query's saturated subjects recomputed.
-    use clsw::scan::banded::{Banded, BandedScanner, Tuning};
+    use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
     let mut rng = Rng::new(31);
     let protein = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
     let dna = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 100, -90).unwrap(), Gaps::affine(150, 40).unwrap());
@@ -253,7 +212,7 @@ fn team_scans_several_queries_in_one_launch() {
             let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
             let tuning = Tuning { team: 4, chain_cover: 0, ..Tuning::default() };
             let pad = sc.matrix.size() as u8;
-            let scanner = BandedScanner::for_queries(&dev, Banded::Team, tuning, &refs, pad, 3).unwrap();
+            let scanner = Scanner::for_queries(&dev, ScanKernel::Team, tuning, &refs, pad, 3).unwrap();
             let got = scanner.scores_many(&queries, sc).unwrap();
             assert_eq!(got.len(), queries.len());
             let mut recomputed = 0;
@@ -383,12 +342,12 @@ fn team_refuses_a_subject_past_its_32_bit_boundary_count() {
     // in 32 bits: with teams of one in work-groups of 1,024, a subject of 2^31 / 1,024 + 1
     // residues is refused before anything is laid out (one residue less would lay out
     // 4 GiB of residue words for its group of 1,024 slots).
-    use clsw::scan::banded::{Banded, BandedScanner, Tuning};
+    use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
     let tuning = Tuning { team: 1, min_team: 1, team_group: 1024, chain_cover: 0, ..Tuning::default() };
     let limit = i32::MAX as usize / 1024;
     for dev in sweep_devices() {
         let long = vec![1u8; limit + 1];
-        let err = BandedScanner::new(&dev, Banded::Team, tuning, &[long.as_slice()], 21).err().expect("refused");
+        let err = Scanner::new(&dev, ScanKernel::Team, tuning, &[long.as_slice()], 21).err().expect("refused");
         assert!(err.to_string().contains(&format!("a subject of {} residues is too long", limit + 1)), "{err}");
     }
 }

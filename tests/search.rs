@@ -85,9 +85,9 @@ fn every_subject_score_equals_the_reference_on_uniprot300() {
     let queries = read_fasta("queries10.fasta", Alphabet::Protein);
     let queries = &queries[..4];
     let want: Vec<Vec<LocalScore>> = queries.iter().map(|q| reference_scores(&q.residues, &db, &sc)).collect();
-    let mut engines = vec![(reference_engine(), Variant::Fast)];
+    let mut engines = vec![(reference_engine(), Variant::Team)];
     for e in device_engines() {
-        engines.push((e, Variant::Fast));
+        engines.push((e, Variant::Team));
     }
     for e in device_engines() {
         engines.push((e, Variant::Plain));

@@ -4,7 +4,7 @@
 use super::scoring::clsw_scoring;
 use super::*;
 use crate::align::{Alignment, display};
-use crate::reference;
+use crate::{reference, traceback};
 
 /// An optimal local alignment of two sequences. Immutable; give each thread its own.
 pub struct clsw_alignment {
@@ -98,7 +98,7 @@ pub unsafe extern "C" fn clsw_align(
     run(|| {
         let out = unsafe { out_handle(out, "out (the alignment output)") }?;
         let (sc, q, s) = unsafe { encoded_pair(scoring, query, query_len, subject, subject_len) }?;
-        let alignment = reference::align(&q, &s, &sc.scoring);
+        let alignment = traceback::align(&q, &s, &sc.scoring);
         let h = match &alignment {
             Some(a) => {
                 let rows = display::rows(&q, &s, a, &sc.scoring);

@@ -64,8 +64,10 @@ pub unsafe extern "C" fn clsw_psse_options_init(options: *mut clsw_psse_options,
 }
 
 fn psse_options(o: &clsw_psse_options, sc: &clsw_scoring) -> Outcome<PsseOptions> {
-    let variant = Variant::try_from(variant_from(o.variant)?)
-        .map_err(|e| Failure::invalid(format!("options.variant {}: {e}", o.variant)))?;
+    let variant = match variant_from(o.variant)? {
+        Some(v) => Variant::try_from(v).map_err(|e| Failure::invalid(format!("options.variant {}: {e}", o.variant)))?,
+        None => Variant::default(),
+    };
     let opts = PsseOptions {
         shuffles: o.shuffles,
         window: o.window,

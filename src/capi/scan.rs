@@ -1,5 +1,8 @@
 //! Database search: a searcher (a database laid out on an engine's devices once, for
 //! every query), hits with E-values and alignments, and every subject's score.
+//!
+//! Over 600 lines: the searcher's C surface (options, hits, alignments, scores, the
+//! MPI constructor) is one entry point, documented in one place of the header.
 
 use super::db::clsw_db;
 use super::engine::clsw_engine;
@@ -15,17 +18,19 @@ use std::sync::Arc;
 /// Kernel variant on OpenCL devices (`clsw_search_options.variant`); the native CPU
 /// path ignores it. All give the same scores.
 pub type clsw_variant = u32;
-/// Two subjects per work-item in packed 16-bit lanes (DPX instructions on NVIDIA);
-/// the database stays resident on the device. The value of a zeroed struct.
+/// Retired (slower than `TEAM` on every device measured; CHANGELOG.md): taken as
+/// `CLSW_VARIANT_AUTO` in a search and as psse's default until the next minor
+/// release, which removes the name. The value of a zeroed struct.
 pub const CLSW_VARIANT_FAST: clsw_variant = 0;
-/// One subject per work-item, query bands in registers; resident like `FAST`.
+/// One subject per work-item, query bands in registers (the inter-task seed's design);
+/// the database stays resident on the device.
 pub const CLSW_VARIANT_INTER: clsw_variant = 1;
-/// One work-group per subject along anti-diagonals: for very long subjects.
+/// One work-group per subject along anti-diagonals (the intra-task seed's design).
 pub const CLSW_VARIANT_INTRA: clsw_variant = 2;
 /// One work-item per subject, 32-bit, no tiling: the readable kernel.
 pub const CLSW_VARIANT_PLAIN: clsw_variant = 3;
 /// Two subjects per team of work-items, each holding a slice of the query's rows
-/// (warp shuffles on NVIDIA); resident like `FAST`, and faster on GPUs.
+/// (warp shuffles on NVIDIA); resident like `INTER`, and faster on GPUs.
 pub const CLSW_VARIANT_TEAM: clsw_variant = 4;
 /// Searches only: each device's own variant, `TEAM` on GPUs and `INTER` on CPU
 /// devices (where `TEAM` runs about 5 times slower). The default of
@@ -156,14 +161,15 @@ pub unsafe extern "C" fn clsw_search_options_init(options: *mut clsw_search_opti
     unsafe { options_init(options, size) }
 }
 
-/// A `CLSW_VARIANT_*` as the library's kernel variant.
-pub(crate) fn variant_from(v: clsw_variant) -> Outcome<Variant> {
+/// A `CLSW_VARIANT_*` as the library's kernel variant; `None`: the caller's default
+/// (`CLSW_VARIANT_FAST`, retired, and `CLSW_VARIANT_AUTO`, which only a search takes).
+pub(crate) fn variant_from(v: clsw_variant) -> Outcome<Option<Variant>> {
     Ok(match v {
-        CLSW_VARIANT_FAST => Variant::Fast,
-        CLSW_VARIANT_INTER => Variant::Inter,
-        CLSW_VARIANT_INTRA => Variant::Intra,
-        CLSW_VARIANT_PLAIN => Variant::Plain,
-        CLSW_VARIANT_TEAM => Variant::Team,
+        CLSW_VARIANT_FAST => None,
+        CLSW_VARIANT_INTER => Some(Variant::Inter),
+        CLSW_VARIANT_INTRA => Some(Variant::Intra),
+        CLSW_VARIANT_PLAIN => Some(Variant::Plain),
+        CLSW_VARIANT_TEAM => Some(Variant::Team),
         v => {
             return Err(Failure::invalid(format!(
                 "options.variant {v} is not a CLSW_VARIANT_* value (0 to 4, or 5 for a search)"
@@ -174,7 +180,7 @@ pub(crate) fn variant_from(v: clsw_variant) -> Outcome<Variant> {
 
 /// The C options as the library's; the library's rules refuse impossible values.
 fn search_options(o: &clsw_search_options) -> Outcome<SearchOptions> {
-    let variant = if o.variant == CLSW_VARIANT_AUTO { None } else { Some(variant_from(o.variant)?) };
+    let variant = if o.variant == CLSW_VARIANT_AUTO { None } else { variant_from(o.variant)? };
     let strands = match o.strands {
         CLSW_STRANDS_BOTH => Strands::Both,
         CLSW_STRANDS_PLUS => Strands::Plus,

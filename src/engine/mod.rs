@@ -7,6 +7,7 @@ pub use selftest::{SelfTest, self_test};
 
 use crate::device::{Backend, ClDevice, DeviceSpec};
 use crate::error::{Error, Result};
+use crate::scan::Variant;
 
 /// Where one share of the work runs.
 enum Worker {
@@ -83,13 +84,18 @@ fn open_worker(backend: Backend) -> Result<Worker> {
     match backend {
         Backend::Native => Ok(Worker::Native),
         Backend::OpenCl(info) => {
-            let label = info.label();
             let dev = ClDevice::new(info)?;
-            if let Some(f) = selftest::verdict(&dev)? {
-                return Err(Error::Device(format!("{label} failed its self-test and was refused: {f}")));
-            }
+            check(&dev, Variant::for_device(&dev.info))?;
             Ok(Worker::OpenCl(Box::new(dev)))
         }
+    }
+}
+
+/// Refuses `dev` unless it passes `variant`'s self-test (or a pass is recalled).
+fn check(dev: &ClDevice, variant: Variant) -> Result<()> {
+    match selftest::verdict(dev, variant)? {
+        Some(f) => Err(Error::Device(format!("{} failed its self-test and was refused: {f}", dev.info.label()))),
+        None => Ok(()),
     }
 }
 
@@ -106,13 +112,12 @@ impl Engine {
     }
 
     /// Opens the devices of a specification, each one a worker of its own in the
-    /// specification's order (a
-    /// device named twice is opened twice, with a context of its own), so work is split
-    /// over all of them: `DeviceChoice::Native`, `"0,2".parse::<DeviceSpec>()?`, or an
-    /// OpenCL device beside the native path. Every OpenCL device must pass its self-test.
-    /// The devices open at the same time, each on a thread of its own (two H200s took
-    /// 0.57 s one after the other, one alone 0.38 s); the first failure in the
-    /// specification's order is the one returned.
+    /// specification's order (a device named twice is opened twice, with a context of
+    /// its own), so work is split over all of them: `DeviceChoice::Native`,
+    /// `"0,2".parse::<DeviceSpec>()?`, or an OpenCL device beside the native path. Every
+    /// OpenCL device must pass the self-test of its own variant. The devices open at the
+    /// same time, each on a thread of its own; the first failure in the specification's
+    /// order is the one returned.
     pub fn new(spec: impl Into<DeviceSpec>) -> Result<Engine> {
         let backends = spec.into().select()?;
         let opened: Vec<Result<Worker>> = std::thread::scope(|scope| {
@@ -124,6 +129,18 @@ impl Engine {
                 .collect()
         });
         Ok(Engine { workers: opened.into_iter().collect::<Result<Vec<_>>>()? })
+    }
+
+    /// Self-tests `variant` on every OpenCL device that does not run it by default (an
+    /// engine opens with each device's own variant tested): a run that names a variant
+    /// calls this before using it. A pass is recalled after the first.
+    pub fn check_variant(&self, variant: Variant) -> Result<()> {
+        for dev in self.opencl_devices() {
+            if Variant::for_device(&dev.info) != variant {
+                check(dev, variant)?;
+            }
+        }
+        Ok(())
     }
 
     /// One line per device in use.

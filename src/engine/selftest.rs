@@ -6,12 +6,14 @@
 //! runs, on the device:
 //!
 //! 1. the loop probe of `cl/selftest.cl` (loops of 100,000 steps, plain and nested);
-//! 2. every scan variant the engine may choose ([`Variant::ALL`]) on a protein case
-//!    (BLOSUM62 11/1, a 256-residue query against 40 subjects of 1 to 5,000 residues,
-//!    some sharing long regions with it, many work-groups) and a DNA case whose
-//!    scores pass 32,767 (the 16-bit kernels' saturation and their 32-bit recompute);
-//!    `team` also in its score-only build, the one a search runs, with teams of 8,
-//!    16 and 32 (a search raises the team where the database is short);
+//! 2. the scan variants a run will use (the device's own, [`Variant::for_device`],
+//!    when an engine opens; another one the first time a run names it,
+//!    [`crate::Engine::check_variant`]) on a protein case (BLOSUM62 11/1, a 256-residue
+//!    query against 40 subjects of 1 to 5,000 residues, some sharing long regions with
+//!    it, many work-groups) and a DNA case whose scores pass 32,767 (the 16-bit
+//!    kernels' saturation and their 32-bit recompute); `team` also in its score-only
+//!    build, the one a search runs, with teams of 8, 16 and 32 (a search raises the
+//!    team where the database is short);
 //!
 //! and every score and end cell must equal `src/reference`'s (the score alone for the
 //! score-only build). The cases are built and
@@ -23,9 +25,9 @@
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, launch};
 use crate::error::Result;
 use crate::reference::{self, LocalScore};
-use crate::scan::banded::{Banded, BandedScanner, FAST_SOURCE, INTER_SOURCE, TEAM_SOURCE, Tuning};
+use crate::scan::scanner::{ScanKernel, Scanner, Tuning};
 use crate::scan::{Variant, scan_once};
-use crate::scan::{intra, plain};
+use crate::scan::{inter, intra, plain, team};
 use crate::scoring::{Gaps, Matrix, Scoring};
 use crate::seq::Alphabet;
 use opencl3::kernel::Kernel;
@@ -161,23 +163,25 @@ fn end_text(end: Option<(usize, usize)>) -> String {
     end.map_or("no cell".into(), |(q, s)| format!("query {} / subject {}", q + 1, s + 1))
 }
 
-fn run(dev: &ClDevice) -> Result<SelfTest> {
+fn run(dev: &ClDevice, variants: &[Variant]) -> Result<SelfTest> {
     let cases = cases()?;
     let start = std::time::Instant::now();
-    let (pairs, failure) = compare(dev, cases)?;
+    let (pairs, failure) = compare(dev, cases, variants)?;
     Ok(SelfTest { pairs, failure, seconds: start.elapsed().as_secs_f64() })
 }
 
-/// The probe, then every variant on every case: pairs compared and the first failure.
-fn compare(dev: &ClDevice, cases: &[Case]) -> Result<(usize, Option<String>)> {
+/// The probe, then `variants` on every case: pairs compared and the first failure.
+fn compare(dev: &ClDevice, cases: &[Case], variants: &[Variant]) -> Result<(usize, Option<String>)> {
     if let Some(failure) = loop_probe(dev)? {
         return Ok((0, Some(failure)));
     }
     let mut pairs = 0;
-    // Every variant with end cells, and team's score-only build with every team a
+    // Each variant with end cells, and team's score-only build with every team a
     // search may choose (`Tuning::for_launch`).
-    let runs: Vec<(Variant, Option<usize>)> =
-        Variant::ALL.iter().map(|&v| (v, None)).chain([8, 16, 32].map(|t| (Variant::Team, Some(t)))).collect();
+    let mut runs: Vec<(Variant, Option<usize>)> = variants.iter().map(|&v| (v, None)).collect();
+    if variants.contains(&Variant::Team) {
+        runs.extend([8, 16, 32].map(|t| (Variant::Team, Some(t))));
+    }
     for case in cases {
         for &(variant, score_only_team) in &runs {
             let ends = score_only_team.is_none();
@@ -190,7 +194,7 @@ fn compare(dev: &ClDevice, cases: &[Case]) -> Result<(usize, Option<String>)> {
                     // and both must hold the reference's scores.
                     let tuning = Tuning { team, chain_cover: 0, ..Tuning::default() };
                     let twice = [case.query.clone(), case.query.clone()];
-                    BandedScanner::for_queries(dev, Banded::Team, tuning, &subjects, pad, 2)
+                    Scanner::for_queries(dev, ScanKernel::Team, tuning, &subjects, pad, 2)
                         .and_then(|s| s.scores_many(&twice, &case.scoring))
                         .and_then(|outs| match &outs[..] {
                             [a, b] if a.scores.iter().zip(&b.scores).all(|(x, y)| x.score == y.score) => Ok(b.clone()),
@@ -228,45 +232,51 @@ fn compare(dev: &ClDevice, cases: &[Case]) -> Result<(usize, Option<String>)> {
     Ok((pairs, None))
 }
 
-/// The self-test as an engine needs it: `None` when `dev` passed, else why not. A pass
-/// is kept in the disk cache of programs ([`crate::device::ProgramCache`]: its
-/// `verdicts/`, keyed by the device (with its index, so each of two identical cards
-/// passes on its own), the driver, every kernel source tested, the text of this module,
-/// the reference and the host code that drives the kernels, and the build options) and
-/// recalled by later processes, so the test runs once per device, driver and version
-/// of that code rather than at every start (0.3 s of the 0.8 s an H100 took to be
-/// ready; `CLSW_CACHE_DIR=off` runs it every time). Failures are never kept.
-pub fn verdict(dev: &ClDevice) -> Result<Option<String>> {
-    let sources = [&SOURCE, &plain::SOURCE, &INTER_SOURCE, &FAST_SOURCE, &TEAM_SOURCE, &intra::SOURCE];
+/// The self-test of `variant` as an engine needs it: `None` when `dev` passed, else
+/// why not. A pass is kept in the disk cache of programs
+/// ([`crate::device::ProgramCache`]: its `verdicts/`, keyed by the variant, the device
+/// (with its index, so each of two identical cards passes on its own), the driver,
+/// every kernel source, the text of this module, the reference and the host code that
+/// drives the kernels, and the build options) and recalled by later processes, so the
+/// test runs once per variant, device, driver and version of that code rather than at
+/// every start (`CLSW_CACHE_DIR=off` runs it every time). Failures are never kept.
+pub fn verdict(dev: &ClDevice, variant: Variant) -> Result<Option<String>> {
+    // Every scan source, as the recompute of one variant's saturated subjects runs
+    // another's kernel.
+    let sources = [&SOURCE, &plain::SOURCE, &inter::SOURCE, &team::SOURCE, &intra::SOURCE];
     // The code that judges (this module, the reference) and the host code that lays
     // out, launches and reads back what is judged.
     let checks = [
         include_str!("selftest.rs"),
         include_str!("../reference/mod.rs"),
         include_str!("../scan/mod.rs"),
-        include_str!("../scan/banded.rs"),
+        include_str!("../scan/scanner.rs"),
+        include_str!("../scan/profile.rs"),
+        include_str!("../scan/team.rs"),
         include_str!("../scan/layout.rs"),
         include_str!("../scan/outputs.rs"),
         include_str!("../scan/plain.rs"),
         include_str!("../scan/intra.rs"),
         include_str!("../device/opencl.rs"),
     ];
-    let key = dev.verdict_key(&sources, &checks.concat());
+    let key = dev.verdict_key(&sources, &format!("variant {variant}\n{}", checks.concat()));
     if dev.program_cache().recalls_pass(&key) {
         return Ok(None);
     }
-    let test = self_test(dev)?;
+    let test = self_test(dev, &[variant])?;
     if test.passed() {
         dev.program_cache().remember_pass(&key);
     }
     Ok(test.failure)
 }
 
-/// Runs (or recalls, once per process and build options) the self-test of a device.
-pub fn self_test(dev: &ClDevice) -> Result<SelfTest> {
+/// Runs (or recalls, once per process and build options) the self-test of `variants`
+/// on a device.
+pub fn self_test(dev: &ClDevice, variants: &[Variant]) -> Result<SelfTest> {
     static DONE: OnceLock<Mutex<HashMap<String, SelfTest>>> = OnceLock::new();
     let key = format!(
-        "{}|{}|{}|{}",
+        "{:?}|{}|{}|{}|{}",
+        variants,
         dev.info.index,
         dev.info.label(),
         dev.info.driver_version,
@@ -276,7 +286,7 @@ pub fn self_test(dev: &ClDevice) -> Result<SelfTest> {
     if let Some(t) = done.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(t.clone());
     }
-    let result = run(dev)?;
+    let result = run(dev, variants)?;
     done.lock().unwrap_or_else(|p| p.into_inner()).insert(key, result.clone());
     Ok(result)
 }

@@ -28,8 +28,7 @@
 //!   the inter-task layout of the scan kernels (4 residues per 32-bit word, the shuffles
 //!   of a subject side by side) and aligned by `scan_team` ([`Variant::Team`], two
 //!   shuffles per team of work-items, the default; with enough queries
-//!   `scan_team_pairs`, two queries per team against one shuffle), `scan_fast` ([`Variant::Fast`], two
-//!   shuffles per work-item in 16-bit lanes, DPX on NVIDIA) or `scan_inter`
+//!   `scan_team_pairs`, two queries per team against one shuffle) or `scan_inter`
 //!   ([`Variant::Inter`], one per work-item: Zhang's kernel). Saturated 16-bit scores
 //!   are recomputed exactly on the CPU (the shuffle regenerated from its key). The real
 //!   score is one more entry of the same launch.
@@ -55,6 +54,9 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! Over 600 lines: the entry points, their options and results, and the sharing of
+//! pairs over devices belong together; the kernels' host side is [`opencl`].
 
 pub mod fit;
 pub mod opencl;
@@ -68,8 +70,8 @@ use crate::engine::{Engine, WorkerRef, split_by_weights};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::reference::sw_score;
-use crate::scan::banded::RETIRE_EVERY;
 use crate::scan::native;
+use crate::scan::scanner::RETIRE_EVERY;
 use crate::scoring::{DefaultMatrices, Scoring, ScoringRequest};
 use crate::seq::Alphabet;
 use opencl::{DeviceTile, TileSpec, choose_kernel};
@@ -82,8 +84,6 @@ crate::error::named_enum! {
     pub enum Variant ("psse kernel variant", "variants") {
         /// `scan_inter`: one shuffle per work-item (Zhang et al.'s inter-task kernel).
         Inter = "inter",
-        /// `scan_fast`: two shuffles per work-item in packed 16-bit lanes (DPX on NVIDIA).
-        Fast = "fast",
         /// `scan_team`: two shuffles per team of work-items, the query's rows spread over
         /// the team (the scan's fastest kernel); with enough queries `scan_team_pairs`,
         /// two queries per team against one shuffle.
@@ -94,14 +94,33 @@ crate::error::named_enum! {
 
 impl TryFrom<crate::scan::Variant> for Variant {
     type Error = Error;
-    /// psse aligns shuffles with the scan kernels `team`, `fast` and `inter` only: `intra`
-    /// and `plain` are refused.
+    /// psse aligns shuffles with the scan kernels `team` and `inter` only: `intra` and
+    /// `plain` are refused.
     fn try_from(v: crate::scan::Variant) -> Result<Variant> {
         match v {
             crate::scan::Variant::Team => Ok(Variant::Team),
-            crate::scan::Variant::Fast => Ok(Variant::Fast),
             crate::scan::Variant::Inter => Ok(Variant::Inter),
-            other => Err(Error::InvalidArgument(format!("psse runs the team, fast or inter kernel, not {other}"))),
+            other => Err(Error::InvalidArgument(format!("psse runs the team or inter kernel, not {other}"))),
+        }
+    }
+}
+
+impl Variant {
+    /// A variant named by a user; the scan's retired names ([`crate::scan::RETIRED`])
+    /// are taken as the default for one release.
+    pub fn choice(name: &str) -> Result<Variant> {
+        if crate::scan::RETIRED.iter().any(|r| name.eq_ignore_ascii_case(r)) {
+            Ok(Variant::default())
+        } else {
+            name.parse()
+        }
+    }
+
+    /// The scan variant whose kernels this one runs (and whose self-test it needs).
+    pub fn scan_variant(self) -> crate::scan::Variant {
+        match self {
+            Variant::Inter => crate::scan::Variant::Inter,
+            Variant::Team => crate::scan::Variant::Team,
         }
     }
 }
@@ -120,7 +139,7 @@ pub struct PsseOptions {
     /// `Some(q)`: censored fit, shuffle scores below the `q`-quantile counted but not
     /// used; `None`: complete fit (default: None).
     pub censor_below: Option<f64>,
-    /// Alignment kernel on OpenCL devices (default: fast).
+    /// Alignment kernel on OpenCL devices (default: team).
     pub variant: Variant,
     /// Keep every pair's shuffle scores in [`PsseResult::shuffle_scores`] (default: false).
     pub keep_scores: bool,
@@ -304,6 +323,7 @@ where
     S: AsRef<[u8]> + Sync,
 {
     opts.validate()?;
+    engine.check_variant(opts.variant.scan_variant())?;
     let queries: Vec<&[u8]> = queries.iter().map(|q| q.as_ref()).collect();
     let subjects: Vec<&[u8]> = subjects.iter().map(|s| s.as_ref()).collect();
     if subjects.len() > u32::MAX as usize {
@@ -393,9 +413,9 @@ impl PairBlock {
 /// Shares the pairs of `block` by cells, one share per weight (a worker's speed) in
 /// proportion to it. With at least as many queries as shares, each takes a block of
 /// the queries against every subject: a device's launches then hold every subject's
-/// shuffles, as large as one device's alone (split by subjects, each of two H200s ran
-/// its half of every launch nearly as long as one ran the whole: 1.05x for two GPUs).
-/// With fewer queries, each takes a block of the subjects.
+/// shuffles, as large as one device's alone (split by subjects, each device would run
+/// its half of every launch nearly as long as one runs the whole). With fewer queries,
+/// each takes a block of the subjects.
 pub fn share_pairs(queries: &[&[u8]], subjects: &[&[u8]], block: &PairBlock, weights: &[f64]) -> Vec<PairBlock> {
     let parts = weights.len();
     let by_queries = parts > 1 && block.queries.len() >= parts;

@@ -2,9 +2,9 @@
 //! `psse_shuffle` (`cl/psse.cl`) straight into the inter-task layout, then aligned with
 //! every query by the scan kernels `scan_team` (two shuffles per team of work-items, the
 //! query's rows spread over the team), `scan_team_pairs` (two queries per team against
-//! one shuffle: no score pairing), `scan_inter` (one shuffle per work-item: Zhang et
-//! al.'s design) or `scan_fast` (two shuffles per work-item in packed 16-bit lanes, DPX on
-//! NVIDIA): their sources, arguments and layout are those of `src/scan/banded.rs`.
+//! one shuffle: no score pairing) or `scan_inter` (one shuffle per work-item: Zhang et
+//! al.'s design): their sources, arguments and layout are those of the scan's
+//! [`Scanner`](crate::scan::scanner::Scanner).
 //!
 //! A launch's scores are read on a second queue while the next launch runs; each tile
 //! has two sets of outputs for that.
@@ -20,8 +20,10 @@
 use super::Variant;
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::{Error, Result};
-use crate::scan::banded::{Banded, BandedBuffers, QueryProfile, Scratch, Tuning, team_max_span};
 use crate::scan::outputs::OutputsInFlight;
+use crate::scan::profile::QueryProfile;
+use crate::scan::scanner::{ScanKernel, Scratch, SubjectBuffers, Tuning};
+use crate::scan::team;
 use crate::scoring::Scoring;
 use opencl3::command_queue::CommandQueue;
 use opencl3::event::Event;
@@ -34,15 +36,14 @@ pub const SOURCE: KernelSource = KernelSource { name: "psse.cl", text: include_s
 /// the 32-bit `scan_inter` when the scoring cannot be held in 16 bits. `team` aligns
 /// the queries two at a time (`scan_team_pairs`) where that takes less time than one
 /// at a time: a launch of two queries costs PAIRS_COST launches of one.
-pub(crate) fn choose_kernel(variant: Variant, scoring: &Scoring, queries: usize) -> Banded {
+pub(crate) fn choose_kernel(variant: Variant, scoring: &Scoring, queries: usize) -> ScanKernel {
     if !crate::scan::fits_16_bits(scoring) {
-        Banded::InterWide
+        ScanKernel::InterWide
     } else {
         match variant {
-            Variant::Inter => Banded::Inter,
-            Variant::Fast => Banded::Fast,
-            Variant::Team if queries.div_ceil(2) as f64 * PAIRS_COST < queries as f64 => Banded::TeamPairs,
-            Variant::Team => Banded::Team,
+            Variant::Inter => ScanKernel::Inter,
+            Variant::Team if queries.div_ceil(2) as f64 * PAIRS_COST < queries as f64 => ScanKernel::TeamPairs,
+            Variant::Team => ScanKernel::Team,
         }
     }
 }
@@ -54,17 +55,17 @@ const PAIRS_COST: f64 = 1.78;
 /// Slots (work-items, or teams for `scan_team`) of a tile's groups and work-items of an
 /// alignment work-group: `scan_team`'s teams of `Tuning::team` in work-groups of
 /// `team_group`, the others' `group` work-items.
-fn tile_shape(kernel: Banded, tuning: &Tuning) -> (usize, usize) {
+fn tile_shape(kernel: ScanKernel, tuning: &Tuning) -> (usize, usize) {
     if is_team(kernel) { tuning.team_work_group(tuning.team) } else { (tuning.group, tuning.group) }
 }
 
-fn is_team(kernel: Banded) -> bool {
-    matches!(kernel, Banded::Team | Banded::TeamPairs)
+fn is_team(kernel: ScanKernel) -> bool {
+    matches!(kernel, ScanKernel::Team | ScanKernel::TeamPairs)
 }
 
 /// Queries a launch of `kernel` aligns at once.
-pub(crate) fn queries_per_launch(kernel: Banded) -> usize {
-    if kernel == Banded::TeamPairs { 2 } else { 1 }
+pub(crate) fn queries_per_launch(kernel: ScanKernel) -> usize {
+    if kernel == ScanKernel::TeamPairs { 2 } else { 1 }
 }
 
 /// Where a tile's entries sit: groups of `slots x lanes` consecutive entries, each
@@ -134,7 +135,7 @@ impl TileLayout {
 /// Residues a tile may hold on `dev` (before the caller's own limit): the boundary rows
 /// of the alignment kernel (about 4 bytes per residue) are the largest buffer; keep them
 /// under a quarter of the device's memory, one allocation and 4 GiB.
-pub(crate) fn tile_budget(dev: &ClDevice, kernel: Banded) -> usize {
+pub(crate) fn tile_budget(dev: &ClDevice, kernel: ScanKernel) -> usize {
     let bytes = dev.info.max_alloc_bytes.min(dev.info.global_mem_bytes / 4).clamp(1 << 20, 4 << 30);
     (bytes as usize / kernel.boundary_bytes() as usize * kernel.lanes()).max(1)
 }
@@ -163,9 +164,9 @@ pub(crate) fn tiles(lengths: &[usize], per_subject: usize, budget: usize) -> Vec
 /// A tile's shuffles on the device, ready to be aligned with queries.
 pub(crate) struct DeviceTile<'d> {
     dev: &'d ClDevice,
-    kernel: Banded,
+    kernel: ScanKernel,
     pub layout: TileLayout,
-    buffers: BandedBuffers,
+    buffers: SubjectBuffers,
     /// The boundary row every launch reuses (launches run one after another) and two
     /// sets of outputs, taken in turn: one launch writes one set while the other set's
     /// scores travel to the host.
@@ -215,7 +216,7 @@ pub(crate) struct TileSpec<'a> {
 
 impl<'d> DeviceTile<'d> {
     /// Lays out the tile and makes its shuffles on the device.
-    pub fn new(dev: &'d ClDevice, kernel: Banded, spec: &TileSpec) -> Result<DeviceTile<'d>> {
+    pub fn new(dev: &'d ClDevice, kernel: ScanKernel, spec: &TileSpec) -> Result<DeviceTile<'d>> {
         let tuning = Tuning::default();
         let lanes = kernel.lanes();
         let lengths: Vec<usize> = spec.subjects.iter().map(|s| s.len()).collect();
@@ -232,7 +233,7 @@ impl<'d> DeviceTile<'d> {
         }
         let lengths32: Vec<u32> = lengths.iter().map(|&n| n as u32).collect();
         let cells = *layout.group_cell.last().unwrap_or(&0);
-        let buffers = BandedBuffers::new(
+        let buffers = SubjectBuffers::new(
             dev,
             dev.buffer::<u32>(layout.words)?,
             &layout.group_word,
@@ -299,21 +300,21 @@ impl<'d> DeviceTile<'d> {
         let defaults = Tuning::default();
         let (_, group) = tile_shape(self.kernel, &defaults);
         // scan_team: rows per work-item for these queries, a pass within local memory
-        // (as src/scan/banded.rs chooses them); the others' bands.
+        // (as the scan's Scanner chooses them); the others' bands.
         let (tuning, span) = if is_team(self.kernel) {
             let letters = scoring.matrix.size() + 1;
-            let max_span = team_max_span(dev, self.kernel, group, letters, defaults.team);
+            let max_span = team::max_span(dev, self.kernel, group, letters, defaults.team);
             let rows = defaults.rows_for(&[longest], defaults.team, max_span);
             (Tuning { rows, ..defaults }, defaults.team * rows)
         } else {
             (defaults, defaults.band)
         };
-        let profile = if self.kernel == Banded::TeamPairs {
+        let profile = if self.kernel == ScanKernel::TeamPairs {
             QueryProfile::paired(dev, queries[0], queries.get(1).copied(), scoring, span)?
         } else {
             QueryProfile::new(dev, self.kernel, queries[0], scoring, span)?
         };
-        // The same program as src/scan/banded.rs builds, so both share one cache entry;
+        // The same program as the scan's Scanner builds, so both share one cache entry;
         // scan_team without end cells (psse needs the scores alone).
         let program = self.kernel.program(dev, &tuning, !is_team(self.kernel))?;
         let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.kernel_name()))?;
@@ -330,7 +331,7 @@ impl<'d> DeviceTile<'d> {
         )?;
         // scan_team's query slots: this one query. The buffers set as arguments live
         // until the launch is enqueued; OpenCL keeps them from there until it has run.
-        let slot_rows = (self.kernel == Banded::Team)
+        let slot_rows = (self.kernel == ScanKernel::Team)
             .then(|| dev.buffer_from(&[(longest.div_ceil(span) * span) as i32]))
             .transpose()?;
         if let Some(rows) = &slot_rows {
@@ -340,7 +341,7 @@ impl<'d> DeviceTile<'d> {
                 .arg(&1i32)?
                 .arg(&cells)?
                 .arg(&(self.layout.lengths.len() as i32))?;
-        } else if self.kernel == Banded::TeamPairs {
+        } else if self.kernel == ScanKernel::TeamPairs {
             args.local(group * 4)?;
         }
         let event = {
@@ -450,9 +451,8 @@ pub fn device_shuffles(
     window: usize,
 ) -> Result<Vec<Vec<Vec<u8>>>> {
     let kernel = match variant {
-        Variant::Inter => Banded::Inter,
-        Variant::Fast => Banded::Fast,
-        Variant::Team => Banded::Team,
+        Variant::Inter => ScanKernel::Inter,
+        Variant::Team => ScanKernel::Team,
     };
     let mut order: Vec<usize> = (0..subjects.len()).collect();
     order.sort_by_key(|&k| (subjects[k].len(), k));
@@ -500,12 +500,12 @@ mod tests {
         // Two queries in one launch cost less than two launches; a lone query in a
         // launch of two costs more unless the other launches make up for it (the
         // psse_device tests rely on 2, 4 and 9 queries being paired).
-        assert_eq!(kernel(1), Banded::Team);
-        assert_eq!(kernel(2), Banded::TeamPairs);
-        assert_eq!(kernel(3), Banded::Team);
-        assert_eq!(kernel(4), Banded::TeamPairs);
-        assert_eq!(kernel(9), Banded::TeamPairs);
-        assert_eq!(choose_kernel(Variant::Fast, &sc, 4), Banded::Fast);
+        assert_eq!(kernel(1), ScanKernel::Team);
+        assert_eq!(kernel(2), ScanKernel::TeamPairs);
+        assert_eq!(kernel(3), ScanKernel::Team);
+        assert_eq!(kernel(4), ScanKernel::TeamPairs);
+        assert_eq!(kernel(9), ScanKernel::TeamPairs);
+        assert_eq!(choose_kernel(Variant::Inter, &sc, 4), ScanKernel::Inter);
     }
 
     #[test]

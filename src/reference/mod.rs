@@ -17,14 +17,18 @@
 //!
 //! Tracebacks prefer, at each cell, a zero (the alignment starts), then the diagonal,
 //! then E, then F; a gap state is opened rather than extended when both give the
-//! same score. [`align`] traces back in memory proportional to `n·√m` (square-root
-//! checkpointing), so a 35,000 x 5,000 pair needs a few megabytes.
+//! same score. [`align`] is the textbook traceback over the whole table; the aligners
+//! clsw runs are in [`crate::traceback`], each tested against it.
+//!
+//! This is the one statement of the recurrence, the end rule and the tie rule: every
+//! kernel (`cl/`, `src/scan`, `src/traceback`) refers here rather than restating them.
 
 pub mod alignment3;
 pub mod sw3;
 mod traceback;
 
-pub use traceback::{align, align_ending_at, align_ending_at_bytes, align_with_block_rows};
+pub(crate) use traceback::Walk;
+pub use traceback::{align, align_ending_at};
 
 use crate::scoring::Scoring;
 

@@ -1,141 +1,125 @@
-//! Traceback in memory proportional to `n·√m`.
+//! The traceback rule, and the textbook traceback that applies it over the whole table:
+//! the truth every aligner clsw runs ([`crate::traceback`]) is tested against.
 //!
-//! First the score pass finds the end cell (ie, je). Then a forward pass over rows
-//! 1..=ie (columns 1..=je only) keeps a checkpoint of H and F every `k` rows. The
-//! traceback walks blocks of `k` rows from the last to the first: each block is
-//! recomputed from its checkpoint with the traceback bits stored (k·je bytes), and the
-//! walk continues in it, carrying the current state (H, E or F) across block
-//! boundaries. With k >= ie this is the textbook full-matrix traceback; the tests
-//! check that every k gives the same alignment.
+//! From the end cell the walk reads each cell's bits ([`dir`]): in state H it stops at
+//! a zero, takes the diagonal, or enters E or F as the bits say; in E (F) it emits a
+//! deletion (insertion) and returns to H where the gap was opened rather than extended.
 
 use super::{NEG_INF, advance_row, dir, sw_score};
 use crate::align::{Alignment, Op};
 use crate::scoring::Scoring;
 
-/// Pairs with more cells than this are traced back with checkpoints; smaller ones
-/// keep the whole traceback matrix (at most this many bytes).
-const FULL_MATRIX_CELLS: usize = 1 << 24;
-
 /// The optimal local alignment of `query` and `subject` (alphabet codes), or `None`
-/// when the best score is 0.
+/// when the best score is 0, traced back over the whole table (memory `m x n`).
 pub fn align(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<Alignment> {
     align_ending_at(query, subject, sc, sw_score(query, subject, sc).end?)
 }
 
-/// The alignment [`align`] returns when the end cell is already known (a scan kernel
-/// reports it): the score pass is skipped. `end` = (query, subject) positions, 0-based;
-/// given another cell, the result is the best alignment ending there (`None` if it
-/// scores 0).
-pub fn align_ending_at(query: &[u8], subject: &[u8], sc: &Scoring, end: (usize, usize)) -> Option<Alignment> {
-    traceback(query, subject, sc, end, block_rows(end))
-}
-
-/// The rows per block of the traceback ending at `end`.
-fn block_rows((ie, je): (usize, usize)) -> usize {
-    let (rows, cols) = (ie + 1, je + 1);
-    if rows.saturating_mul(cols) <= FULL_MATRIX_CELLS { rows } else { (rows as f64).sqrt().ceil() as usize }
-}
-
-/// The most bytes [`align_ending_at`] holds at once for the end cell `end` (an upper
-/// bound: the checkpoints, one block's traceback bits, the alignment's columns).
-pub fn align_ending_at_bytes(end: (usize, usize)) -> u128 {
-    let (rows, width) = (end.0 as u128 + 1, end.1 as u128 + 2);
-    let k = block_rows(end) as u128;
-    let checkpoints = rows.div_ceil(k) * 2 * width * 4;
-    checkpoints + k * width + 4 * width * 4 + (rows + width)
-}
-
-/// [`align`] with an explicit checkpoint interval (rows per block); exposed so tests
-/// can check that the result does not depend on it.
-pub fn align_with_block_rows(query: &[u8], subject: &[u8], sc: &Scoring, block_rows: usize) -> Option<Alignment> {
-    traceback(query, subject, sc, sw_score(query, subject, sc).end?, block_rows)
-}
-
-/// Checkpointed traceback from the end cell `(ie, je)`, `block_rows` rows per block.
-fn traceback(
-    query: &[u8],
-    subject: &[u8],
-    sc: &Scoring,
-    (ie, je): (usize, usize),
-    block_rows: usize,
-) -> Option<Alignment> {
-    let k = block_rows.max(1);
+/// The best alignment ending at `end` (0-based query and subject positions), `None`
+/// if it scores 0, traced back over rows and columns up to `end`.
+pub fn align_ending_at(query: &[u8], subject: &[u8], sc: &Scoring, (ie, je): (usize, usize)) -> Option<Alignment> {
     let subject_part = &subject[..=je];
-    let width = je + 2; // columns 0..=je+1 in DP terms (j = 0 is the boundary)
-
-    // Forward pass: checkpoints of (H, F) at rows 0, k, 2k, ... below ie+1.
+    let width = je + 2;
     let mut h = vec![0i32; width];
     let mut f = vec![NEG_INF; width];
-    let mut checkpoints: Vec<(Vec<i32>, Vec<i32>)> = Vec::new();
-    for (i, &qi) in query[..=ie].iter().enumerate() {
-        if i % k == 0 {
-            checkpoints.push((h.clone(), f.clone()));
-        }
-        advance_row(qi, subject_part, sc, &mut h, &mut f, None);
+    let mut dirs = vec![0u8; (ie + 1) * width];
+    for (r, &qi) in query[..=ie].iter().enumerate() {
+        advance_row(qi, subject_part, sc, &mut h, &mut f, Some(&mut dirs[r * width..(r + 1) * width]));
     }
-    let score = h[je + 1]; // H(ie, je)
+    let score = h[je + 1];
     if score <= 0 {
         return None;
     }
+    let mut walk = Walk::from((ie, je));
+    walk.through_block(query, subject, &dirs, 1, width);
+    Some(walk.alignment(score, query, subject, sc))
+}
 
-    #[derive(Clone, Copy, PartialEq)]
-    enum State {
-        H,
-        E,
-        F,
+/// The state of a traceback walk.
+#[derive(Clone, Copy, PartialEq)]
+enum State {
+    H,
+    E,
+    F,
+}
+
+/// A traceback walk in progress, in DP coordinates (1-based rows and columns), with
+/// the columns it has emitted (last column first). A walk can be fed the table a block
+/// of rows at a time, from the last block to the first.
+pub(crate) struct Walk {
+    i: usize,
+    j: usize,
+    state: State,
+    columns: Vec<Op>,
+    done: bool,
+}
+
+impl From<(usize, usize)> for Walk {
+    /// A walk from the end cell `(ie, je)` (0-based query and subject positions).
+    fn from((ie, je): (usize, usize)) -> Walk {
+        Walk { i: ie + 1, j: je + 1, state: State::H, columns: Vec::new(), done: false }
     }
-    // Walk back from (ie+1, je+1) in DP coordinates (1-based rows and columns).
-    let (mut i, mut j) = (ie + 1, je + 1);
-    let mut state = State::H;
-    let mut columns: Vec<Op> = Vec::new();
-    let mut dirs = vec![0u8; k * width];
-    'blocks: for b in (0..checkpoints.len()).rev() {
-        let first_row = b * k + 1; // DP row of the block's first row
-        let last_row = (first_row + k - 1).min(ie + 1);
-        if i < first_row {
-            continue;
-        }
-        let (mut h, mut f) = checkpoints[b].clone();
-        for r in first_row..=last_row {
-            let row = &mut dirs[(r - first_row) * width..(r - first_row + 1) * width];
-            advance_row(query[r - 1], subject_part, sc, &mut h, &mut f, Some(row));
-        }
-        while i >= first_row {
-            if j == 0 {
-                break 'blocks;
+}
+
+impl Walk {
+    /// True when the walk has found the alignment's start.
+    pub(crate) fn done(&self) -> bool {
+        self.done
+    }
+
+    /// The DP row the walk stands in.
+    pub(crate) fn row(&self) -> usize {
+        self.i
+    }
+
+    /// Walks through the block of DP rows `first_row..` whose bits are `dirs` (`width`
+    /// per row, column `j` at `j`), until the walk leaves the block upwards or ends.
+    pub(crate) fn through_block(&mut self, query: &[u8], subject: &[u8], dirs: &[u8], first_row: usize, width: usize) {
+        while !self.done && self.i >= first_row {
+            if self.j == 0 {
+                self.done = true;
+                break;
             }
-            let d = dirs[(i - first_row) * width + j];
-            match state {
+            let d = dirs[(self.i - first_row) * width + self.j];
+            match self.state {
                 State::H => match d & dir::H_MASK {
-                    dir::ZERO => break 'blocks,
+                    dir::ZERO => self.done = true,
                     dir::DIAG => {
-                        columns.push(if query[i - 1] == subject[j - 1] { Op::Match } else { Op::Mismatch });
-                        i -= 1;
-                        j -= 1;
+                        let same = query[self.i - 1] == subject[self.j - 1];
+                        self.columns.push(if same { Op::Match } else { Op::Mismatch });
+                        self.i -= 1;
+                        self.j -= 1;
                     }
-                    dir::FROM_E => state = State::E,
-                    _ => state = State::F,
+                    dir::FROM_E => self.state = State::E,
+                    _ => self.state = State::F,
                 },
                 State::E => {
-                    columns.push(Op::Deletion);
+                    self.columns.push(Op::Deletion);
                     if d & dir::E_EXTENDED == 0 {
-                        state = State::H;
+                        self.state = State::H;
                     }
-                    j -= 1;
+                    self.j -= 1;
                 }
                 State::F => {
-                    columns.push(Op::Insertion);
+                    self.columns.push(Op::Insertion);
                     if d & dir::F_EXTENDED == 0 {
-                        state = State::H;
+                        self.state = State::H;
                     }
-                    i -= 1;
+                    self.i -= 1;
                 }
             }
         }
+        if self.i == 0 {
+            self.done = true;
+        }
     }
-    columns.reverse();
-    // (i, j) is now the DP cell before the first aligned pair: 0-based starts are i, j.
-    Some(Alignment::from_columns(score, i, j, &columns, query, subject, sc))
+
+    /// The alignment of score `score` the walk traced.
+    pub(crate) fn alignment(mut self, score: i32, query: &[u8], subject: &[u8], sc: &Scoring) -> Alignment {
+        self.columns.reverse();
+        // (i, j) is now the DP cell before the first aligned pair: 0-based starts are i, j.
+        Alignment::from_columns(score, self.i, self.j, &self.columns, query, subject, sc)
+    }
 }
 
 #[cfg(test)]

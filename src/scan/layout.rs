@@ -2,8 +2,8 @@
 //! groups (one work-group each), residues interleaved so that neighbouring work-items
 //! read neighbouring words.
 //!
-//! A slot is one work-item; it holds `lanes` subjects (1 for `inter`, 2 for `fast`,
-//! whose two 16-bit lanes carry two subjects). Word `w` of slot `t` in group `g` sits
+//! A slot is one work-item (`inter`) or team (`team`); it holds `lanes` subjects (1
+//! for `inter`, 2 for `team`, whose two 16-bit lanes carry two subjects). Word `w` of slot `t` in group `g` sits
 //! at `group_word[g] + w * G + t` and holds 4 codes: 4 columns of one subject when
 //! `lanes == 1`, or 2 columns of both lanes (column-major, lane-minor) when `lanes ==
 //! 2`. Columns past a subject's end hold `pad_code`.

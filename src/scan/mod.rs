@@ -1,54 +1,57 @@
-//! Database search: one query against many subjects, every subject's exact optimal
-//! local score. Each kernel variant has a host module here and a source in `cl/`
-//! of the same name (`plain` ↔ `cl/scan_plain.cl`).
+//! Database search on OpenCL devices: one query against many subjects, every subject's
+//! exact optimal local score (the recurrence is [`crate::reference`]'s). Each kernel
+//! has a host module here named like its source in `cl/` (`team` ↔ `cl/scan_team.cl`);
+//! `inter` and `team` share the resident [`scanner`], its [`layout`] of subjects, its
+//! query [`profile`] and its [`outputs`]. The native SIMD CPU kernels are in [`native`].
 
-pub mod banded;
-pub mod batch_traceback;
-pub mod diagonal_band;
-pub mod from_end;
+pub mod inter;
 pub mod intra;
-pub(crate) mod lanes;
 pub mod layout;
 pub mod native;
 pub(crate) mod outputs;
 pub mod plain;
-pub(crate) mod schedule;
-pub mod striped;
+pub(crate) mod profile;
+pub mod scanner;
+pub mod team;
 
 use crate::device::ClDevice;
 use crate::error::Result;
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
-use banded::{Banded, BandedScanner, Tuning};
+use scanner::{ScanKernel, Scanner, Tuning};
 
 crate::error::named_enum! {
-    /// The kernel variants, kept side by side so they can be compared.
+    /// The kernel variants, kept side by side so they can be compared. The C ABI's
+    /// `CLSW_VARIANT_FAST` (a retired variant) means each device's own.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum Variant ("kernel variant", "variants") {
-        /// One work-item per subject, 32-bit, no tiling: the readable kernel.
+        /// One work-item per subject, 32-bit, no tiling: the readable twin of the others.
         Plain = "plain",
-        /// One work-item per subject, query bands in registers (Ligowski & Rudnicki).
+        /// One work-item per subject, query bands in registers: the inter-task seed's
+        /// design (Ligowski & Rudnicki), and the default on CPU devices.
         Inter = "inter",
-        /// Two subjects per work-item in packed 16-bit lanes; DPX instructions on NVIDIA.
-        Fast = "fast",
         /// Two subjects per team of work-items, each holding a slice of the query's rows
-        /// in registers; the team passes H and F down by warp shuffles on NVIDIA.
+        /// in registers; the team passes H and F down by warp shuffles on NVIDIA: the
+        /// default on GPUs.
         Team = "team",
-        /// One work-group per subject, work-items along the anti-diagonal, 4 x 4 tiles
-        /// (Munekawa et al.): the path for very long subjects.
+        /// One work-group per subject, work-items along the anti-diagonal, 4 x 4 tiles:
+        /// the intra-task seed's design (Munekawa et al.).
         Intra = "intra",
     }
 }
+
+/// Retired variants, still accepted as [`AUTO`] until the next minor release
+/// (CHANGELOG.md): `fast`, two subjects per work-item in packed 16-bit lanes, slower
+/// than `team` on every device measured.
+pub const RETIRED: [&str; 1] = ["fast"];
 
 /// The name of "each device's own variant" ([`Variant::for_device`]) in [`Variant::choice`].
 pub const AUTO: &str = "auto";
 
 impl Variant {
     /// The variant a search runs on `dev` when none is named: `team` on GPUs and other
-    /// accelerators, `inter` on CPU devices. On PoCL (two cores of an AMD EPYC, query
-    /// 500 against `uniprot300`) `inter` ran 0.5 GCUPS and `team` 0.1: a CPU device
-    /// runs `team`'s barriers and small work-groups as loops, and builds a program
-    /// per team shape (seconds each) where `inter` has one.
+    /// accelerators, `inter` on CPU devices, which run `team`'s barriers and small
+    /// work-groups as loops and build a program per team shape where `inter` has one.
     pub fn for_device(dev: &crate::device::DeviceInfo) -> Variant {
         match dev.kind {
             crate::device::DeviceKind::Cpu => Variant::Inter,
@@ -56,9 +59,24 @@ impl Variant {
         }
     }
 
+    /// The resident [`Scanner`]'s kernel of this variant (`inter` and `team`), or
+    /// `None` for the variants that scan one batch at a time (`plain`, `intra`).
+    pub fn scan_kernel(self) -> Option<ScanKernel> {
+        match self {
+            Variant::Team => Some(ScanKernel::Team),
+            Variant::Inter => Some(ScanKernel::Inter),
+            Variant::Plain | Variant::Intra => None,
+        }
+    }
+
     /// A variant named by a user, or `auto` in any case (`None`): each device's own.
+    /// [`RETIRED`] names are taken as `auto` for one release.
     pub fn choice(name: &str) -> Result<Option<Variant>> {
-        if name.eq_ignore_ascii_case(AUTO) { Ok(None) } else { name.parse().map(Some) }
+        if name.eq_ignore_ascii_case(AUTO) || RETIRED.iter().any(|r| name.eq_ignore_ascii_case(r)) {
+            Ok(None)
+        } else {
+            name.parse().map(Some)
+        }
     }
 }
 
@@ -77,17 +95,12 @@ pub fn scan_once<S: AsRef<[u8]>>(
             let (scores, kernel_seconds) = plain::scores(dev, query, &PackedSubjects::new(subjects)?, scoring)?;
             Ok(ScanOutput { scores, recomputed: 0, kernel_seconds })
         }
-        Variant::Inter | Variant::Fast | Variant::Team => {
-            let kind = match variant {
-                Variant::Inter => Banded::Inter,
-                Variant::Team => Banded::Team,
-                _ => Banded::Fast,
-            };
-            let subjects: Vec<&[u8]> = subjects.iter().map(AsRef::as_ref).collect();
-            BandedScanner::new(dev, kind, Tuning::default(), &subjects, scoring.matrix.size() as u8)?
-                .scan(query, scoring)
-        }
         Variant::Intra => intra::scores(dev, query, subjects, scoring),
+        Variant::Inter | Variant::Team => {
+            let kind = variant.scan_kernel().expect("inter and team are the scanner's");
+            let subjects: Vec<&[u8]> = subjects.iter().map(AsRef::as_ref).collect();
+            Scanner::new(dev, kind, Tuning::default(), &subjects, scoring.matrix.size() as u8)?.scan(query, scoring)
+        }
     }
 }
 
@@ -218,6 +231,7 @@ mod tests {
         assert_eq!(Variant::choice(AUTO).unwrap(), None);
         assert_eq!(Variant::choice("team").unwrap(), Some(Variant::Team));
         assert!(Variant::choice("teams").is_err());
+        assert_eq!(Variant::choice("fast").unwrap(), None, "retired: each device's own for one release");
     }
 
     #[test]

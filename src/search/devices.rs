@@ -4,11 +4,11 @@
 //! chunks ahead of the merge at most ([`Searcher::scan_all`]): a device never waits at
 //! every query for the others.
 
-use super::plan::{Share, banded_kind};
+use super::plan::Share;
 use super::{Scanned, Searcher, Strand, reverse_complement};
 use crate::engine::WorkerRef;
 use crate::error::{Error, Result};
-use crate::scan::banded::BandedScanner;
+use crate::scan::scanner::Scanner;
 use crate::scan::{ScanOutput, scan_once};
 use crate::seq::Sequence;
 use std::ops::Range;
@@ -21,7 +21,7 @@ type SharePart = Result<(Vec<ScanOutput>, bool, f64)>;
 impl Searcher<'_> {
     /// Readies the devices for `queries`: the programs that scanning them on the
     /// resident shares launches are built or loaded now, every device at once
-    /// ([`BandedScanner::prepare`]), so that no query of a search waits for one.
+    /// ([`Scanner::prepare`]), so that no query of a search waits for one.
     /// Optional: a search loads what it lacks as it goes (and batched shares always do).
     pub fn prepare(&self, queries: &[Sequence]) -> Result<()> {
         let mut lengths: Vec<usize> = queries.iter().map(|q| q.residues.len()).collect();
@@ -250,12 +250,12 @@ impl Searcher<'_> {
     }
 
     /// A share's scan of every chunk by its resident scanner, one query after another
-    /// without a pause between them ([`BandedScanner::scores_each`]), each chunk's part
+    /// without a pause between them ([`Scanner::scores_each`]), each chunk's part
     /// sent as its last output lands; stops at an error (sent) or when `tx` is closed.
     /// Scores alone: the hits' end cells come from their re-scoring on the CPU.
     fn stream_resident(
         &self,
-        scanner: &BandedScanner<'_>,
+        scanner: &Scanner<'_>,
         share: &Share<'_>,
         groups: &[&[Sequence]],
         tx: &std::sync::mpsc::SyncSender<SharePart>,
@@ -304,7 +304,7 @@ impl Searcher<'_> {
         let variant = self.options.variant_on(&dev.info);
         let batches: Vec<Range<usize>> = share.batches.iter().filter(|b| !b.is_empty()).cloned().collect();
         let subjects_of = |batch: &Range<usize>| -> Vec<&[u8]> { batch.clone().map(|k| db.residues(k)).collect() };
-        let Some(kind) = banded_kind(variant) else {
+        let Some(kind) = variant.scan_kernel() else {
             for batch in &batches {
                 let subjects = subjects_of(batch);
                 for (q, acc) in queries.iter().zip(outputs.iter_mut()) {
@@ -316,9 +316,8 @@ impl Searcher<'_> {
         // Each batch is laid out and uploaded while the one before it is scanned.
         let tuning = self.options.tuning;
         let pad = sc.matrix.size() as u8;
-        let prepare = |batch: &Range<usize>| {
-            BandedScanner::for_queries(dev, kind, tuning, &subjects_of(batch), pad, queries.len())
-        };
+        let prepare =
+            |batch: &Range<usize>| Scanner::for_queries(dev, kind, tuning, &subjects_of(batch), pad, queries.len());
         std::thread::scope(|scope| {
             let mut next = batches.first().map(|b| scope.spawn(move || prepare(b)));
             for k in 0..batches.len() {

@@ -5,10 +5,10 @@ use super::{Scanned, Searcher, Strand, reverse_complement};
 use crate::align::Alignment;
 use crate::engine::WorkerRef;
 use crate::error::{Error, Result};
-use crate::reference::{self, LocalScore};
-use crate::scan::from_end::{HitEnd, align_from_ends};
+use crate::reference::LocalScore;
 use crate::scoring::Scoring;
 use crate::seq::Sequence;
+use crate::traceback::{self, HitEnd, align_from_ends};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -101,7 +101,7 @@ pub struct SearchResult {
 
 /// The alignments of hits of one query: each its optimal local alignment, scoring
 /// `score` and ending at `end` (0-based query and subject positions, from the scan):
-/// [`reference::align`]'s alignment, traced back from the end cell over the rectangle
+/// [`crate::reference::align`]'s alignment, traced back from the end cell over the rectangle
 /// that must hold it, 16 hits at a time ([`align_from_ends`]), so the score pass over
 /// the matrix is not repeated and the rows and columns outside the alignment's reach
 /// are never computed. A hit whose end is unknown (outside the pair) is aligned whole.
@@ -114,7 +114,7 @@ pub fn align_hits(query: &[u8], hits: &[HitEnd<'_>], scoring: &Scoring) -> Resul
         out[k] = a;
     }
     let whole: Vec<Option<Alignment>> =
-        unknown.par_iter().map(|&k| reference::align(query, hits[k].subject, scoring)).collect();
+        unknown.par_iter().map(|&k| traceback::align(query, hits[k].subject, scoring)).collect();
     for (&k, a) in unknown.iter().zip(whole) {
         out[k] = a;
     }

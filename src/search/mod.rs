@@ -6,14 +6,14 @@
 //!
 //! [`Searcher::new`] cuts the database into one contiguous share per device (about
 //! equal residue counts; `--device all` uses every GPU) and uploads each share once:
-//! with the banded variants (`fast`, `inter`) the share stays resident on its device
+//! with the resident scanner's variants (`team`, `inter`) the share stays resident on its device
 //! for every query of the run. A share larger than the device can hold (see
 //! [`SearchOptions::batch_residues`]) is cut into contiguous batches that are
 //! uploaded and scanned one after another; then the queries of a run are scanned
 //! batch by batch (all queries of a chunk against batch 1, then batch 2, ...), so each
 //! batch is laid out and uploaded once per chunk of queries, not once per query.
 //! An engine without OpenCL devices computes on the native CPU path
-//! ([`crate::scan::native`]: SIMD over 16 subjects at a time, on all cores).
+//! ([`crate::scan::native`]: one subject per SIMD lane, on all cores).
 //!
 //! [`Searcher::search_all`] runs the device scans on one thread and, on the calling
 //! thread, the CPU work of the previous query: E-values, the choice of hits and their
@@ -65,7 +65,7 @@ mod plan;
 mod statistics;
 mod strands;
 
-pub use crate::scan::from_end::HitEnd;
+pub use crate::traceback::HitEnd;
 pub use hits::{Hit, SearchResult, align_hits};
 pub use statistics::{EvalueSource, FIT_SAMPLE, SHUFFLES, Statistics, StatsMethod};
 pub(crate) use statistics::{FitSample, Statistician};
@@ -75,10 +75,10 @@ use crate::engine::{Engine, WorkerRef, split_by_size};
 use crate::error::{Error, Result};
 use crate::reference::LocalScore;
 use crate::scan::Variant;
-use crate::scan::banded::{BandedScanner, Tuning};
+use crate::scan::scanner::{Scanner, Tuning};
 use crate::scoring::Scoring;
 use crate::seq::{Database, Sequence};
-use plan::{Share, banded_kind, plan_batches};
+use plan::{Share, plan_batches};
 use std::ops::Range;
 
 /// How a search runs and what it reports.
@@ -106,7 +106,7 @@ pub struct SearchOptions {
     /// The number of database sequences E-values count (`D` of `E = D P`; ssearch36
     /// `-Z`); `None`: the database's own.
     pub db_size: Option<usize>,
-    /// Tuning of the banded kernels.
+    /// Tuning of the inter-task kernels (`inter`, `team`).
     pub tuning: Tuning,
 }
 
@@ -195,6 +195,9 @@ impl<'a> Searcher<'a> {
             )));
         }
         options.validate()?;
+        if let Some(variant) = options.variant {
+            engine.check_variant(variant)?;
+        }
         let strands = options.strands.for_alphabet(db.alphabet())?;
         let lengths: Vec<usize> = db.lengths().iter().map(|&l| l as usize).collect();
         let workers = engine.workers();
@@ -210,10 +213,10 @@ impl<'a> Searcher<'a> {
                     // uploaded while one is scanned, so two may be there at once.
                     let auto = (dev.info.max_alloc_bytes / 2).min(dev.info.global_mem_bytes / 4).max(1 << 20);
                     let batches = plan_batches(range.clone(), &lengths, options.batch_residues.unwrap_or(auto));
-                    let resident = match banded_kind(options.variant_on(&dev.info)) {
+                    let resident = match options.variant_on(&dev.info).scan_kernel() {
                         Some(kind) if batches.len() == 1 && !range.is_empty() => {
                             let subjects: Vec<&[u8]> = range.clone().map(|k| db.residues(k)).collect();
-                            Some(BandedScanner::new(dev, kind, options.tuning, &subjects, pad)?)
+                            Some(Scanner::new(dev, kind, options.tuning, &subjects, pad)?)
                         }
                         _ => None,
                     };

@@ -2,8 +2,7 @@
 //! larger than its device holds, into batches.
 
 use crate::engine::WorkerRef;
-use crate::scan::Variant;
-use crate::scan::banded::{Banded, BandedScanner};
+use crate::scan::scanner::Scanner;
 use std::ops::Range;
 
 /// One device's contiguous share of the database.
@@ -13,17 +12,8 @@ pub(super) struct Share<'a> {
     pub(super) range: Range<usize>,
     /// Contiguous batches covering `range`, each small enough for the device.
     pub(super) batches: Vec<Range<usize>>,
-    /// The share laid out on the device once for all queries (banded variants, one batch).
-    pub(super) resident: Option<BandedScanner<'a>>,
-}
-
-pub(super) fn banded_kind(variant: Variant) -> Option<Banded> {
-    match variant {
-        Variant::Fast => Some(Banded::Fast),
-        Variant::Team => Some(Banded::Team),
-        Variant::Inter => Some(Banded::Inter),
-        _ => None,
-    }
+    /// The share laid out on the device once for all queries (`inter` and `team`, one batch).
+    pub(super) resident: Option<Scanner<'a>>,
 }
 
 /// Cuts `range` into contiguous batches of at most `budget` residues (a longer

@@ -1,3 +1,5 @@
+//! Over 600 lines with its unit tests (the reader itself is under 580).
+//!
 //! Streaming FASTA reader: plain or gzip (detected from the magic bytes), multi-line
 //! records, `\n` or `\r\n` line ends; FASTQ too, when the first header is an `@`
 //! line (sequence lines up to the `+` line, then as many quality characters, `!` to

@@ -6,7 +6,7 @@ use clsw::align::Alignment;
 use clsw::align::display::{TABULAR_COLUMNS, pairwise_view, tabular_line};
 use clsw::scoring::Scoring;
 use clsw::seq::Sequence;
-use clsw::{Error, Result, reference};
+use clsw::{Error, Result, traceback};
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
@@ -55,7 +55,7 @@ pub fn run(args: &AlignArgs) -> Result<()> {
     // a reader downstream (`| head`) has the first results at once.
     for batch in pairs.chunks(rayon::current_num_threads() * 4) {
         let alignments: Vec<_> =
-            batch.par_iter().map(|(x, y)| reference::align(&x.residues, &y.residues, &scoring)).collect();
+            batch.par_iter().map(|(x, y)| traceback::align(&x.residues, &y.residues, &scoring)).collect();
         write_batch(&mut out, batch, &alignments, args, &scoring).map_err(io)?;
         out.flush().map_err(io)?;
     }

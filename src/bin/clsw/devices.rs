@@ -1,8 +1,9 @@
-//! `clsw devices`: every OpenCL device with its self-test, and what the device choice
-//! (`CLSW_DEVICE`, else auto) uses.
+//! `clsw devices`: every OpenCL device with the self-test of its own scan variant, and
+//! what the device choice (`CLSW_DEVICE`, else auto) uses.
 
 use clsw::device::{ClDevice, DeviceKind, DeviceSpec, list_devices};
 use clsw::engine::self_test;
+use clsw::scan::Variant;
 use clsw::{Error, Result};
 
 fn gib(bytes: u64) -> String {
@@ -33,11 +34,15 @@ pub fn run() -> Result<()> {
             d.local_mem_bytes / 1024
         );
         println!("    OpenCL C:      {}", d.opencl_c_version.trim());
-        let result = ClDevice::new(d.clone()).and_then(|dev| self_test(&dev));
+        // The variant a run uses on this device unless it names another (which is
+        // tested the first time a run does).
+        let variant = Variant::for_device(d);
+        let result = ClDevice::new(d.clone()).and_then(|dev| self_test(&dev, &[variant]));
         match result {
-            Ok(t) if t.passed() => {
-                println!("    self-test:     passed ({} pairs equal to the reference, {:.2} s)", t.pairs, t.seconds)
-            }
+            Ok(t) if t.passed() => println!(
+                "    self-test:     passed (variant {variant}: {} pairs equal to the reference, {:.2} s)",
+                t.pairs, t.seconds
+            ),
             Ok(t) => {
                 failed += 1;
                 println!("    self-test:     FAILED: {}", t.failure.unwrap_or_default());

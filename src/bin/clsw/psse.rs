@@ -48,13 +48,16 @@ pub struct PsseArgs {
     censor_below: Option<f64>,
     #[command(flatten)]
     device: crate::args::DeviceArgs,
-    /// Kernel variant on OpenCL devices: fast (two shuffles per work-item, 16-bit
-    /// lanes) or inter (one per work-item).
+    /// Kernel variant on OpenCL devices: team (two shuffles per team of work-items,
+    /// 16-bit lanes) or inter (one per work-item).
     #[arg(
         long,
         alias = "kernel",
         default_value = clsw::psse::Variant::default().name(),
-        value_parser = crate::args::Names::of::<clsw::psse::Variant>(clsw::psse::Variant::ALL.map(clsw::psse::Variant::name)),
+        value_parser = crate::args::Names::checked(
+            clsw::psse::Variant::ALL.map(clsw::psse::Variant::name),
+            |s| clsw::psse::Variant::choice(s).map(drop),
+        ),
     )]
     variant: String,
     /// Output: a prss-like summary per pair, or one TSV line per pair (query, subject,
@@ -101,7 +104,7 @@ fn prepare(args: &PsseArgs) -> Result<Inputs> {
         window: args.window,
         seed: args.seed,
         censor_below: args.censor_below,
-        variant: args.variant.parse()?,
+        variant: clsw::psse::Variant::choice(&args.variant)?,
         keep_scores: args.histogram,
         ..PsseOptions::new(scoring)
     };

@@ -50,8 +50,8 @@ pub struct ScanArgs {
     outfmt: String,
     #[command(flatten)]
     device: DeviceArgs,
-    /// Kernel variant on OpenCL devices: team, fast, inter, intra, plain; auto: team on
-    /// GPUs, inter on CPU devices.
+    /// Kernel variant on OpenCL devices: team, inter, intra, plain; auto: team on GPUs,
+    /// inter on CPU devices.
     #[arg(long, default_value = clsw::scan::AUTO, value_parser = Names::checked(
         Variant::ALL.map(Variant::name).into_iter().chain([clsw::scan::AUTO]),
         |s| Variant::choice(s).map(drop),

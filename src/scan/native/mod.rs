@@ -9,13 +9,13 @@
 //!    when the scoring does not fit bytes): [`swipe`] with half as many lanes, except
 //!    that subjects much longer than a thread's share of this pass (a few long
 //!    homologs of a long query, typically) each run on all lanes of the striped kernel
-//!    ([`super::striped::score`]), subjects in parallel: in a lane each they would
+//!    ([`striped::score`]), subjects in parallel: in a lane each they would
 //!    keep a few threads busy long after the others are done.
 //! 3. The 32-bit reference for the subjects whose 16-bit lanes may have saturated
 //!    (counted in [`ScanOutput::recomputed`]).
 //!
 //! Subjects are sorted by length so that the lanes of a batch end together, and the
-//! batches run longest first ([`super::schedule`]): the longest batch costs as much
+//! batches run longest first ([`schedule`]): the longest batch costs as much
 //! as a hundred short ones, and started last it would end the scan alone.
 //!
 //! The instruction set is chosen at run time ([`Level`]): the best the processor has,
@@ -23,14 +23,17 @@
 //! `portable`), so one binary serves every x86-64 and each level can be tested on one
 //! machine; other processors (Arm included) run the portable code.
 
+pub(crate) mod lanes;
+pub(crate) mod schedule;
+pub mod striped;
 mod swipe;
 mod vectors;
 
-use super::lanes::LANES;
-use super::{ScanOutput, schedule, striped};
+use super::ScanOutput;
 use crate::error::Result;
 use crate::reference::{self, LocalScore};
 use crate::scoring::Scoring;
+use lanes::LANES;
 use std::sync::OnceLock;
 use swipe::Tables;
 

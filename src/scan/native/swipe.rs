@@ -1,13 +1,8 @@
 //! The native scan's kernel: one subject per lane (bytes in the first pass, 16-bit
 //! words in the second; [`super::vectors`]), walked column by column in the style of
 //! SWIPE (Rognes 2011): column j holds residue j of every lane's subject, and the
-//! query's rows run down it. The recurrence is the reference's (`src/reference`):
-//!
-//! ```text
-//! E(i,j) = max(E(i,j-1) - extend, H(i,j-1) - oe)      oe = open + extend
-//! F(i,j) = max(F(i-1,j) - extend, H(i-1,j) - oe)
-//! H(i,j) = max(H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j), 0)
-//! ```
+//! query's rows run down it. The recurrence is [`crate::reference`]'s, with
+//! `oe = open + extend` subtracted once from H.
 //!
 //! H, E and F are unsigned (E and F floored at 0 by saturating subtraction, which
 //! changes no H: H takes the max with 0 anyway), the scores S are signed, and

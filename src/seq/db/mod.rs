@@ -204,9 +204,8 @@ impl Database {
 
     /// A database of records (id, description, length) whose residues `fill(k, out)`
     /// writes, as codes of `alphabet` (checked), straight into record k's place in the
-    /// database's one buffer, on every core: no buffer per record and no copy. A C host's library of
-    /// 400,000 sequences and 181 M residues (`clsw_db_new_codes`) took 1.1 s through
-    /// per-record buffers. The first failing record in order gives the error; `Err`
+    /// database's one buffer, on every core: no buffer per record and no copy. The first
+    /// failing record in order gives the error; `Err`
     /// also carries a record the database cannot hold (its id, its length).
     pub fn from_fill<E: Send>(
         alphabet: Alphabet,

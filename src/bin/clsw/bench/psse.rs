@@ -40,7 +40,7 @@ pub struct BenchPsseArgs {
     #[arg(long, default_value_t = 1000)]
     shuffles: usize,
     /// Kernel variants for OpenCL devices; "native" adds the native CPU path.
-    #[arg(long, value_delimiter = ',', default_value = "fast,inter,native")]
+    #[arg(long, value_delimiter = ',', default_value = "team,inter,native")]
     variants: Vec<String>,
     /// Devices (as for --device elsewhere) [default: CLSW_DEVICE, else auto].
     #[arg(long)]
@@ -135,7 +135,7 @@ pub fn run(args: &BenchPsseArgs) -> Result<()> {
     for v in &args.variants {
         if v.eq_ignore_ascii_case("native") {
             let engine = Engine::new(DeviceChoice::Native)?;
-            engines.push(("native".into(), engine.describe().join(", "), engine, Variant::Fast));
+            engines.push(("native".into(), engine.describe().join(", "), engine, Variant::default()));
             continue;
         }
         let variant: Variant = v.parse()?;

@@ -7,7 +7,7 @@ use super::{median_of_runs, opencl_devices, print_row, short_name, ssearch_matri
 use clap::Args;
 use clsw::device::ClDevice;
 use clsw::engine::self_test;
-use clsw::scan::banded::{Banded, BandedScanner, Tuning};
+use clsw::scan::scanner::{Scanner, Tuning};
 use clsw::scan::{Variant, scan_once};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::{Alphabet, EmptyRecords, fasta};
@@ -49,7 +49,7 @@ pub struct BenchScanArgs {
     /// Kernel variants to run; `native` is the CPU path, `striped` its kernel of one
     /// pair on all SIMD lanes alone (the recomp column then counts subjects it left to
     /// 32 bits).
-    #[arg(long, value_delimiter = ',', default_value = "team,fast")]
+    #[arg(long, value_delimiter = ',', default_value = "team,inter")]
     variants: Vec<String>,
     /// Devices (as for --device elsewhere) [default: CLSW_DEVICE, else auto].
     #[arg(long)]
@@ -63,21 +63,12 @@ pub struct BenchScanArgs {
     /// Timed runs per row (the median is reported), after one warm-up run.
     #[arg(long, default_value_t = 3)]
     runs: usize,
-    /// Query rows per band for the banded kernels.
+    /// `inter`: query rows per band.
     #[arg(long)]
     band: Option<usize>,
-    /// Work-items per work-group for the banded kernels.
+    /// Work-items per work-group (`inter` and `team`).
     #[arg(long)]
     group: Option<usize>,
-    /// `fast`: subjects longer than this go to the long-subject kernel.
-    #[arg(long)]
-    long_threshold: Option<usize>,
-    /// `fast`: work-items per pair of long subjects.
-    #[arg(long)]
-    long_group: Option<usize>,
-    /// `fast`: columns per wavefront step of the long-subject kernel.
-    #[arg(long)]
-    tile: Option<usize>,
     /// `team`: work-items per pair of subjects (1 to 32, a power of two); a list
     /// sweeps the shapes (every team size with every --rows). Without it, teams of 8
     /// raised to 16 or 32 where the database is short beside its longest subject.
@@ -176,9 +167,6 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
     let tuning = Tuning {
         band: args.band.unwrap_or(defaults.band),
         group: args.group.unwrap_or(defaults.group),
-        long_threshold: args.long_threshold.unwrap_or(defaults.long_threshold),
-        long_group: args.long_group.unwrap_or(defaults.long_group),
-        tile: args.tile.unwrap_or(defaults.tile),
         team: defaults.team,
         team_group: args.group.unwrap_or(defaults.team_group),
         rows: defaults.rows,
@@ -239,11 +227,11 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         let device = format!("striped CPU, {} threads", rayon::current_num_threads());
         for &len in &lengths {
             let query = query_of_length(&queries, len);
-            let profile = clsw::scan::striped::Profile::new(&query, &scoring)?;
+            let profile = clsw::scan::native::striped::Profile::new(&query, &scoring)?;
             let run = || {
                 subjects
                     .par_iter()
-                    .map(|s| clsw::scan::striped::score(&profile, s, &scoring))
+                    .map(|s| clsw::scan::native::striped::score(&profile, s, &scoring))
                     .collect::<clsw::Result<Vec<_>>>()
             };
             run()?; // warm-up
@@ -336,7 +324,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
     }
     for info in devices {
         let dev = ClDevice::new(info)?;
-        let test = self_test(&dev)?;
+        let test = self_test(&dev, &variants)?;
         if let Some(f) = test.failure {
             return Err(Error::Device(format!("{} failed its self-test: {f}", dev.info.label())));
         }
@@ -359,15 +347,9 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         }
         for (variant, tuning, label) in runs {
             tuning.check_team()?;
-            let kind = match variant {
-                Variant::Inter => Some(Banded::Inter),
-                Variant::Fast => Some(Banded::Fast),
-                Variant::Team => Some(Banded::Team),
-                Variant::Plain | Variant::Intra => None,
-            };
+            let kind = variant.scan_kernel();
             let t0 = Instant::now();
-            let scanner =
-                kind.map(|k| BandedScanner::new(&dev, k, tuning, &subjects, alphabet.size() as u8)).transpose()?;
+            let scanner = kind.map(|k| Scanner::new(&dev, k, tuning, &subjects, alphabet.size() as u8)).transpose()?;
             if scanner.is_some() {
                 eprintln!("{variant} on {name}: database laid out and uploaded in {:.2} s", t0.elapsed().as_secs_f64());
             }

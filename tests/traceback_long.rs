@@ -3,8 +3,9 @@
 
 mod common;
 
-use clsw::reference::{align, sw_score};
+use clsw::reference::sw_score;
 use clsw::scoring::{Gaps, Matrix, Scoring};
+use clsw::traceback::align;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

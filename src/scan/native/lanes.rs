@@ -1,5 +1,5 @@
-//! Sixteen 16-bit lanes as a plain array, for the CPU paths ([`super::native`],
-//! [`super::striped`]): the loops over them are written lane by lane and the compiler
+//! Sixteen 16-bit lanes as a plain array, for the CPU paths ([`super`],
+//! [`super::striped`], [`crate::traceback::batch`]): the loops over them are written lane by lane and the compiler
 //! turns them into vector instructions (AVX2 where the caller's function enables it).
 
 pub(crate) const LANES: usize = 16;
@@ -22,8 +22,8 @@ pub(crate) fn max(a: Lanes, b: Lanes) -> Lanes {
 }
 
 /// True when 16-bit lanes computed scores up to `score` exactly: the scoring's gap
-/// costs and pair scores fit ([`super::fits_16_bits`]) and `score` leaves room for one
+/// costs and pair scores fit ([`crate::scan::fits_16_bits`]) and `score` leaves room for one
 /// more pair's score below `i16::MAX`, so no lane saturated on the way.
 pub(crate) fn lanes_hold(score: i32, sc: &crate::scoring::Scoring) -> bool {
-    super::fits_16_bits(sc) && score <= i16::MAX as i32 - sc.matrix.max_score().max(0)
+    crate::scan::fits_16_bits(sc) && score <= i16::MAX as i32 - sc.matrix.max_score().max(0)
 }

@@ -1,19 +1,12 @@
 //! Sixteen tracebacks at once: one query against up to 16 subject pieces, one per
-//! 16-bit SIMD lane ([`crate::scan::lanes`]), each traced back from its own end cell.
+//! 16-bit SIMD lane ([`crate::scan::native::lanes`]), each traced back from its own end cell.
 //!
 //! Lane `l` holds the rectangle of query rows `rows[l]` and of its subject piece's
 //! columns; every lane walks the same query rows (the union of the lanes' rows), so a
 //! row's score vector is one load from the column's profile, as in the native scan.
 //! Rows before a lane's first row are its boundary (H = 0, E = F = -inf), rows after
 //! its last and columns past its piece are never read back. The recurrence and the
-//! traceback bits are the reference's (`src/reference`), lane by lane:
-//!
-//! ```text
-//! E(i,j) = max(E(i,j-1) - extend, H(i,j-1) - oe)      oe = open + extend
-//! F(i,j) = max(F(i-1,j) - extend, H(i-1,j) - oe)
-//! H(i,j) = max(H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j), 0)
-//! ```
-//!
+//! traceback bits are [`crate::reference`]'s, lane by lane,
 //! walked column by column. Memory: the bits of a block of columns at a time; with
 //! more columns than one block holds, a first pass keeps H and E at each block's
 //! start and the blocks are recomputed from the last, the walk going on in each
@@ -24,15 +17,15 @@
 //!
 //! [`align_rects`] returns for each lane what [`crate::reference::align_ending_at`]
 //! returns for its rectangle and end cell; scores must fit 16 bits (the caller checks
-//! the lane's best against [`crate::scan::lanes`]' limit).
+//! the lane's best against [`crate::scan::native::lanes`]' limit).
 
-use super::lanes::{LANES, Lanes, add, max, splat};
 use crate::align::{Alignment, Op};
 use crate::reference::dir;
+use crate::scan::native::lanes::{LANES, Lanes, add, max, splat};
 use crate::scoring::Scoring;
 use std::ops::Range;
 
-/// Below any reachable E or F (see `crate::scan::striped`).
+/// Below any reachable E or F (see `crate::scan::native::striped`).
 const NEG: i16 = i16::MIN / 2;
 /// The score of a pair with a padding column: keeps padded cells out of every path.
 const PAD_SCORE: i16 = -1_000;

@@ -10,7 +10,7 @@
 //!    only cell holding `S` (any other would come first under the end rule), so every
 //!    local alignment there that scores `S` ends at `(ie, je)`. Reversing both prefixes
 //!    turns its start into an end: the cells of the reversed pair holding `S` are
-//!    exactly the starts of the alignments scoring `S`. [`crate::scan::striped::reach`]
+//!    exactly the starts of the alignments scoring `S`. [`crate::scan::native::striped::reach`]
 //!    (SIMD, 16 bits) finds the last row and column of those cells: in forward terms,
 //!    the smallest start row `is` and start column `js`.
 //! 2. **The traceback.** Every optimal path runs inside `is..=ie` x `js..=je`. The
@@ -21,22 +21,21 @@
 //!    comparison on the path (its tie rules included) picks the same way.
 //!
 //! The rectangles of a query's hits are traced back up to 16 at a time, one per SIMD lane
-//! ([`super::batch_traceback`]); a rectangle whose score leaves room for few gaps is
+//! ([`super::batch`]); a rectangle whose score leaves room for few gaps is
 //! traced alone over the band of diagonals its alignments stay in
 //! ([`super::diagonal_band`]). Where 16 bits could saturate, or the cell is not where an alignment scoring `S`
 //! ends (the reversed scan's best is not `S`, or the rectangle's alignment scores
 //! less), the whole prefix is traced back as before. The tests check the result equals [`crate::reference::align_ending_at`]'s,
 //! ties included.
 
-use super::batch_traceback::{self, Rect, align_rects};
+use super::batch::{self, Rect, align_rects};
 use super::diagonal_band;
-use super::lanes::{LANES, lanes_hold};
-use super::schedule::longest_first;
-use super::striped::{Profile, Reach, reach};
 use crate::align::Alignment;
 use crate::error::Result;
 use crate::memory;
-use crate::reference;
+use crate::scan::native::lanes::{LANES, lanes_hold};
+use crate::scan::native::schedule::longest_first;
+use crate::scan::native::striped::{Profile, Reach, reach};
 use crate::scoring::Scoring;
 use rayon::prelude::*;
 
@@ -48,7 +47,7 @@ pub struct HitEnd<'a> {
     pub score: i32,
 }
 
-/// The alignment [`reference::align_ending_at`] returns for the end cell `end` of a
+/// The alignment [`crate::reference::align_ending_at`] returns for the end cell `end` of a
 /// pair whose best local score is `score`, traced back over the rectangle that must
 /// hold it. `None` when the alignment ending there scores 0.
 pub fn align_from_end(
@@ -123,7 +122,7 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
             (b, end - first, b.iter().map(|&k| rect(k).subject.len()).max().unwrap_or(0))
         })
         .collect();
-    ensure_for_threads(shaped.iter().map(|&(_, rows, cols)| batch_traceback::working_bytes(rows, cols)), || {
+    ensure_for_threads(shaped.iter().map(|&(_, rows, cols)| batch::working_bytes(rows, cols)), || {
         format!("the tracebacks of the hits of a query of {} residues", query.len())
     })?;
     let traced = longest_first(
@@ -143,7 +142,7 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
     let whole = |k: usize| !matches!(out[k], Some(Some(_)));
     ensure_for_threads(
         (0..hits.len())
-            .map(|k| if whole(k) && inside(&hits[k]) { reference::align_ending_at_bytes(hits[k].end) } else { 0 }),
+            .map(|k| if whole(k) && inside(&hits[k]) { super::align_ending_at_bytes(hits[k].end) } else { 0 }),
         || format!("the whole-prefix tracebacks of the hits of a query of {} residues", query.len()),
     )?;
     Ok(out
@@ -151,7 +150,7 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
         .zip(hits)
         .map(|(a, h)| match a {
             Some(Some(a)) => Some(a),
-            _ => inside(h).then(|| reference::align_ending_at(query, h.subject, sc, h.end)).flatten(),
+            _ => inside(h).then(|| super::align_ending_at(query, h.subject, sc, h.end)).flatten(),
         })
         .collect())
 }
@@ -196,8 +195,8 @@ fn rectangle<'a>(query: &[u8], h: &HitEnd<'a>, sc: &Scoring) -> Result<Option<Re
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::sw_score;
     use crate::reference::testing::generator;
+    use crate::reference::{self, sw_score};
     use crate::scoring::{Gaps, Matrix};
 
     /// Related pairs with repeats and small alphabets, so optimal alignments tie in

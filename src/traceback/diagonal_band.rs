@@ -3,7 +3,7 @@
 //! that every alignment of that score must stay in, instead of the whole rectangle.
 //!
 //! A long hit of a near-identical subject is one pair, one SIMD lane of
-//! [`super::batch_traceback`], which walks every cell of its rectangle (2.2 M cells, 16
+//! [`super::batch`], which walks every cell of its rectangle (2.2 M cells, 16
 //! ms, for a 1,489-residue copy inside a 5,478-residue query). Its score says the
 //! alignment is nearly gapless, so nearly all of those cells are off every optimal path.
 //!
@@ -17,15 +17,7 @@
 //! `d != d1` needs a gap: `|d - d1| <= w = (U - S - open) / extend`, and `w = 0` where
 //! `U - S < open + extend`.
 //!
-//! **The traceback.** The recurrence (the reference's, `src/reference`)
-//!
-//! ```text
-//! E(i,j) = max(E(i,j-1) - extend, H(i,j-1) - oe)      oe = open + extend
-//! F(i,j) = max(F(i-1,j) - extend, H(i-1,j) - oe)
-//! H(i,j) = max(H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j), 0)
-//! ```
-//!
-//! runs over the band's cells alone, the cells outside it a boundary (H = 0, E = F =
+//! **The traceback.** The recurrence ([`crate::reference`]'s) runs over the band's cells alone, the cells outside it a boundary (H = 0, E = F =
 //! -inf) as the rectangle's edges are. Every value is then that of an alignment in the
 //! rectangle, so no larger than the rectangle's; on an optimal path it is equal (the
 //! path is in the band). The reference's traceback compares values at the cells of its
@@ -33,7 +25,7 @@
 //! [`super::from_end`]'s module header. The walk stores a byte per band cell
 //! (`R (2w + 1)`), and the caller confirms the alignment's score as for every rectangle.
 
-use super::batch_traceback::Rect;
+use super::batch::Rect;
 use crate::align::{Alignment, Op};
 use crate::reference::dir;
 use crate::scoring::Scoring;

@@ -3,22 +3,18 @@
 //! The query's rows are dealt to the 16 lanes in stripes: with `seg = ceil(m / 16)`
 //! segments, row `i = lane * seg + s` lives in lane `lane` of segment `s`, so a column
 //! of the matrix is `seg` vectors and the cells of one vector never depend on each
-//! other within a column. The recurrence is the reference's (`src/reference`):
-//!
-//! ```text
-//! E(i,j) = max(E(i,j-1) - extend, H(i,j-1) - oe)      oe = open + extend
-//! F(i,j) = max(F(i-1,j) - extend, H(i-1,j) - oe)
-//! H(i,j) = max(H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j), 0)
-//! ```
+//! other within a column. The recurrence is [`crate::reference`]'s, with
+//! `oe = open + extend` subtracted once from H where the reference subtracts `open`
+//! and then `extend`.
 //!
 //! A column is computed segment by segment with F carried down each lane; the F that
 //! crosses from the last row of a lane to the first row of the next (the stripe's
 //! seam) is then added by the "lazy F" loop, which walks the column again only while
 //! that carry can still raise a cell. Lanes are plain `[i16; 16]` arrays whose loops
 //! the compiler turns into vector instructions (AVX2 chosen at run time, SSE2 else),
-//! as in [`super::native`] ([`super::lanes`]).
+//! as in [`super`] ([`super::lanes`]).
 //!
-//! [`reach`] is what the alignment of a hit needs (see [`super::from_end`]): the
+//! [`reach`] is what the alignment of a hit needs (see [`crate::traceback::from_end`]): the
 //! best score of a pair and, among the cells holding a given score, the last row and
 //! the last column. [`score`] is what the native scan needs for the few subjects whose
 //! inter-sequence lanes saturated: the reference's score and end cell. Scores that may

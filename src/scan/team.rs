@@ -1,0 +1,160 @@
+//! Host side of `cl/scan_team.cl`, the default kernel on GPUs: two subjects per team of
+//! work-items, each work-item holding a slice of the query's rows in registers, H and F
+//! passed down the team (warp shuffles on NVIDIA). Here: its source, and the rules that
+//! shape its launches (team size, rows per work-item, local memory); the launches
+//! themselves are the [`Scanner`](super::scanner::Scanner)'s, which `inter` shares.
+
+use super::scanner::{ScanKernel, Tuning};
+use crate::device::{ClDevice, KernelSource};
+use crate::error::{Error, Result};
+
+pub const SOURCE: KernelSource = KernelSource { name: "scan_team.cl", text: include_str!("../../cl/scan_team.cl") };
+
+/// `scan_team`: padded cell pairs per second (GCUPS) of each even number of rows per
+/// work-item from 8 to 30, from the team-8 score-only sweep on an H100
+/// (BENCHMARKS.md, "Rows per work-item"): what a pass of few rows pays for its steps'
+/// bookkeeping, and the shapes ptxas schedules worse than their neighbours (26 rows).
+/// At 32 rows ptxas passes 128 registers and the kernel slows by a tenth.
+const TEAM_ROWS_GCUPS: [(usize, u64); 12] = [
+    (8, 3886),
+    (10, 4127),
+    (12, 4126),
+    (14, 4260),
+    (16, 4417),
+    (18, 4428),
+    (20, 4636),
+    (22, 4670),
+    (24, 4557),
+    (26, 4443),
+    (28, 4579),
+    (30, 4516),
+];
+
+impl Tuning {
+    /// `scan_team`: this tuning for a launch over `residues` residues (its subjects
+    /// times the queries a scanner is made for) whose longest subject has `longest`:
+    /// `team` doubled, up to 32, until `residues x team >= chain_cover x longest`. A
+    /// team walks its pair pass after pass, so a launch lasts at least as long as its
+    /// longest subject's team takes, however little else it holds; larger teams take
+    /// fewer passes and cost a few percent where the launch is long anyway (the sweep
+    /// that set `chain_cover` is in BENCHMARKS.md).
+    pub fn for_launch(&self, residues: u64, longest: usize) -> Tuning {
+        let mut tuning = *self;
+        while (1..32).contains(&tuning.team)
+            && residues.saturating_mul(tuning.team as u64) < self.chain_cover.saturating_mul(longest as u64)
+        {
+            tuning.team *= 2;
+        }
+        tuning
+    }
+
+    /// `scan_team`: refuses teams the kernel cannot run: `team` and `min_team` are
+    /// powers of two up to 32, `rows` even.
+    pub fn check_team(&self) -> Result<()> {
+        let power = |t: usize| t.is_power_of_two() && t <= 32;
+        if power(self.team) && power(self.min_team) && self.rows.is_multiple_of(2) {
+            return Ok(());
+        }
+        Err(Error::InvalidArgument(format!(
+            "team tuning: team {} and min_team {} must be powers of two up to 32, rows {} even",
+            self.team, self.min_team, self.rows
+        )))
+    }
+
+    /// `scan_team`: the team size for a subject of `n` residues: about n / 12, so the
+    /// TEAM - 1 columns of fill and drain stay under a tenth; at least `self.min_team`,
+    /// at most `self.team`.
+    pub fn team_for(&self, n: usize) -> usize {
+        let mut team = self.min_team.clamp(1, self.team);
+        while team * 2 <= self.team && team * 2 * 12 <= n {
+            team *= 2;
+        }
+        team
+    }
+
+    /// `scan_team`: the teams of `team` work-items a work-group holds (`team_group`'s
+    /// worth, at least one) and its work-items.
+    pub fn team_work_group(&self, team: usize) -> (usize, usize) {
+        let teams = (self.team_group / team).max(1);
+        (teams, teams * team)
+    }
+
+    /// `scan_team`: rows per work-item for queries of `lengths` rows scanned together
+    /// (one query, or a launch's slots) and teams of `team` (`self.rows` when set): the
+    /// least time over them all, padded rows at the speed TEAM_ROWS_GCUPS gives each
+    /// shape, with a pass's profile within `max_span` rows (local memory).
+    pub fn rows_for(&self, lengths: &[usize], team: usize, max_span: usize) -> usize {
+        if self.rows > 0 {
+            return self.rows;
+        }
+        let time = |&(rows, gcups): &(usize, u64)| -> u64 {
+            let padded: usize = lengths.iter().map(|&m| m.max(1).div_ceil(team * rows) * team * rows).sum();
+            padded as u64 * 1_000_000 / gcups
+        };
+        TEAM_ROWS_GCUPS
+            .iter()
+            .filter(|(r, _)| r * team <= max_span.max(8 * team))
+            .min_by_key(|shape| time(shape))
+            .map_or(8, |&(rows, _)| rows)
+    }
+}
+
+/// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the most query rows a
+/// pass may hold on `dev` in work-groups of `work_group` work-items, teams of `team`
+/// and profiles of `letters` letters: its profile (see `SubjectBuffers::args`: letters x
+/// (span + 2 team + 4) shorts, or as many words with 3 team in place of 2 team, two
+/// queries' scores per row) and the scratch words (6 or 1 per work-item) must fit
+/// local memory.
+pub(crate) fn max_span(dev: &ClDevice, kind: ScanKernel, work_group: usize, letters: usize, team: usize) -> usize {
+    let local = dev.info.local_mem_bytes as usize;
+    if kind == ScanKernel::TeamPairs {
+        (local.saturating_sub(work_group * 4 + 1024) / (letters * 4)).saturating_sub(3 * team + 4)
+    } else {
+        (local.saturating_sub(work_group * 24 + 1024) / (letters * 2)).saturating_sub(2 * team + 4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tuning;
+
+    #[test]
+    fn launches_short_beside_their_longest_subject_get_larger_teams() {
+        let t = Tuning::default();
+        let longest = 35_213;
+        // uniprot20k is 9,055,569 residues: x 20 and x 15 keep teams of 8, x 10 gets
+        // 16, x 5 and x 2 get 32 (the H100's fastest in each case).
+        let team = |copies: u64| t.for_launch(9_055_569 * copies, longest).team;
+        assert_eq!([20, 15, 10, 5, 2].map(team), [8, 8, 16, 32, 32]);
+        // The same database scanned for 20 queries a launch needs no larger team.
+        assert_eq!(t.for_launch(9_055_569 * 2 * 20, longest).team, 8);
+        // Off, and never past 32.
+        assert_eq!(Tuning { chain_cover: 0, ..t }.for_launch(1, longest).team, 8);
+        assert_eq!(t.for_launch(0, longest).team, 32);
+        assert_eq!(t.for_launch(10, 0).team, 8);
+        // A team the kernel cannot run is refused, not doubled forever.
+        assert_eq!(Tuning { team: 0, ..t }.for_launch(0, longest).team, 0);
+        for bad in
+            [Tuning { team: 0, ..t }, Tuning { team: 12, ..t }, Tuning { min_team: 64, ..t }, Tuning { rows: 7, ..t }]
+        {
+            assert!(bad.check_team().is_err(), "{bad:?}");
+        }
+        assert!(t.check_team().is_ok());
+    }
+
+    #[test]
+    fn rows_per_work_item_weigh_padding_by_each_shapes_speed() {
+        let t = Tuning::default();
+        // 176 rows are one pass of 8 x 22, the fastest shape: no padding.
+        assert_eq!(t.rows_for(&[176], 8, 4096), 22);
+        // 208 = 8 x 26 rows: 26 is slower than its neighbours, but 28 pads 16 rows more.
+        assert_eq!(t.rows_for(&[208], 8, 4096), 26);
+        // 1,000 rows: six passes of 22 (1,056 rows) beat five of 26 (1,040) at 26's
+        // speed (counting padded rows alone, 26 would win).
+        assert_eq!(t.rows_for(&[1000], 8, 4096), 22);
+        // Local memory caps a pass: 160 rows for teams of 8 allow 20 rows at most.
+        assert!(t.rows_for(&[176, 3000], 8, 160) <= 20);
+        // Set rows are kept.
+        assert_eq!(Tuning { rows: 12, ..t }.rows_for(&[176], 8, 4096), 12);
+    }
+}
