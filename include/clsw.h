@@ -1169,6 +1169,10 @@ const char *clsw_last_error(void);
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty sequence, a letter that is not a
  * residue — the message gives its position —, lengths at which a score could pass
  * 32 bits), `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `scoring` is NULL or a live scoring; `query` and `subject` are NULL or have
+ * `query_len` and `subject_len` readable bytes; `out` is NULL or writable.
  */
 enum clsw_status clsw_align(const struct clsw_scoring *scoring,
                             const uint8_t *query,
@@ -1180,6 +1184,9 @@ enum clsw_status clsw_align(const struct clsw_scoring *scoring,
 /**
  * The optimal local score of `query` against `subject` alone (no traceback; less
  * memory and time than `clsw_align`). Arguments as for `clsw_align`.
+ *
+ * # Safety
+ * As for `clsw_align`; `score` is NULL or writable.
  */
 enum clsw_status clsw_align_score(const struct clsw_scoring *scoring,
                                   const uint8_t *query,
@@ -1190,12 +1197,19 @@ enum clsw_status clsw_align_score(const struct clsw_scoring *scoring,
 
 /**
  * Frees an alignment; NULL is ignored. Strings read from it die with it.
+ *
+ * # Safety
+ * `alignment` is NULL or an alignment from `clsw_align`, not yet freed.
  */
 void clsw_alignment_free(struct clsw_alignment *alignment);
 
 /**
  * Copies the alignment's description into `*out`, whose `size` the caller sets to
  * `sizeof(clsw_alignment_info)`. The strings it points to belong to `alignment`.
+ *
+ * # Safety
+ * `alignment` is NULL or a live alignment; `out` is NULL or has `out->size` writable
+ * bytes.
  */
 enum clsw_status clsw_alignment_get(const struct clsw_alignment *alignment,
                                     struct clsw_alignment_info *out);
@@ -1211,6 +1225,9 @@ enum clsw_status clsw_alignment_get(const struct clsw_alignment *alignment,
  * the file, the record number and id, the line and the bad character),
  * `CLSW_ERR_INVALID_ARGUMENT` (no records, a prepared file, an unknown alphabet),
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `path` is NULL or NUL-terminated; `out` is NULL or writable.
  */
 enum clsw_status clsw_db_new_fasta(const char *path, clsw_alphabet alphabet, struct clsw_db **out);
 
@@ -1221,6 +1238,9 @@ enum clsw_status clsw_db_new_fasta(const char *path, clsw_alphabet alphabet, str
  * Errors: `CLSW_ERR_IO`, `CLSW_ERR_INVALID_ARGUMENT` (not a prepared database, a
  * damaged or truncated one, another format version: the message says which),
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `path` is NULL or NUL-terminated; `out` is NULL or writable.
  */
 enum clsw_status clsw_db_new_prepared(const char *path, struct clsw_db **out);
 
@@ -1234,6 +1254,11 @@ enum clsw_status clsw_db_new_prepared(const char *path, struct clsw_db **out);
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`count` is 0, an empty sequence, a letter that
  * is not a residue of `alphabet` — the message gives the sequence and position —, a
  * name that is not UTF-8 or whose id holds a control character), `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `sequences` and `lengths` are NULL or have `count` elements, `names` is NULL or has
+ * `count` (each NULL or NUL-terminated); `sequences[k]` has `lengths[k]` readable
+ * bytes; `out` is NULL or writable.
  */
 enum clsw_status clsw_db_new_sequences(clsw_alphabet alphabet,
                                        size_t count,
@@ -1254,6 +1279,10 @@ enum clsw_status clsw_db_new_sequences(clsw_alphabet alphabet,
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`count` or `code_count` is 0, a bad code —
  * the message gives the sequence, the position and the code —, as for
  * `clsw_db_new_sequences`), `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `code_letters` is NULL or has `code_count` readable bytes; the other arrays as for
+ * `clsw_db_new_sequences`; `out` is NULL or writable.
  */
 enum clsw_status clsw_db_new_codes(clsw_alphabet alphabet,
                                    const uint8_t *code_letters,
@@ -1273,6 +1302,9 @@ enum clsw_status clsw_db_new_codes(clsw_alphabet alphabet,
  * clsw's scores to equal its own.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown alphabet), `CLSW_ERR_BUFFER_TOO_SMALL`,
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `buf` is NULL or has `len` writable bytes; `needed` is NULL or writable.
  */
 enum clsw_status clsw_alphabet_letters(clsw_alphabet alphabet,
                                        char *buf,
@@ -1287,32 +1319,50 @@ enum clsw_status clsw_alphabet_letters(clsw_alphabet alphabet,
  * writing the same path each write a whole file (the last rename wins).
  * Errors: `CLSW_ERR_IO`, `CLSW_ERR_INVALID_ARGUMENT` (`path` is a directory),
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `db` is NULL or a live database; `path` is NULL or NUL-terminated.
  */
 enum clsw_status clsw_db_write_prepared(const struct clsw_db *db, const char *path);
 
 /**
  * Frees a database; NULL is ignored. Searchers and hits made from it keep what they
  * need, so they may be used and freed after it.
+ *
+ * # Safety
+ * `db` is NULL or a database from a `clsw_db_new_*`, not yet freed.
  */
 void clsw_db_free(struct clsw_db *db);
 
 /**
  * The number of sequences.
+ *
+ * # Safety
+ * `db` is NULL or a live database; `out` is NULL or writable.
  */
 enum clsw_status clsw_db_count(const struct clsw_db *db, size_t *out);
 
 /**
  * The total number of residues.
+ *
+ * # Safety
+ * `db` is NULL or a live database; `out` is NULL or writable.
  */
 enum clsw_status clsw_db_total_residues(const struct clsw_db *db, uint64_t *out);
 
 /**
  * The database's alphabet.
+ *
+ * # Safety
+ * `db` is NULL or a live database; `out` is NULL or writable.
  */
 enum clsw_status clsw_db_alphabet(const struct clsw_db *db, clsw_alphabet *out);
 
 /**
  * The length of sequence `index` (0-based, database order).
+ *
+ * # Safety
+ * `db` is NULL or a live database; `out` is NULL or writable.
  */
 enum clsw_status clsw_db_length(const struct clsw_db *db, size_t index, size_t *out);
 
@@ -1320,6 +1370,10 @@ enum clsw_status clsw_db_length(const struct clsw_db *db, size_t index, size_t *
  * The id of sequence `index` (the first word of its FASTA header) into `buf` of
  * `len` bytes, NUL-terminated; `*needed` (if not NULL) gets the size required. Too
  * small a buffer: `CLSW_ERR_BUFFER_TOO_SMALL`.
+ *
+ * # Safety
+ * `db` is NULL or a live database; `buf` is NULL or has `len` writable bytes;
+ * `needed` is NULL or writable.
  */
 enum clsw_status clsw_db_id(const struct clsw_db *db,
                             size_t index,
@@ -1331,6 +1385,10 @@ enum clsw_status clsw_db_id(const struct clsw_db *db,
  * The residues of sequence `index` as upper-case letters, NUL-terminated, into `buf`
  * of `len` bytes (`clsw_db_length() + 1` suffice); `*needed` as for `clsw_db_id`.
  * Letters read as X or N come back as X or N.
+ *
+ * # Safety
+ * `db` is NULL or a live database; `buf` is NULL or has `len` writable bytes;
+ * `needed` is NULL or writable.
  */
 enum clsw_status clsw_db_sequence(const struct clsw_db *db,
                                   size_t index,
@@ -1353,6 +1411,9 @@ enum clsw_status clsw_db_sequence(const struct clsw_db *db,
  * Errors: `CLSW_ERR_DEVICE` (no such device, or a device failed its self-test),
  * `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`, `CLSW_ERR_INVALID_ARGUMENT` (an empty
  * choice), `CLSW_ERR_NULL` (`out` is NULL).
+ *
+ * # Safety
+ * `device` is NULL or NUL-terminated; `out` is NULL or writable.
  */
 enum clsw_status clsw_engine_new(const char *device,
                                  struct clsw_engine **out);
@@ -1360,12 +1421,18 @@ enum clsw_status clsw_engine_new(const char *device,
 /**
  * Frees an engine; NULL is ignored. Searchers made with it keep what they need, so
  * they may be used and freed after it.
+ *
+ * # Safety
+ * `engine` is NULL or an engine from `clsw_engine_new`, not yet freed.
  */
 void clsw_engine_free(struct clsw_engine *engine);
 
 /**
  * The number of devices (workers) the engine uses: 1 for a single choice, more for
  * `"all"` or a list. The native CPU path counts as one.
+ *
+ * # Safety
+ * `engine` is NULL or a live engine; `out` is NULL or writable.
  */
 enum clsw_status clsw_engine_device_count(const struct clsw_engine *engine, size_t *out);
 
@@ -1375,6 +1442,10 @@ enum clsw_status clsw_engine_device_count(const struct clsw_engine *engine, size
  * `buf` of `len` bytes. `*needed` (if not NULL) gets the size required, NUL included;
  * a short buffer gives `CLSW_ERR_BUFFER_TOO_SMALL` (and a truncated, terminated
  * text); `buf` may be NULL when `len` is 0.
+ *
+ * # Safety
+ * `engine` is NULL or a live engine; `buf` is NULL or has `len` writable bytes;
+ * `needed` is NULL or writable.
  */
 enum clsw_status clsw_engine_describe(const struct clsw_engine *engine,
                                       char *buf,
@@ -1384,6 +1455,9 @@ enum clsw_status clsw_engine_describe(const struct clsw_engine *engine,
 /**
  * The number of OpenCL devices on this machine (every platform), 0 when no OpenCL
  * runtime is installed. Discovery runs once per process.
+ *
+ * # Safety
+ * `out` is NULL or writable.
  */
 enum clsw_status clsw_device_count(size_t *out);
 
@@ -1392,6 +1466,9 @@ enum clsw_status clsw_device_count(size_t *out);
  * `size` the caller sets to `sizeof(clsw_device_info)`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` for an index out of range or a `size` that is
  * too small, `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `out` is NULL or a `clsw_device_info` with `size` set, writable for `size` bytes.
  */
 enum clsw_status clsw_device_get(size_t index, struct clsw_device_info *out);
 
@@ -1401,6 +1478,9 @@ enum clsw_status clsw_device_get(size_t index, struct clsw_device_info *out);
  * compiled against an older header stays correct.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `options` is NULL or has `size` writable bytes.
  */
 enum clsw_status clsw_search_options_init(struct clsw_search_options *options, size_t size);
 
@@ -1414,6 +1494,10 @@ enum clsw_status clsw_search_options_init(struct clsw_search_options *options, s
  * database's, the minus strand of a protein search, an impossible option, an
  * options `size` that is too small), `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`,
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `engine`, `scoring` and `db` are NULL or live handles; `options` is NULL or has
+ * `options->size` readable bytes; `out` is NULL or writable.
  */
 enum clsw_status clsw_searcher_new(const struct clsw_engine *engine,
                                    const struct clsw_scoring *scoring,
@@ -1444,6 +1528,10 @@ enum clsw_status clsw_searcher_new(const struct clsw_engine *engine,
  * the failing rank and holds its message; no rank waits for a failed one.
  * Errors: those of `clsw_searcher_new`, `CLSW_ERR_RANK`, and `CLSW_ERR_NO_MPI` when
  * clsw was built without MPI (the cargo feature `mpi`).
+ *
+ * # Safety
+ * `engine`, `scoring` and `db` are NULL or live handles; `options` is NULL or has
+ * `options->size` readable bytes; `out` is NULL or writable.
  */
 enum clsw_status clsw_searcher_new_mpi(const struct clsw_engine *engine,
                                        const struct clsw_scoring *scoring,
@@ -1454,6 +1542,9 @@ enum clsw_status clsw_searcher_new_mpi(const struct clsw_engine *engine,
 
 /**
  * Frees a searcher (and its device buffers); NULL is ignored. Hits from it stay valid.
+ *
+ * # Safety
+ * `searcher` is NULL or a searcher from `clsw_searcher_new*`, not yet freed.
  */
 void clsw_searcher_free(struct clsw_searcher *searcher);
 
@@ -1466,6 +1557,10 @@ void clsw_searcher_free(struct clsw_searcher *searcher);
  * — the message gives its position —, an id with a tab, newline, space or other
  * control character, a query so long that its score against the longest subject
  * could pass 32 bits), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`, `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `searcher` is NULL or a live searcher; `query_id` is NULL or NUL-terminated; `query`
+ * is NULL or has `len` readable bytes; `out` is NULL or writable.
  */
 enum clsw_status clsw_searcher_search(const struct clsw_searcher *searcher,
                                       const char *query_id,
@@ -1480,6 +1575,11 @@ enum clsw_status clsw_searcher_search(const struct clsw_searcher *searcher,
  * faster than `count` calls of `clsw_searcher_search`. `out` is a caller array of
  * `count` pointers; on success `out[k]` is query k's hits (free each with
  * `clsw_hits_free`); on failure every `out[k]` is NULL.
+ *
+ * # Safety
+ * `searcher` is NULL or a live searcher; `query_ids`, `queries` and `lengths` are NULL
+ * or have `count` elements (as for `clsw_searcher_search`); `out` is NULL or has
+ * `count` writable pointers.
  */
 enum clsw_status clsw_searcher_search_many(const struct clsw_searcher *searcher,
                                            size_t count,
@@ -1497,6 +1597,10 @@ enum clsw_status clsw_searcher_search_many(const struct clsw_searcher *searcher,
  * Errors: `CLSW_ERR_BUFFER_TOO_SMALL` (`scores_len` below the database's count),
  * `CLSW_ERR_INVALID_ARGUMENT` (an empty query, a bad letter), `CLSW_ERR_OPENCL`,
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `searcher` is NULL or a live searcher; `query` is NULL or has `len` readable bytes;
+ * `scores` is NULL or has `scores_len` writable elements.
  */
 enum clsw_status clsw_searcher_scores(const struct clsw_searcher *searcher,
                                       const uint8_t *query,
@@ -1506,11 +1610,17 @@ enum clsw_status clsw_searcher_scores(const struct clsw_searcher *searcher,
 
 /**
  * Frees a hits handle; NULL is ignored. Pointers read from it (ids, CIGARs) die with it.
+ *
+ * # Safety
+ * `hits` is NULL or hits from a search, not yet freed.
  */
 void clsw_hits_free(struct clsw_hits *hits);
 
 /**
  * The number of hits (0 to `max_hits`).
+ *
+ * # Safety
+ * `hits` is NULL or a live hits handle; `out` is NULL or writable.
  */
 enum clsw_status clsw_hits_count(const struct clsw_hits *hits, size_t *out);
 
@@ -1519,12 +1629,18 @@ enum clsw_status clsw_hits_count(const struct clsw_hits *hits, size_t *out);
  * `sizeof(clsw_hit)`. The strings it points to belong to `hits`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, `size` too small),
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `hits` is NULL or a live hits handle; `out` is NULL or has `out->size` writable bytes.
  */
 enum clsw_status clsw_hits_get(const struct clsw_hits *hits, size_t index, struct clsw_hit *out);
 
 /**
  * Copies the search's statistics into `*out`, whose `size` the caller sets to
  * `sizeof(clsw_search_info)`.
+ *
+ * # Safety
+ * `hits` is NULL or a live hits handle; `out` is NULL or has `out->size` writable bytes.
  */
 enum clsw_status clsw_hits_info(const struct clsw_hits *hits, struct clsw_search_info *out);
 
@@ -1538,6 +1654,10 @@ enum clsw_status clsw_hits_info(const struct clsw_hits *hits, struct clsw_search
  * with ids under 400 characters).
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, or the search computed no
  * alignments), `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `hits` is NULL or a live hits handle; `buf` is NULL or has `len` writable bytes;
+ * `needed` is NULL or writable.
  */
 enum clsw_status clsw_hits_tabular(const struct clsw_hits *hits,
                                    size_t index,
@@ -1558,6 +1678,9 @@ enum clsw_status clsw_hits_tabular(const struct clsw_hits *hits,
  * On success `*out` is a new scoring to free with `clsw_scoring_free`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown name, impossible gap penalties),
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `matrix` is NULL or NUL-terminated; `out` is NULL or writable.
  */
 enum clsw_status clsw_scoring_new_builtin(const char *matrix,
                                           int32_t gap_open,
@@ -1573,6 +1696,9 @@ enum clsw_status clsw_scoring_new_builtin(const char *matrix,
  * message names the file and the problem, a score out of range included),
  * `CLSW_ERR_INVALID_ARGUMENT`,
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `path` is NULL or NUL-terminated; `out` is NULL or writable.
  */
 enum clsw_status clsw_scoring_new_file(const char *path,
                                        int32_t gap_open,
@@ -1585,6 +1711,9 @@ enum clsw_status clsw_scoring_new_file(const char *path,
  * `CLSW_ALPHABET_DNA`). Gaps as for `clsw_scoring_new_builtin` (`CLSW_GAPS_DEFAULT`
  * gives 10/1).
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (scores or gaps out of range), `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `out` is NULL or writable.
  */
 enum clsw_status clsw_scoring_new_match_mismatch(clsw_alphabet alphabet,
                                                  int32_t match_score,
@@ -1606,6 +1735,10 @@ enum clsw_status clsw_scoring_new_match_mismatch(clsw_alphabet alphabet,
  * Errors: `CLSW_ERR_PARSE` (a residue letter without a row or column, a score out of
  * range: the message says which), `CLSW_ERR_INVALID_ARGUMENT` (`letter_count` is 0,
  * impossible gaps), `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `letters` has `letter_count` readable bytes and `scores` `letter_count *
+ * letter_count` readable values (or is NULL); `out` is NULL or writable.
  */
 enum clsw_status clsw_scoring_new_matrix(clsw_alphabet alphabet,
                                          const uint8_t *letters,
@@ -1617,17 +1750,26 @@ enum clsw_status clsw_scoring_new_matrix(clsw_alphabet alphabet,
 
 /**
  * Frees a scoring; NULL is ignored. Searchers made with it keep their own copy.
+ *
+ * # Safety
+ * `scoring` is NULL or a scoring from a `clsw_scoring_new_*`, not yet freed.
  */
 void clsw_scoring_free(struct clsw_scoring *scoring);
 
 /**
  * The scoring's alphabet (`CLSW_ALPHABET_PROTEIN` or `CLSW_ALPHABET_DNA`).
+ *
+ * # Safety
+ * `scoring` is NULL or a live scoring; `out` is NULL or writable.
  */
 enum clsw_status clsw_scoring_alphabet(const struct clsw_scoring *scoring, clsw_alphabet *out);
 
 /**
  * The gap penalties in use (BLAST's convention: a gap of length L costs
  * `open + L * extend`). Either output may be NULL.
+ *
+ * # Safety
+ * `scoring` is NULL or a live scoring; `open` and `extend` are NULL or writable.
  */
 enum clsw_status clsw_scoring_gaps(const struct clsw_scoring *scoring,
                                    int32_t *open,
@@ -1637,6 +1779,10 @@ enum clsw_status clsw_scoring_gaps(const struct clsw_scoring *scoring,
  * The matrix's name (`"BLOSUM62"`, a file's name, `"+2/-3"` for match/mismatch) into
  * `buf` of `len` bytes, NUL-terminated; `*needed` (if not NULL) gets the size
  * required. Too small a buffer: `CLSW_ERR_BUFFER_TOO_SMALL`.
+ *
+ * # Safety
+ * `scoring` is NULL or a live scoring; `buf` is NULL or has `len` writable bytes;
+ * `needed` is NULL or writable.
  */
 enum clsw_status clsw_scoring_name(const struct clsw_scoring *scoring,
                                    char *buf,
@@ -1649,6 +1795,9 @@ enum clsw_status clsw_scoring_name(const struct clsw_scoring *scoring,
  * written, so a program compiled against an older header stays correct.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `options` is NULL or has `size` writable bytes.
  */
 enum clsw_status clsw_psse_options_init(struct clsw_psse_options *options, size_t size);
 
@@ -1663,6 +1812,11 @@ enum clsw_status clsw_psse_options_init(struct clsw_psse_options *options, size_
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty sequence, a letter that is not a
  * residue, an impossible option, shuffle scores that cannot be fitted: all equal, as
  * for a one-residue subject), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`, `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `engine` and `scoring` are NULL or live handles; `query` and `subject` are NULL or
+ * have `query_len` and `subject_len` readable bytes; `options` is NULL or has
+ * `options->size` readable bytes; `out` is NULL or has `out->size` writable bytes.
  */
 enum clsw_status clsw_psse(const struct clsw_engine *engine,
                            const struct clsw_scoring *scoring,
@@ -1684,6 +1838,12 @@ enum clsw_status clsw_psse(const struct clsw_engine *engine,
  * `clsw_psse_results_free`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (a count of 0, an empty sequence, a bad letter,
  * an impossible option), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`, `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `engine` and `scoring` are NULL or live handles; `queries` and `query_lengths` are
+ * NULL or have `query_count` elements, `queries[k]` `query_lengths[k]` readable bytes
+ * (subjects likewise); `options` is NULL or sized and readable; `out` is NULL or
+ * writable.
  */
 enum clsw_status clsw_psse_many(const struct clsw_engine *engine,
                                 const struct clsw_scoring *scoring,
@@ -1698,11 +1858,17 @@ enum clsw_status clsw_psse_many(const struct clsw_engine *engine,
 
 /**
  * Frees a results handle; NULL is ignored. Messages read from it die with it.
+ *
+ * # Safety
+ * `results` is NULL or results from `clsw_psse_many`, not yet freed.
  */
 void clsw_psse_results_free(struct clsw_psse_results *results);
 
 /**
  * The number of pairs (`query_count * subject_count`).
+ *
+ * # Safety
+ * `results` is NULL or a live results handle; `out` is NULL or writable.
  */
 enum clsw_status clsw_psse_results_count(const struct clsw_psse_results *results, size_t *out);
 
@@ -1712,6 +1878,10 @@ enum clsw_status clsw_psse_results_count(const struct clsw_psse_results *results
  * `status` and `error` say why.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, `size` too small),
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `results` is NULL or a live results handle; `out` is NULL or has `out->size`
+ * writable bytes.
  */
 enum clsw_status clsw_psse_results_get(const struct clsw_psse_results *results,
                                        size_t index,
@@ -1723,6 +1893,10 @@ enum clsw_status clsw_psse_results_get(const struct clsw_psse_results *results,
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, the run did not keep
  * scores — set `options.keep_scores` —, or the pair has no statistics),
  * `CLSW_ERR_BUFFER_TOO_SMALL` (`len` below the number of shuffles), `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `results` is NULL or a live results handle; `scores` is NULL or has `len` writable
+ * elements; `needed` is NULL or writable.
  */
 enum clsw_status clsw_psse_results_scores(const struct clsw_psse_results *results,
                                           size_t index,
@@ -1736,6 +1910,9 @@ enum clsw_status clsw_psse_results_scores(const struct clsw_psse_results *result
  * are written.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `options` is NULL or has `size` writable bytes.
  */
 enum clsw_status clsw_distance_options_init(struct clsw_distance_options *options, size_t size);
 
@@ -1747,6 +1924,11 @@ enum clsw_status clsw_distance_options_init(struct clsw_distance_options *option
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (a count of 0, sequences of different lengths or
  * of length 0, a byte that is not an alignment letter — the message names the sequence
  * and site —, an impossible option), `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `engine` is NULL or a live engine; `options` is NULL or has `options->size` readable
+ * bytes; `out` is NULL or writable; `sequences` and `lengths` are NULL or have
+ * `count` elements, `sequences[k]` `lengths[k]` readable bytes.
  */
 enum clsw_status clsw_distance_aligned(const struct clsw_engine *engine,
                                        size_t count,
@@ -1762,6 +1944,10 @@ enum clsw_status clsw_distance_aligned(const struct clsw_engine *engine,
  * empty first sequence: the message names the file, line and record, and the lengths
  * that differ), `CLSW_ERR_INVALID_ARGUMENT` (an impossible option),
  * `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `engine` is NULL or a live engine; `options` is NULL or has `options->size` readable
+ * bytes; `out` is NULL or writable; `path` is NULL or NUL-terminated.
  */
 enum clsw_status clsw_distance_fasta(const struct clsw_engine *engine,
                                      const char *path,
@@ -1775,6 +1961,10 @@ enum clsw_status clsw_distance_fasta(const struct clsw_engine *engine,
  * Errors: `CLSW_ERR_IO`, `CLSW_ERR_PARSE`, `CLSW_ERR_INVALID_ARGUMENT` (a .bed whose
  * size disagrees with the .bim and .fam, an option for alignments), `CLSW_ERR_OPENCL`,
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `engine` is NULL or a live engine; `options` is NULL or has `options->size` readable
+ * bytes; `out` is NULL or writable; `prefix` is NULL or NUL-terminated.
  */
 enum clsw_status clsw_distance_bed(const struct clsw_engine *engine,
                                    const char *prefix,
@@ -1788,6 +1978,10 @@ enum clsw_status clsw_distance_bed(const struct clsw_engine *engine,
  * none of its fields after the first is a genotype value or a number. A value that is
  * not a genotype is an error naming the line, column and value (never a header).
  * Names: the first column. Errors as for `clsw_distance_bed`.
+ *
+ * # Safety
+ * `engine` is NULL or a live engine; `options` is NULL or has `options->size` readable
+ * bytes; `out` is NULL or writable; `path` is NULL or NUL-terminated.
  */
 enum clsw_status clsw_distance_genotype_table(const struct clsw_engine *engine,
                                               const char *path,
@@ -1801,6 +1995,11 @@ enum clsw_status clsw_distance_genotype_table(const struct clsw_engine *engine,
  * names.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (0 samples or 0 sites, an option for
  * alignments), `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `engine` is NULL or a live engine; `options` is NULL or has `options->size` readable
+ * bytes; `out` is NULL or writable; `genotypes` is NULL or has `samples * sites`
+ * readable values.
  */
 enum clsw_status clsw_distance_genotypes(const struct clsw_engine *engine,
                                          const int8_t *genotypes,
@@ -1812,11 +2011,17 @@ enum clsw_status clsw_distance_genotypes(const struct clsw_engine *engine,
 /**
  * Frees a distance matrix; NULL is ignored. Names read from it stay valid only
  * until then.
+ *
+ * # Safety
+ * `distances` is NULL or a matrix from a `clsw_distance_*` constructor, not yet freed.
  */
 void clsw_distance_result_free(struct clsw_distance_result *distances);
 
 /**
  * The number of samples `n` (the matrices are `n x n`).
+ *
+ * # Safety
+ * `distances` is NULL or a live result; `out` is NULL or writable.
  */
 enum clsw_status clsw_distance_result_count(const struct clsw_distance_result *distances,
                                             size_t *out);
@@ -1825,6 +2030,9 @@ enum clsw_status clsw_distance_result_count(const struct clsw_distance_result *d
  * Sites in the input (`*sites`) and sites the counters range over (`*considered`:
  * all of them, or the non-constant ones with `options.ignore_constant`); the
  * allele-count metric is scaled to `*considered`. Either output may be NULL.
+ *
+ * # Safety
+ * `distances` is NULL or a live result; `sites` and `considered` are NULL or writable.
  */
 enum clsw_status clsw_distance_result_sites(const struct clsw_distance_result *distances,
                                             uint64_t *sites,
@@ -1837,6 +2045,10 @@ enum clsw_status clsw_distance_result_sites(const struct clsw_distance_result *d
  * query).
  * Errors: `CLSW_ERR_BUFFER_TOO_SMALL` (`len < n * n`; nothing is written),
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `distances` is NULL or a live result; `matrix` is NULL or has `len` writable elements;
+ * `needed` is NULL or writable.
  */
 enum clsw_status clsw_distance_result_matrix(const struct clsw_distance_result *distances,
                                              uint32_t *matrix,
@@ -1849,6 +2061,10 @@ enum clsw_status clsw_distance_result_matrix(const struct clsw_distance_result *
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (not counted: set `options.want_compared`, or
  * use a metric other than `CLSW_METRIC_DIFF`), `CLSW_ERR_BUFFER_TOO_SMALL`,
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `distances` is NULL or a live result; `compared` is NULL or has `len` writable elements;
+ * `needed` is NULL or writable.
  */
 enum clsw_status clsw_distance_result_compared(const struct clsw_distance_result *distances,
                                                uint32_t *compared,
@@ -1861,6 +2077,10 @@ enum clsw_status clsw_distance_result_compared(const struct clsw_distance_result
  * `CLSW_METRIC_IBS`, else 0); a pair with no compared site gets NaN. Buffer as for
  * `clsw_distance_result_matrix`.
  * Errors: `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `distances` is NULL or a live result; `values` is NULL or has `len` writable elements;
+ * `needed` is NULL or writable.
  */
 enum clsw_status clsw_distance_result_values(const struct clsw_distance_result *distances,
                                              double *values,
@@ -1873,6 +2093,10 @@ enum clsw_status clsw_distance_result_values(const struct clsw_distance_result *
  * `*needed` (if not NULL) gets the size required.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, a matrix made from caller
  * arrays, which has no names), `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `distances` is NULL or a live result; `buf` is NULL or has `len` writable bytes;
+ * `needed` is NULL or writable.
  */
 enum clsw_status clsw_distance_result_name(const struct clsw_distance_result *distances,
                                            size_t index,
@@ -1883,6 +2107,10 @@ enum clsw_status clsw_distance_result_name(const struct clsw_distance_result *di
 /**
  * Sample `index`'s family id (PLINK's FID from the .fam; the same as the name for FASTA
  * and table inputs). Arguments and errors as for `clsw_distance_result_name`.
+ *
+ * # Safety
+ * `distances` is NULL or a live result; `buf` is NULL or has `len` writable bytes;
+ * `needed` is NULL or writable.
  */
 enum clsw_status clsw_distance_result_family(const struct clsw_distance_result *distances,
                                              size_t index,
@@ -1892,12 +2120,18 @@ enum clsw_status clsw_distance_result_family(const struct clsw_distance_result *
 
 /**
  * Deprecated since 0.2.0: use `clsw_distance_result_free` (same arguments and behaviour).
+ *
+ * # Safety
+ * As for `clsw_distance_result_free`.
  */
 CLSW_DEPRECATED("use clsw_distance_result_free")
 void clsw_distances_free(clsw_distances *distances);
 
 /**
  * Deprecated since 0.2.0: use `clsw_distance_result_count` (same arguments and behaviour).
+ *
+ * # Safety
+ * As for `clsw_distance_result_count`.
  */
 CLSW_DEPRECATED("use clsw_distance_result_count")
 enum clsw_status clsw_distances_count(const clsw_distances *distances,
@@ -1905,6 +2139,9 @@ enum clsw_status clsw_distances_count(const clsw_distances *distances,
 
 /**
  * Deprecated since 0.2.0: use `clsw_distance_result_sites` (same arguments and behaviour).
+ *
+ * # Safety
+ * As for `clsw_distance_result_sites`.
  */
 CLSW_DEPRECATED("use clsw_distance_result_sites")
 enum clsw_status clsw_distances_sites(const clsw_distances *distances,
@@ -1913,6 +2150,9 @@ enum clsw_status clsw_distances_sites(const clsw_distances *distances,
 
 /**
  * Deprecated since 0.2.0: use `clsw_distance_result_matrix` (same arguments and behaviour).
+ *
+ * # Safety
+ * As for `clsw_distance_result_matrix`.
  */
 CLSW_DEPRECATED("use clsw_distance_result_matrix")
 enum clsw_status clsw_distances_matrix(const clsw_distances *distances,
@@ -1922,6 +2162,9 @@ enum clsw_status clsw_distances_matrix(const clsw_distances *distances,
 
 /**
  * Deprecated since 0.2.0: use `clsw_distance_result_compared` (same arguments and behaviour).
+ *
+ * # Safety
+ * As for `clsw_distance_result_compared`.
  */
 CLSW_DEPRECATED("use clsw_distance_result_compared")
 enum clsw_status clsw_distances_compared(const clsw_distances *distances,
@@ -1931,6 +2174,9 @@ enum clsw_status clsw_distances_compared(const clsw_distances *distances,
 
 /**
  * Deprecated since 0.2.0: use `clsw_distance_result_values` (same arguments and behaviour).
+ *
+ * # Safety
+ * As for `clsw_distance_result_values`.
  */
 CLSW_DEPRECATED("use clsw_distance_result_values")
 enum clsw_status clsw_distances_values(const clsw_distances *distances,
@@ -1940,6 +2186,9 @@ enum clsw_status clsw_distances_values(const clsw_distances *distances,
 
 /**
  * Deprecated since 0.2.0: use `clsw_distance_result_name` (same arguments and behaviour).
+ *
+ * # Safety
+ * As for `clsw_distance_result_name`.
  */
 CLSW_DEPRECATED("use clsw_distance_result_name")
 enum clsw_status clsw_distances_name(const clsw_distances *distances,
@@ -1950,6 +2199,9 @@ enum clsw_status clsw_distances_name(const clsw_distances *distances,
 
 /**
  * Deprecated since 0.2.0: use `clsw_distance_result_family` (same arguments and behaviour).
+ *
+ * # Safety
+ * As for `clsw_distance_result_family`.
  */
 CLSW_DEPRECATED("use clsw_distance_result_family")
 enum clsw_status clsw_distances_family(const clsw_distances *distances,
@@ -1963,6 +2215,9 @@ enum clsw_status clsw_distances_family(const clsw_distances *distances,
  * `sizeof(clsw_sw3_options)`: only that many bytes are written.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `options` is NULL or has `size` writable bytes.
  */
 enum clsw_status clsw_sw3_options_init(struct clsw_sw3_options *options, size_t size);
 
@@ -1980,6 +2235,12 @@ enum clsw_status clsw_sw3_options_init(struct clsw_sw3_options *options, size_t 
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (a letter that is not a residue, a code outside
  * the matrix, sequences too long for 32-bit scores, a bad option), `CLSW_ERR_OPENCL`,
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `engine` and `scoring` are NULL or live handles; `a`, `b` and `c` are NULL or have
+ * `a_len`, `b_len` and `c_len` readable bytes; `options` is NULL or has `options->size`
+ * readable bytes; `score` is NULL or writable; `end` is NULL or has 3
+ * writable elements.
  */
 enum clsw_status clsw_sw3_score(const struct clsw_engine *engine,
                                 const struct clsw_scoring *scoring,
@@ -2000,6 +2261,9 @@ enum clsw_status clsw_sw3_score(const struct clsw_engine *engine,
  * new alignment to free with `clsw_sw3_alignment_free`.
  * Errors: as for `clsw_sw3_score`; `CLSW_ERR_DEVICE` if a device's end cell does not
  * trace back to its score.
+ *
+ * # Safety
+ * As for `clsw_sw3_score`; `out` is NULL or writable.
  */
 enum clsw_status clsw_sw3_align(const struct clsw_engine *engine,
                                 const struct clsw_scoring *scoring,
@@ -2014,6 +2278,9 @@ enum clsw_status clsw_sw3_align(const struct clsw_engine *engine,
 
 /**
  * Frees a three-sequence alignment; NULL is ignored. Rows read from it die with it.
+ *
+ * # Safety
+ * `alignment` is NULL or an alignment from `clsw_sw3_align`, not yet freed.
  */
 void clsw_sw3_alignment_free(struct clsw_sw3_alignment *alignment);
 
@@ -2021,6 +2288,10 @@ void clsw_sw3_alignment_free(struct clsw_sw3_alignment *alignment);
  * Copies the alignment's description into `*out`, whose `size` the caller sets to
  * `sizeof(clsw_sw3_alignment_info)`. The rows it points to belong to `alignment`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` too small), `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `alignment` is NULL or a live alignment; `out` is NULL or has `out->size` writable
+ * bytes.
  */
 enum clsw_status clsw_sw3_alignment_get(const struct clsw_sw3_alignment *alignment,
                                         struct clsw_sw3_alignment_info *out);
@@ -2038,6 +2309,12 @@ enum clsw_status clsw_sw3_alignment_get(const struct clsw_sw3_alignment *alignme
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (fewer than 3 sequences for all triples, an index
  * out of range, a bad letter or code, a bad option), `CLSW_ERR_OPENCL`,
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `engine` and `scoring` are NULL or live handles; `sequences` and `lengths` are NULL
+ * or have `count` elements, `sequences[k]` `lengths[k]` readable bytes; `triples` is
+ * NULL or has `3 * triple_count` elements; `options` is NULL or sized and readable;
+ * `out` is NULL or writable.
  */
 enum clsw_status clsw_sw3_batch(const struct clsw_engine *engine,
                                 const struct clsw_scoring *scoring,
@@ -2051,11 +2328,17 @@ enum clsw_status clsw_sw3_batch(const struct clsw_engine *engine,
 
 /**
  * Frees a results handle; NULL is ignored.
+ *
+ * # Safety
+ * `results` is NULL or results from `clsw_sw3_batch`, not yet freed.
  */
 void clsw_sw3_results_free(struct clsw_sw3_results *results);
 
 /**
  * The number of triples scored.
+ *
+ * # Safety
+ * `results` is NULL or a live results handle; `out` is NULL or writable.
  */
 enum clsw_status clsw_sw3_results_count(const struct clsw_sw3_results *results, size_t *out);
 
@@ -2064,6 +2347,10 @@ enum clsw_status clsw_sw3_results_count(const struct clsw_sw3_results *results, 
  * the caller sets to `sizeof(clsw_sw3_row)`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (rank out of range, `size` too small),
  * `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `results` is NULL or a live results handle; `out` is NULL or has `out->size`
+ * writable bytes.
  */
 enum clsw_status clsw_sw3_results_get(const struct clsw_sw3_results *results,
                                       size_t rank,
@@ -2081,6 +2368,10 @@ enum clsw_status clsw_sw3_results_get(const struct clsw_sw3_results *results,
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty series, a NaN or infinite value — the
  * message gives its position —, `word` 0, `alphabet` outside 3..20),
  * `CLSW_ERR_BUFFER_TOO_SMALL` (`codes_len < word`), `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `series` is NULL or has `len` readable values; `codes` is NULL or has `codes_len`
+ * writable bytes; `constant` is NULL or writable.
  */
 enum clsw_status clsw_sax(const double *series,
                           size_t len,

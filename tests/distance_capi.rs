@@ -296,7 +296,10 @@ fn distance_contracts_hold() {
     let ptrs = seqs.map(|s| s.as_ptr());
     let lens = seqs.map(|s| s.len());
     let mut d: *mut clsw_distance_result = std::ptr::null_mut();
+    // SAFETY: every field of clsw_distance_options is a number; all-zero is valid.
     let mut o: clsw_distance_options = unsafe { std::mem::zeroed() };
+    // SAFETY: a script of C ABI calls: every pointer passed is a live local (with its
+    // true length), a handle made above and not yet freed, or a deliberate NULL.
     unsafe {
         // Options: defaults, size checks, NULL.
         assert_eq!(clsw_distance_options_init(&mut o, std::mem::size_of::<clsw_distance_options>()), CLSW_OK);

@@ -41,6 +41,8 @@ fn small_db() -> *mut clsw_db {
     let lens: Vec<usize> = seqs.iter().map(|s| s.len()).collect();
     let name_ptrs: Vec<_> = names.iter().map(|n| n.as_ptr()).collect();
     let mut db = std::ptr::null_mut();
+    // SAFETY: `ptrs`, `lens` and `name_ptrs` hold 3 entries each, pointing into live
+    // byte strings and NUL-terminated names; `db` is a local output.
     let st = unsafe {
         clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 3, ptrs.as_ptr(), lens.as_ptr(), name_ptrs.as_ptr(), &mut db)
     };
@@ -55,11 +57,14 @@ fn c_path(p: &Path) -> CString {
 /// The number of sequences of the prepared database at `path`, opened through the C ABI.
 fn prepared_count(path: &Path) -> usize {
     let mut db = std::ptr::null_mut();
+    // SAFETY: the CString lives until the end of the statement; `db` is a local output.
     let st = unsafe { clsw_db_new_prepared(c_path(path).as_ptr(), &mut db) };
     assert_eq!(st, CLSW_OK, "{}", last_error());
     let mut n = 0;
+    // SAFETY: `db` was just opened; `n` is a local output.
     let st = unsafe { clsw_db_count(db, &mut n) };
     assert_eq!(st, CLSW_OK, "{}", last_error());
+    // SAFETY: `db` is freed once, here.
     unsafe { clsw_db_free(db) };
     n
 }
@@ -74,6 +79,8 @@ fn concurrent_writers_of_one_prepared_path_all_succeed() {
             let handles: Vec<_> = (0..32)
                 .map(|_| {
                     scope.spawn(|| {
+                        // SAFETY: the database lives until after the scope (freed below) and
+                        // is only read; the CString lives until the end of the statement.
                         let st = unsafe { clsw_db_write_prepared(db as *const clsw_db, c_path(&path).as_ptr()) };
                         (st, last_error())
                     })
@@ -87,6 +94,7 @@ fn concurrent_writers_of_one_prepared_path_all_succeed() {
         assert_eq!(prepared_count(&path), 3, "round {round}: the file left behind is whole");
         assert!(temporaries(&dir).is_empty(), "round {round}: {:?}", temporaries(&dir));
     }
+    // SAFETY: every thread using `db` has been joined; it is freed once, here.
     unsafe { clsw_db_free(db as *mut clsw_db) };
 }
 
@@ -100,8 +108,10 @@ fn a_symlink_at_the_old_temporary_name_is_not_followed() {
     let planted = dir.join(format!("db.clswdb.tmp{}", std::process::id()));
     std::os::unix::fs::symlink(&victim, &planted).unwrap();
     let db = small_db();
+    // SAFETY: `db` is live; the CString lives until the end of the statement.
     let st = unsafe { clsw_db_write_prepared(db, c_path(&path).as_ptr()) };
     assert_eq!(st, CLSW_OK, "{}", last_error());
+    // SAFETY: `db` is freed once, here.
     unsafe { clsw_db_free(db) };
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
     assert!(std::fs::symlink_metadata(&planted).unwrap().file_type().is_symlink());

@@ -123,6 +123,7 @@ fn a_c_program_gets_the_rust_apis_numbers() {
 }
 
 fn result() -> clsw_psse_result {
+    // SAFETY: every field of clsw_psse_result is a number or a raw pointer; all-zero is valid.
     let mut r: clsw_psse_result = unsafe { std::mem::zeroed() };
     r.size = std::mem::size_of::<clsw_psse_result>();
     r
@@ -132,7 +133,10 @@ fn result() -> clsw_psse_result {
 fn contracts_hold() {
     let h = Handles::builtin(c"BLOSUM50", 10, 2);
     let (q, s) = (Q.as_bytes(), S1.as_bytes());
+    // SAFETY: every field of clsw_psse_options is a number; all-zero is valid.
     let mut o: clsw_psse_options = unsafe { std::mem::zeroed() };
+    // SAFETY: a script of C ABI calls: every pointer passed is a live local (with its
+    // true length), a handle made above and not yet freed, or a deliberate NULL.
     unsafe {
         assert_eq!(clsw_psse_options_init(&mut o, std::mem::size_of::<clsw_psse_options>()), CLSW_OK);
         assert_eq!(

@@ -129,25 +129,32 @@ fn c_scoring(make: impl FnOnce(*mut *mut clsw_scoring) -> clsw_status) -> Result
 
 #[test]
 fn c_abi_refuses_out_of_range_scorings() {
+    // SAFETY: `out` is c_scoring's local.
     let refused =
         c_scoring(|out| unsafe { clsw_scoring_new_match_mismatch(CLSW_ALPHABET_PROTEIN, 2_000_000, -1, 0, 1, out) });
     assert_fails(refused.unwrap_err(), CLSW_ERR_INVALID_ARGUMENT, "score 2000000 is outside");
+    // SAFETY: `out` is c_scoring's local.
     let refused =
         c_scoring(|out| unsafe { clsw_scoring_new_match_mismatch(CLSW_ALPHABET_DNA, 1, -1, 65_535, i32::MAX, out) });
     assert_fails(refused.unwrap_err(), CLSW_ERR_INVALID_ARGUMENT, "gap penalties too large");
     let text = "   A C G T N\nA 2147483647 -1 -1 -1 0\nC -1 1 -1 -1 0\nG -1 -1 1 -1 0\nT -1 -1 -1 1 0\nN 0 0 0 0 0\n";
     let path = CString::new(s(&scratch("c_int_max.mat", text.as_bytes()))).unwrap();
+    // SAFETY: `path` is a live CString; `out` is c_scoring's local.
     let refused = c_scoring(|out| unsafe { clsw_scoring_new_file(path.as_ptr(), 0, 1, out) });
     assert!(refused.is_err() && last_error().contains("score 2147483647 is outside"), "{}", last_error());
     // Accepted scores whose sums could pass 32 bits at these lengths: refused by the call.
+    // SAFETY: `out` is c_scoring's local.
     let sc = c_scoring(|out| unsafe { clsw_scoring_new_match_mismatch(CLSW_ALPHABET_DNA, 1_000_000, -1, 0, 1, out) })
         .unwrap();
     let long = vec![b'A'; 3_000];
     let mut score = 0;
+    // SAFETY: `sc` is a live scoring; `long` has the lengths given; `score` is a local.
     let st = unsafe { clsw_align_score(sc, long.as_ptr(), long.len(), long.as_ptr(), long.len(), &mut score) };
     assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "scores could exceed 32 bits");
+    // SAFETY: as above; 2,000 is within `long`'s 3,000 bytes.
     let st = unsafe { clsw_align_score(sc, long.as_ptr(), 2_000, long.as_ptr(), 2_000, &mut score) };
     assert_eq!((st, score), (CLSW_OK, 2_000_000_000), "{}", last_error());
+    // SAFETY: `sc` came from c_scoring and is freed once, here.
     unsafe { clsw_scoring_free(sc) };
 }
 
@@ -157,18 +164,27 @@ fn c_scores(device: &str, sc: *const clsw_scoring, query: &[u8]) -> Vec<i32> {
         (null_mut(), null_mut(), null_mut());
     let device = CString::new(device).unwrap();
     let path = CString::new(db_path()).unwrap();
-    unsafe {
-        assert_eq!(clsw_engine_new(device.as_ptr(), &mut engine), CLSW_OK, "{}", last_error());
-        assert_eq!(clsw_db_new_fasta(path.as_ptr(), CLSW_ALPHABET_PROTEIN, &mut db), CLSW_OK, "{}", last_error());
-        assert_eq!(clsw_searcher_new(engine, sc, db, std::ptr::null(), &mut searcher), CLSW_OK, "{}", last_error());
-        let mut scores = vec![-1; 299];
-        let st = clsw_searcher_scores(searcher, query.as_ptr(), query.len(), scores.as_mut_ptr(), scores.len());
-        assert_eq!(st, CLSW_OK, "{}", last_error());
-        clsw_searcher_free(searcher);
-        clsw_db_free(db);
-        clsw_engine_free(engine);
-        scores
-    }
+    // SAFETY: `device` is a live CString; `engine` a local output.
+    let st = unsafe { clsw_engine_new(device.as_ptr(), &mut engine) };
+    assert_eq!(st, CLSW_OK, "{}", last_error());
+    // SAFETY: `path` is a live CString; `db` a local output.
+    let st = unsafe { clsw_db_new_fasta(path.as_ptr(), CLSW_ALPHABET_PROTEIN, &mut db) };
+    assert_eq!(st, CLSW_OK, "{}", last_error());
+    // SAFETY: the engine and database were just made, `sc` is the caller's live scoring,
+    // NULL options are the defaults; `searcher` is a local output.
+    let st = unsafe { clsw_searcher_new(engine, sc, db, std::ptr::null(), &mut searcher) };
+    assert_eq!(st, CLSW_OK, "{}", last_error());
+    let mut scores = vec![-1; 299];
+    // SAFETY: the searcher is live; `query` and `scores` are live with the lengths given.
+    let st = unsafe { clsw_searcher_scores(searcher, query.as_ptr(), query.len(), scores.as_mut_ptr(), scores.len()) };
+    assert_eq!(st, CLSW_OK, "{}", last_error());
+    // SAFETY: each handle was made above and is freed once, here.
+    unsafe { clsw_searcher_free(searcher) };
+    // SAFETY: as above.
+    unsafe { clsw_db_free(db) };
+    // SAFETY: as above.
+    unsafe { clsw_engine_free(engine) };
+    scores
 }
 
 #[test]
@@ -176,6 +192,7 @@ fn c_abi_search_past_16_bits_on_the_device_equals_the_native_path() {
     let text = std::fs::read_to_string(query()).unwrap();
     let letters: Vec<u8> = text.lines().skip(1).flat_map(|l| l.bytes()).collect();
     for (m, x, open, extend) in [(40_000, -1, 11, 1), (2, -40_000, 11, 1), (5, -4, 65_535, 1)] {
+        // SAFETY: `out` is c_scoring's local.
         let sc =
             c_scoring(|out| unsafe { clsw_scoring_new_match_mismatch(CLSW_ALPHABET_PROTEIN, m, x, open, extend, out) })
                 .unwrap();
@@ -185,6 +202,7 @@ fn c_abi_search_past_16_bits_on_the_device_equals_the_native_path() {
         if !test_devices().is_empty() {
             assert_eq!(c_scores("cpu", sc, &letters), native, "{m}/{x} {open}/{extend}");
         }
+        // SAFETY: `sc` came from c_scoring and is freed once, here.
         unsafe { clsw_scoring_free(sc) };
     }
 }

@@ -28,6 +28,7 @@ fn a_device_that_turns_wrong_after_its_self_test_is_caught_at_the_hits() {
         let wrong = Searcher::new(&engine, &db, sc.clone(), SearchOptions::default())
             .and_then(|s| s.search(&query))
             .map(|r| r.hits.len());
+        // SAFETY: as for set_var above.
         unsafe { std::env::remove_var("CLSW_CL_OPTIONS") };
         let msg = wrong.expect_err("wrong device scores were reported as hits").to_string();
         assert!(msg.contains("differs from the CPU's") && msg.contains("subject"), "{msg}");

@@ -21,6 +21,8 @@ fn sw3_and_sax_contracts_hold() {
     let mut end = [9usize; 3];
     let mut aln: *mut clsw_sw3_alignment = std::ptr::null_mut();
     let mut res: *mut clsw_sw3_results = std::ptr::null_mut();
+    // SAFETY: a script of C ABI calls: every pointer passed is a live local (with its
+    // true length), a handle made above and not yet freed, or a deliberate NULL.
     unsafe {
         let call = |e, s, a: &[u8], o, score: *mut i32, end: *mut usize| {
             clsw_sw3_score(e, s, a.as_ptr(), a.len(), b.as_ptr(), b.len(), c.as_ptr(), c.len(), o, score, end)

@@ -13,14 +13,18 @@ struct Counting;
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+// SAFETY: every allocation and free is the system allocator's, which meets GlobalAlloc's
+// contract; the counters only observe sizes.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let now = CURRENT.fetch_add(layout.size(), Ordering::SeqCst) + layout.size();
         PEAK.fetch_max(now, Ordering::SeqCst);
+        // SAFETY: `layout` is as GlobalAlloc::alloc's caller promised, passed on unchanged.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         CURRENT.fetch_sub(layout.size(), Ordering::SeqCst);
+        // SAFETY: `ptr` came from System.alloc above with this `layout` (the caller's promise).
         unsafe { System.dealloc(ptr, layout) }
     }
 }

@@ -63,6 +63,11 @@ pub struct clsw_alignment_info {
 
 versioned!(clsw_alignment_info);
 
+/// The scoring and both sequences of `clsw_align` and `clsw_align_score`, encoded.
+///
+/// # Safety
+/// `scoring` is NULL or a live scoring; `query` and `subject` are NULL or have
+/// `query_len` and `subject_len` readable bytes.
 unsafe fn encoded_pair<'a>(
     scoring: *const clsw_scoring,
     query: *const u8,
@@ -70,9 +75,12 @@ unsafe fn encoded_pair<'a>(
     subject: *const u8,
     subject_len: usize,
 ) -> Outcome<(&'a clsw_scoring, Vec<u8>, Vec<u8>)> {
+    // SAFETY: `scoring` is NULL or live (this function's contract).
     let sc = unsafe { handle(scoring, "scoring") }?;
     let alphabet = sc.scoring.matrix.alphabet();
+    // SAFETY: `query` is NULL or has `query_len` readable bytes (this function's contract).
     let q = encode(unsafe { bytes(query, query_len, "query") }?, alphabet, "query")?;
+    // SAFETY: `subject` is NULL or has `subject_len` readable bytes (this function's contract).
     let s = encode(unsafe { bytes(subject, subject_len, "subject") }?, alphabet, "subject")?;
     sc.scoring.check_lengths(q.len(), s.len(), "query and subject")?;
     Ok((sc, q, s))
@@ -86,6 +94,10 @@ unsafe fn encoded_pair<'a>(
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty sequence, a letter that is not a
 /// residue — the message gives its position —, lengths at which a score could pass
 /// 32 bits), `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `scoring` is NULL or a live scoring; `query` and `subject` are NULL or have
+/// `query_len` and `subject_len` readable bytes; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_align(
     scoring: *const clsw_scoring,
@@ -96,7 +108,9 @@ pub unsafe extern "C" fn clsw_align(
     out: *mut *mut clsw_alignment,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `out` is NULL or writable (the caller's promise).
         let out = unsafe { out_handle(out, "out (the alignment output)") }?;
+        // SAFETY: the pointers and lengths are as encoded_pair needs (the caller's promise).
         let (sc, q, s) = unsafe { encoded_pair(scoring, query, query_len, subject, subject_len) }?;
         let alignment = traceback::align(&q, &s, &sc.scoring);
         let h = match &alignment {
@@ -127,6 +141,9 @@ pub unsafe extern "C" fn clsw_align(
 
 /// The optimal local score of `query` against `subject` alone (no traceback; less
 /// memory and time than `clsw_align`). Arguments as for `clsw_align`.
+///
+/// # Safety
+/// As for `clsw_align`; `score` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_align_score(
     scoring: *const clsw_scoring,
@@ -137,7 +154,9 @@ pub unsafe extern "C" fn clsw_align_score(
     score: *mut i32,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `score` is NULL or a writable int32_t (the caller's promise).
         let out = unsafe { out_ptr(score, "score") }?;
+        // SAFETY: the pointers and lengths are as encoded_pair needs (the caller's promise).
         let (sc, q, s) = unsafe { encoded_pair(scoring, query, query_len, subject, subject_len) }?;
         *out = reference::sw_score(&q, &s, &sc.scoring).score;
         Ok(())
@@ -145,24 +164,36 @@ pub unsafe extern "C" fn clsw_align_score(
 }
 
 /// Frees an alignment; NULL is ignored. Strings read from it die with it.
+///
+/// # Safety
+/// `alignment` is NULL or an alignment from `clsw_align`, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_alignment_free(alignment: *mut clsw_alignment) {
+    // SAFETY: `alignment` is NULL or a live boxed alignment, freed once (the caller's
+    // promise).
     unsafe { free_box(alignment) }
 }
 
 /// Copies the alignment's description into `*out`, whose `size` the caller sets to
 /// `sizeof(clsw_alignment_info)`. The strings it points to belong to `alignment`.
+///
+/// # Safety
+/// `alignment` is NULL or a live alignment; `out` is NULL or has `out->size` writable
+/// bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_alignment_get(
     alignment: *const clsw_alignment,
     out: *mut clsw_alignment_info,
 ) -> clsw_status {
+    // SAFETY: `alignment` is NULL or live, `out` NULL or sized and writable (the
+    // caller's promise).
     unsafe { get_versioned(alignment, "alignment", out, "out (the alignment info)", |h| Ok(info_of(h))) }
 }
 
 fn info_of(h: &clsw_alignment) -> clsw_alignment_info {
     {
-        // SAFETY: every field is a number or a pointer; zero is valid.
+        // SAFETY: every field of clsw_alignment_info is a number or a raw pointer, for
+        // which all-zero bytes are a valid value.
         let mut c: clsw_alignment_info = unsafe { std::mem::zeroed() };
         c.size = std::mem::size_of::<clsw_alignment_info>();
         if let Some(a) = &h.alignment {

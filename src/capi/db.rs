@@ -30,29 +30,33 @@ const OUT: &str = "out (the database output)";
 /// the file, the record number and id, the line and the bad character),
 /// `CLSW_ERR_INVALID_ARGUMENT` (no records, a prepared file, an unknown alphabet),
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `path` is NULL or NUL-terminated; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_new_fasta(
     path: *const c_char,
     alphabet: clsw_alphabet,
     out: *mut *mut clsw_db,
 ) -> clsw_status {
-    unsafe {
-        new_handle(out, OUT, || {
-            let path = c_path(path, "path (the FASTA file)")?;
-            let alphabet = match alphabet {
-                CLSW_ALPHABET_AUTO => fasta::guess_alphabet(&path)?,
-                a => alphabet_from(a)?,
-            };
-            if is_prepared(&path)? {
-                return Err(Failure::invalid(format!(
-                    "{} is a prepared database, not FASTA; open it with clsw_db_new_prepared",
-                    path.display()
-                )));
-            }
-            let (db, _report) = Database::from_fasta(&path, alphabet, EmptyRecords::Skip)?;
-            finish(db)
-        })
-    }
+    let build = || {
+        // SAFETY: `path` is NULL or NUL-terminated (the caller's promise).
+        let path = unsafe { c_path(path, "path (the FASTA file)") }?;
+        let alphabet = match alphabet {
+            CLSW_ALPHABET_AUTO => fasta::guess_alphabet(&path)?,
+            a => alphabet_from(a)?,
+        };
+        if is_prepared(&path)? {
+            return Err(Failure::invalid(format!(
+                "{} is a prepared database, not FASTA; open it with clsw_db_new_prepared",
+                path.display()
+            )));
+        }
+        let (db, _report) = Database::from_fasta(&path, alphabet, EmptyRecords::Skip)?;
+        finish(db)
+    };
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, OUT, build) }
 }
 
 /// Opens a prepared database written by `clsw_db_write_prepared` or `clsw makedb`:
@@ -61,14 +65,18 @@ pub unsafe extern "C" fn clsw_db_new_fasta(
 /// Errors: `CLSW_ERR_IO`, `CLSW_ERR_INVALID_ARGUMENT` (not a prepared database, a
 /// damaged or truncated one, another format version: the message says which),
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `path` is NULL or NUL-terminated; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_new_prepared(path: *const c_char, out: *mut *mut clsw_db) -> clsw_status {
-    unsafe {
-        new_handle(out, OUT, || {
-            let path = c_path(path, "path (the prepared database)")?;
-            finish(Database::open_prepared(&path)?)
-        })
-    }
+    let build = || {
+        // SAFETY: `path` is NULL or NUL-terminated (the caller's promise).
+        let path = unsafe { c_path(path, "path (the prepared database)") }?;
+        finish(Database::open_prepared(&path)?)
+    };
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, OUT, build) }
 }
 
 /// Builds a database from `count` sequences in memory (copied; the caller's arrays
@@ -80,6 +88,11 @@ pub unsafe extern "C" fn clsw_db_new_prepared(path: *const c_char, out: *mut *mu
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`count` is 0, an empty sequence, a letter that
 /// is not a residue of `alphabet` — the message gives the sequence and position —, a
 /// name that is not UTF-8 or whose id holds a control character), `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `sequences` and `lengths` are NULL or have `count` elements, `names` is NULL or has
+/// `count` (each NULL or NUL-terminated); `sequences[k]` has `lengths[k]` readable
+/// bytes; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_new_sequences(
     alphabet: clsw_alphabet,
@@ -89,23 +102,24 @@ pub unsafe extern "C" fn clsw_db_new_sequences(
     names: *const *const c_char,
     out: *mut *mut clsw_db,
 ) -> clsw_status {
-    unsafe {
-        new_handle(out, OUT, || {
-            let alphabet: Alphabet = alphabet_from(alphabet)?;
-            let (records, letters) = from_memory(count, sequences, lengths, names)?;
-            // Encoded into the database's buffer on every core, as clsw_db_new_codes.
-            let db = Database::from_fill(
-                alphabet,
-                &records,
-                |k, place| {
-                    place.copy_from_slice(&encode(letters[k], alphabet, &what(k, &records[k].0))?);
-                    Ok(())
-                },
-                Failure::invalid,
-            )?;
-            finish(db)
-        })
-    }
+    let build = || {
+        let alphabet: Alphabet = alphabet_from(alphabet)?;
+        // SAFETY: the arrays are as from_memory needs (the caller's promise).
+        let (records, letters) = unsafe { from_memory(count, sequences, lengths, names) }?;
+        // Encoded into the database's buffer on every core, as clsw_db_new_codes.
+        let db = Database::from_fill(
+            alphabet,
+            &records,
+            |k, place| {
+                place.copy_from_slice(&encode(letters[k], alphabet, &what(k, &records[k].0))?);
+                Ok(())
+            },
+            Failure::invalid,
+        )?;
+        finish(db)
+    };
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, OUT, build) }
 }
 
 /// Builds a database from `count` sequences in memory in the caller's own residue
@@ -119,6 +133,10 @@ pub unsafe extern "C" fn clsw_db_new_sequences(
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`count` or `code_count` is 0, a bad code —
 /// the message gives the sequence, the position and the code —, as for
 /// `clsw_db_new_sequences`), `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `code_letters` is NULL or has `code_count` readable bytes; the other arrays as for
+/// `clsw_db_new_sequences`; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_new_codes(
     alphabet: clsw_alphabet,
@@ -130,48 +148,51 @@ pub unsafe extern "C" fn clsw_db_new_codes(
     names: *const *const c_char,
     out: *mut *mut clsw_db,
 ) -> clsw_status {
-    unsafe {
-        new_handle(out, OUT, || {
-            let alphabet: Alphabet = alphabet_from(alphabet)?;
-            if code_count == 0 {
-                return Err(Failure::invalid("code_count is 0: no code stands for a residue"));
+    let build = || {
+        let alphabet: Alphabet = alphabet_from(alphabet)?;
+        if code_count == 0 {
+            return Err(Failure::invalid("code_count is 0: no code stands for a residue"));
+        }
+        // SAFETY: `code_letters` is NULL or has `code_count` >= min(code_count, 256)
+        // readable bytes (the caller's promise).
+        let table = unsafe { bytes(code_letters, code_count.min(256), "code_letters") }?;
+        // Each code's residue, through the one letter rule (encode), once per code:
+        // a table of 256, NO_RESIDUE where a code stands for none.
+        const NO_RESIDUE: u8 = u8::MAX;
+        let mut residue = [NO_RESIDUE; 256];
+        for (code, &l) in table.iter().enumerate() {
+            if let Some(r) = (l != 0).then(|| alphabet.encode_all(&[l]).ok()).flatten() {
+                residue[code] = r[0];
             }
-            let table = bytes(code_letters, code_count.min(256), "code_letters")?;
-            // Each code's residue, through the one letter rule (encode), once per code:
-            // a table of 256, NO_RESIDUE where a code stands for none.
-            const NO_RESIDUE: u8 = u8::MAX;
-            let mut residue = [NO_RESIDUE; 256];
-            for (code, &l) in table.iter().enumerate() {
-                if let Some(r) = (l != 0).then(|| alphabet.encode_all(&[l]).ok()).flatten() {
-                    residue[code] = r[0];
+        }
+        // SAFETY: the arrays are as from_memory needs (the caller's promise).
+        let (records, caller_codes) = unsafe { from_memory(count, sequences, lengths, names) }?;
+        // Written straight into the database's buffer, on every core.
+        let db = Database::from_fill(
+            alphabet,
+            &records,
+            |k, place| {
+                let codes = caller_codes[k];
+                for (r, &c) in place.iter_mut().zip(codes.iter()) {
+                    *r = residue[c as usize];
                 }
-            }
-            let (records, caller_codes) = from_memory(count, sequences, lengths, names)?;
-            // Written straight into the database's buffer, on every core.
-            let db = Database::from_fill(
-                alphabet,
-                &records,
-                |k, place| {
-                    let codes = caller_codes[k];
-                    for (r, &c) in place.iter_mut().zip(codes.iter()) {
-                        *r = residue[c as usize];
-                    }
-                    match place.iter().position(|&r| r == NO_RESIDUE) {
-                        None => Ok(()),
-                        Some(i) => Err(Failure::invalid(format!(
-                            "{}: code {} at position {} is not a {} residue in code_letters",
-                            what(k, &records[k].0),
-                            codes[i],
-                            i + 1,
-                            alphabet.name()
-                        ))),
-                    }
-                },
-                Failure::invalid,
-            )?;
-            finish(db)
-        })
-    }
+                match place.iter().position(|&r| r == NO_RESIDUE) {
+                    None => Ok(()),
+                    Some(i) => Err(Failure::invalid(format!(
+                        "{}: code {} at position {} is not a {} residue in code_letters",
+                        what(k, &records[k].0),
+                        codes[i],
+                        i + 1,
+                        alphabet.name()
+                    ))),
+                }
+            },
+            Failure::invalid,
+        )?;
+        finish(db)
+    };
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, OUT, build) }
 }
 
 /// Records (id, description, length) for `Database::from_fill` and each one's bytes.
@@ -181,6 +202,11 @@ type CallerSequences<'a> = (Vec<(String, String, usize)>, Vec<&'a [u8]>);
 /// named by `names` or numbered from 1, each id checked: the one reading of caller
 /// arrays behind `clsw_db_new_sequences` and `clsw_db_new_codes`, which then fill the
 /// database with `Database::from_fill`.
+///
+/// # Safety
+/// `sequences` and `lengths` are NULL or have `count` readable elements, `names` is
+/// NULL or has `count`, each NULL or NUL-terminated UTF-8; `sequences[k]` is NULL or
+/// has `lengths[k]` readable bytes; all of it left unchanged during `'a`.
 unsafe fn from_memory<'a>(
     count: usize,
     sequences: *const *const u8,
@@ -193,19 +219,25 @@ unsafe fn from_memory<'a>(
     if count > u32::MAX as usize {
         return Err(Failure::invalid(format!("{count} sequences: at most {} fit a database", u32::MAX)));
     }
+    // SAFETY: `sequences` is NULL or has `count` elements (this function's contract).
     let seqs = unsafe { array(sequences, count, "sequences") }?;
+    // SAFETY: `lengths` is NULL or has `count` elements (this function's contract).
     let lens = unsafe { array(lengths, count, "lengths") }?;
+    // SAFETY: `names` is non-NULL here, so it has `count` elements (this function's contract).
     let names = if names.is_null() { None } else { Some(unsafe { array(names, count, "names") }?) };
     let (mut records, mut bytes_of) = (Vec::with_capacity(count), Vec::with_capacity(count));
     for k in 0..count {
         let (id, description) = match names.map(|n| n[k]).filter(|p| !p.is_null()) {
             Some(p) => {
+                // SAFETY: names[k] is non-NULL here, so NUL-terminated (this function's contract).
                 let (id, description) = split_header(unsafe { c_text(p, &format!("names[{k}]")) }?);
                 check_id(id).map_err(|m| Failure::invalid(format!("names[{k}]: {m}")))?;
                 (id.to_string(), description.to_string())
             }
             None => ((k + 1).to_string(), String::new()),
         };
+        // SAFETY: sequences[k] is NULL or has lengths[k] readable bytes (this function's
+        // contract).
         let letters = unsafe { bytes(seqs[k], lens[k], &what(k, &id)) }?;
         if letters.is_empty() {
             return Err(Failure::invalid(format!("{} is empty (length 0)", what(k, &id))));
@@ -232,6 +264,9 @@ fn what(k: usize, id: &str) -> String {
 /// clsw's scores to equal its own.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown alphabet), `CLSW_ERR_BUFFER_TOO_SMALL`,
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `buf` is NULL or has `len` writable bytes; `needed` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_alphabet_letters(
     alphabet: clsw_alphabet,
@@ -243,6 +278,8 @@ pub unsafe extern "C" fn clsw_alphabet_letters(
         let symbols = alphabet_from(alphabet)?.symbols();
         // Symbols are ASCII.
         let text = std::str::from_utf8(symbols).map_err(|_| Failure::new(CLSW_ERR_INTERNAL, "non-ASCII letter"))?;
+        // SAFETY: `buf` has `len` writable bytes unless NULL, `needed` is NULL or
+        // writable (the caller's promise).
         unsafe { write_string(text, buf, len, needed, "alphabet letters") }
     })
 }
@@ -254,10 +291,15 @@ pub unsafe extern "C" fn clsw_alphabet_letters(
 /// writing the same path each write a whole file (the last rename wins).
 /// Errors: `CLSW_ERR_IO`, `CLSW_ERR_INVALID_ARGUMENT` (`path` is a directory),
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `db` is NULL or a live database; `path` is NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_write_prepared(db: *const clsw_db, path: *const c_char) -> clsw_status {
     run(|| {
+        // SAFETY: `db` is NULL or a live database (the caller's promise).
         let d = unsafe { handle(db, "db") }?;
+        // SAFETY: `path` is NULL or NUL-terminated (the caller's promise).
         let path = unsafe { c_path(path, "path (the prepared database)") }?;
         Ok(d.db.write_prepared(&path)?)
     })
@@ -265,26 +307,42 @@ pub unsafe extern "C" fn clsw_db_write_prepared(db: *const clsw_db, path: *const
 
 /// Frees a database; NULL is ignored. Searchers and hits made from it keep what they
 /// need, so they may be used and freed after it.
+///
+/// # Safety
+/// `db` is NULL or a database from a `clsw_db_new_*`, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_free(db: *mut clsw_db) {
+    // SAFETY: `db` is NULL or a live boxed database, freed once (the caller's promise).
     unsafe { free_box(db) }
 }
 
 /// The number of sequences.
+///
+/// # Safety
+/// `db` is NULL or a live database; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_count(db: *const clsw_db, out: *mut usize) -> clsw_status {
+    // SAFETY: `db` is NULL or live, `out` NULL or writable (the caller's promise).
     unsafe { get(db, "db", out, |d| Ok(d.db.len())) }
 }
 
 /// The total number of residues.
+///
+/// # Safety
+/// `db` is NULL or a live database; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_total_residues(db: *const clsw_db, out: *mut u64) -> clsw_status {
+    // SAFETY: `db` is NULL or live, `out` NULL or writable (the caller's promise).
     unsafe { get(db, "db", out, |d| Ok(d.db.total_residues())) }
 }
 
 /// The database's alphabet.
+///
+/// # Safety
+/// `db` is NULL or a live database; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_alphabet(db: *const clsw_db, out: *mut clsw_alphabet) -> clsw_status {
+    // SAFETY: `db` is NULL or live, `out` NULL or writable (the caller's promise).
     unsafe { get(db, "db", out, |d| Ok(alphabet_to(d.db.alphabet()))) }
 }
 
@@ -299,19 +357,26 @@ fn index_ok(db: &Database, index: usize) -> Outcome {
 }
 
 /// The length of sequence `index` (0-based, database order).
+///
+/// # Safety
+/// `db` is NULL or a live database; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_length(db: *const clsw_db, index: usize, out: *mut usize) -> clsw_status {
-    unsafe {
-        get(db, "db", out, |d| {
-            index_ok(&d.db, index)?;
-            Ok(d.db.seq_len(index))
-        })
-    }
+    let length = |d: &clsw_db| {
+        index_ok(&d.db, index)?;
+        Ok(d.db.seq_len(index))
+    };
+    // SAFETY: `db` is NULL or live, `out` NULL or writable (the caller's promise).
+    unsafe { get(db, "db", out, length) }
 }
 
 /// The id of sequence `index` (the first word of its FASTA header) into `buf` of
 /// `len` bytes, NUL-terminated; `*needed` (if not NULL) gets the size required. Too
 /// small a buffer: `CLSW_ERR_BUFFER_TOO_SMALL`.
+///
+/// # Safety
+/// `db` is NULL or a live database; `buf` is NULL or has `len` writable bytes;
+/// `needed` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_id(
     db: *const clsw_db,
@@ -321,8 +386,11 @@ pub unsafe extern "C" fn clsw_db_id(
     needed: *mut usize,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `db` is NULL or a live database (the caller's promise).
         let d = unsafe { handle(db, "db") }?;
         index_ok(&d.db, index)?;
+        // SAFETY: `buf` has `len` writable bytes unless NULL, `needed` is NULL or
+        // writable (the caller's promise).
         unsafe { write_string(d.db.id(index), buf, len, needed, "sequence id") }
     })
 }
@@ -330,6 +398,10 @@ pub unsafe extern "C" fn clsw_db_id(
 /// The residues of sequence `index` as upper-case letters, NUL-terminated, into `buf`
 /// of `len` bytes (`clsw_db_length() + 1` suffice); `*needed` as for `clsw_db_id`.
 /// Letters read as X or N come back as X or N.
+///
+/// # Safety
+/// `db` is NULL or a live database; `buf` is NULL or has `len` writable bytes;
+/// `needed` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_db_sequence(
     db: *const clsw_db,
@@ -339,11 +411,14 @@ pub unsafe extern "C" fn clsw_db_sequence(
     needed: *mut usize,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `db` is NULL or a live database (the caller's promise).
         let d = unsafe { handle(db, "db") }?;
         index_ok(&d.db, index)?;
         let letters = d.db.alphabet().decode_all(d.db.residues(index));
         // Letters are ASCII.
         let text = String::from_utf8(letters).map_err(|_| Failure::new(CLSW_ERR_INTERNAL, "non-ASCII letter"))?;
+        // SAFETY: `buf` has `len` writable bytes unless NULL, `needed` is NULL or
+        // writable (the caller's promise).
         unsafe { write_string(&text, buf, len, needed, "sequence") }
     })
 }

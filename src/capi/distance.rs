@@ -91,8 +91,12 @@ impl Default for clsw_distance_options {
 /// are written.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `options` is NULL or has `size` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_options_init(options: *mut clsw_distance_options, size: usize) -> clsw_status {
+    // SAFETY: `options` is NULL or has `size` writable bytes (the caller's promise).
     unsafe { options_init(options, size) }
 }
 
@@ -154,6 +158,12 @@ pub struct clsw_distance_result {
     names: Option<Vec<SampleName>>,
 }
 
+/// The body of every distance constructor: `input` reads the samples in the options'
+/// coding, the matrix is computed on `engine` into a new handle at `*out`.
+///
+/// # Safety
+/// `engine` is NULL or a live engine; `options` is NULL or has `options->size` readable
+/// bytes; `out` is NULL or writable.
 unsafe fn finish(
     engine: *const clsw_engine,
     options: *const clsw_distance_options,
@@ -162,8 +172,11 @@ unsafe fn finish(
     input: impl FnOnce(Coding) -> Outcome<(Packed, Option<Vec<SampleName>>)>,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `out` is NULL or writable (this function's contract).
         let out = unsafe { out_handle(out, "out (the distance result output)") }?;
+        // SAFETY: `engine` is NULL or a live engine (this function's contract).
         let e = unsafe { handle(engine, "engine") }?;
+        // SAFETY: `options` is NULL or sized and readable (this function's contract).
         let o = unsafe { read_versioned(options, clsw_distance_options::default()) }?;
         let p = parse(&o, genotype)?;
         let (packed, names) = input(p.coding)?;
@@ -180,6 +193,11 @@ unsafe fn finish(
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (a count of 0, sequences of different lengths or
 /// of length 0, a byte that is not an alignment letter — the message names the sequence
 /// and site —, an impossible option), `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `engine` is NULL or a live engine; `options` is NULL or has `options->size` readable
+/// bytes; `out` is NULL or writable; `sequences` and `lengths` are NULL or have
+/// `count` elements, `sequences[k]` `lengths[k]` readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_aligned(
     engine: *const clsw_engine,
@@ -189,18 +207,24 @@ pub unsafe extern "C" fn clsw_distance_aligned(
     options: *const clsw_distance_options,
     out: *mut *mut clsw_distance_result,
 ) -> clsw_status {
-    unsafe {
-        finish(engine, options, out, false, |coding| {
-            if count == 0 {
-                return Err(Failure::invalid("count is 0: no sequences to compare"));
-            }
-            let ptrs = array(sequences, count, "sequences")?;
-            let lens = array(lengths, count, "lengths")?;
-            let seqs: Vec<&[u8]> =
-                (0..count).map(|k| bytes(ptrs[k], lens[k], &format!("sequences[{k}]"))).collect::<Outcome<_>>()?;
-            Ok((pack_alignment(&seqs, coding)?, None))
-        })
-    }
+    let input = |coding: Coding| {
+        if count == 0 {
+            return Err(Failure::invalid("count is 0: no sequences to compare"));
+        }
+        // SAFETY: `sequences` is NULL or has `count` elements (the caller's promise).
+        let ptrs = unsafe { array(sequences, count, "sequences") }?;
+        // SAFETY: `lengths` is NULL or has `count` elements (the caller's promise).
+        let lens = unsafe { array(lengths, count, "lengths") }?;
+        let seqs: Vec<&[u8]> = (0..count)
+            // SAFETY: sequences[k] is NULL or has lengths[k] readable bytes (the caller's
+            // promise).
+            .map(|k| unsafe { bytes(ptrs[k], lens[k], &format!("sequences[{k}]")) })
+            .collect::<Outcome<_>>()?;
+        Ok((pack_alignment(&seqs, coding)?, None))
+    };
+    // SAFETY: `engine` is NULL or live, `options` NULL or sized and readable, `out` NULL
+    // or writable (the caller's promise).
+    unsafe { finish(engine, options, out, false, input) }
 }
 
 /// Distances of the records of a FASTA multiple alignment (plain or gzip; all records
@@ -209,6 +233,10 @@ pub unsafe extern "C" fn clsw_distance_aligned(
 /// empty first sequence: the message names the file, line and record, and the lengths
 /// that differ), `CLSW_ERR_INVALID_ARGUMENT` (an impossible option),
 /// `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `engine` is NULL or a live engine; `options` is NULL or has `options->size` readable
+/// bytes; `out` is NULL or writable; `path` is NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_fasta(
     engine: *const clsw_engine,
@@ -216,13 +244,15 @@ pub unsafe extern "C" fn clsw_distance_fasta(
     options: *const clsw_distance_options,
     out: *mut *mut clsw_distance_result,
 ) -> clsw_status {
-    unsafe {
-        finish(engine, options, out, false, |coding| {
-            let path = c_path(path, "path (the alignment)")?;
-            let d = read_alignment(&path, coding)?;
-            Ok((d.packed, Some(d.names)))
-        })
-    }
+    let input = |coding: Coding| {
+        // SAFETY: `path` is NULL or NUL-terminated (the caller's promise).
+        let path = unsafe { c_path(path, "path (the alignment)") }?;
+        let d = read_alignment(&path, coding)?;
+        Ok((d.packed, Some(d.names)))
+    };
+    // SAFETY: `engine` is NULL or live, `options` NULL or sized and readable, `out` NULL
+    // or writable (the caller's promise).
+    unsafe { finish(engine, options, out, false, input) }
 }
 
 /// Genotype distances of a PLINK 1 binary fileset: `prefix` names `prefix.bed`,
@@ -231,6 +261,10 @@ pub unsafe extern "C" fn clsw_distance_fasta(
 /// Errors: `CLSW_ERR_IO`, `CLSW_ERR_PARSE`, `CLSW_ERR_INVALID_ARGUMENT` (a .bed whose
 /// size disagrees with the .bim and .fam, an option for alignments), `CLSW_ERR_OPENCL`,
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `engine` is NULL or a live engine; `options` is NULL or has `options->size` readable
+/// bytes; `out` is NULL or writable; `prefix` is NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_bed(
     engine: *const clsw_engine,
@@ -238,13 +272,15 @@ pub unsafe extern "C" fn clsw_distance_bed(
     options: *const clsw_distance_options,
     out: *mut *mut clsw_distance_result,
 ) -> clsw_status {
-    unsafe {
-        finish(engine, options, out, true, |_| {
-            let prefix = c_path(prefix, "prefix (the .bed/.bim/.fam fileset)")?;
-            let d = read_bed(&prefix)?;
-            Ok((d.packed, Some(d.names)))
-        })
-    }
+    let input = |_: Coding| {
+        // SAFETY: `prefix` is NULL or NUL-terminated (the caller's promise).
+        let prefix = unsafe { c_path(prefix, "prefix (the .bed/.bim/.fam fileset)") }?;
+        let d = read_bed(&prefix)?;
+        Ok((d.packed, Some(d.names)))
+    };
+    // SAFETY: `engine` is NULL or live, `options` NULL or sized and readable, `out` NULL
+    // or writable (the caller's promise).
+    unsafe { finish(engine, options, out, true, input) }
 }
 
 /// Genotype distances of a 0/1/2 table file (plain or gzip): one sample per line, its
@@ -253,6 +289,10 @@ pub unsafe extern "C" fn clsw_distance_bed(
 /// none of its fields after the first is a genotype value or a number. A value that is
 /// not a genotype is an error naming the line, column and value (never a header).
 /// Names: the first column. Errors as for `clsw_distance_bed`.
+///
+/// # Safety
+/// `engine` is NULL or a live engine; `options` is NULL or has `options->size` readable
+/// bytes; `out` is NULL or writable; `path` is NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_genotype_table(
     engine: *const clsw_engine,
@@ -260,13 +300,15 @@ pub unsafe extern "C" fn clsw_distance_genotype_table(
     options: *const clsw_distance_options,
     out: *mut *mut clsw_distance_result,
 ) -> clsw_status {
-    unsafe {
-        finish(engine, options, out, true, |_| {
-            let path = c_path(path, "path (the genotype table)")?;
-            let d = read_genotype_table(&path)?;
-            Ok((d.packed, Some(d.names)))
-        })
-    }
+    let input = |_: Coding| {
+        // SAFETY: `path` is NULL or NUL-terminated (the caller's promise).
+        let path = unsafe { c_path(path, "path (the genotype table)") }?;
+        let d = read_genotype_table(&path)?;
+        Ok((d.packed, Some(d.names)))
+    };
+    // SAFETY: `engine` is NULL or live, `options` NULL or sized and readable, `out` NULL
+    // or writable (the caller's promise).
+    unsafe { finish(engine, options, out, true, input) }
 }
 
 /// Genotype distances of a caller matrix: `genotypes` holds `samples * sites` values,
@@ -275,6 +317,11 @@ pub unsafe extern "C" fn clsw_distance_genotype_table(
 /// names.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (0 samples or 0 sites, an option for
 /// alignments), `CLSW_ERR_OPENCL`, `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `engine` is NULL or a live engine; `options` is NULL or has `options->size` readable
+/// bytes; `out` is NULL or writable; `genotypes` is NULL or has `samples * sites`
+/// readable values.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_genotypes(
     engine: *const clsw_engine,
@@ -284,47 +331,63 @@ pub unsafe extern "C" fn clsw_distance_genotypes(
     options: *const clsw_distance_options,
     out: *mut *mut clsw_distance_result,
 ) -> clsw_status {
-    unsafe {
-        finish(engine, options, out, true, |_| {
-            if samples == 0 || sites == 0 {
-                return Err(Failure::invalid(format!(
-                    "a genotype matrix of {samples} samples x {sites} sites: both must be positive"
-                )));
-            }
-            let cells = samples
-                .checked_mul(sites)
-                .ok_or_else(|| Failure::invalid(format!("{samples} samples x {sites} sites is impossible")))?;
-            let g = array(genotypes, cells, "genotypes")?;
-            Ok((pack_genotype_matrix(g, samples)?, None))
-        })
-    }
+    let input = |_: Coding| {
+        if samples == 0 || sites == 0 {
+            return Err(Failure::invalid(format!(
+                "a genotype matrix of {samples} samples x {sites} sites: both must be positive"
+            )));
+        }
+        let cells = samples
+            .checked_mul(sites)
+            .ok_or_else(|| Failure::invalid(format!("{samples} samples x {sites} sites is impossible")))?;
+        // SAFETY: `genotypes` is NULL or has samples * sites = `cells` readable values (the
+        // caller's promise).
+        let g = unsafe { array(genotypes, cells, "genotypes") }?;
+        Ok((pack_genotype_matrix(g, samples)?, None))
+    };
+    // SAFETY: `engine` is NULL or live, `options` NULL or sized and readable, `out` NULL
+    // or writable (the caller's promise).
+    unsafe { finish(engine, options, out, true, input) }
 }
 
 /// Frees a distance matrix; NULL is ignored. Names read from it stay valid only
 /// until then.
+///
+/// # Safety
+/// `distances` is NULL or a matrix from a `clsw_distance_*` constructor, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_result_free(distances: *mut clsw_distance_result) {
+    // SAFETY: `distances` is NULL or a live boxed result, freed once (the caller's promise).
     unsafe { free_box(distances) }
 }
 
 /// The number of samples `n` (the matrices are `n x n`).
+///
+/// # Safety
+/// `distances` is NULL or a live result; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_result_count(
     distances: *const clsw_distance_result,
     out: *mut usize,
 ) -> clsw_status {
+    // SAFETY: `distances` is NULL or live, `out` NULL or writable (the caller's promise).
     unsafe { get(distances, "distances", out, |d| Ok(d.matrix.n)) }
 }
 
 /// Sites in the input (`*sites`) and sites the counters range over (`*considered`:
 /// all of them, or the non-constant ones with `options.ignore_constant`); the
 /// allele-count metric is scaled to `*considered`. Either output may be NULL.
+///
+/// # Safety
+/// `distances` is NULL or a live result; `sites` and `considered` are NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_result_sites(
     distances: *const clsw_distance_result,
     sites: *mut u64,
     considered: *mut u64,
 ) -> clsw_status {
+    // SAFETY: `distances` is NULL or live, `sites` and `considered` NULL or writable (the
+    // caller's promise).
     unsafe { get_pair(distances, "distances", sites, considered, |d| (d.matrix.sites, d.matrix.considered_sites)) }
 }
 
@@ -334,6 +397,10 @@ pub unsafe extern "C" fn clsw_distance_result_sites(
 /// query).
 /// Errors: `CLSW_ERR_BUFFER_TOO_SMALL` (`len < n * n`; nothing is written),
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `distances` is NULL or a live result; `matrix` is NULL or has `len` writable elements;
+/// `needed` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_result_matrix(
     distances: *const clsw_distance_result,
@@ -341,6 +408,8 @@ pub unsafe extern "C" fn clsw_distance_result_matrix(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
+    // SAFETY: `distances` is NULL or live, `matrix` NULL or `len` writable elements,
+    // `needed` NULL or writable (the caller's promise).
     unsafe { square(distances, matrix, len, needed, "matrix", false, |d| Ok(Some(d.matrix.square()?))) }
 }
 
@@ -349,6 +418,10 @@ pub unsafe extern "C" fn clsw_distance_result_matrix(
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (not counted: set `options.want_compared`, or
 /// use a metric other than `CLSW_METRIC_DIFF`), `CLSW_ERR_BUFFER_TOO_SMALL`,
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `distances` is NULL or a live result; `compared` is NULL or has `len` writable elements;
+/// `needed` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_result_compared(
     distances: *const clsw_distance_result,
@@ -356,6 +429,8 @@ pub unsafe extern "C" fn clsw_distance_result_compared(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
+    // SAFETY: `distances` is NULL or live, `compared` NULL or `len` writable elements,
+    // `needed` NULL or writable (the caller's promise).
     unsafe { square(distances, compared, len, needed, "compared", true, |d| Ok(d.matrix.square_compared()?)) }
 }
 
@@ -364,6 +439,10 @@ pub unsafe extern "C" fn clsw_distance_result_compared(
 /// `CLSW_METRIC_IBS`, else 0); a pair with no compared site gets NaN. Buffer as for
 /// `clsw_distance_result_matrix`.
 /// Errors: `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `distances` is NULL or a live result; `values` is NULL or has `len` writable elements;
+/// `needed` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_result_values(
     distances: *const clsw_distance_result,
@@ -371,17 +450,22 @@ pub unsafe extern "C" fn clsw_distance_result_values(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
-    unsafe {
-        square(distances, values, len, needed, "values", false, |d| {
-            let n = d.matrix.n;
-            let values = (0..n * n).map(|k| d.matrix.value(d.metric, k / n, k % n));
-            Ok(Some(memory::collect(format_args!("the {n} x {n} matrix of values"), values)?))
-        })
-    }
+    let make = |d: &clsw_distance_result| {
+        let n = d.matrix.n;
+        let values = (0..n * n).map(|k| d.matrix.value(d.metric, k / n, k % n));
+        Ok(Some(memory::collect(format_args!("the {n} x {n} matrix of values"), values)?))
+    };
+    // SAFETY: `distances` is NULL or live, `values` NULL or `len` writable elements,
+    // `needed` NULL or writable (the caller's promise).
+    unsafe { square(distances, values, len, needed, "values", false, make) }
 }
 
 /// The body of the `n x n` getters: the buffer is checked before the matrix is made;
 /// `needs_compared`: the matrix is made from the compared counts, which a run may lack.
+///
+/// # Safety
+/// `distances` is NULL or a live result; `buf` is NULL or has `len` writable elements;
+/// `needed` is NULL or writable.
 unsafe fn square<T: Copy>(
     distances: *const clsw_distance_result,
     buf: *mut T,
@@ -392,18 +476,27 @@ unsafe fn square<T: Copy>(
     values: impl FnOnce(&clsw_distance_result) -> Outcome<Option<Vec<T>>>,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `distances` is NULL or a live result (this function's contract).
         let d = unsafe { handle(distances, "distances") }?;
         if needs_compared && d.matrix.compared.is_none() {
             return Err(Failure::invalid(
                 "the compared sites were not counted: set options.want_compared (or a metric)",
             ));
         }
+        // SAFETY: `needed` is NULL or writable (this function's contract).
         unsafe { check_room(d.matrix.n * d.matrix.n, buf, len, needed, what) }?;
         let v = values(d)?.ok_or_else(|| Failure::new(CLSW_ERR_INTERNAL, format!("{what}: no matrix")))?;
+        // SAFETY: `buf` is NULL or has `len` writable elements, `needed` NULL or writable
+        // (this function's contract).
         unsafe { write_array(&v, buf, len, needed, what) }
     })
 }
 
+/// The body of `clsw_distance_result_name` and `_family`.
+///
+/// # Safety
+/// `distances` is NULL or a live result; `buf` is NULL or has `len` writable bytes;
+/// `needed` is NULL or writable.
 unsafe fn name_of(
     distances: *const clsw_distance_result,
     index: usize,
@@ -413,6 +506,7 @@ unsafe fn name_of(
     family: bool,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `distances` is NULL or a live result (this function's contract).
         let d = unsafe { handle(distances, "distances") }?;
         let names = d
             .names
@@ -422,6 +516,8 @@ unsafe fn name_of(
             Failure::invalid(format!("sample index {index} is out of range ({} samples)", names.len()))
         })?;
         let text = if family { &n.family } else { &n.id };
+        // SAFETY: `buf` is NULL or has `len` writable bytes, `needed` NULL or writable
+        // (this function's contract).
         unsafe { write_string(text, buf, len, needed, "sample name") }
     })
 }
@@ -431,6 +527,10 @@ unsafe fn name_of(
 /// `*needed` (if not NULL) gets the size required.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, a matrix made from caller
 /// arrays, which has no names), `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `distances` is NULL or a live result; `buf` is NULL or has `len` writable bytes;
+/// `needed` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_result_name(
     distances: *const clsw_distance_result,
@@ -439,11 +539,17 @@ pub unsafe extern "C" fn clsw_distance_result_name(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
+    // SAFETY: `distances` is NULL or live, `buf` NULL or `len` writable bytes, `needed`
+    // NULL or writable (the caller's promise).
     unsafe { name_of(distances, index, buf, len, needed, false) }
 }
 
 /// Sample `index`'s family id (PLINK's FID from the .fam; the same as the name for FASTA
 /// and table inputs). Arguments and errors as for `clsw_distance_result_name`.
+///
+/// # Safety
+/// `distances` is NULL or a live result; `buf` is NULL or has `len` writable bytes;
+/// `needed` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distance_result_family(
     distances: *const clsw_distance_result,
@@ -452,6 +558,8 @@ pub unsafe extern "C" fn clsw_distance_result_family(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
+    // SAFETY: `distances` is NULL or live, `buf` NULL or `len` writable bytes, `needed`
+    // NULL or writable (the caller's promise).
     unsafe { name_of(distances, index, buf, len, needed, true) }
 }
 
@@ -462,20 +570,31 @@ pub unsafe extern "C" fn clsw_distance_result_family(
 pub type clsw_distances = clsw_distance_result;
 
 /// Deprecated since 0.2.0: use `clsw_distance_result_free` (same arguments and behaviour).
+///
+/// # Safety
+/// As for `clsw_distance_result_free`.
 #[deprecated(since = "0.2.0", note = "use clsw_distance_result_free")]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distances_free(distances: *mut clsw_distances) {
+    // SAFETY: the arguments are passed on unchanged; `clsw_distance_result_free` has the same contract.
     unsafe { clsw_distance_result_free(distances) }
 }
 
 /// Deprecated since 0.2.0: use `clsw_distance_result_count` (same arguments and behaviour).
+///
+/// # Safety
+/// As for `clsw_distance_result_count`.
 #[deprecated(since = "0.2.0", note = "use clsw_distance_result_count")]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distances_count(distances: *const clsw_distances, out: *mut usize) -> clsw_status {
+    // SAFETY: the arguments are passed on unchanged; `clsw_distance_result_count` has the same contract.
     unsafe { clsw_distance_result_count(distances, out) }
 }
 
 /// Deprecated since 0.2.0: use `clsw_distance_result_sites` (same arguments and behaviour).
+///
+/// # Safety
+/// As for `clsw_distance_result_sites`.
 #[deprecated(since = "0.2.0", note = "use clsw_distance_result_sites")]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distances_sites(
@@ -483,10 +602,14 @@ pub unsafe extern "C" fn clsw_distances_sites(
     sites: *mut u64,
     considered: *mut u64,
 ) -> clsw_status {
+    // SAFETY: the arguments are passed on unchanged; `clsw_distance_result_sites` has the same contract.
     unsafe { clsw_distance_result_sites(distances, sites, considered) }
 }
 
 /// Deprecated since 0.2.0: use `clsw_distance_result_matrix` (same arguments and behaviour).
+///
+/// # Safety
+/// As for `clsw_distance_result_matrix`.
 #[deprecated(since = "0.2.0", note = "use clsw_distance_result_matrix")]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distances_matrix(
@@ -495,10 +618,14 @@ pub unsafe extern "C" fn clsw_distances_matrix(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
+    // SAFETY: the arguments are passed on unchanged; `clsw_distance_result_matrix` has the same contract.
     unsafe { clsw_distance_result_matrix(distances, matrix, len, needed) }
 }
 
 /// Deprecated since 0.2.0: use `clsw_distance_result_compared` (same arguments and behaviour).
+///
+/// # Safety
+/// As for `clsw_distance_result_compared`.
 #[deprecated(since = "0.2.0", note = "use clsw_distance_result_compared")]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distances_compared(
@@ -507,10 +634,14 @@ pub unsafe extern "C" fn clsw_distances_compared(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
+    // SAFETY: the arguments are passed on unchanged; `clsw_distance_result_compared` has the same contract.
     unsafe { clsw_distance_result_compared(distances, compared, len, needed) }
 }
 
 /// Deprecated since 0.2.0: use `clsw_distance_result_values` (same arguments and behaviour).
+///
+/// # Safety
+/// As for `clsw_distance_result_values`.
 #[deprecated(since = "0.2.0", note = "use clsw_distance_result_values")]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distances_values(
@@ -519,10 +650,14 @@ pub unsafe extern "C" fn clsw_distances_values(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
+    // SAFETY: the arguments are passed on unchanged; `clsw_distance_result_values` has the same contract.
     unsafe { clsw_distance_result_values(distances, values, len, needed) }
 }
 
 /// Deprecated since 0.2.0: use `clsw_distance_result_name` (same arguments and behaviour).
+///
+/// # Safety
+/// As for `clsw_distance_result_name`.
 #[deprecated(since = "0.2.0", note = "use clsw_distance_result_name")]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distances_name(
@@ -532,10 +667,14 @@ pub unsafe extern "C" fn clsw_distances_name(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
+    // SAFETY: the arguments are passed on unchanged; `clsw_distance_result_name` has the same contract.
     unsafe { clsw_distance_result_name(distances, index, buf, len, needed) }
 }
 
 /// Deprecated since 0.2.0: use `clsw_distance_result_family` (same arguments and behaviour).
+///
+/// # Safety
+/// As for `clsw_distance_result_family`.
 #[deprecated(since = "0.2.0", note = "use clsw_distance_result_family")]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_distances_family(
@@ -545,6 +684,7 @@ pub unsafe extern "C" fn clsw_distances_family(
     len: usize,
     needed: *mut usize,
 ) -> clsw_status {
+    // SAFETY: the arguments are passed on unchanged; `clsw_distance_result_family` has the same contract.
     unsafe { clsw_distance_result_family(distances, index, buf, len, needed) }
 }
 

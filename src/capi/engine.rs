@@ -77,27 +77,39 @@ fn fixed<const N: usize>(s: &str) -> [c_char; N] {
 /// Errors: `CLSW_ERR_DEVICE` (no such device, or a device failed its self-test),
 /// `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`, `CLSW_ERR_INVALID_ARGUMENT` (an empty
 /// choice), `CLSW_ERR_NULL` (`out` is NULL).
+///
+/// # Safety
+/// `device` is NULL or NUL-terminated; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_engine_new(device: *const c_char, out: *mut *mut clsw_engine) -> clsw_status {
-    unsafe {
-        new_handle(out, "out (the engine output)", || {
-            let text = if device.is_null() { None } else { Some(c_text(device, "device")?) };
-            Ok(clsw_engine { engine: Arc::new(Engine::open(text)?) })
-        })
-    }
+    let make = || {
+        // SAFETY: `device` is non-NULL here, so NUL-terminated (the caller's promise).
+        let text = if device.is_null() { None } else { Some(unsafe { c_text(device, "device") }?) };
+        Ok(clsw_engine { engine: Arc::new(Engine::open(text)?) })
+    };
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, "out (the engine output)", make) }
 }
 
 /// Frees an engine; NULL is ignored. Searchers made with it keep what they need, so
 /// they may be used and freed after it.
+///
+/// # Safety
+/// `engine` is NULL or an engine from `clsw_engine_new`, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_engine_free(engine: *mut clsw_engine) {
+    // SAFETY: `engine` is NULL or a live boxed engine, freed once (the caller's promise).
     unsafe { free_box(engine) }
 }
 
 /// The number of devices (workers) the engine uses: 1 for a single choice, more for
 /// `"all"` or a list. The native CPU path counts as one.
+///
+/// # Safety
+/// `engine` is NULL or a live engine; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_engine_device_count(engine: *const clsw_engine, out: *mut usize) -> clsw_status {
+    // SAFETY: `engine` is NULL or live, `out` NULL or writable (the caller's promise).
     unsafe { get(engine, "engine", out, |e| Ok(e.engine.describe().len())) }
 }
 
@@ -106,6 +118,10 @@ pub unsafe extern "C" fn clsw_engine_device_count(engine: *const clsw_engine, ou
 /// `buf` of `len` bytes. `*needed` (if not NULL) gets the size required, NUL included;
 /// a short buffer gives `CLSW_ERR_BUFFER_TOO_SMALL` (and a truncated, terminated
 /// text); `buf` may be NULL when `len` is 0.
+///
+/// # Safety
+/// `engine` is NULL or a live engine; `buf` is NULL or has `len` writable bytes;
+/// `needed` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_engine_describe(
     engine: *const clsw_engine,
@@ -114,16 +130,23 @@ pub unsafe extern "C" fn clsw_engine_describe(
     needed: *mut usize,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `engine` is NULL or a live engine (the caller's promise).
         let e = unsafe { handle(engine, "engine") }?;
+        // SAFETY: `buf` has `len` writable bytes unless NULL, `needed` is NULL or
+        // writable (the caller's promise).
         unsafe { write_string(&e.engine.describe().join("\n"), buf, len, needed, "engine description") }
     })
 }
 
 /// The number of OpenCL devices on this machine (every platform), 0 when no OpenCL
 /// runtime is installed. Discovery runs once per process.
+///
+/// # Safety
+/// `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_device_count(out: *mut usize) -> clsw_status {
     run(|| {
+        // SAFETY: `out` is NULL or a writable size_t (the caller's promise).
         let out = unsafe { out_ptr(out, "out") }?;
         *out = list_devices()?.len();
         Ok(())
@@ -134,6 +157,9 @@ pub unsafe extern "C" fn clsw_device_count(out: *mut usize) -> clsw_status {
 /// `size` the caller sets to `sizeof(clsw_device_info)`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` for an index out of range or a `size` that is
 /// too small, `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `out` is NULL or a `clsw_device_info` with `size` set, writable for `size` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_device_get(index: usize, out: *mut clsw_device_info) -> clsw_status {
     run(|| {
@@ -163,6 +189,8 @@ pub unsafe extern "C" fn clsw_device_get(index: usize, out: *mut clsw_device_inf
             opencl_c_version: fixed(&d.opencl_c_version),
             driver_version: fixed(&d.driver_version),
         };
+        // SAFETY: `out` is non-NULL (checked above), its size set and writable (the
+        // caller's promise).
         unsafe { write_versioned(out, info, "out (the device info)") }
     })
 }

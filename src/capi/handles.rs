@@ -44,8 +44,13 @@ macro_rules! send_sync {
 }
 pub(crate) use send_sync;
 
+/// The `size` a caller set in its struct at `p`, checked against `T::FIRST_SIZE`.
+///
+/// # Safety
+/// `p` is non-NULL and points to a readable `size_t` (the struct's first field).
 unsafe fn caller_size<T: Versioned>(p: *const T) -> Outcome<usize> {
-    // SAFETY: p is non-NULL and points to a T, whose first field is a size_t.
+    // SAFETY: p is non-NULL and its first field is a readable size_t (the contract);
+    // a Versioned struct starts with `size: usize`, so p is aligned for it.
     let size = unsafe { (p as *const usize).read() };
     check_size::<T>(size)
 }
@@ -66,21 +71,29 @@ fn check_size<T: Versioned>(size: usize) -> Outcome<usize> {
 /// The body of every `clsw_*_options_init(options, size)`: checks `options` and `size`
 /// before writing anything, then writes `size` and the defaults (`T::default()`, which
 /// takes them from the library's own options) up to `size` bytes.
+///
+/// # Safety
+/// `options` is NULL or has `size` writable bytes, aligned for `T`.
 pub(crate) unsafe fn options_init<T: Versioned + Default>(options: *mut T, size: usize) -> clsw_status {
     run(|| {
         if options.is_null() {
             return Err(Failure::null("options"));
         }
         check_size::<T>(size)?;
-        // SAFETY: the caller's struct has `size` writable bytes (at least the first
-        // version's, checked above); the size field comes first.
+        // SAFETY: `options` is non-NULL with `size` writable bytes (the contract), at
+        // least the first version's (checked above); the size field comes first.
         unsafe { (options as *mut usize).write(size) };
+        // SAFETY: `options` is non-NULL, writable for `size` bytes, and its size field
+        // now holds `size`.
         unsafe { write_versioned(options, T::default(), "options") }
     })
 }
 
 /// The body of a getter `clsw_x_y(const x *h, V *out)`: `*out = value(h)`, with `h`
 /// (named `what`) and `out` checked for NULL.
+///
+/// # Safety
+/// `h` is NULL or a live handle; `out` is NULL or points to a writable `V`.
 pub(crate) unsafe fn get<H, V>(
     h: *const H,
     what: &str,
@@ -88,7 +101,9 @@ pub(crate) unsafe fn get<H, V>(
     value: impl FnOnce(&H) -> Outcome<V>,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `h` is NULL or live (this function's contract).
         let h = unsafe { handle(h, what) }?;
+        // SAFETY: `out` is NULL or a writable V (this function's contract).
         let out = unsafe { out_ptr(out, "out") }?;
         *out = value(h)?;
         Ok(())
@@ -98,6 +113,10 @@ pub(crate) unsafe fn get<H, V>(
 /// The body of a getter with two optional outputs, `clsw_x_y(const x *h, A *a, B *b)`:
 /// each of `first` and `second` that is not NULL gets its part of `value(h)`; `h`
 /// (named `what`) is checked for NULL.
+///
+/// # Safety
+/// `h` is NULL or a live handle; `first` and `second` are each NULL or point to a
+/// writable `A` and `B`.
 pub(crate) unsafe fn get_pair<H, A, B>(
     h: *const H,
     what: &str,
@@ -106,11 +125,15 @@ pub(crate) unsafe fn get_pair<H, A, B>(
     value: impl FnOnce(&H) -> (A, B),
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `h` is NULL or live (this function's contract).
         let h = unsafe { handle(h, what) }?;
         let (a, b) = value(h);
+        // SAFETY: `as_mut` checks for NULL; otherwise `first` is a writable A (the
+        // contract), a plain C number.
         if let Some(first) = unsafe { first.as_mut() } {
             *first = a;
         }
+        // SAFETY: as for `first`.
         if let Some(second) = unsafe { second.as_mut() } {
             *second = b;
         }
@@ -120,6 +143,10 @@ pub(crate) unsafe fn get_pair<H, A, B>(
 
 /// The body of a getter that fills a caller's versioned struct (`size` set by the
 /// caller): `*out = value(h)` up to the caller's size; `out_what` names `out`.
+///
+/// # Safety
+/// `h` is NULL or a live handle; `out` is NULL or a `V` whose `size` field is set and
+/// which has that many writable bytes.
 pub(crate) unsafe fn get_versioned<H, V: Versioned>(
     h: *const H,
     what: &str,
@@ -128,19 +155,25 @@ pub(crate) unsafe fn get_versioned<H, V: Versioned>(
     value: impl FnOnce(&H) -> Outcome<V>,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `h` is NULL or live (this function's contract).
         let h = unsafe { handle(h, what) }?;
         if out.is_null() {
             return Err(Failure::null(out_what));
         }
         let v = value(h)?;
+        // SAFETY: `out` is non-NULL, its size set and writable (this function's contract).
         unsafe { write_versioned(out, v, out_what) }
     })
 }
 
 /// The body of a constructor: `*out` is set to NULL, then to the new handle that
 /// `make` builds; `what` names `out` in the NULL message.
+///
+/// # Safety
+/// `out` is NULL or points to writable storage for a pointer.
 pub(crate) unsafe fn new_handle<T>(out: *mut *mut T, what: &str, make: impl FnOnce() -> Outcome<T>) -> clsw_status {
     run(|| {
+        // SAFETY: `out` is NULL or writable (this function's contract).
         let out = unsafe { out_handle(out, what) }?;
         *out = Box::into_raw(Box::new(make()?));
         Ok(())
@@ -158,15 +191,20 @@ pub(crate) fn item<'a, T>(items: &'a [T], index: usize, what: &str, plural: &str
 /// Reads an options struct: NULL gives `default`; fields past the caller's `size`
 /// (a caller compiled against an older header) keep their defaults; a larger `size`
 /// (a newer header) is accepted and its extra fields ignored.
+///
+/// # Safety
+/// `p` is NULL or a `T` whose `size` field is set and which has that many readable
+/// bytes.
 pub(crate) unsafe fn read_versioned<T: Versioned>(p: *const T, default: T) -> Outcome<T> {
     if p.is_null() {
         return Ok(default);
     }
+    // SAFETY: p is non-NULL (checked above) and begins with its size (the contract).
     let size = unsafe { caller_size(p) }?;
     let mut value = default;
     let n = size.min(std::mem::size_of::<T>());
-    // SAFETY: the caller's struct has `size` readable bytes; `value` has size_of::<T>()
-    // bytes; every field of a Versioned struct is an integer, float or pointer, valid
+    // SAFETY: the caller's struct has `size` readable bytes (the contract) and n <= size;
+    // `value` has size_of::<T>() >= n bytes and is a local, so they do not overlap; every field of a Versioned struct is an integer, float or pointer, valid
     // for any bit pattern.
     unsafe { std::ptr::copy_nonoverlapping(p as *const u8, &mut value as *mut T as *mut u8, n) };
     Ok(value)
@@ -174,14 +212,21 @@ pub(crate) unsafe fn read_versioned<T: Versioned>(p: *const T, default: T) -> Ou
 
 /// Writes an output struct into the caller's, up to the caller's `size` (which stays
 /// as the caller set it).
+///
+/// # Safety
+/// `p` is NULL or a `T` whose `size` field is set and which has that many writable
+/// bytes.
 pub(crate) unsafe fn write_versioned<T: Versioned>(p: *mut T, value: T, what: &str) -> Outcome {
     if p.is_null() {
         return Err(Failure::null(what));
     }
+    // SAFETY: p is non-NULL (checked above) and begins with its size (the contract).
     let size = unsafe { caller_size(p) }?;
     let n = size.min(std::mem::size_of::<T>());
     let skip = std::mem::size_of::<usize>();
-    // SAFETY: the caller's struct has `size` writable bytes; the size field is kept.
+    // SAFETY: the caller's struct has `size` writable bytes (the contract) and
+    // skip <= FIRST_SIZE <= size (caller_size checked it), so bytes skip..n lie in
+    // both it and `value`, a local; the size field (bytes 0..skip) is kept.
     unsafe {
         std::ptr::copy_nonoverlapping((&value as *const T as *const u8).add(skip), (p as *mut u8).add(skip), n - skip)
     };

@@ -23,7 +23,6 @@
 //! (`cbindgen.toml`), so they are stated once, next to the declarations.
 
 #![allow(non_camel_case_types)]
-#![allow(clippy::missing_safety_doc)] // the header documents every pointer argument
 
 // In this order in the header.
 pub mod align;
@@ -271,6 +270,8 @@ mod tests {
     use std::ffi::CStr;
 
     fn message() -> String {
+        // SAFETY: clsw_last_error never returns NULL; its string lives until the next
+        // clsw call on this thread, after the copy.
         unsafe { CStr::from_ptr(clsw_last_error()) }.to_string_lossy().into_owned()
     }
 
@@ -286,9 +287,11 @@ mod tests {
     #[test]
     fn status_strings_cover_every_status_and_unknown_values() {
         for s in 0..=10 {
+            // SAFETY: clsw_status_str returns a static NUL-terminated string.
             let text = unsafe { CStr::from_ptr(clsw_status_str(s)) }.to_str().unwrap();
             assert!(text.starts_with("CLSW_"), "{text}");
         }
+        // SAFETY: as above.
         assert_eq!(unsafe { CStr::from_ptr(clsw_status_str(-3)) }.to_str().unwrap(), "unknown clsw_status");
         assert_eq!(CLSW_ERR_INTERNAL as i32, 9);
     }
@@ -296,8 +299,10 @@ mod tests {
     #[test]
     fn options_init_checks_the_size_before_writing_anything() {
         let mut o = sw3::clsw_sw3_options { size: 999, input: 7 };
+        // SAFETY: `o` is a whole, writable clsw_sw3_options; 4 is below its size.
         assert_eq!(unsafe { sw3::clsw_sw3_options_init(&mut o, 4) }, CLSW_ERR_INVALID_ARGUMENT);
         assert_eq!((o.size, o.input), (999, 7), "nothing is written when size is too small");
+        // SAFETY: `o` has size_of_val(&o) writable bytes.
         assert_eq!(unsafe { sw3::clsw_sw3_options_init(&mut o, std::mem::size_of_val(&o)) }, CLSW_OK);
         assert_eq!((o.size, o.input), (std::mem::size_of_val(&o), sw3::CLSW_SW3_LETTERS));
     }
@@ -308,9 +313,12 @@ mod tests {
         let bytes = std::mem::size_of::<T>();
         let mut buf = vec![0xA5u64; bytes.div_ceil(8)];
         for size in [0, 1, 4, 7] {
+            // SAFETY: `buf` has at least size_of::<T>() >= `size` writable bytes, 8-aligned
+            // (every options struct begins with a size_t).
             assert_eq!(unsafe { init(buf.as_mut_ptr() as *mut T, size) }, CLSW_ERR_INVALID_ARGUMENT, "size {size}");
             assert!(buf.iter().all(|&w| w == 0xA5), "size {size}: a byte was written");
         }
+        // SAFETY: `buf` has `bytes` = size_of::<T>() writable bytes, 8-aligned.
         assert_eq!(unsafe { init(buf.as_mut_ptr() as *mut T, bytes) }, CLSW_OK);
         assert_eq!(buf[0], bytes as u64, "the size comes first");
     }
@@ -327,11 +335,15 @@ mod tests {
     fn strings_are_written_with_their_nul_or_refused_with_the_size() {
         let mut buf = [1 as c_char; 4];
         let mut needed = 0usize;
+        // SAFETY: `buf` has 4 writable bytes; `needed` is a local usize.
         let r = unsafe { write_string("abcdef", buf.as_mut_ptr(), 4, &mut needed, "x") };
         assert_eq!(r.unwrap_err().status, CLSW_ERR_BUFFER_TOO_SMALL);
         assert_eq!(needed, 7);
+        // SAFETY: write_string NUL-terminated `buf` (len > 0).
         assert_eq!(unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap(), "abc");
+        // SAFETY: `buf` has 4 writable bytes; `needed` may be NULL.
         assert!(unsafe { write_string("abc", buf.as_mut_ptr(), 4, std::ptr::null_mut(), "x") }.is_ok());
+        // SAFETY: a size query: len 0 lets `buf` be NULL; `needed` is a local usize.
         let r = unsafe { write_string("abc", std::ptr::null_mut(), 0, &mut needed, "x") };
         assert_eq!((r.unwrap_err().status, needed), (CLSW_ERR_BUFFER_TOO_SMALL, 4));
     }

@@ -58,8 +58,12 @@ impl Default for clsw_psse_options {
 /// written, so a program compiled against an older header stays correct.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `options` is NULL or has `size` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_psse_options_init(options: *mut clsw_psse_options, size: usize) -> clsw_status {
+    // SAFETY: `options` is NULL or has `size` writable bytes (the caller's promise).
     unsafe { options_init(options, size) }
 }
 
@@ -136,7 +140,8 @@ fn result_of(
     r: &crate::Result<PsseResult>,
     error: *const c_char,
 ) -> clsw_psse_result {
-    // SAFETY: every field is a number or a pointer; zero is valid.
+    // SAFETY: every field of clsw_psse_result is a number or a raw pointer, for which
+    // all-zero bytes are a valid value.
     let mut c: clsw_psse_result = unsafe { std::mem::zeroed() };
     c.size = std::mem::size_of::<clsw_psse_result>();
     (c.query, c.subject, c.query_length, c.subject_length) = (q, s, m, n);
@@ -167,6 +172,11 @@ fn result_of(
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty sequence, a letter that is not a
 /// residue, an impossible option, shuffle scores that cannot be fitted: all equal, as
 /// for a one-residue subject), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`, `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `engine` and `scoring` are NULL or live handles; `query` and `subject` are NULL or
+/// have `query_len` and `subject_len` readable bytes; `options` is NULL or has
+/// `options->size` readable bytes; `out` is NULL or has `out->size` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_psse(
     engine: *const clsw_engine,
@@ -179,18 +189,25 @@ pub unsafe extern "C" fn clsw_psse(
     out: *mut clsw_psse_result,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `engine` is NULL or a live engine (the caller's promise).
         let e = unsafe { handle(engine, "engine") }?;
+        // SAFETY: `scoring` is NULL or a live scoring (the caller's promise).
         let sc = unsafe { handle(scoring, "scoring") }?;
         if out.is_null() {
             return Err(Failure::null("out (the result)"));
         }
+        // SAFETY: `options` is NULL or sized and readable (the caller's promise).
         let o = unsafe { read_versioned(options, clsw_psse_options::default()) }?;
         let opts = psse_options(&o, sc)?;
         let alphabet = sc.scoring.matrix.alphabet();
+        // SAFETY: `query` is NULL or has `query_len` readable bytes (the caller's promise).
         let q = encode(unsafe { bytes(query, query_len, "query") }?, alphabet, "query")?;
+        // SAFETY: `subject` is NULL or has `subject_len` readable bytes (the caller's promise).
         let s = encode(unsafe { bytes(subject, subject_len, "subject") }?, alphabet, "subject")?;
         let r = crate::psse::psse(&e.engine, &q, &s, &opts)?;
         let c = result_of(0, 0, q.len(), s.len(), &Ok(r), std::ptr::null());
+        // SAFETY: `out` is non-NULL (checked above), sized and writable (the caller's
+        // promise).
         unsafe { write_versioned(out, c, "out (the result)") }
     })
 }
@@ -204,7 +221,12 @@ pub struct clsw_psse_results {
     errors: Vec<Option<CString>>,
 }
 
-fn sequences(
+/// `count` caller sequences (`lengths[k]` letters at `seqs[k]`), encoded.
+///
+/// # Safety
+/// `seqs` and `lengths` are NULL or have `count` elements; `seqs[k]` is NULL or has
+/// `lengths[k]` readable bytes.
+unsafe fn sequences(
     count: usize,
     seqs: *const *const u8,
     lengths: *const usize,
@@ -214,11 +236,15 @@ fn sequences(
     if count == 0 {
         return Err(Failure::invalid(format!("{what}: count is 0")));
     }
+    // SAFETY: `seqs` is NULL or has `count` elements (this function's contract).
     let ptrs = unsafe { array(seqs, count, what) }?;
+    // SAFETY: `lengths` is NULL or has `count` elements (this function's contract).
     let lens = unsafe { array(lengths, count, &format!("{what} lengths")) }?;
     (0..count)
         .map(|k| {
             let name = format!("{what}[{k}]");
+            // SAFETY: seqs[k] is NULL or has lengths[k] readable bytes (this function's
+            // contract).
             encode(unsafe { bytes(ptrs[k], lens[k], &name) }?, alphabet, &name)
         })
         .collect()
@@ -234,6 +260,12 @@ fn sequences(
 /// `clsw_psse_results_free`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (a count of 0, an empty sequence, a bad letter,
 /// an impossible option), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`, `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `engine` and `scoring` are NULL or live handles; `queries` and `query_lengths` are
+/// NULL or have `query_count` elements, `queries[k]` `query_lengths[k]` readable bytes
+/// (subjects likewise); `options` is NULL or sized and readable; `out` is NULL or
+/// writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_psse_many(
     engine: *const clsw_engine,
@@ -248,14 +280,20 @@ pub unsafe extern "C" fn clsw_psse_many(
     out: *mut *mut clsw_psse_results,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `out` is NULL or writable (the caller's promise).
         let out = unsafe { out_handle(out, "out (the results output)") }?;
+        // SAFETY: `engine` is NULL or a live engine (the caller's promise).
         let e = unsafe { handle(engine, "engine") }?;
+        // SAFETY: `scoring` is NULL or a live scoring (the caller's promise).
         let sc = unsafe { handle(scoring, "scoring") }?;
+        // SAFETY: `options` is NULL or sized and readable (the caller's promise).
         let o = unsafe { read_versioned(options, clsw_psse_options::default()) }?;
         let opts = psse_options(&o, sc)?;
         let alphabet = sc.scoring.matrix.alphabet();
-        let qs = sequences(query_count, queries, query_lengths, alphabet, "queries")?;
-        let ss = sequences(subject_count, subjects, subject_lengths, alphabet, "subjects")?;
+        // SAFETY: the query arrays are as `sequences` needs (the caller's promise).
+        let qs = unsafe { sequences(query_count, queries, query_lengths, alphabet, "queries") }?;
+        // SAFETY: the subject arrays are as `sequences` needs (the caller's promise).
+        let ss = unsafe { sequences(subject_count, subjects, subject_lengths, alphabet, "subjects") }?;
         let run = psse_run(&e.engine, &qs, &ss, &opts)?;
         let n = ss.len();
         let shape = (0..run.pairs.len()).map(|i| (i / n, i % n, qs[i / n].len(), ss[i % n].len())).collect();
@@ -266,14 +304,23 @@ pub unsafe extern "C" fn clsw_psse_many(
 }
 
 /// Frees a results handle; NULL is ignored. Messages read from it die with it.
+///
+/// # Safety
+/// `results` is NULL or results from `clsw_psse_many`, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_psse_results_free(results: *mut clsw_psse_results) {
+    // SAFETY: `results` is NULL or a live boxed results handle, freed once (the caller's
+    // promise).
     unsafe { free_box(results) }
 }
 
 /// The number of pairs (`query_count * subject_count`).
+///
+/// # Safety
+/// `results` is NULL or a live results handle; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_psse_results_count(results: *const clsw_psse_results, out: *mut usize) -> clsw_status {
+    // SAFETY: `results` is NULL or live, `out` NULL or writable (the caller's promise).
     unsafe { get(results, "results", out, |r| Ok(r.pairs.len())) }
 }
 
@@ -282,20 +329,25 @@ pub unsafe extern "C" fn clsw_psse_results_count(results: *const clsw_psse_resul
 /// `status` and `error` say why.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, `size` too small),
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `results` is NULL or a live results handle; `out` is NULL or has `out->size`
+/// writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_psse_results_get(
     results: *const clsw_psse_results,
     index: usize,
     out: *mut clsw_psse_result,
 ) -> clsw_status {
-    unsafe {
-        get_versioned(results, "results", out, "out (the result)", |r| {
-            let pair = item(&r.pairs, index, "pair index", "pairs")?;
-            let (q, s, m, n) = r.shape[index];
-            let error = r.errors[index].as_ref().map_or(std::ptr::null(), |e| e.as_ptr());
-            Ok(result_of(q, s, m, n, pair, error))
-        })
-    }
+    let value = |r: &clsw_psse_results| {
+        let pair = item(&r.pairs, index, "pair index", "pairs")?;
+        let (q, s, m, n) = r.shape[index];
+        let error = r.errors[index].as_ref().map_or(std::ptr::null(), |e| e.as_ptr());
+        Ok(result_of(q, s, m, n, pair, error))
+    };
+    // SAFETY: `results` is NULL or live, `out` NULL or sized and writable (the caller's
+    // promise).
+    unsafe { get_versioned(results, "results", out, "out (the result)", value) }
 }
 
 /// Copies pair `index`'s shuffle scores (in shuffle order) into `scores` of `len`
@@ -303,6 +355,10 @@ pub unsafe extern "C" fn clsw_psse_results_get(
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, the run did not keep
 /// scores — set `options.keep_scores` —, or the pair has no statistics),
 /// `CLSW_ERR_BUFFER_TOO_SMALL` (`len` below the number of shuffles), `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `results` is NULL or a live results handle; `scores` is NULL or has `len` writable
+/// elements; `needed` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_psse_results_scores(
     results: *const clsw_psse_results,
@@ -312,6 +368,7 @@ pub unsafe extern "C" fn clsw_psse_results_scores(
     needed: *mut usize,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `results` is NULL or a live results handle (the caller's promise).
         let r = unsafe { handle(results, "results") }?;
         let pair = item(&r.pairs, index, "pair index", "pairs")?;
         let pair = pair.as_ref().map_err(|e| Failure::invalid(format!("pair {index} has no statistics: {e}")))?;
@@ -320,7 +377,7 @@ pub unsafe extern "C" fn clsw_psse_results_scores(
         }
         let want = pair.shuffle_scores.len();
         if !needed.is_null() {
-            // SAFETY: non-NULL `needed` points to a writable size_t (the contract).
+            // SAFETY: `needed` is non-NULL, so a writable size_t (the caller's promise).
             unsafe { needed.write(want) };
         }
         if scores.is_null() {
@@ -332,7 +389,8 @@ pub unsafe extern "C" fn clsw_psse_results_scores(
                 format!("scores holds {len} elements; the pair has {want} shuffle scores"),
             ));
         }
-        // SAFETY: `scores` has at least `len >= want` writable elements (the contract).
+        // SAFETY: `scores` is non-NULL and len >= want (checked above), so it has `want`
+        // writable elements (the caller's promise); the source is the handle's own Vec.
         unsafe { std::ptr::copy_nonoverlapping(pair.shuffle_scores.as_ptr(), scores, want) };
         Ok(())
     })

@@ -156,8 +156,12 @@ impl Default for clsw_search_options {
 /// compiled against an older header stays correct.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `options` is NULL or has `size` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_search_options_init(options: *mut clsw_search_options, size: usize) -> clsw_status {
+    // SAFETY: `options` is NULL or has `size` writable bytes (the caller's promise).
     unsafe { options_init(options, size) }
 }
 
@@ -291,6 +295,10 @@ impl Inner {
 /// database's, the minus strand of a protein search, an impossible option, an
 /// options `size` that is too small), `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`,
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `engine`, `scoring` and `db` are NULL or live handles; `options` is NULL or has
+/// `options->size` readable bytes; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_searcher_new(
     engine: *const clsw_engine,
@@ -300,6 +308,8 @@ pub unsafe extern "C" fn clsw_searcher_new(
     out: *mut *mut clsw_searcher,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: the handles, options and `out` are as searcher_inputs needs (the
+        // caller's promise).
         let (out, engine, scoring, db, opts, cigar) = unsafe { searcher_inputs(engine, scoring, db, options, out) }?;
         // SAFETY: both references point into Arc allocations that the handle owns for
         // as long as `searcher` lives (it is dropped first) and never mutates; they do
@@ -312,6 +322,10 @@ pub unsafe extern "C" fn clsw_searcher_new(
 }
 
 /// The arguments of `clsw_searcher_new` and `_new_mpi`, checked and read.
+///
+/// # Safety
+/// `engine`, `scoring` and `db` are NULL or live handles; `options` is NULL or has
+/// `options->size` readable bytes; `out` is NULL or writable during `'o`.
 unsafe fn searcher_inputs<'o>(
     engine: *const clsw_engine,
     scoring: *const clsw_scoring,
@@ -319,10 +333,15 @@ unsafe fn searcher_inputs<'o>(
     options: *const clsw_search_options,
     out: *mut *mut clsw_searcher,
 ) -> Outcome<SearcherInputs<'o>> {
+    // SAFETY: `out` is NULL or writable (this function's contract).
     let out = unsafe { out_handle(out, "out (the searcher output)") }?;
+    // SAFETY: `engine` is NULL or a live engine (this function's contract).
     let engine = unsafe { handle(engine, "engine") }?.engine.clone();
+    // SAFETY: `scoring` is NULL or a live scoring (this function's contract).
     let scoring = unsafe { handle(scoring, "scoring") }?.scoring.clone();
+    // SAFETY: `db` is NULL or a live database (this function's contract).
     let db = unsafe { handle(db, "db") }?.db.clone();
+    // SAFETY: `options` is NULL or sized and readable (this function's contract).
     let o = unsafe { read_versioned(options, clsw_search_options::default()) }?;
     let opts = search_options(&o)?;
     Ok((out, engine, scoring, db, opts, o.cigar))
@@ -350,6 +369,10 @@ unsafe fn searcher_inputs<'o>(
 /// the failing rank and holds its message; no rank waits for a failed one.
 /// Errors: those of `clsw_searcher_new`, `CLSW_ERR_RANK`, and `CLSW_ERR_NO_MPI` when
 /// clsw was built without MPI (the cargo feature `mpi`).
+///
+/// # Safety
+/// `engine`, `scoring` and `db` are NULL or live handles; `options` is NULL or has
+/// `options->size` readable bytes; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_searcher_new_mpi(
     engine: *const clsw_engine,
@@ -359,7 +382,10 @@ pub unsafe extern "C" fn clsw_searcher_new_mpi(
     comm: i32,
     out: *mut *mut clsw_searcher,
 ) -> clsw_status {
-    run(|| rank_searcher(comm, || unsafe { searcher_inputs(engine, scoring, db, options, out) }))
+    // SAFETY: the handles, options and `out` are as searcher_inputs needs (the caller's
+    // promise).
+    let inputs = || unsafe { searcher_inputs(engine, scoring, db, options, out) };
+    run(|| rank_searcher(comm, inputs))
 }
 
 /// A searcher's output place and inputs, as `searcher_inputs` reads them.
@@ -390,6 +416,8 @@ fn rank_searcher<'o>(comm: i32, inputs: impl FnOnce() -> Outcome<SearcherInputs<
     let (e, d): (&'static Engine, &'static Database) = unsafe { (&*Arc::as_ptr(&engine), &*Arc::as_ptr(&db)) };
     let share = share(c, e, d, calibrate(e, d, &scoring, &opts))?;
     let part = share.part(d).map_or_else(|| db.clone(), Arc::new);
+    // SAFETY: `part` is an Arc allocation the handle owns (`Ranks::_part`), dropped after
+    // the searcher that borrows it, never mutated.
     let p: &'static Database = unsafe { &*Arc::as_ptr(&part) };
     let searcher = RankSearcher::new(c, e, d, p, &share, scoring, opts)?;
     let ranks = Box::new(Ranks { searcher, _part: part, _comm: world });
@@ -398,8 +426,12 @@ fn rank_searcher<'o>(comm: i32, inputs: impl FnOnce() -> Outcome<SearcherInputs<
 }
 
 /// Frees a searcher (and its device buffers); NULL is ignored. Hits from it stay valid.
+///
+/// # Safety
+/// `searcher` is NULL or a searcher from `clsw_searcher_new*`, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_searcher_free(searcher: *mut clsw_searcher) {
+    // SAFETY: `searcher` is NULL or a live boxed searcher, freed once (the caller's promise).
     unsafe { free_box(searcher) }
 }
 
@@ -427,8 +459,25 @@ fn hits_of(s: &clsw_searcher, result: SearchResult) -> clsw_hits {
     clsw_hits { result, db: s.db.clone(), subject_ids, cigars }
 }
 
-fn query_sequence(s: &clsw_searcher, id: *const c_char, query: *const u8, len: usize, what: &str) -> Outcome<Sequence> {
-    let id = if id.is_null() { "query".to_string() } else { unsafe { c_text(id, &format!("{what} id")) }?.to_string() };
+/// A caller's query, `len` letters at `query` named `id` (NULL: "query"), encoded for
+/// the searcher's database.
+///
+/// # Safety
+/// `id` is NULL or NUL-terminated; `query` is NULL or has `len` readable bytes.
+unsafe fn query_sequence(
+    s: &clsw_searcher,
+    id: *const c_char,
+    query: *const u8,
+    len: usize,
+    what: &str,
+) -> Outcome<Sequence> {
+    let id = if id.is_null() {
+        "query".to_string()
+    } else {
+        // SAFETY: `id` is non-NULL here, so NUL-terminated (this function's contract).
+        unsafe { c_text(id, &format!("{what} id")) }?.to_string()
+    };
+    // SAFETY: `query` is NULL or has `len` readable bytes (this function's contract).
     let letters = unsafe { bytes(query, len, what) }?;
     let residues = encode(letters, s.db.alphabet(), &format!("{what} '{id}'"))?;
     Ok(Sequence { id, description: String::new(), residues })
@@ -442,6 +491,10 @@ fn query_sequence(s: &clsw_searcher, id: *const c_char, query: *const u8, len: u
 /// — the message gives its position —, an id with a tab, newline, space or other
 /// control character, a query so long that its score against the longest subject
 /// could pass 32 bits), `CLSW_ERR_OPENCL`, `CLSW_ERR_DEVICE`, `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `searcher` is NULL or a live searcher; `query_id` is NULL or NUL-terminated; `query`
+/// is NULL or has `len` readable bytes; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_searcher_search(
     searcher: *const clsw_searcher,
@@ -451,9 +504,14 @@ pub unsafe extern "C" fn clsw_searcher_search(
     out: *mut *mut clsw_hits,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `out` is NULL or writable (the caller's promise).
         let out = unsafe { out_handle(out, "out (the hits output)") }?;
+        // SAFETY: `searcher` is NULL or a live searcher (the caller's promise).
         let s = unsafe { handle(searcher, "searcher") }?;
-        let q = s.searcher.agreed(query_sequence(s, query_id, query, len, "query"))?;
+        // SAFETY: `query_id` is NULL or NUL-terminated, `query` NULL or `len` readable
+        // bytes (the caller's promise).
+        let q = unsafe { query_sequence(s, query_id, query, len, "query") };
+        let q = s.searcher.agreed(q)?;
         let mut result = None;
         s.searcher.search_all(std::slice::from_ref(&q), |r| {
             result = Some(r);
@@ -471,6 +529,11 @@ pub unsafe extern "C" fn clsw_searcher_search(
 /// faster than `count` calls of `clsw_searcher_search`. `out` is a caller array of
 /// `count` pointers; on success `out[k]` is query k's hits (free each with
 /// `clsw_hits_free`); on failure every `out[k]` is NULL.
+///
+/// # Safety
+/// `searcher` is NULL or a live searcher; `query_ids`, `queries` and `lengths` are NULL
+/// or have `count` elements (as for `clsw_searcher_search`); `out` is NULL or has
+/// `count` writable pointers.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_searcher_search_many(
     searcher: *const clsw_searcher,
@@ -490,17 +553,26 @@ pub unsafe extern "C" fn clsw_searcher_search_many(
         if count > isize::MAX as usize / std::mem::size_of::<*mut clsw_hits>() {
             return Err(Failure::invalid(format!("count {count} is impossible")));
         }
-        // SAFETY: `out` has `count` writable pointers (the contract).
+        // SAFETY: `out` is non-NULL (checked above), so it has `count` writable pointers
+        // (the caller's promise), aligned, whose bytes fit isize (checked above); they
+        // may be uninitialised, which a pointer tolerates, and are written at once.
         let outs = unsafe { std::slice::from_raw_parts_mut(out, count) };
         outs.fill(std::ptr::null_mut());
+        // SAFETY: `searcher` is NULL or a live searcher (the caller's promise).
         let s = unsafe { handle(searcher, "searcher") }?;
+        // SAFETY: `queries` is NULL or has `count` elements (the caller's promise).
         let seqs = unsafe { array(queries, count, "queries") }?;
+        // SAFETY: `lengths` is NULL or has `count` elements (the caller's promise).
         let lens = unsafe { array(lengths, count, "lengths") }?;
+        // SAFETY: `query_ids` is non-NULL here, so it has `count` elements (the caller's
+        // promise).
         let ids = if query_ids.is_null() { None } else { Some(unsafe { array(query_ids, count, "query_ids") }?) };
         let qs = (0..count)
             .map(|k| {
                 let id = ids.map_or(std::ptr::null(), |i| i[k]);
-                query_sequence(s, id, seqs[k], lens[k], &format!("queries[{k}]"))
+                // SAFETY: query_ids[k] is NULL or NUL-terminated, queries[k] NULL or
+                // lengths[k] readable bytes (the caller's promise).
+                unsafe { query_sequence(s, id, seqs[k], lens[k], &format!("queries[{k}]")) }
             })
             .collect::<Outcome<Vec<Sequence>>>();
         let qs = s.searcher.agreed(qs)?;
@@ -524,6 +596,10 @@ pub unsafe extern "C" fn clsw_searcher_search_many(
 /// Errors: `CLSW_ERR_BUFFER_TOO_SMALL` (`scores_len` below the database's count),
 /// `CLSW_ERR_INVALID_ARGUMENT` (an empty query, a bad letter), `CLSW_ERR_OPENCL`,
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `searcher` is NULL or a live searcher; `query` is NULL or has `len` readable bytes;
+/// `scores` is NULL or has `scores_len` writable elements.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_searcher_scores(
     searcher: *const clsw_searcher,
@@ -533,6 +609,7 @@ pub unsafe extern "C" fn clsw_searcher_scores(
     scores_len: usize,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `searcher` is NULL or a live searcher (the caller's promise).
         let s = unsafe { handle(searcher, "searcher") }?;
         let n = s.db.len();
         if scores.is_null() {
@@ -544,7 +621,8 @@ pub unsafe extern "C" fn clsw_searcher_scores(
                 format!("scores holds {scores_len} elements; the database has {n} sequences"),
             ));
         }
-        let q = query_sequence(s, std::ptr::null(), query, len, "query")?;
+        // SAFETY: `query` is NULL or has `len` readable bytes (the caller's promise).
+        let q = unsafe { query_sequence(s, std::ptr::null(), query, len, "query") }?;
         let (local, _) = match &s.searcher {
             Inner::Alone(searcher) => searcher.scores(&q)?,
             #[cfg(feature = "mpi")]
@@ -554,7 +632,9 @@ pub unsafe extern "C" fn clsw_searcher_scores(
                 ));
             }
         };
-        // SAFETY: `scores` has at least `scores_len >= n` writable elements (the contract).
+        // SAFETY: `scores` is non-NULL (checked above), so it has `scores_len >= n`
+        // writable, aligned elements (the caller's promise); the database's count fits
+        // isize.
         let out = unsafe { std::slice::from_raw_parts_mut(scores, n) };
         for (o, l) in out.iter_mut().zip(&local) {
             *o = l.score;
@@ -564,14 +644,22 @@ pub unsafe extern "C" fn clsw_searcher_scores(
 }
 
 /// Frees a hits handle; NULL is ignored. Pointers read from it (ids, CIGARs) die with it.
+///
+/// # Safety
+/// `hits` is NULL or hits from a search, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_hits_free(hits: *mut clsw_hits) {
+    // SAFETY: `hits` is NULL or a live boxed hits handle, freed once (the caller's promise).
     unsafe { free_box(hits) }
 }
 
 /// The number of hits (0 to `max_hits`).
+///
+/// # Safety
+/// `hits` is NULL or a live hits handle; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_hits_count(hits: *const clsw_hits, out: *mut usize) -> clsw_status {
+    // SAFETY: `hits` is NULL or live, `out` NULL or writable (the caller's promise).
     unsafe { get(hits, "hits", out, |h| Ok(h.result.hits.len())) }
 }
 
@@ -635,15 +723,21 @@ versioned!(clsw_hit);
 /// `sizeof(clsw_hit)`. The strings it points to belong to `hits`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, `size` too small),
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `hits` is NULL or a live hits handle; `out` is NULL or has `out->size` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_hits_get(hits: *const clsw_hits, index: usize, out: *mut clsw_hit) -> clsw_status {
+    // SAFETY: `hits` is NULL or live, `out` NULL or sized and writable (the caller's
+    // promise).
     unsafe { get_versioned(hits, "hits", out, "out (the hit)", |h| hit_of(h, index)) }
 }
 
 fn hit_of(h: &clsw_hits, index: usize) -> Outcome<clsw_hit> {
     {
         let hit = item(&h.result.hits, index, "hit index", "hits")?;
-        // SAFETY: every field of clsw_hit is a number or a pointer; zero is valid.
+        // SAFETY: every field of clsw_hit is a number or a raw pointer, for which
+        // all-zero bytes are a valid value.
         let mut c: clsw_hit = unsafe { std::mem::zeroed() };
         c.size = std::mem::size_of::<clsw_hit>();
         c.subject = hit.subject;
@@ -706,8 +800,13 @@ versioned!(clsw_search_info);
 
 /// Copies the search's statistics into `*out`, whose `size` the caller sets to
 /// `sizeof(clsw_search_info)`.
+///
+/// # Safety
+/// `hits` is NULL or a live hits handle; `out` is NULL or has `out->size` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_hits_info(hits: *const clsw_hits, out: *mut clsw_search_info) -> clsw_status {
+    // SAFETY: `hits` is NULL or live, `out` NULL or sized and writable (the caller's
+    // promise).
     unsafe { get_versioned(hits, "hits", out, "out (the search info)", |h| Ok(info_of(&h.result))) }
 }
 
@@ -746,6 +845,10 @@ fn info_of(r: &SearchResult) -> clsw_search_info {
 /// with ids under 400 characters).
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (index out of range, or the search computed no
 /// alignments), `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `hits` is NULL or a live hits handle; `buf` is NULL or has `len` writable bytes;
+/// `needed` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_hits_tabular(
     hits: *const clsw_hits,
@@ -756,10 +859,13 @@ pub unsafe extern "C" fn clsw_hits_tabular(
     needed: *mut usize,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `hits` is NULL or a live hits handle (the caller's promise).
         let h = unsafe { handle(hits, "hits") }?;
         let hit = item(&h.result.hits, index, "hit index", "hits")?;
         let line = tabular_line(&h.result, hit, &h.db, extended != 0)
             .ok_or_else(|| Failure::invalid("the hit has no alignment: the search ran with options.alignments = 0"))?;
+        // SAFETY: `buf` has `len` writable bytes unless NULL, `needed` is NULL or
+        // writable (the caller's promise).
         unsafe { write_string(&line, buf, len, needed, "tabular line") }
     })
 }

@@ -41,6 +41,9 @@ const OUT: &str = "out (the scoring output)";
 /// On success `*out` is a new scoring to free with `clsw_scoring_free`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown name, impossible gap penalties),
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `matrix` is NULL or NUL-terminated; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_new_builtin(
     matrix: *const c_char,
@@ -48,14 +51,15 @@ pub unsafe extern "C" fn clsw_scoring_new_builtin(
     gap_extend: i32,
     out: *mut *mut clsw_scoring,
 ) -> clsw_status {
-    unsafe {
-        new_handle(out, OUT, || {
-            let name = c_text(matrix, "matrix (the name)")?;
-            // An unknown name is a bad argument here, not a malformed file.
-            let m = Matrix::builtin(name).map_err(|e| Failure::invalid(e.to_string()))?;
-            make(m, gap_open, gap_extend)
-        })
-    }
+    let build = || {
+        // SAFETY: `matrix` is NULL or NUL-terminated (the caller's promise).
+        let name = unsafe { c_text(matrix, "matrix (the name)") }?;
+        // An unknown name is a bad argument here, not a malformed file.
+        let m = Matrix::builtin(name).map_err(|e| Failure::invalid(e.to_string()))?;
+        make(m, gap_open, gap_extend)
+    };
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, OUT, build) }
 }
 
 /// A matrix read from an NCBI-format file (`#` comments, a line of column letters, one
@@ -66,6 +70,9 @@ pub unsafe extern "C" fn clsw_scoring_new_builtin(
 /// message names the file and the problem, a score out of range included),
 /// `CLSW_ERR_INVALID_ARGUMENT`,
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `path` is NULL or NUL-terminated; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_new_file(
     path: *const c_char,
@@ -73,11 +80,13 @@ pub unsafe extern "C" fn clsw_scoring_new_file(
     gap_extend: i32,
     out: *mut *mut clsw_scoring,
 ) -> clsw_status {
-    unsafe {
-        new_handle(out, OUT, || {
-            make(Matrix::from_file(&c_path(path, "path (the matrix file)")?)?, gap_open, gap_extend)
-        })
-    }
+    let build = || {
+        // SAFETY: `path` is NULL or NUL-terminated (the caller's promise).
+        let path = unsafe { c_path(path, "path (the matrix file)") }?;
+        make(Matrix::from_file(&path)?, gap_open, gap_extend)
+    };
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, OUT, build) }
 }
 
 /// `match_score` (> 0) for identical residues and `mismatch` (<= 0) for all other
@@ -85,6 +94,9 @@ pub unsafe extern "C" fn clsw_scoring_new_file(
 /// `CLSW_ALPHABET_DNA`). Gaps as for `clsw_scoring_new_builtin` (`CLSW_GAPS_DEFAULT`
 /// gives 10/1).
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (scores or gaps out of range), `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_new_match_mismatch(
     alphabet: clsw_alphabet,
@@ -94,11 +106,9 @@ pub unsafe extern "C" fn clsw_scoring_new_match_mismatch(
     gap_extend: i32,
     out: *mut *mut clsw_scoring,
 ) -> clsw_status {
-    unsafe {
-        new_handle(out, OUT, || {
-            make(Matrix::match_mismatch(alphabet_from(alphabet)?, match_score, mismatch)?, gap_open, gap_extend)
-        })
-    }
+    let build = || make(Matrix::match_mismatch(alphabet_from(alphabet)?, match_score, mismatch)?, gap_open, gap_extend);
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, OUT, build) }
 }
 
 /// A matrix the caller holds as numbers, such as the one a host program built from
@@ -113,6 +123,10 @@ pub unsafe extern "C" fn clsw_scoring_new_match_mismatch(
 /// Errors: `CLSW_ERR_PARSE` (a residue letter without a row or column, a score out of
 /// range: the message says which), `CLSW_ERR_INVALID_ARGUMENT` (`letter_count` is 0,
 /// impossible gaps), `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `letters` has `letter_count` readable bytes and `scores` `letter_count *
+/// letter_count` readable values (or is NULL); `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_new_matrix(
     alphabet: clsw_alphabet,
@@ -123,50 +137,70 @@ pub unsafe extern "C" fn clsw_scoring_new_matrix(
     gap_extend: i32,
     out: *mut *mut clsw_scoring,
 ) -> clsw_status {
-    unsafe {
-        new_handle(out, OUT, || {
-            let alphabet = alphabet_from(alphabet)?;
-            if letter_count == 0 {
-                return Err(Failure::invalid("letter_count is 0: a matrix needs letters"));
-            }
-            let cells = letter_count
-                .checked_mul(letter_count)
-                .ok_or_else(|| Failure::invalid(format!("letter_count {letter_count} is too large")))?;
-            let cols: Vec<u8> = bytes(letters, letter_count, "letters")?.iter().map(u8::to_ascii_uppercase).collect();
-            let values = array(scores, cells, "scores")?;
-            let rows: Vec<(u8, Vec<i32>)> =
-                cols.iter().zip(values.chunks(letter_count)).map(|(&c, row)| (c, row.to_vec())).collect();
-            make(Matrix::from_table("custom", alphabet, &cols, &rows)?, gap_open, gap_extend)
-        })
-    }
+    let build = || {
+        let alphabet = alphabet_from(alphabet)?;
+        if letter_count == 0 {
+            return Err(Failure::invalid("letter_count is 0: a matrix needs letters"));
+        }
+        let cells = letter_count
+            .checked_mul(letter_count)
+            .ok_or_else(|| Failure::invalid(format!("letter_count {letter_count} is too large")))?;
+        // SAFETY: `letters` is NULL or has `letter_count` readable bytes (the caller's promise).
+        let cols: Vec<u8> =
+            unsafe { bytes(letters, letter_count, "letters") }?.iter().map(u8::to_ascii_uppercase).collect();
+        // SAFETY: `scores` is NULL or has `cells` readable values (the caller's promise).
+        let values = unsafe { array(scores, cells, "scores") }?;
+        let rows: Vec<(u8, Vec<i32>)> =
+            cols.iter().zip(values.chunks(letter_count)).map(|(&c, row)| (c, row.to_vec())).collect();
+        make(Matrix::from_table("custom", alphabet, &cols, &rows)?, gap_open, gap_extend)
+    };
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, OUT, build) }
 }
 
 /// Frees a scoring; NULL is ignored. Searchers made with it keep their own copy.
+///
+/// # Safety
+/// `scoring` is NULL or a scoring from a `clsw_scoring_new_*`, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_free(scoring: *mut clsw_scoring) {
+    // SAFETY: `scoring` is NULL or a live boxed scoring, freed once (the caller's promise).
     unsafe { free_box(scoring) }
 }
 
 /// The scoring's alphabet (`CLSW_ALPHABET_PROTEIN` or `CLSW_ALPHABET_DNA`).
+///
+/// # Safety
+/// `scoring` is NULL or a live scoring; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_alphabet(scoring: *const clsw_scoring, out: *mut clsw_alphabet) -> clsw_status {
+    // SAFETY: `scoring` is NULL or live, `out` NULL or writable (the caller's promise).
     unsafe { get(scoring, "scoring", out, |s| Ok(alphabet_to(s.scoring.matrix.alphabet()))) }
 }
 
 /// The gap penalties in use (BLAST's convention: a gap of length L costs
 /// `open + L * extend`). Either output may be NULL.
+///
+/// # Safety
+/// `scoring` is NULL or a live scoring; `open` and `extend` are NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_gaps(
     scoring: *const clsw_scoring,
     open: *mut i32,
     extend: *mut i32,
 ) -> clsw_status {
+    // SAFETY: `scoring` is NULL or live, `open` and `extend` NULL or writable (the
+    // caller's promise).
     unsafe { get_pair(scoring, "scoring", open, extend, |s| (s.scoring.gaps.open, s.scoring.gaps.extend)) }
 }
 
 /// The matrix's name (`"BLOSUM62"`, a file's name, `"+2/-3"` for match/mismatch) into
 /// `buf` of `len` bytes, NUL-terminated; `*needed` (if not NULL) gets the size
 /// required. Too small a buffer: `CLSW_ERR_BUFFER_TOO_SMALL`.
+///
+/// # Safety
+/// `scoring` is NULL or a live scoring; `buf` is NULL or has `len` writable bytes;
+/// `needed` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_scoring_name(
     scoring: *const clsw_scoring,
@@ -175,7 +209,10 @@ pub unsafe extern "C" fn clsw_scoring_name(
     needed: *mut usize,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `scoring` is NULL or a live scoring (the caller's promise).
         let s = unsafe { handle(scoring, "scoring") }?;
+        // SAFETY: `buf` has `len` writable bytes unless NULL, `needed` is NULL or
+        // writable (the caller's promise).
         unsafe { write_string(s.scoring.matrix.name(), buf, len, needed, "matrix name") }
     })
 }

@@ -45,13 +45,21 @@ impl Default for clsw_sw3_options {
 /// `sizeof(clsw_sw3_options)`: only that many bytes are written.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` smaller than the first version's),
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `options` is NULL or has `size` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_sw3_options_init(options: *mut clsw_sw3_options, size: usize) -> clsw_status {
+    // SAFETY: `options` is NULL or has `size` writable bytes (the caller's promise).
     unsafe { options_init(options, size) }
 }
 
 /// Whether sequences are codes (`true`) or letters.
-fn codes_input(options: *const clsw_sw3_options) -> Outcome<bool> {
+///
+/// # Safety
+/// `options` is NULL or has `options->size` readable bytes.
+unsafe fn codes_input(options: *const clsw_sw3_options) -> Outcome<bool> {
+    // SAFETY: `options` is NULL or sized and readable (this function's contract).
     let o = unsafe { read_versioned(options, clsw_sw3_options::default()) }?;
     match o.input {
         CLSW_SW3_LETTERS => Ok(false),
@@ -79,6 +87,12 @@ fn letter_fn(codes: bool, sc: &Scoring) -> impl Fn(u8) -> u8 {
     move |c| if codes { b'a' + c } else { alphabet.decode(c) }
 }
 
+/// The scoring, the three sequences and whether they are codes, of `clsw_sw3_score`
+/// and `clsw_sw3_align`.
+///
+/// # Safety
+/// `scoring` is NULL or a live scoring; `a`, `b` and `c` are NULL or have `a_len`,
+/// `b_len` and `c_len` readable bytes; `options` is NULL or sized and readable.
 #[allow(clippy::too_many_arguments)]
 unsafe fn triple<'a>(
     scoring: *const clsw_scoring,
@@ -90,8 +104,12 @@ unsafe fn triple<'a>(
     c_len: usize,
     options: *const clsw_sw3_options,
 ) -> Outcome<(&'a clsw_scoring, [Vec<u8>; 3], bool)> {
+    // SAFETY: `scoring` is NULL or live (this function's contract).
     let sc = unsafe { handle(scoring, "scoring") }?;
-    let codes = codes_input(options)?;
+    // SAFETY: `options` is NULL or sized and readable (this function's contract).
+    let codes = unsafe { codes_input(options) }?;
+    // SAFETY: called below only with (a, a_len), (b, b_len) and (c, c_len), each NULL or
+    // that many readable bytes (this function's contract).
     let s = |p, n, what: &str| sequence(unsafe { bytes(p, n, what) }?, codes, &sc.scoring, what);
     Ok((sc, [s(a, a_len, "a")?, s(b, b_len, "b")?, s(c, c_len, "c")?], codes))
 }
@@ -109,6 +127,12 @@ unsafe fn triple<'a>(
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (a letter that is not a residue, a code outside
 /// the matrix, sequences too long for 32-bit scores, a bad option), `CLSW_ERR_OPENCL`,
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `engine` and `scoring` are NULL or live handles; `a`, `b` and `c` are NULL or have
+/// `a_len`, `b_len` and `c_len` readable bytes; `options` is NULL or has `options->size`
+/// readable bytes; `score` is NULL or writable; `end` is NULL or has 3
+/// writable elements.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_sw3_score(
     engine: *const clsw_engine,
@@ -124,14 +148,19 @@ pub unsafe extern "C" fn clsw_sw3_score(
     end: *mut usize,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `score` is NULL or a writable int32_t (the caller's promise).
         let out = unsafe { out_ptr(score, "score") }?;
+        // SAFETY: `engine` is NULL or a live engine (the caller's promise).
         let e = unsafe { handle(engine, "engine") }?;
+        // SAFETY: the scoring, sequences and options are as `triple` needs (the caller's
+        // promise).
         let (sc, [x, y, z], _) = unsafe { triple(scoring, a, a_len, b, b_len, c, c_len, options) }?;
         let best = sw3::score(&e.engine, &x, &y, &z, &sc.scoring)?;
         *out = best.score;
         if !end.is_null() {
             let cell = best.end.unwrap_or([0; 3]);
-            // SAFETY: a non-NULL `end` has 3 writable elements (the contract).
+            // SAFETY: `end` is non-NULL, so it has 3 writable elements (the caller's
+            // promise); `cell` is a local array of 3.
             unsafe { std::ptr::copy_nonoverlapping(cell.as_ptr(), end, 3) };
         }
         Ok(())
@@ -179,6 +208,9 @@ versioned!(clsw_sw3_alignment_info);
 /// new alignment to free with `clsw_sw3_alignment_free`.
 /// Errors: as for `clsw_sw3_score`; `CLSW_ERR_DEVICE` if a device's end cell does not
 /// trace back to its score.
+///
+/// # Safety
+/// As for `clsw_sw3_score`; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_sw3_align(
     engine: *const clsw_engine,
@@ -193,8 +225,12 @@ pub unsafe extern "C" fn clsw_sw3_align(
     out: *mut *mut clsw_sw3_alignment,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `out` is NULL or writable (the caller's promise).
         let out = unsafe { out_handle(out, "out (the alignment output)") }?;
+        // SAFETY: `engine` is NULL or a live engine (the caller's promise).
         let e = unsafe { handle(engine, "engine") }?;
+        // SAFETY: the scoring, sequences and options are as `triple` needs (the caller's
+        // promise).
         let (sc, [x, y, z], codes) = unsafe { triple(scoring, a, a_len, b, b_len, c, c_len, options) }?;
         let alignment = sw3::align_on(&e.engine, &x, &y, &z, &sc.scoring)?;
         let seqs: [&[u8]; 3] = [&x, &y, &z];
@@ -208,25 +244,37 @@ pub unsafe extern "C" fn clsw_sw3_align(
 }
 
 /// Frees a three-sequence alignment; NULL is ignored. Rows read from it die with it.
+///
+/// # Safety
+/// `alignment` is NULL or an alignment from `clsw_sw3_align`, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_sw3_alignment_free(alignment: *mut clsw_sw3_alignment) {
+    // SAFETY: `alignment` is NULL or a live boxed alignment, freed once (the caller's
+    // promise).
     unsafe { free_box(alignment) }
 }
 
 /// Copies the alignment's description into `*out`, whose `size` the caller sets to
 /// `sizeof(clsw_sw3_alignment_info)`. The rows it points to belong to `alignment`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (`size` too small), `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `alignment` is NULL or a live alignment; `out` is NULL or has `out->size` writable
+/// bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_sw3_alignment_get(
     alignment: *const clsw_sw3_alignment,
     out: *mut clsw_sw3_alignment_info,
 ) -> clsw_status {
+    // SAFETY: `alignment` is NULL or live, `out` NULL or sized and writable (the
+    // caller's promise).
     unsafe { get_versioned(alignment, "alignment", out, "out (the alignment info)", |h| Ok(info_of(h))) }
 }
 
 fn info_of(h: &clsw_sw3_alignment) -> clsw_sw3_alignment_info {
     {
-        // SAFETY: every field is a number or a pointer; zero is valid.
+        // SAFETY: every field of clsw_sw3_alignment_info is a number, an array of numbers
+        // or raw pointers, for which all-zero bytes are a valid value.
         let mut c: clsw_sw3_alignment_info = unsafe { std::mem::zeroed() };
         c.size = std::mem::size_of::<clsw_sw3_alignment_info>();
         if let Some(a) = &h.alignment {
@@ -280,6 +328,12 @@ versioned!(clsw_sw3_row);
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (fewer than 3 sequences for all triples, an index
 /// out of range, a bad letter or code, a bad option), `CLSW_ERR_OPENCL`,
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `engine` and `scoring` are NULL or live handles; `sequences` and `lengths` are NULL
+/// or have `count` elements, `sequences[k]` `lengths[k]` readable bytes; `triples` is
+/// NULL or has `3 * triple_count` elements; `options` is NULL or sized and readable;
+/// `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_sw3_batch(
     engine: *const clsw_engine,
@@ -293,18 +347,26 @@ pub unsafe extern "C" fn clsw_sw3_batch(
     out: *mut *mut clsw_sw3_results,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `out` is NULL or writable (the caller's promise).
         let out = unsafe { out_handle(out, "out (the results output)") }?;
+        // SAFETY: `engine` is NULL or a live engine (the caller's promise).
         let e = unsafe { handle(engine, "engine") }?;
+        // SAFETY: `scoring` is NULL or a live scoring (the caller's promise).
         let sc = unsafe { handle(scoring, "scoring") }?;
-        let codes = codes_input(options)?;
+        // SAFETY: `options` is NULL or sized and readable (the caller's promise).
+        let codes = unsafe { codes_input(options) }?;
         if count == 0 {
             return Err(Failure::invalid("count is 0: no sequences"));
         }
+        // SAFETY: `sequences` is NULL or has `count` elements (the caller's promise).
         let ptrs = unsafe { array(sequences, count, "sequences") }?;
+        // SAFETY: `lengths` is NULL or has `count` elements (the caller's promise).
         let lens = unsafe { array(lengths, count, "lengths") }?;
         let seqs: Vec<Vec<u8>> = (0..count)
             .map(|k| {
                 let what = format!("sequences[{k}]");
+                // SAFETY: sequences[k] is NULL or has lengths[k] readable bytes (the
+                // caller's promise).
                 sequence(unsafe { bytes(ptrs[k], lens[k], &what) }?, codes, &sc.scoring, &what)
             })
             .collect::<Outcome<_>>()?;
@@ -317,6 +379,8 @@ pub unsafe extern "C" fn clsw_sw3_batch(
             let cells = triple_count
                 .checked_mul(3)
                 .ok_or_else(|| Failure::invalid(format!("{triple_count} triples is impossible")))?;
+            // SAFETY: `triples` is NULL or has 3 * triple_count elements (the caller's
+            // promise).
             let given = unsafe { array(triples, cells, "triples") }?.chunks(3).map(|t| [t[0], t[1], t[2]]);
             memory::collect(format_args!("a copy of {triple_count} triples"), given)?
         };
@@ -328,14 +392,23 @@ pub unsafe extern "C" fn clsw_sw3_batch(
 }
 
 /// Frees a results handle; NULL is ignored.
+///
+/// # Safety
+/// `results` is NULL or results from `clsw_sw3_batch`, not yet freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_sw3_results_free(results: *mut clsw_sw3_results) {
+    // SAFETY: `results` is NULL or a live boxed results handle, freed once (the caller's
+    // promise).
     unsafe { free_box(results) }
 }
 
 /// The number of triples scored.
+///
+/// # Safety
+/// `results` is NULL or a live results handle; `out` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_sw3_results_count(results: *const clsw_sw3_results, out: *mut usize) -> clsw_status {
+    // SAFETY: `results` is NULL or live, `out` NULL or writable (the caller's promise).
     unsafe { get(results, "results", out, |r| Ok(r.rows.len())) }
 }
 
@@ -343,26 +416,31 @@ pub unsafe extern "C" fn clsw_sw3_results_count(results: *const clsw_sw3_results
 /// the caller sets to `sizeof(clsw_sw3_row)`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (rank out of range, `size` too small),
 /// `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `results` is NULL or a live results handle; `out` is NULL or has `out->size`
+/// writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_sw3_results_get(
     results: *const clsw_sw3_results,
     rank: usize,
     out: *mut clsw_sw3_row,
 ) -> clsw_status {
-    unsafe {
-        get_versioned(results, "results", out, "out (the row)", |r| {
-            let row = item(&r.rows, rank, "rank", "triples")?;
-            let [a, b, c] = row.triple.map(|x| x as usize);
-            Ok(clsw_sw3_row {
-                size: std::mem::size_of::<clsw_sw3_row>(),
-                a,
-                b,
-                c,
-                score: row.score.score,
-                end: row.score.end.unwrap_or([0; 3]),
-            })
+    let value = |r: &clsw_sw3_results| {
+        let row = item(&r.rows, rank, "rank", "triples")?;
+        let [a, b, c] = row.triple.map(|x| x as usize);
+        Ok(clsw_sw3_row {
+            size: std::mem::size_of::<clsw_sw3_row>(),
+            a,
+            b,
+            c,
+            score: row.score.score,
+            end: row.score.end.unwrap_or([0; 3]),
         })
-    }
+    };
+    // SAFETY: `results` is NULL or live, `out` NULL or sized and writable (the caller's
+    // promise).
+    unsafe { get_versioned(results, "results", out, "out (the row)", value) }
 }
 
 /// The SAX word of a numeric series: `series` (`len` finite values) is z-normalised
@@ -376,6 +454,10 @@ pub unsafe extern "C" fn clsw_sw3_results_get(
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty series, a NaN or infinite value — the
 /// message gives its position —, `word` 0, `alphabet` outside 3..20),
 /// `CLSW_ERR_BUFFER_TOO_SMALL` (`codes_len < word`), `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `series` is NULL or has `len` readable values; `codes` is NULL or has `codes_len`
+/// writable bytes; `constant` is NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn clsw_sax(
     series: *const f64,
@@ -387,6 +469,7 @@ pub unsafe extern "C" fn clsw_sax(
     constant: *mut i32,
 ) -> clsw_status {
     run(|| {
+        // SAFETY: `series` is NULL or has `len` readable values (the caller's promise).
         let x = unsafe { array(series, len, "series") }?;
         if codes_len < word {
             return Err(Failure::new(
@@ -395,7 +478,11 @@ pub unsafe extern "C" fn clsw_sax(
             ));
         }
         let w = sax::sax(x, word, alphabet)?;
+        // SAFETY: `codes` is NULL or has `codes_len` writable bytes (the caller's promise);
+        // `needed` is NULL.
         unsafe { write_array(&w.codes, codes, codes_len, std::ptr::null_mut(), "codes") }?;
+        // SAFETY: `as_mut` checks for NULL; otherwise `constant` is a writable int32_t
+        // (the caller's promise).
         if let Some(c) = unsafe { constant.as_mut() } {
             *c = w.constant as i32;
         }

@@ -52,9 +52,10 @@ pub struct DeviceInfo {
     pub(crate) id: cl_device_id,
 }
 
-// The device id is a handle owned by the OpenCL runtime and valid for the whole
-// process; the runtime allows it to be used from any thread.
+// SAFETY: the device id is a handle owned by the OpenCL runtime and valid for the
+// whole process; the runtime allows it to be used from any thread.
 unsafe impl Send for DeviceInfo {}
+// SAFETY: as for Send; the other fields are plain owned values.
 unsafe impl Sync for DeviceInfo {}
 
 impl DeviceInfo {

@@ -60,20 +60,24 @@ impl World {
         if !rsmpi::environment::is_initialized() {
             return Err(Error::InvalidArgument("MPI is not initialized (call MPI_Init first)".into()));
         }
-        // SAFETY: MPI is initialized; the handle is the caller's MPI_Comm_c2f of a
-        // communicator (the C ABI's contract), which MPI_Comm_f2c turns back; MPI_Comm_dup
-        // gives a new one that the SimpleCommunicator owns (and frees).
-        unsafe {
-            let given = rsmpi::ffi::RSMPI_Comm_f2c(handle as rsmpi::ffi::RSMPI_Fint);
-            if given == rsmpi::ffi::RSMPI_COMM_NULL {
-                return Err(Error::InvalidArgument("the communicator is MPI_COMM_NULL".into()));
-            }
-            let mut dup = rsmpi::ffi::RSMPI_COMM_NULL;
-            if rsmpi::ffi::MPI_Comm_dup(given, &mut dup) != 0 {
-                return Err(Error::InvalidArgument("MPI_Comm_dup of the communicator failed".into()));
-            }
-            Ok(World::of(SimpleCommunicator::from_raw(dup), None))
+        // SAFETY: MPI is initialized (checked above); the handle is the caller's
+        // MPI_Comm_c2f of a communicator (the C ABI's contract), which MPI_Comm_f2c turns
+        // back.
+        let given = unsafe { rsmpi::ffi::RSMPI_Comm_f2c(handle as rsmpi::ffi::RSMPI_Fint) };
+        // SAFETY: MPI_COMM_NULL is a constant the MPI bindings define and nothing writes.
+        let comm_null = unsafe { rsmpi::ffi::RSMPI_COMM_NULL };
+        if given == comm_null {
+            return Err(Error::InvalidArgument("the communicator is MPI_COMM_NULL".into()));
         }
+        let mut dup = comm_null;
+        // SAFETY: `given` is a communicator (not MPI_COMM_NULL, checked above); `dup` is a
+        // local that MPI_Comm_dup writes.
+        if unsafe { rsmpi::ffi::MPI_Comm_dup(given, &mut dup) } != 0 {
+            return Err(Error::InvalidArgument("MPI_Comm_dup of the communicator failed".into()));
+        }
+        // SAFETY: `dup` is a new communicator that nothing else owns: the
+        // SimpleCommunicator takes it (and frees it on drop).
+        Ok(World::of(unsafe { SimpleCommunicator::from_raw(dup) }, None))
     }
 
     fn of(comm: SimpleCommunicator, universe: Option<Universe>) -> World {
@@ -94,6 +98,7 @@ impl World {
 // (asked for and checked by `init`; for the C ABI, the host's level, as its
 // documentation says) allows; and `exchange` keeps one collective at a time in order.
 unsafe impl Send for World {}
+// SAFETY: as for Send: shared use goes through the same `serial` lock.
 unsafe impl Sync for World {}
 
 impl World {
@@ -218,12 +223,14 @@ impl<'w> WindowCounter<'w> {
         let _one = world.serial();
         let root = world.rank == 0;
         let bytes = if root { std::mem::size_of::<u64>() } else { 0 };
-        // SAFETY: MPI_Win_allocate gives rank 0 eight bytes it owns until MPI_Win_free
-        // (in drop); rank 0 sets them in an exclusive epoch before the barrier after
-        // which any rank draws. Every call here is collective or local, on every rank.
+        // Every call here is collective or local, made on every rank in this order.
+        let mut base: *mut u64 = std::ptr::null_mut();
+        // SAFETY: MPI_WIN_NULL is a constant the MPI bindings define and nothing writes.
+        let mut window = unsafe { ffi::RSMPI_WIN_NULL };
+        // SAFETY: the world's communicator is live; `base` and `window` are locals that
+        // MPI_Win_allocate writes: rank 0 gets eight bytes it owns until MPI_Win_free
+        // (in drop), the others none.
         unsafe {
-            let mut base: *mut u64 = std::ptr::null_mut();
-            let mut window = ffi::RSMPI_WIN_NULL;
             ffi::MPI_Win_allocate(
                 bytes as ffi::MPI_Aint,
                 std::mem::size_of::<u64>() as i32,
@@ -231,22 +238,31 @@ impl<'w> WindowCounter<'w> {
                 world.comm.as_raw(),
                 (&mut base as *mut *mut u64).cast(),
                 &mut window,
-            );
-            if root {
-                ffi::MPI_Win_lock(ffi::MPI_LOCK_EXCLUSIVE as i32, 0, 0, window);
-                base.write(0);
-                ffi::MPI_Win_unlock(0, window);
-            }
-            ffi::MPI_Barrier(world.comm.as_raw());
-            ffi::MPI_Win_lock_all(ffi::MPI_MODE_NOCHECK as i32, window);
-            WindowCounter { world, window }
+            )
+        };
+        if root {
+            // SAFETY: `window` was just allocated; rank 0 locks its own part.
+            unsafe { ffi::MPI_Win_lock(ffi::MPI_LOCK_EXCLUSIVE as i32, 0, 0, window) };
+            // SAFETY: on rank 0 `base` points to the window's eight bytes, aligned for a
+            // u64, written in this exclusive epoch before any rank may draw.
+            unsafe { base.write(0) };
+            // SAFETY: ends the epoch opened above.
+            unsafe { ffi::MPI_Win_unlock(0, window) };
         }
+        // SAFETY: a collective on the world's live communicator: no rank draws before
+        // rank 0 has set the counter.
+        unsafe { ffi::MPI_Barrier(world.comm.as_raw()) };
+        // SAFETY: opens every rank's passive-target epoch on the live window, ended in
+        // drop.
+        unsafe { ffi::MPI_Win_lock_all(ffi::MPI_MODE_NOCHECK as i32, window) };
+        WindowCounter { world, window }
     }
 }
 
 // SAFETY: the window is a handle MPI lets any thread use; every call on it holds the
 // world's `serial` lock.
 unsafe impl Send for WindowCounter<'_> {}
+// SAFETY: as for Send: shared use goes through the same `serial` lock.
 unsafe impl Sync for WindowCounter<'_> {}
 
 impl WindowCounter<'_> {
@@ -255,8 +271,8 @@ impl WindowCounter<'_> {
         let _one = self.world.serial();
         let mut drawn = 0u64;
         // SAFETY: the window holds one u64 on rank 0 and every rank is in its
-        // passive-target epoch (MPI_Win_lock_all in `new`); the flush completes the
-        // operation before `drawn` is read.
+        // passive-target epoch (MPI_Win_lock_all in `new`); `add` and `drawn` are locals
+        // that outlive the flush below, which completes the operation.
         unsafe {
             ffi::MPI_Fetch_and_op(
                 (&add as *const u64).cast(),
@@ -266,9 +282,11 @@ impl WindowCounter<'_> {
                 0,
                 ffi::RSMPI_SUM,
                 self.window,
-            );
-            ffi::MPI_Win_flush(0, self.window);
-        }
+            )
+        };
+        // SAFETY: the window is live; the flush completes the operation above before
+        // `drawn` is read.
+        unsafe { ffi::MPI_Win_flush(0, self.window) };
         drawn
     }
 }
@@ -294,10 +312,10 @@ impl Drop for WindowCounter<'_> {
         let _turn = self.world.exchange();
         self.world.wait_for_all();
         let _one = self.world.serial();
-        // SAFETY: the epoch opened in `new` ends, then the window is freed, once.
-        unsafe {
-            ffi::MPI_Win_unlock_all(self.window);
-            ffi::MPI_Win_free(&mut self.window);
-        }
+        // SAFETY: ends the epoch that `new` opened on the live window, once (in drop).
+        unsafe { ffi::MPI_Win_unlock_all(self.window) };
+        // SAFETY: the window is live and no longer used (its epoch ended above); it is
+        // freed once, in drop.
+        unsafe { ffi::MPI_Win_free(&mut self.window) };
     }
 }

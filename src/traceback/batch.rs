@@ -137,8 +137,8 @@ impl Batch<'_, '_> {
             let out: &mut [Bits] = if BITS { &mut bits[(j - cols.start) * self.rows..][..self.rows] } else { &mut [] };
             match self.kernel {
                 Kernel::Portable => column.rows::<BITS>(&profile, h, e, out),
-                // SAFETY: `Kernel::best` chose AVX2 on a processor that has it.
                 #[cfg(target_arch = "x86_64")]
+                // SAFETY: `Kernel::best` chose AVX2 on a processor that has it.
                 Kernel::Avx2 => unsafe { x86::rows::<BITS>(&column, &profile, h, e, out) },
             }
         }
@@ -215,6 +215,8 @@ mod x86 {
     ) {
         let rows = c.query.len();
         assert!(h.len() >= rows && e.len() >= rows && c.active.len() >= rows && (!BITS || bits.len() >= rows));
+        // SAFETY: a Lanes is 16 i16, 32 bytes, one register, loaded unaligned; the
+        // processor has AVX2 (this function's contract).
         let load = |v: &Lanes| unsafe { _mm256_loadu_si256(v.as_ptr().cast()) };
         let (minus_oe, minus_ext) = (_mm256_set1_epi16(-c.oe), _mm256_set1_epi16(-c.extend));
         let (zero, neg) = (_mm256_setzero_si256(), _mm256_set1_epi16(NEG));
@@ -225,7 +227,7 @@ mod x86 {
         );
         let (mut diag, mut up, mut f) = (zero, zero, neg);
         for r in 0..rows {
-            // SAFETY (every access below): r < rows, checked against each slice above;
+            // SAFETY: (every access below) r < rows, checked against each slice above;
             // query codes index the profile (`Batch::advance` checked them).
             unsafe {
                 let active = load(c.active.get_unchecked(r));

@@ -161,6 +161,8 @@ pub fn compile_with(compiler: &str, standard: &str, dir: &Path, name: &str, src:
 
 /// This thread's `clsw_last_error()`.
 pub fn last_error() -> String {
+    // SAFETY: clsw_last_error never returns NULL; its string stays valid until the next
+    // clsw call on this thread, after the copy.
     unsafe { CStr::from_ptr(clsw::capi::clsw_last_error()) }.to_string_lossy().into_owned()
 }
 
@@ -181,6 +183,7 @@ pub struct Handles {
 impl Handles {
     /// The native engine and a built-in matrix with gaps `open`/`extend`.
     pub fn builtin(matrix: &std::ffi::CStr, open: i32, extend: i32) -> Handles {
+        // SAFETY: `matrix` is a NUL-terminated CStr; `out` is `with`'s local.
         Handles::with(|out| unsafe {
             clsw::capi::scoring::clsw_scoring_new_builtin(matrix.as_ptr(), open, extend, out)
         })
@@ -188,6 +191,7 @@ impl Handles {
 
     /// The native engine and the DNA match/mismatch scoring `+1/-1`, linear gaps of 1 (the sw3 seed's).
     pub fn dna_seed() -> Handles {
+        // SAFETY: `out` is `with`'s local.
         Handles::with(|out| unsafe {
             clsw::capi::scoring::clsw_scoring_new_match_mismatch(clsw::capi::CLSW_ALPHABET_DNA, 1, -1, 0, 1, out)
         })
@@ -195,6 +199,7 @@ impl Handles {
 
     fn with(scoring: impl FnOnce(*mut *mut clsw::capi::scoring::clsw_scoring) -> clsw::capi::clsw_status) -> Handles {
         let (mut engine, mut sc) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // SAFETY: a NUL-terminated literal and a local output.
         let st = unsafe { clsw::capi::engine::clsw_engine_new(c"reference".as_ptr(), &mut engine) };
         assert_eq!(st, clsw::capi::CLSW_OK, "{}", last_error());
         assert_eq!(scoring(&mut sc), clsw::capi::CLSW_OK, "{}", last_error());
@@ -204,9 +209,9 @@ impl Handles {
 
 impl Drop for Handles {
     fn drop(&mut self) {
-        unsafe {
-            clsw::capi::scoring::clsw_scoring_free(self.scoring);
-            clsw::capi::engine::clsw_engine_free(self.engine);
-        }
+        // SAFETY: the scoring comes from its constructor (or is NULL) and is freed once, here.
+        unsafe { clsw::capi::scoring::clsw_scoring_free(self.scoring) };
+        // SAFETY: as for the scoring.
+        unsafe { clsw::capi::engine::clsw_engine_free(self.engine) };
     }
 }

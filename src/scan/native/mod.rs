@@ -227,7 +227,9 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
                 |b| b.last().map_or(0, |&k| len(k)),
                 |batch| {
                     let residues: Vec<&[u8]> = batch.iter().map(|&k| subjects[k].as_ref()).collect();
-                    pass(level, report, Width::Bytes, query, &residues, t)
+                    // SAFETY: `level` was capped above, and Level::capped gives a supported
+                    // level; query codes are below the matrix's size (asserted above).
+                    unsafe { pass(level, report, Width::Bytes, query, &residues, t) }
                 },
             );
             for (&k, r) in batches.iter().flat_map(|b| b.iter()).zip(found.into_iter().flatten()) {
@@ -272,7 +274,9 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
         Words::Batch(batch) => {
             let residues: Vec<&[u8]> = batch.iter().map(|&k| subjects[k].as_ref()).collect();
             let t = words.expect("batches only when words fit");
-            let found = pass(level, report, Width::Words, query, &residues, t);
+            // SAFETY: `level` was capped above, and Level::capped gives a supported level;
+            // query codes are below the matrix's size (asserted above).
+            let found = unsafe { pass(level, report, Width::Words, query, &residues, t) };
             Ok(batch.iter().zip(found).map(|(&k, r)| exact(k, r)).collect())
         }
         Words::Alone(k) => {
@@ -322,7 +326,11 @@ impl Width {
 }
 
 /// One batch through the kernel at `level` (a supported level) and `width`.
-fn pass(
+///
+/// # Safety
+/// `level` is supported by this processor ([`Level::supported`]); every code of
+/// `query` is below the size of `t`'s matrix.
+unsafe fn pass(
     level: Level,
     report: Report,
     width: Width,
@@ -331,12 +339,18 @@ fn pass(
     t: &Tables,
 ) -> Vec<Option<LocalScore>> {
     match report {
-        Report::Ends => pass_of::<true>(level, width, query, batch, t),
-        Report::Scores => pass_of::<false>(level, width, query, batch, t),
+        // SAFETY: this function's contract is pass_of's.
+        Report::Ends => unsafe { pass_of::<true>(level, width, query, batch, t) },
+        // SAFETY: as above.
+        Report::Scores => unsafe { pass_of::<false>(level, width, query, batch, t) },
     }
 }
 
-fn pass_of<const ENDS: bool>(
+/// [`pass`] for one `ENDS`.
+///
+/// # Safety
+/// As for [`pass`].
+unsafe fn pass_of<const ENDS: bool>(
     level: Level,
     width: Width,
     query: &[u8],
@@ -345,22 +359,31 @@ fn pass_of<const ENDS: bool>(
 ) -> Vec<Option<LocalScore>> {
     debug_assert!(level.supported());
     use vectors::*;
-    // SAFETY (each arm): `level` is supported (callers cap it); the portable vectors
-    // run anywhere.
+    // Each arm: `level` is supported (this function's contract), so the processor has
+    // AVX-512F and AVX-512BW, AVX2 or SSE4.1 as the arm's level says; the portable
+    // vectors run anywhere. Query codes are below the matrix's size (the contract).
     match (level, width) {
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: Level::Avx512 is supported: AVX-512F and AVX-512BW were detected.
         (Level::Avx512, Width::Bytes) => unsafe { x86::avx512::<Avx512Bytes, ENDS>(query, batch, t) },
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
         (Level::Avx512, Width::Words) => unsafe { x86::avx512::<Avx512Words, ENDS>(query, batch, t) },
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: Level::Avx2 is supported: AVX2 was detected.
         (Level::Avx2, Width::Bytes) => unsafe { x86::avx2::<Avx2Bytes, ENDS>(query, batch, t) },
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
         (Level::Avx2, Width::Words) => unsafe { x86::avx2::<Avx2Words, ENDS>(query, batch, t) },
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: Level::Sse41 is supported: SSE4.1 was detected.
         (Level::Sse41, Width::Bytes) => unsafe { x86::sse41::<Sse41Bytes, ENDS>(query, batch, t) },
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above.
         (Level::Sse41, Width::Words) => unsafe { x86::sse41::<Sse41Words, ENDS>(query, batch, t) },
+        // SAFETY: the portable vectors need no instruction set; query codes as above.
         (_, Width::Bytes) => unsafe { swipe::align_batch::<PortableBytes, ENDS>(query, batch, t) },
+        // SAFETY: as above.
         (_, Width::Words) => unsafe { swipe::align_batch::<PortableWords, ENDS>(query, batch, t) },
     }
 }
@@ -372,30 +395,45 @@ mod x86 {
     use super::vectors::Cells;
     use crate::reference::LocalScore;
 
+    /// [`align_batch`] compiled for AVX-512F and AVX-512BW.
+    ///
+    /// # Safety
+    /// The processor has AVX-512F and AVX-512BW, `V`'s level; as for [`align_batch`].
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) unsafe fn avx512<V: Cells, const ENDS: bool>(
         query: &[u8],
         batch: &[&[u8]],
         t: &Tables,
     ) -> Vec<Option<LocalScore>> {
+        // SAFETY: this function's contract is align_batch's.
         unsafe { align_batch::<V, ENDS>(query, batch, t) }
     }
 
+    /// [`align_batch`] compiled for AVX2.
+    ///
+    /// # Safety
+    /// The processor has AVX2, `V`'s level; as for [`align_batch`].
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn avx2<V: Cells, const ENDS: bool>(
         query: &[u8],
         batch: &[&[u8]],
         t: &Tables,
     ) -> Vec<Option<LocalScore>> {
+        // SAFETY: this function's contract is align_batch's.
         unsafe { align_batch::<V, ENDS>(query, batch, t) }
     }
 
+    /// [`align_batch`] compiled for SSE4.1.
+    ///
+    /// # Safety
+    /// The processor has SSE4.1, `V`'s level; as for [`align_batch`].
     #[target_feature(enable = "sse4.1")]
     pub(super) unsafe fn sse41<V: Cells, const ENDS: bool>(
         query: &[u8],
         batch: &[&[u8]],
         t: &Tables,
     ) -> Vec<Option<LocalScore>> {
+        // SAFETY: this function's contract is align_batch's.
         unsafe { align_batch::<V, ENDS>(query, batch, t) }
     }
 }

@@ -56,7 +56,8 @@ pub fn reach(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Result<
             return unsafe { x86::reach(&profile, subject, sc, target) };
         }
     }
-    reach_in::<Lanes>(&profile, subject, sc, target)
+    // SAFETY: plain arrays need no instruction set beyond the target's baseline.
+    unsafe { reach_in::<Lanes>(&profile, subject, sc, target) }
 }
 
 /// The pair's optimal local score and end cell, as [`crate::reference::sw_score`]
@@ -71,7 +72,8 @@ pub fn score(profile: &Profile, subject: &[u8], sc: &Scoring) -> Result<Option<L
             return unsafe { x86::score(profile, subject, sc) };
         }
     }
-    score_in::<Lanes>(profile, subject, sc)
+    // SAFETY: plain arrays need no instruction set beyond the target's baseline.
+    unsafe { score_in::<Lanes>(profile, subject, sc) }
 }
 
 /// A query's scores against every letter, striped: built once, shared by every
@@ -113,51 +115,55 @@ impl Profile {
 
 /// Sixteen signed 16-bit lanes: the plain arrays of [`super::lanes`] (any processor,
 /// and the readable twin) or an AVX2 register.
+///
+/// # Safety
+/// Every method may only be called on a processor that has the type's instruction set
+/// (AVX2 for the register; the arrays need none beyond the target's baseline).
 trait Stripe: Copy {
-    fn splat(v: i16) -> Self;
-    fn load(v: &Lanes) -> Self;
-    fn lanes(self) -> Lanes;
+    unsafe fn splat(v: i16) -> Self;
+    unsafe fn load(v: &Lanes) -> Self;
+    unsafe fn lanes(self) -> Lanes;
     /// Saturating addition.
-    fn add(self, o: Self) -> Self;
-    fn max(self, o: Self) -> Self;
+    unsafe fn add(self, o: Self) -> Self;
+    unsafe fn max(self, o: Self) -> Self;
     /// Lane `l` takes lane `l - 1`'s value; lane 0 takes `fill`: a stripe's last row
     /// feeding the next stripe's first.
-    fn shift(self, fill: i16) -> Self;
-    fn any_greater(self, o: Self) -> bool;
-    fn top(self) -> i16;
+    unsafe fn shift(self, fill: i16) -> Self;
+    unsafe fn any_greater(self, o: Self) -> bool;
+    unsafe fn top(self) -> i16;
 }
 
 impl Stripe for Lanes {
     #[inline(always)]
-    fn splat(v: i16) -> Self {
+    unsafe fn splat(v: i16) -> Self {
         splat(v)
     }
     #[inline(always)]
-    fn load(v: &Lanes) -> Self {
+    unsafe fn load(v: &Lanes) -> Self {
         *v
     }
     #[inline(always)]
-    fn lanes(self) -> Lanes {
+    unsafe fn lanes(self) -> Lanes {
         self
     }
     #[inline(always)]
-    fn add(self, o: Self) -> Self {
+    unsafe fn add(self, o: Self) -> Self {
         add(self, o)
     }
     #[inline(always)]
-    fn max(self, o: Self) -> Self {
+    unsafe fn max(self, o: Self) -> Self {
         max(self, o)
     }
     #[inline(always)]
-    fn shift(self, fill: i16) -> Self {
+    unsafe fn shift(self, fill: i16) -> Self {
         std::array::from_fn(|l| if l == 0 { fill } else { self[l - 1] })
     }
     #[inline(always)]
-    fn any_greater(self, o: Self) -> bool {
+    unsafe fn any_greater(self, o: Self) -> bool {
         self.iter().zip(&o).fold(false, |acc, (x, y)| acc | (x > y))
     }
     #[inline(always)]
-    fn top(self) -> i16 {
+    unsafe fn top(self) -> i16 {
         self.into_iter().max().unwrap_or(0)
     }
 }
@@ -172,33 +178,41 @@ mod x86 {
     #[derive(Clone, Copy)]
     pub(super) struct Avx2(__m256i);
 
-    // SAFETY (every method): only instantiated inside the `avx2` functions below, which
-    // run only where the processor has AVX2.
+    // Every method's block: the caller promised a processor with AVX2 (Stripe's
+    // contract); the methods are instantiated inside the `avx2` functions below.
     impl Stripe for Avx2 {
         #[inline(always)]
-        fn splat(v: i16) -> Self {
+        unsafe fn splat(v: i16) -> Self {
+            // SAFETY: the processor has AVX2 (the caller's promise).
             unsafe { Avx2(_mm256_set1_epi16(v)) }
         }
         #[inline(always)]
-        fn load(v: &Lanes) -> Self {
+        unsafe fn load(v: &Lanes) -> Self {
+            // SAFETY: `v` is 16 i16 lanes, 32 bytes, one register, loaded unaligned; the
+            // processor has AVX2 (the caller's promise).
             unsafe { Avx2(_mm256_loadu_si256(v.as_ptr() as *const __m256i)) }
         }
         #[inline(always)]
-        fn lanes(self) -> Lanes {
+        unsafe fn lanes(self) -> Lanes {
             let mut out = [0i16; LANES];
+            // SAFETY: `out` is 16 i16 lanes, 32 bytes, one register, stored unaligned; the
+            // processor has AVX2 (the caller's promise).
             unsafe { _mm256_storeu_si256(out.as_mut_ptr() as *mut __m256i, self.0) };
             out
         }
         #[inline(always)]
-        fn add(self, o: Self) -> Self {
+        unsafe fn add(self, o: Self) -> Self {
+            // SAFETY: the processor has AVX2 (the caller's promise).
             unsafe { Avx2(_mm256_adds_epi16(self.0, o.0)) }
         }
         #[inline(always)]
-        fn max(self, o: Self) -> Self {
+        unsafe fn max(self, o: Self) -> Self {
+            // SAFETY: the processor has AVX2 (the caller's promise).
             unsafe { Avx2(_mm256_max_epi16(self.0, o.0)) }
         }
         #[inline(always)]
-        fn shift(self, fill: i16) -> Self {
+        unsafe fn shift(self, fill: i16) -> Self {
+            // SAFETY: the processor has AVX2 (the caller's promise).
             unsafe {
                 // [0, low half] beside [low half, high half]: shifted by one 16-bit lane.
                 let low_up = _mm256_permute2x128_si256(self.0, self.0, 0x08);
@@ -207,11 +221,13 @@ mod x86 {
             }
         }
         #[inline(always)]
-        fn any_greater(self, o: Self) -> bool {
+        unsafe fn any_greater(self, o: Self) -> bool {
+            // SAFETY: the processor has AVX2 (the caller's promise).
             unsafe { _mm256_movemask_epi8(_mm256_cmpgt_epi16(self.0, o.0)) != 0 }
         }
         #[inline(always)]
-        fn top(self) -> i16 {
+        unsafe fn top(self) -> i16 {
+            // SAFETY: the processor has AVX2 (the caller's promise).
             unsafe {
                 let m = _mm_max_epi16(_mm256_castsi256_si128(self.0), _mm256_extracti128_si256(self.0, 1));
                 let m = _mm_max_epi16(m, _mm_shuffle_epi32(m, 0b01_00_11_10));
@@ -222,14 +238,24 @@ mod x86 {
         }
     }
 
+    /// [`super::reach`] on AVX2 registers.
+    ///
+    /// # Safety
+    /// The processor has AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn reach(profile: &Profile, subject: &[u8], sc: &Scoring, target: i32) -> Result<Option<Reach>> {
-        reach_in::<Avx2>(profile, subject, sc, target)
+        // SAFETY: the processor has AVX2, Avx2's instruction set (this function's contract).
+        unsafe { reach_in::<Avx2>(profile, subject, sc, target) }
     }
 
+    /// [`super::score`] on AVX2 registers.
+    ///
+    /// # Safety
+    /// The processor has AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn score(profile: &Profile, subject: &[u8], sc: &Scoring) -> Result<Option<LocalScore>> {
-        score_in::<Avx2>(profile, subject, sc)
+        // SAFETY: the processor has AVX2, Avx2's instruction set (this function's contract).
+        unsafe { score_in::<Avx2>(profile, subject, sc) }
     }
 }
 
@@ -247,73 +273,100 @@ struct Columns<'p, V> {
 
 impl<'p, V: Stripe> Columns<'p, V> {
     /// For a query of at least one residue, with a scoring that fits 16 bits.
+    ///
+    /// # Safety
+    /// The processor has `V`'s instruction set.
     #[inline(always)]
-    fn new(profile: &'p Profile, sc: &Scoring) -> Result<Columns<'p, V>> {
+    unsafe fn new(profile: &'p Profile, sc: &Scoring) -> Result<Columns<'p, V>> {
         let seg = profile.seg;
         let what = || format!("the columns of a striped pass over a query of {} residues", profile.m);
+        // SAFETY: the processor has V's instruction set (this function's contract).
+        let (zero, neg) = unsafe { (V::splat(0), V::splat(NEG)) };
         Ok(Columns {
             seg,
             profile: &profile.cells,
-            minus_oe: V::splat(-((sc.gaps.open + sc.gaps.extend) as i16)),
-            minus_ext: V::splat(-(sc.gaps.extend as i16)),
-            h_load: memory::vec_filled(what(), seg, V::splat(0))?,
-            h_store: memory::vec_filled(what(), seg, V::splat(0))?,
-            e: memory::vec_filled(what(), seg, V::splat(NEG))?,
+            // SAFETY: as above.
+            minus_oe: unsafe { V::splat(-((sc.gaps.open + sc.gaps.extend) as i16)) },
+            // SAFETY: as above.
+            minus_ext: unsafe { V::splat(-(sc.gaps.extend as i16)) },
+            h_load: memory::vec_filled(what(), seg, zero)?,
+            h_store: memory::vec_filled(what(), seg, zero)?,
+            e: memory::vec_filled(what(), seg, neg)?,
         })
     }
 
     /// Computes the next column, against subject letter `c`; returns its largest H.
+    ///
+    /// # Safety
+    /// The processor has `V`'s instruction set.
     #[inline(always)]
-    fn next(&mut self, c: u8) -> i32 {
+    unsafe fn next(&mut self, c: u8) -> i32 {
         let seg = self.seg;
-        let (minus_oe, minus_ext, zero) = (self.minus_oe, self.minus_ext, V::splat(0));
+        // SAFETY: the processor has V's instruction set (this function's contract).
+        let (zero, neg) = unsafe { (V::splat(0), V::splat(NEG)) };
+        let (minus_oe, minus_ext) = (self.minus_oe, self.minus_ext);
         let prof = &self.profile[c as usize * seg..(c as usize + 1) * seg];
         // H(i-1, j-1) for each lane's first row: the previous column's last segment.
-        let mut h = self.h_store[seg - 1].shift(0);
+        // SAFETY: as above.
+        let mut h = unsafe { self.h_store[seg - 1].shift(0) };
         std::mem::swap(&mut self.h_load, &mut self.h_store);
         let (h_load, h_store, e) = (&self.h_load[..seg], &mut self.h_store[..seg], &mut self.e[..seg]);
-        let mut f = V::splat(NEG);
+        let mut f = neg;
         let mut col_max = zero;
         for s in 0..seg {
-            h = h.add(V::load(&prof[s]));
-            let es = e[s];
-            h = h.max(es).max(f.max(zero));
-            h_store[s] = h;
-            col_max = col_max.max(h);
-            let opened = h.add(minus_oe);
-            e[s] = es.add(minus_ext).max(opened);
-            f = f.add(minus_ext).max(opened);
+            // SAFETY: as above (every index here is checked).
+            unsafe {
+                h = h.add(V::load(&prof[s]));
+                let es = e[s];
+                h = h.max(es).max(f.max(zero));
+                h_store[s] = h;
+                col_max = col_max.max(h);
+                let opened = h.add(minus_oe);
+                e[s] = es.add(minus_ext).max(opened);
+                f = f.add(minus_ext).max(opened);
+            }
             h = h_load[s];
         }
         // Lazy F: carry F across the seams until it can raise no cell.
-        f = f.shift(NEG);
+        // SAFETY: as above.
+        f = unsafe { f.shift(NEG) };
         let mut s = 0;
         loop {
             let old = h_store[s];
-            let h = old.max(f);
-            h_store[s] = h;
-            col_max = col_max.max(h);
-            e[s] = e[s].max(h.add(minus_oe));
-            // The next row's F was opened from `old` in the main loop: the carry
-            // matters only where it beats that.
-            f = f.add(minus_ext);
-            if !f.any_greater(old.add(minus_oe)) {
-                break;
+            // SAFETY: as above (every index here is checked).
+            unsafe {
+                let h = old.max(f);
+                h_store[s] = h;
+                col_max = col_max.max(h);
+                e[s] = e[s].max(h.add(minus_oe));
+                // The next row's F was opened from `old` in the main loop: the carry
+                // matters only where it beats that.
+                f = f.add(minus_ext);
+                if !f.any_greater(old.add(minus_oe)) {
+                    break;
+                }
             }
             s += 1;
             if s == seg {
                 s = 0;
-                f = f.shift(NEG);
+                // SAFETY: as above.
+                f = unsafe { f.shift(NEG) };
             }
         }
-        col_max.top() as i32
+        // SAFETY: as above.
+        unsafe { col_max.top() as i32 }
     }
 
     /// The query rows (below `m`) of the last column whose H equals `value`.
-    fn rows_holding(&self, value: i32, m: usize) -> impl Iterator<Item = usize> + '_ {
+    ///
+    /// # Safety
+    /// The processor has `V`'s instruction set (the iterator uses it as it goes).
+    unsafe fn rows_holding(&self, value: i32, m: usize) -> impl Iterator<Item = usize> + '_ {
         let seg = self.seg;
         self.h_store.iter().enumerate().flat_map(move |(s, v)| {
-            v.lanes()
+            // SAFETY: the processor has V's instruction set (this function's contract;
+            // the processor's features do not change while the iterator lives).
+            unsafe { v.lanes() }
                 .into_iter()
                 .enumerate()
                 .filter(move |&(l, x)| x as i32 == value && l * seg + s < m)
@@ -322,20 +375,27 @@ impl<'p, V: Stripe> Columns<'p, V> {
     }
 }
 
+/// [`reach`] on stripes of `V`.
+///
+/// # Safety
+/// The processor has `V`'s instruction set.
 #[inline(always)]
-fn reach_in<V: Stripe>(profile: &Profile, subject: &[u8], sc: &Scoring, target: i32) -> Result<Option<Reach>> {
+unsafe fn reach_in<V: Stripe>(profile: &Profile, subject: &[u8], sc: &Scoring, target: i32) -> Result<Option<Reach>> {
     let m = profile.m;
     if m == 0 || subject.is_empty() {
         return Ok(Some(Reach { best: 0, last: None }));
     }
-    let mut columns = Columns::<V>::new(profile, sc)?;
+    // SAFETY: the processor has V's instruction set (this function's contract).
+    let mut columns = unsafe { Columns::<V>::new(profile, sc) }?;
     let mut best = 0i32;
     let mut last: Option<(usize, usize)> = None;
     for (j, &c) in subject.iter().enumerate() {
-        let top = columns.next(c);
+        // SAFETY: as above.
+        let top = unsafe { columns.next(c) };
         best = best.max(top);
         if top >= target && target > 0 {
-            for row in columns.rows_holding(target, m) {
+            // SAFETY: as above.
+            for row in unsafe { columns.rows_holding(target, m) } {
                 last = Some(last.map_or((row, j), |(r, _)| (r.max(row), j)));
             }
         }
@@ -343,8 +403,12 @@ fn reach_in<V: Stripe>(profile: &Profile, subject: &[u8], sc: &Scoring, target: 
     Ok(lanes_hold(best, sc).then_some(Reach { best, last }))
 }
 
+/// [`score`] on stripes of `V`.
+///
+/// # Safety
+/// The processor has `V`'s instruction set.
 #[inline(always)]
-fn score_in<V: Stripe>(profile: &Profile, subject: &[u8], sc: &Scoring) -> Result<Option<LocalScore>> {
+unsafe fn score_in<V: Stripe>(profile: &Profile, subject: &[u8], sc: &Scoring) -> Result<Option<LocalScore>> {
     if !lanes_hold(0, sc) {
         return Ok(None);
     }
@@ -353,12 +417,16 @@ fn score_in<V: Stripe>(profile: &Profile, subject: &[u8], sc: &Scoring) -> Resul
     if m == 0 {
         return Ok(Some(best));
     }
-    let mut columns = Columns::<V>::new(profile, sc)?;
+    // SAFETY: the processor has V's instruction set (this function's contract).
+    let mut columns = unsafe { Columns::<V>::new(profile, sc) }?;
     for (j, &c) in subject.iter().enumerate() {
-        let top = columns.next(c);
+        // SAFETY: as above.
+        let top = unsafe { columns.next(c) };
         // A later column's equal score never replaces an end (the smallest column wins).
         if top > best.score {
-            let row = columns.rows_holding(top, m).min().expect("the column's best is in a row of the query");
+            // SAFETY: as above.
+            let row =
+                unsafe { columns.rows_holding(top, m) }.min().expect("the column's best is in a row of the query");
             best = LocalScore { score: top, end: Some((row, j)) };
         }
     }
@@ -413,12 +481,15 @@ mod tests {
                 let profile = Profile::new(&q, &sc).unwrap();
                 assert_eq!(score(&profile, &s, &sc).unwrap(), Some(exact), "round {round}: score and end");
                 // The arrays' twin, which the AVX2 registers replace where they can.
-                assert_eq!(score_in::<Lanes>(&profile, &s, &sc).unwrap(), Some(exact), "round {round}: arrays");
+                // SAFETY: plain arrays need no instruction set beyond the target's baseline.
+                let arrays = unsafe { score_in::<Lanes>(&profile, &s, &sc) };
+                assert_eq!(arrays.unwrap(), Some(exact), "round {round}: arrays");
                 let best = exact.score;
                 for target in [best, best - 1, best / 2, 1] {
                     let want = reference_reach(&q, &s, &sc, target);
                     assert_eq!(reach(&q, &s, &sc, target).unwrap(), Some(want), "round {round} target {target}");
-                    let arrays = reach_in::<Lanes>(&profile, &s, &sc, target).unwrap();
+                    // SAFETY: plain arrays need no instruction set beyond the target's baseline.
+                    let arrays = unsafe { reach_in::<Lanes>(&profile, &s, &sc, target) }.unwrap();
                     assert_eq!(arrays, Some(want), "round {round}, arrays");
                 }
             }

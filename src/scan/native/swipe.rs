@@ -90,7 +90,9 @@ impl Tables {
 /// `ENDS`) its end, or `None` where the lane may have saturated.
 ///
 /// # Safety
-/// The processor must have `V`'s instruction-set level.
+/// The processor must have `V`'s instruction-set level, and every code of `query` must
+/// be below the matrix's size (`t.words.len()`): both profiles are indexed by it
+/// unchecked.
 #[inline(always)]
 pub(super) unsafe fn align_batch<V: Cells, const ENDS: bool>(
     query: &[u8],
@@ -102,54 +104,55 @@ pub(super) unsafe fn align_batch<V: Cells, const ENDS: bool>(
     let m = query.len();
     let n = batch.iter().map(|s| s.len()).max().unwrap_or(0);
     let letters = t.words.len();
-    // SAFETY (whole body): the caller guarantees V's level; indices are in range as
-    // commented where unchecked access is used.
-    unsafe {
-        let zero = V::splat(0);
-        let oe = V::splat(t.open_extend);
-        let ext = V::splat(t.extend);
-        // The rows are walked in blocks of at most BLOCK_ROWS, every column per block,
-        // so the per-row state is bounded however long the query: a query's memory is
-        // its own bytes, not 3 vectors a residue. Between blocks each column keeps
-        // H and F of the block's last row (`h_bound`, `f_bound`: zero above row 0).
-        let rows = m.min(BLOCK_ROWS);
-        let mut h_col = vec![zero; rows]; // H(i, j-1), then H(i, j+1)
-        // E(i, j) = max(E(i, j-1) - extend, H(i, j-1) - oe), stored one column ahead:
-        // the E of column j (from column j-1), then that of column j+2.
-        let mut e_col = vec![zero; rows];
-        let mut h_first = vec![zero; if ENDS { rows } else { 0 }]; // H(i, j), kept for the end search
-        let mut h_bound = vec![zero; n + 2];
-        let mut f_bound = vec![zero; n + 2];
-        // S(a, s_j) and S(a, s_j+1) per letter a.
-        let mut profiles = [vec![zero; letters], vec![zero; letters]];
-        let mut best = zero;
-        let mut end = [(0u32, 0u32); 64];
-        let mut residues = [PAD; 64];
-        for i0 in (0..m).step_by(BLOCK_ROWS) {
-            let block = &query[i0..m.min(i0 + BLOCK_ROWS)];
-            h_col.fill(zero);
-            e_col.fill(zero);
-            let mut up_left = zero; // H(i0 - 1, j - 1)
-            // Two columns per walk down the rows: each row's cell of column j, then of
-            // column j + 1 (whose left neighbour it is); half the loads and stores of
-            // the columns, and two dependency chains in flight.
-            for j in (0..n).step_by(2) {
-                for (c, profile) in profiles.iter_mut().enumerate() {
-                    for (l, s) in batch.iter().enumerate() {
-                        residues[l] = s.get(j + c).copied().unwrap_or(PAD);
-                    }
-                    V::column_profile(profile, t, &residues);
+    // SAFETY: the processor has V's level (this function's contract).
+    let (zero, oe, ext) = unsafe { (V::splat(0), V::splat(t.open_extend), V::splat(t.extend)) };
+    // The rows are walked in blocks of at most BLOCK_ROWS, every column per block,
+    // so the per-row state is bounded however long the query: a query's memory is
+    // its own bytes, not 3 vectors a residue. Between blocks each column keeps
+    // H and F of the block's last row (`h_bound`, `f_bound`: zero above row 0).
+    let rows = m.min(BLOCK_ROWS);
+    let mut h_col = vec![zero; rows]; // H(i, j-1), then H(i, j+1)
+    // E(i, j) = max(E(i, j-1) - extend, H(i, j-1) - oe), stored one column ahead:
+    // the E of column j (from column j-1), then that of column j+2.
+    let mut e_col = vec![zero; rows];
+    let mut h_first = vec![zero; if ENDS { rows } else { 0 }]; // H(i, j), kept for the end search
+    let mut h_bound = vec![zero; n + 2];
+    let mut f_bound = vec![zero; n + 2];
+    // S(a, s_j) and S(a, s_j+1) per letter a.
+    let mut profiles = [vec![zero; letters], vec![zero; letters]];
+    let mut best = zero;
+    let mut end = [(0u32, 0u32); 64];
+    let mut residues = [PAD; 64];
+    for i0 in (0..m).step_by(BLOCK_ROWS) {
+        let block = &query[i0..m.min(i0 + BLOCK_ROWS)];
+        h_col.fill(zero);
+        e_col.fill(zero);
+        let mut up_left = zero; // H(i0 - 1, j - 1)
+        // Two columns per walk down the rows: each row's cell of column j, then of
+        // column j + 1 (whose left neighbour it is); half the loads and stores of
+        // the columns, and two dependency chains in flight.
+        for j in (0..n).step_by(2) {
+            for (c, profile) in profiles.iter_mut().enumerate() {
+                for (l, s) in batch.iter().enumerate() {
+                    residues[l] = s.get(j + c).copied().unwrap_or(PAD);
                 }
-                // `gap_a`, `gap_b`: H(i-1, j) - oe and H(i-1, j+1) - oe, each computed once
-                // for the F below it and the E to its right.
-                let (mut diag_a, mut gap_a, mut f_a, mut max_a) = (up_left, h_bound[j].subs(oe), f_bound[j], zero);
-                let (mut diag_b, mut gap_b, mut f_b, mut max_b) =
-                    (h_bound[j], h_bound[j + 1].subs(oe), f_bound[j + 1], zero);
-                up_left = h_bound[j + 1];
-                for (i, &q) in block.iter().enumerate() {
-                    // Query codes are below the matrix's size (checked by the caller), and
-                    // i < rows, the length of every column buffer.
-                    let q = q as usize;
+                // SAFETY: the processor has V's level (this function's contract).
+                unsafe { V::column_profile(profile, t, &residues) };
+            }
+            // `gap_a`, `gap_b`: H(i-1, j) - oe and H(i-1, j+1) - oe, each computed once
+            // for the F below it and the E to its right.
+            // SAFETY: the processor has V's level (this function's contract).
+            let (gap_a, gap_b) = unsafe { (h_bound[j].subs(oe), h_bound[j + 1].subs(oe)) };
+            let (mut diag_a, mut gap_a, mut f_a, mut max_a) = (up_left, gap_a, f_bound[j], zero);
+            let (mut diag_b, mut gap_b, mut f_b, mut max_b) = (h_bound[j], gap_b, f_bound[j + 1], zero);
+            up_left = h_bound[j + 1];
+            for (i, &q) in block.iter().enumerate() {
+                let q = q as usize;
+                // SAFETY: query codes are below the matrix's size (checked by the caller),
+                // the length of both profiles; i < block.len() <= rows, the length of every
+                // column buffer (h_first's too with ENDS); the processor has V's level
+                // (this function's contract).
+                unsafe {
                     let left = *h_col.get_unchecked(i);
                     let e_a = *e_col.get_unchecked(i);
                     f_a = f_a.subs(ext).max(gap_a);
@@ -169,56 +172,60 @@ pub(super) unsafe fn align_batch<V: Cells, const ENDS: bool>(
                     *h_col.get_unchecked_mut(i) = h_b;
                     *e_col.get_unchecked_mut(i) = e_b.subs(ext).max(gap_b);
                 }
-                // `diag_b` is the last row's H of column j.
-                let last = block.len() - 1;
-                (h_bound[j], f_bound[j], h_bound[j + 1], f_bound[j + 1]) = (diag_b, f_a, h_col[last], f_b);
-                if !ENDS {
-                    best = best.max(max_a).max(max_b);
+            }
+            // `diag_b` is the last row's H of column j.
+            let last = block.len() - 1;
+            (h_bound[j], f_bound[j], h_bound[j + 1], f_bound[j + 1]) = (diag_b, f_a, h_col[last], f_b);
+            if !ENDS {
+                // SAFETY: the processor has V's level (this function's contract).
+                best = unsafe { best.max(max_a).max(max_b) };
+                continue;
+            }
+            for (col, col_max, column) in [(j, max_a, &h_first), (j + 1, max_b, &h_col)] {
+                // SAFETY: the processor has V's level (this function's contract).
+                let mut pending = unsafe { col_max.gt_mask(best) };
+                if i0 > 0 {
+                    // A later block can give a column left of a lane's end its first
+                    // cell holding the best (the reference's end: first column, then
+                    // first row).
+                    // SAFETY: the processor has V's level (this function's contract).
+                    let mut tied = unsafe { col_max.eq_mask(best) & best.gt_mask(zero) };
+                    while tied != 0 {
+                        let l = tied.trailing_zeros() as usize;
+                        if end[l].1 as usize > col {
+                            pending |= 1 << l;
+                        }
+                        tied &= tied - 1;
+                    }
+                }
+                if pending == 0 {
                     continue;
                 }
-                for (col, col_max, column) in [(j, max_a, &h_first), (j + 1, max_b, &h_col)] {
-                    let mut pending = col_max.gt_mask(best);
-                    if i0 > 0 {
-                        // A later block can give a column left of a lane's end its first
-                        // cell holding the best (the reference's end: first column, then
-                        // first row).
-                        let mut tied = col_max.eq_mask(best) & best.gt_mask(zero);
-                        while tied != 0 {
-                            let l = tied.trailing_zeros() as usize;
-                            if end[l].1 as usize > col {
-                                pending |= 1 << l;
-                            }
-                            tied &= tied - 1;
-                        }
+                // SAFETY: the processor has V's level (this function's contract).
+                best = unsafe { best.max(col_max) };
+                for (i, h) in column[..block.len()].iter().enumerate() {
+                    // SAFETY: the processor has V's level (this function's contract).
+                    let mut found = unsafe { h.eq_mask(col_max) } & pending;
+                    pending &= !found;
+                    while found != 0 {
+                        end[found.trailing_zeros() as usize] = ((i0 + i) as u32, col as u32);
+                        found &= found - 1;
                     }
                     if pending == 0 {
-                        continue;
-                    }
-                    best = best.max(col_max);
-                    for (i, h) in column[..block.len()].iter().enumerate() {
-                        let mut found = h.eq_mask(col_max) & pending;
-                        pending &= !found;
-                        while found != 0 {
-                            end[found.trailing_zeros() as usize] = ((i0 + i) as u32, col as u32);
-                            found &= found - 1;
-                        }
-                        if pending == 0 {
-                            break;
-                        }
+                        break;
                     }
                 }
             }
         }
-        let best = best.values();
-        let exact_max = t.exact_max(V::TOP);
-        (0..batch.len())
-            .map(|l| {
-                let score = best[l];
-                (score <= exact_max).then(|| LocalScore {
-                    score,
-                    end: (ENDS && score > 0).then(|| (end[l].0 as usize, end[l].1 as usize)),
-                })
-            })
-            .collect()
     }
+    // SAFETY: the processor has V's level (this function's contract).
+    let best = unsafe { best.values() };
+    let exact_max = t.exact_max(V::TOP);
+    (0..batch.len())
+        .map(|l| {
+            let score = best[l];
+            (score <= exact_max)
+                .then(|| LocalScore { score, end: (ENDS && score > 0).then(|| (end[l].0 as usize, end[l].1 as usize)) })
+        })
+        .collect()
 }

@@ -17,6 +17,10 @@ use super::swipe::{PAD, Tables};
 
 /// A vector of cells: H, E and F values, unsigned and at most [`Cells::TOP`], and
 /// scores, signed.
+///
+/// # Safety
+/// Every method may only be called on a processor that has the type's instruction-set
+/// level ([`super::Level::supported`]); the portable types have no such condition.
 pub(super) trait Cells: Copy {
     /// Lanes per vector; at most 64, so a lane mask fits a `u64`.
     const LANES: usize;
@@ -177,13 +181,16 @@ mod x86 {
                         _ => (PAD, PAD),
                     };
                 }
-                unsafe {
-                    let (lo, hi) = ($load(low.as_ptr().cast()), $load(high.as_ptr().cast()));
-                    for (a, p) in profile.iter_mut().enumerate() {
-                        let (tl, th) = (&t.low[a], &t.high[a]);
-                        *p =
-                            $T($or($shuffle($table(tl.as_ptr().cast()), lo), $shuffle($table(th.as_ptr().cast()), hi)));
-                    }
+                // SAFETY: `low` and `high` hold 64 bytes, at least one vector, read unaligned;
+                // the processor has this type's level (the caller's promise).
+                let (lo, hi) = unsafe { ($load(low.as_ptr().cast()), $load(high.as_ptr().cast())) };
+                for (a, p) in profile.iter_mut().enumerate() {
+                    let (tl, th) = (&t.low[a], &t.high[a]);
+                    // SAFETY: `$table` reads 16 bytes, unaligned, from each 16-byte table;
+                    // the processor has this type's level (the caller's promise).
+                    *p = unsafe {
+                        $T($or($shuffle($table(tl.as_ptr().cast()), lo), $shuffle($table(th.as_ptr().cast()), hi)))
+                    };
                 }
             }
         };
@@ -195,27 +202,34 @@ mod x86 {
         ($T:ident, $set1:ident, $cast:ty, $adds:ident, $subs:ident, $max:ident, $max_signed:ident, $store:ident) => {
             #[inline(always)]
             unsafe fn splat(v: i32) -> Self {
+                // SAFETY: the processor has this type's level (the caller's promise).
                 unsafe { $T($set1(v as $cast)) }
             }
             #[inline(always)]
             unsafe fn adds_signed(self, o: Self) -> Self {
+                // SAFETY: the processor has this type's level (the caller's promise).
                 unsafe { $T($adds(self.0, o.0)) }
             }
             #[inline(always)]
             unsafe fn subs(self, o: Self) -> Self {
+                // SAFETY: the processor has this type's level (the caller's promise).
                 unsafe { $T($subs(self.0, o.0)) }
             }
             #[inline(always)]
             unsafe fn max(self, o: Self) -> Self {
+                // SAFETY: the processor has this type's level (the caller's promise).
                 unsafe { $T($max(self.0, o.0)) }
             }
             #[inline(always)]
             unsafe fn max_signed(self, o: Self) -> Self {
+                // SAFETY: the processor has this type's level (the caller's promise).
                 unsafe { $T($max_signed(self.0, o.0)) }
             }
             #[inline(always)]
             unsafe fn values(self) -> [i32; 64] {
                 let mut raw = [0 as $cast; 64];
+                // SAFETY: `raw` holds 64 lanes of $cast, at least one vector (LANES <= 64),
+                // written unaligned; the processor has this type's level (the caller's promise).
                 unsafe { $store(raw.as_mut_ptr().cast(), self.0) };
                 std::array::from_fn(|l| if l < Self::LANES { raw[l] as i32 & Self::TOP * 2 + 1 } else { 0 })
             }
@@ -243,10 +257,12 @@ mod x86 {
         #[inline(always)]
         unsafe fn gt_mask(self, o: Self) -> u64 {
             // a > b exactly where max(a, b) differs from b.
+            // SAFETY: the processor has this type's level (the caller's promise).
             unsafe { !(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(self.0, o.0), o.0)) as u32) as u64 & 0xffff }
         }
         #[inline(always)]
         unsafe fn eq_mask(self, o: Self) -> u64 {
+            // SAFETY: the processor has this type's level (the caller's promise).
             unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(self.0, o.0)) as u32 as u64 }
         }
     }
@@ -270,18 +286,22 @@ mod x86 {
         );
         #[inline(always)]
         unsafe fn gt_mask(self, o: Self) -> u64 {
+            // SAFETY: the processor has this type's level (the caller's promise).
             unsafe {
                 even_bits(!(_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_max_epu16(self.0, o.0), o.0)) as u32) as u64 & 0xffff)
             }
         }
         #[inline(always)]
         unsafe fn eq_mask(self, o: Self) -> u64 {
+            // SAFETY: the processor has this type's level (the caller's promise).
             unsafe { even_bits(_mm_movemask_epi8(_mm_cmpeq_epi16(self.0, o.0)) as u32 as u64) }
         }
         #[inline(always)]
         unsafe fn column_profile(profile: &mut [Self], t: &Tables, residues: &[u8; 64]) {
             for (a, p) in profile.iter_mut().enumerate() {
                 let s = word_scores::<8>(t, a, residues);
+                // SAFETY: `s` holds 8 words, one vector, read unaligned; the processor has
+                // this type's level (the caller's promise).
                 *p = Sse41Words(unsafe { _mm_loadu_si128(s.as_ptr().cast()) });
             }
         }
@@ -313,17 +333,24 @@ mod x86 {
         );
         #[inline(always)]
         unsafe fn gt_mask(self, o: Self) -> u64 {
+            // SAFETY: the processor has this type's level (the caller's promise).
             unsafe { !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(self.0, o.0), o.0)) as u32) as u64 }
         }
         #[inline(always)]
         unsafe fn eq_mask(self, o: Self) -> u64 {
+            // SAFETY: the processor has this type's level (the caller's promise).
             unsafe { _mm256_movemask_epi8(_mm256_cmpeq_epi8(self.0, o.0)) as u32 as u64 }
         }
     }
 
     /// A 16-byte table in both halves of a 256-bit vector.
+    ///
+    /// # Safety
+    /// `p` has 16 readable bytes (any alignment); the processor has AVX2.
     #[inline(always)]
     unsafe fn _mm256_broadcastsi128_si256_load(p: *const __m128i) -> __m256i {
+        // SAFETY: `p` has 16 readable bytes and the processor has AVX2 (this function's
+        // contract); the load is unaligned.
         unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(p)) }
     }
 
@@ -346,18 +373,22 @@ mod x86 {
         );
         #[inline(always)]
         unsafe fn gt_mask(self, o: Self) -> u64 {
+            // SAFETY: the processor has this type's level (the caller's promise).
             unsafe {
                 even_bits(!(_mm256_movemask_epi8(_mm256_cmpeq_epi16(_mm256_max_epu16(self.0, o.0), o.0)) as u32) as u64)
             }
         }
         #[inline(always)]
         unsafe fn eq_mask(self, o: Self) -> u64 {
+            // SAFETY: the processor has this type's level (the caller's promise).
             unsafe { even_bits(_mm256_movemask_epi8(_mm256_cmpeq_epi16(self.0, o.0)) as u32 as u64) }
         }
         #[inline(always)]
         unsafe fn column_profile(profile: &mut [Self], t: &Tables, residues: &[u8; 64]) {
             for (a, p) in profile.iter_mut().enumerate() {
                 let s = word_scores::<16>(t, a, residues);
+                // SAFETY: `s` holds 16 words, one vector, read unaligned; the processor has
+                // this type's level (the caller's promise).
                 *p = Avx2Words(unsafe { _mm256_loadu_si256(s.as_ptr().cast()) });
             }
         }
@@ -368,8 +399,13 @@ mod x86 {
     pub(in super::super) struct Avx512Bytes(__m512i);
 
     /// A 16-byte table in every quarter of a 512-bit vector.
+    ///
+    /// # Safety
+    /// `p` has 16 readable bytes (any alignment); the processor has AVX-512F.
     #[inline(always)]
     unsafe fn _mm512_broadcast_load(p: *const __m128i) -> __m512i {
+        // SAFETY: `p` has 16 readable bytes and the processor has AVX-512F (this
+        // function's contract); the load is unaligned.
         unsafe { _mm512_broadcast_i32x4(_mm_loadu_si128(p)) }
     }
 
@@ -389,10 +425,12 @@ mod x86 {
         byte_profile!(Avx512Bytes, _mm512_loadu_si512, _mm512_broadcast_load, _mm512_shuffle_epi8, _mm512_or_si512);
         #[inline(always)]
         unsafe fn gt_mask(self, o: Self) -> u64 {
+            // SAFETY: the processor has this type's level (the caller's promise).
             unsafe { _mm512_cmpgt_epu8_mask(self.0, o.0) }
         }
         #[inline(always)]
         unsafe fn eq_mask(self, o: Self) -> u64 {
+            // SAFETY: the processor has this type's level (the caller's promise).
             unsafe { _mm512_cmpeq_epi8_mask(self.0, o.0) }
         }
     }
@@ -416,16 +454,20 @@ mod x86 {
         );
         #[inline(always)]
         unsafe fn gt_mask(self, o: Self) -> u64 {
+            // SAFETY: the processor has this type's level (the caller's promise).
             unsafe { _mm512_cmpgt_epu16_mask(self.0, o.0) as u64 }
         }
         #[inline(always)]
         unsafe fn eq_mask(self, o: Self) -> u64 {
+            // SAFETY: the processor has this type's level (the caller's promise).
             unsafe { _mm512_cmpeq_epi16_mask(self.0, o.0) as u64 }
         }
         #[inline(always)]
         unsafe fn column_profile(profile: &mut [Self], t: &Tables, residues: &[u8; 64]) {
             for (a, p) in profile.iter_mut().enumerate() {
                 let s = word_scores::<32>(t, a, residues);
+                // SAFETY: `s` holds 32 words, one vector, read unaligned; the processor has
+                // this type's level (the caller's promise).
                 *p = Avx512Words(unsafe { _mm512_loadu_si512(s.as_ptr().cast()) });
             }
         }
