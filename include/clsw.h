@@ -1549,10 +1549,13 @@ enum clsw_status clsw_hits_tabular(const struct clsw_hits *hits,
  * `BLOSUM80`, `BLOSUM90`, `PAM30`, `PAM70`, `PAM250` (protein), `EDNAFULL` (DNA; also
  * `NUC.4.4`). Gaps follow BLAST's convention: a gap of length L costs
  * `gap_open + L * gap_extend` (`gap_open >= 0`, `gap_extend >= 1`,
- * `gap_open + gap_extend <= 1048576`); pass `CLSW_GAPS_DEFAULT` for both to get the
- * matrix's customary values. Substitution scores of every scoring lie within
- * -1048576..=1048576, and calls refuse sequence lengths at which a score could pass
- * 32 bits (the highest substitution score times the shorter length, plus one).
+ * `gap_open + gap_extend <= 1048576`); a negative cost is read as its size, as
+ * ssearch36 writes them and as `clsw --gap-open -11 --gap-extend -1` reads them
+ * (`-11, -1` is `11, 1`). Pass `CLSW_GAPS_DEFAULT` for both to get the matrix's
+ * customary values (so gaps of 1 and 1 are written `1, 1`). Substitution scores of
+ * every scoring lie within -1048576..=1048576, and calls refuse sequence lengths at
+ * which a score could pass 32 bits (the highest substitution score times the shorter
+ * length, plus one).
  * On success `*out` is a new scoring to free with `clsw_scoring_free`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown name, impossible gap penalties),
  * `CLSW_ERR_NULL`.

@@ -485,7 +485,10 @@ class Engine(_Handle):
 
 class Scoring(_Handle):
     """A substitution matrix and gap penalties (BLAST's convention: a gap of length L costs
-    gap_open + L * gap_extend; None for both gives the matrix's customary values)."""
+    gap_open + L * gap_extend; None for both gives the matrix's customary values). A
+    negative cost is read as its size, as ssearch36 writes them and as ``clsw`` reads
+    them (the library's rule: -11, -1 is 11, 1); -1 for both is the C ABI's
+    ``CLSW_GAPS_DEFAULT``, the customary values too."""
 
     _free = _lib.clsw_scoring_free
 

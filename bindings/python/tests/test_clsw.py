@@ -235,6 +235,13 @@ def test_databases_from_sequences_and_prepared_files(tmp_path, engine, blosum62)
     assert s1.tolist() == s2.tolist() and s1[0] == s1.max()
 
 
+def test_gap_costs_of_either_sign_are_the_same_gaps():
+    """The library's sign rule, as `clsw --gap-open -11 --gap-extend -1` reads them."""
+    for gaps in [(-11, -1), (11, -1), (-11, 1), (11, 1)]:
+        assert clsw.Scoring.builtin("BLOSUM62", *gaps).gaps == (11, 1)
+    assert clsw.Scoring.builtin("BLOSUM62").gaps == (11, 1)
+
+
 def test_matrix_file_scores_like_the_builtin(engine, uniprot, queries, blosum62):
     from_file = clsw.Scoring.file(DATA / "matrices" / "EBLOSUM62", 11, 1)
     assert from_file.alphabet == "protein" and from_file.gaps == (11, 1) and from_file.name == "EBLOSUM62"

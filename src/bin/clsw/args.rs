@@ -118,9 +118,9 @@ impl ScoringArgs {
         ScoringRequest {
             matrix: self.matrix.clone(),
             match_mismatch: self.match_score.zip(self.mismatch),
-            // BLAST's and clsw's costs are positive; ssearch36 users write them negative.
-            gap_open: self.gap_open.map(i32::saturating_abs),
-            gap_extend: self.gap_extend.map(i32::saturating_abs),
+            // As written: the library reads either sign (Gaps::from_signed).
+            gap_open: self.gap_open,
+            gap_extend: self.gap_extend,
         }
     }
 
