@@ -970,7 +970,7 @@ typedef struct clsw_sw3_row {
 #define CLSW_STRANDS_BOTH 0
 
 /**
- * The query as given.
+ * The query as given (DNA only: an error for protein, whose one strand is `BOTH`).
  */
 #define CLSW_STRANDS_PLUS 1
 
@@ -1409,8 +1409,8 @@ enum clsw_status clsw_search_options_init(struct clsw_search_options *options, s
  * three may be freed before it. On success `*out` is a new searcher to free with
  * `clsw_searcher_free`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (the matrix's alphabet differs from the
- * database's, the minus strand of a protein search, an impossible option, an
- * options `size` that is too small), `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`,
+ * database's, `CLSW_STRANDS_PLUS` or `_MINUS` for a protein search, an impossible
+ * option, an options `size` that is too small), `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`,
  * `CLSW_ERR_NULL`.
  */
 enum clsw_status clsw_searcher_new(const struct clsw_engine *engine,

@@ -65,6 +65,13 @@ impl ScoringRequest {
         let gaps = Gaps::stated(self.gap_open, self.gap_extend, matrix.name())?;
         Ok(Scoring::new(matrix, gaps))
     }
+
+    /// The alphabet of the matrix the request names (a built-in name or a file), read
+    /// when it is needed; `None` when it names none (match/mismatch scores, or the
+    /// job's default), which fits either alphabet.
+    pub fn matrix_alphabet(&self) -> Result<Option<Alphabet>> {
+        self.matrix.as_deref().map(|m| Matrix::builtin_or_file(m).map(|m| m.alphabet())).transpose()
+    }
 }
 
 /// A complete scoring scheme: what every aligner in clsw takes.

@@ -416,7 +416,11 @@ static void impossible_options(fixture *f, const char *dir) {
     clsw_search_options o;
     EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
     o.strands = CLSW_STRANDS_MINUS;
-    EXPECT(clsw_searcher_new(f->engine, f->scoring, f->db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "minus strand");
+    EXPECT(clsw_searcher_new(f->engine, f->scoring, f->db, &o, &s), CLSW_ERR_INVALID_ARGUMENT,
+           "--strand applies to DNA searches; this is a protein search");
+    o.strands = CLSW_STRANDS_PLUS; /* refused as clsw scan --strand plus is */
+    EXPECT(clsw_searcher_new(f->engine, f->scoring, f->db, &o, &s), CLSW_ERR_INVALID_ARGUMENT,
+           "--strand applies to DNA searches; this is a protein search");
     EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
     o.variant = 99;
     EXPECT(clsw_searcher_new(f->engine, f->scoring, f->db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "options.variant 99");

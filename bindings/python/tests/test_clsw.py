@@ -287,9 +287,12 @@ def test_errors_carry_status_and_message(engine, uniprot, blosum62, tmp_path):
     with pytest.raises(clsw.ClswError) as e:
         clsw.Database.fasta(bad, "protein")
     assert e.value.status_name == "CLSW_ERR_PARSE" and "record 2, 'b'" in e.value.message
-    with pytest.raises(clsw.ClswError) as e:
-        clsw.Searcher(engine, blosum62, uniprot, strands="minus")
-    assert e.value.status_name == "CLSW_ERR_INVALID_ARGUMENT" and "minus strand" in e.value.message
+    for strands in ("minus", "plus"):
+        # The library's rule, with clsw scan --strand's message.
+        with pytest.raises(clsw.ClswError) as e:
+            clsw.Searcher(engine, blosum62, uniprot, strands=strands)
+        assert e.value.status_name == "CLSW_ERR_INVALID_ARGUMENT"
+        assert e.value.message == "invalid argument: --strand applies to DNA searches; this is a protein search"
     with pytest.raises(clsw.ClswError) as e:
         clsw.Scoring.builtin("BLOSUM62", 11, 0)
     assert e.value.status == 2
