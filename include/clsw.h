@@ -916,8 +916,9 @@ typedef struct clsw_sw3_row {
 #define CLSW_ALPHABET_DNA 1
 
 /**
- * Only for `clsw_db_new_fasta`: guess from the residues (DNA when at least 90% of the
- * letters are A, C, G, T, U or N).
+ * Only for `clsw_db_new_fasta` and `clsw_db_new_file`: guess from the residues (DNA
+ * when at least 90% of the letters are A, C, G, T, U or N; `clsw_db_new_file` first
+ * takes a prepared database's own or the scoring's).
  */
 #define CLSW_ALPHABET_AUTO 2
 
@@ -1204,13 +1205,44 @@ enum clsw_status clsw_alignment_get(const struct clsw_alignment *alignment,
  * `CLSW_ALPHABET_DNA` or `CLSW_ALPHABET_AUTO` (guessed from the residues). The id
  * of a record is the first word of its header. Records without residues are
  * skipped; letters without a code of their own (U, O, J; IUPAC codes) are read as
- * X or N.
+ * X or N, and both are noted (`clsw_db_notes`).
  * Errors: `CLSW_ERR_IO` (cannot open or read), `CLSW_ERR_PARSE` (the message names
  * the file, the record number and id, the line and the bad character),
  * `CLSW_ERR_INVALID_ARGUMENT` (no records, a prepared file, an unknown alphabet),
  * `CLSW_ERR_NULL`.
  */
 enum clsw_status clsw_db_new_fasta(const char *path, clsw_alphabet alphabet, struct clsw_db **out);
+
+/**
+ * Opens a database file of either kind, FASTA (plain or gzip) or prepared, with its
+ * alphabet chosen as `clsw scan` chooses it (the library's one rule): `alphabet` when it
+ * is `CLSW_ALPHABET_PROTEIN` or `CLSW_ALPHABET_DNA` (a prepared database of the other
+ * alphabet is refused); for `CLSW_ALPHABET_AUTO`, a prepared database's own, else the
+ * alphabet of `scoring` (the matrix a user named, as `clsw scan --matrix`; NULL for
+ * none, when the scoring is to follow the database), else guessed from the FASTA
+ * residues. FASTA is read as by `clsw_db_new_fasta`, a prepared database opened as by
+ * `clsw_db_new_prepared`. What the choice and the reading note,
+ * the lines `clsw scan` prints after `clsw: ` for the same inputs (a protein scoring's
+ * warning for residues that look like DNA, letters read as X or N, empty records
+ * skipped), are kept with the database: `clsw_db_notes`.
+ * Errors: those of `clsw_db_new_fasta` and `clsw_db_new_prepared` (an unreadable
+ * matrix file is no error here: `scoring` was read when it was made).
+ */
+enum clsw_status clsw_db_new_file(const char *path,
+                                  clsw_alphabet alphabet,
+                                  const struct clsw_scoring *scoring,
+                                  struct clsw_db **out);
+
+/**
+ * What opening the database noted, the lines `clsw` prints after `clsw: ` (see
+ * `clsw_db_new_file`; `clsw_db_new_fasta` notes letters read as X or N and empty
+ * records skipped), joined by newlines (none after the last), NUL-terminated, into
+ * `buf` of `len` bytes; `*needed` as for `clsw_db_id`. An empty string when there is
+ * nothing to note (always for databases built from memory or prepared files opened by
+ * `clsw_db_new_prepared`).
+ * Errors: `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+ */
+enum clsw_status clsw_db_notes(const struct clsw_db *db, char *buf, size_t len, size_t *needed);
 
 /**
  * Opens a prepared database written by `clsw_db_write_prepared` or `clsw makedb`:
