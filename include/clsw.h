@@ -916,8 +916,9 @@ typedef struct clsw_sw3_row {
 #define CLSW_ALPHABET_DNA 1
 
 /**
- * Only for `clsw_db_new_fasta`: guess from the residues (DNA when at least 90% of the
- * letters are A, C, G, T, U or N).
+ * Only for `clsw_db_new_fasta` and `clsw_db_new_file`: guess from the residues (DNA
+ * when at least 90% of the letters are A, C, G, T, U or N; `clsw_db_new_file` first
+ * takes a prepared database's own or the scoring's).
  */
 #define CLSW_ALPHABET_AUTO 2
 
@@ -931,9 +932,9 @@ typedef struct clsw_sw3_row {
 #define CLSW_DEVICE_OTHER 2
 
 /**
- * Retired in 0.3 (it was slower than `TEAM` on every device measured): taken as
- * `CLSW_VARIANT_AUTO` in a search and as psse's default, until the next release. The
- * value of a zeroed struct.
+ * Retired (slower than `TEAM` on every device measured; CHANGELOG.md): taken as
+ * `CLSW_VARIANT_AUTO` in a search and as psse's default until the next minor
+ * release, which removes the name. The value of a zeroed struct.
  */
 #define CLSW_VARIANT_FAST 0
 
@@ -972,7 +973,7 @@ typedef struct clsw_sw3_row {
 #define CLSW_STRANDS_BOTH 0
 
 /**
- * The query as given.
+ * The query as given (DNA only: an error for protein, whose one strand is `BOTH`).
  */
 #define CLSW_STRANDS_PLUS 1
 
@@ -1220,7 +1221,7 @@ enum clsw_status clsw_alignment_get(const struct clsw_alignment *alignment,
  * `CLSW_ALPHABET_DNA` or `CLSW_ALPHABET_AUTO` (guessed from the residues). The id
  * of a record is the first word of its header. Records without residues are
  * skipped; letters without a code of their own (U, O, J; IUPAC codes) are read as
- * X or N.
+ * X or N, and both are noted (`clsw_db_notes`).
  * Errors: `CLSW_ERR_IO` (cannot open or read), `CLSW_ERR_PARSE` (the message names
  * the file, the record number and id, the line and the bad character),
  * `CLSW_ERR_INVALID_ARGUMENT` (no records, a prepared file, an unknown alphabet),
@@ -1230,6 +1231,45 @@ enum clsw_status clsw_alignment_get(const struct clsw_alignment *alignment,
  * `path` is NULL or NUL-terminated; `out` is NULL or writable.
  */
 enum clsw_status clsw_db_new_fasta(const char *path, clsw_alphabet alphabet, struct clsw_db **out);
+
+/**
+ * Opens a database file of either kind, FASTA (plain or gzip) or prepared, with its
+ * alphabet chosen as `clsw scan` chooses it (the library's one rule): `alphabet` when it
+ * is `CLSW_ALPHABET_PROTEIN` or `CLSW_ALPHABET_DNA` (a prepared database of the other
+ * alphabet is refused); for `CLSW_ALPHABET_AUTO`, a prepared database's own, else the
+ * alphabet of `scoring` (the matrix a user named, as `clsw scan --matrix`; NULL for
+ * none, when the scoring is to follow the database), else guessed from the FASTA
+ * residues. FASTA is read as by `clsw_db_new_fasta`, a prepared database opened as by
+ * `clsw_db_new_prepared`. What the choice and the reading note,
+ * the lines `clsw scan` prints after `clsw: ` for the same inputs (a protein scoring's
+ * warning for residues that look like DNA, letters read as X or N, empty records
+ * skipped), are kept with the database: `clsw_db_notes`.
+ * Errors: those of `clsw_db_new_fasta` and `clsw_db_new_prepared` (an unreadable
+ * matrix file is no error here: `scoring` was read when it was made).
+ *
+ * # Safety
+ * `path` is NULL or NUL-terminated; `scoring` is NULL or a live handle; `out` is NULL
+ * or writable.
+ */
+enum clsw_status clsw_db_new_file(const char *path,
+                                  clsw_alphabet alphabet,
+                                  const struct clsw_scoring *scoring,
+                                  struct clsw_db **out);
+
+/**
+ * What opening the database noted, the lines `clsw` prints after `clsw: ` (see
+ * `clsw_db_new_file`; `clsw_db_new_fasta` notes letters read as X or N and empty
+ * records skipped), joined by newlines (none after the last), NUL-terminated, into
+ * `buf` of `len` bytes; `*needed` as for `clsw_db_id`. An empty string when there is
+ * nothing to note (always for databases built from memory or prepared files opened by
+ * `clsw_db_new_prepared`).
+ * Errors: `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `db` is NULL or a live handle; `buf` is NULL or holds `len` writable bytes; `needed`
+ * is NULL or writable.
+ */
+enum clsw_status clsw_db_notes(const struct clsw_db *db, char *buf, size_t len, size_t *needed);
 
 /**
  * Opens a prepared database written by `clsw_db_write_prepared` or `clsw makedb`:
@@ -1491,8 +1531,8 @@ enum clsw_status clsw_search_options_init(struct clsw_search_options *options, s
  * three may be freed before it. On success `*out` is a new searcher to free with
  * `clsw_searcher_free`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (the matrix's alphabet differs from the
- * database's, the minus strand of a protein search, an impossible option, an
- * options `size` that is too small), `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`,
+ * database's, `CLSW_STRANDS_PLUS` or `_MINUS` for a protein search, an impossible
+ * option, an options `size` that is too small), `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`,
  * `CLSW_ERR_NULL`.
  *
  * # Safety
@@ -1671,10 +1711,13 @@ enum clsw_status clsw_hits_tabular(const struct clsw_hits *hits,
  * `BLOSUM80`, `BLOSUM90`, `PAM30`, `PAM70`, `PAM250` (protein), `EDNAFULL` (DNA; also
  * `NUC.4.4`). Gaps follow BLAST's convention: a gap of length L costs
  * `gap_open + L * gap_extend` (`gap_open >= 0`, `gap_extend >= 1`,
- * `gap_open + gap_extend <= 1048576`); pass `CLSW_GAPS_DEFAULT` for both to get the
- * matrix's customary values. Substitution scores of every scoring lie within
- * -1048576..=1048576, and calls refuse sequence lengths at which a score could pass
- * 32 bits (the highest substitution score times the shorter length, plus one).
+ * `gap_open + gap_extend <= 1048576`); a negative cost is read as its size, as
+ * ssearch36 writes them and as `clsw --gap-open -11 --gap-extend -1` reads them
+ * (`-11, -1` is `11, 1`). Pass `CLSW_GAPS_DEFAULT` for both to get the matrix's
+ * customary values (so gaps of 1 and 1 are written `1, 1`). Substitution scores of
+ * every scoring lie within -1048576..=1048576, and calls refuse sequence lengths at
+ * which a score could pass 32 bits (the highest substitution score times the shorter
+ * length, plus one).
  * On success `*out` is a new scoring to free with `clsw_scoring_free`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown name, impossible gap penalties),
  * `CLSW_ERR_NULL`.

@@ -852,7 +852,9 @@ fn empty_database_and_bad_arguments() {
     assert!(err.contains("matrix BLOSUM62 is for protein sequences, but the database is dna"), "{err}");
     let db = Database::from_sequences(Alphabet::Protein, vec![q.clone()]);
     let bad = SearchOptions { strands: Strands::Minus, ..SearchOptions::default() };
-    assert!(Searcher::new(&engine, &db, blosum62(), bad).err().unwrap().to_string().contains("only for DNA"));
+    assert!(
+        Searcher::new(&engine, &db, blosum62(), bad).err().unwrap().to_string().contains("applies to DNA searches")
+    );
     let bad = SearchOptions { evalue: f64::NAN, ..SearchOptions::default() };
     assert!(Searcher::new(&engine, &db, blosum62(), bad).is_err());
     // A query encoded for another alphabet is refused, not scanned.

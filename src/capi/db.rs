@@ -1,21 +1,28 @@
 //! Sequence databases: from FASTA files, from caller arrays, from prepared files.
 
+use super::scoring::clsw_scoring;
 use super::*;
 use crate::seq::db::is_prepared;
-use crate::seq::{Alphabet, Database, EmptyRecords, check_id, fasta, split_header};
+use crate::seq::{Alphabet, Database, EmptyRecords, OpenedDatabase, check_id, fasta, split_header};
 use std::sync::Arc;
 
 /// A set of subject sequences in database order (index 0 to count - 1). Read-only
 /// after creation: shareable between threads and searchers.
 pub struct clsw_db {
     pub(crate) db: Arc<Database>,
+    /// What opening it noted (`clsw_db_notes`), one line each.
+    notes: Vec<String>,
 }
 
 fn finish(db: Database) -> Outcome<clsw_db> {
+    finish_noted(db, Vec::new())
+}
+
+fn finish_noted(db: Database, notes: Vec<String>) -> Outcome<clsw_db> {
     if db.is_empty() {
         return Err(Failure::invalid("the database holds no sequences"));
     }
-    Ok(clsw_db { db: Arc::new(db) })
+    Ok(clsw_db { db: Arc::new(db), notes })
 }
 
 const OUT: &str = "out (the database output)";
@@ -25,7 +32,7 @@ const OUT: &str = "out (the database output)";
 /// `CLSW_ALPHABET_DNA` or `CLSW_ALPHABET_AUTO` (guessed from the residues). The id
 /// of a record is the first word of its header. Records without residues are
 /// skipped; letters without a code of their own (U, O, J; IUPAC codes) are read as
-/// X or N.
+/// X or N, and both are noted (`clsw_db_notes`).
 /// Errors: `CLSW_ERR_IO` (cannot open or read), `CLSW_ERR_PARSE` (the message names
 /// the file, the record number and id, the line and the bad character),
 /// `CLSW_ERR_INVALID_ARGUMENT` (no records, a prepared file, an unknown alphabet),
@@ -52,11 +59,80 @@ pub unsafe extern "C" fn clsw_db_new_fasta(
                 path.display()
             )));
         }
-        let (db, _report) = Database::from_fasta(&path, alphabet, EmptyRecords::Skip)?;
-        finish(db)
+        let (db, report) = Database::from_fasta(&path, alphabet, EmptyRecords::Skip)?;
+        finish_noted(db, report.file_note(&path, alphabet).into_iter().collect())
     };
     // SAFETY: `out` is NULL or writable (the caller's promise).
     unsafe { new_handle(out, OUT, build) }
+}
+
+/// Opens a database file of either kind, FASTA (plain or gzip) or prepared, with its
+/// alphabet chosen as `clsw scan` chooses it (the library's one rule): `alphabet` when it
+/// is `CLSW_ALPHABET_PROTEIN` or `CLSW_ALPHABET_DNA` (a prepared database of the other
+/// alphabet is refused); for `CLSW_ALPHABET_AUTO`, a prepared database's own, else the
+/// alphabet of `scoring` (the matrix a user named, as `clsw scan --matrix`; NULL for
+/// none, when the scoring is to follow the database), else guessed from the FASTA
+/// residues. FASTA is read as by `clsw_db_new_fasta`, a prepared database opened as by
+/// `clsw_db_new_prepared`. What the choice and the reading note,
+/// the lines `clsw scan` prints after `clsw: ` for the same inputs (a protein scoring's
+/// warning for residues that look like DNA, letters read as X or N, empty records
+/// skipped), are kept with the database: `clsw_db_notes`.
+/// Errors: those of `clsw_db_new_fasta` and `clsw_db_new_prepared` (an unreadable
+/// matrix file is no error here: `scoring` was read when it was made).
+///
+/// # Safety
+/// `path` is NULL or NUL-terminated; `scoring` is NULL or a live handle; `out` is NULL
+/// or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_new_file(
+    path: *const c_char,
+    alphabet: clsw_alphabet,
+    scoring: *const clsw_scoring,
+    out: *mut *mut clsw_db,
+) -> clsw_status {
+    let build = || {
+        // SAFETY: `path` is NULL or NUL-terminated (the caller's promise).
+        let path = unsafe { c_path(path, "path (the database file)") }?;
+        let given = if alphabet == CLSW_ALPHABET_AUTO { None } else { Some(alphabet_from(alphabet)?) };
+        let scoring = if scoring.is_null() {
+            None
+        } else {
+            // SAFETY: a non-NULL `scoring` is a live handle from its constructor (the
+            // caller's promise).
+            Some(unsafe { handle(scoring, "scoring") }?.scoring.matrix.alphabet())
+        };
+        let opened = OpenedDatabase::open(&path, given, || Ok(scoring), EmptyRecords::Skip)?;
+        finish_noted(opened.db, opened.notes)
+    };
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, OUT, build) }
+}
+
+/// What opening the database noted, the lines `clsw` prints after `clsw: ` (see
+/// `clsw_db_new_file`; `clsw_db_new_fasta` notes letters read as X or N and empty
+/// records skipped), joined by newlines (none after the last), NUL-terminated, into
+/// `buf` of `len` bytes; `*needed` as for `clsw_db_id`. An empty string when there is
+/// nothing to note (always for databases built from memory or prepared files opened by
+/// `clsw_db_new_prepared`).
+/// Errors: `CLSW_ERR_BUFFER_TOO_SMALL`, `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `db` is NULL or a live handle; `buf` is NULL or holds `len` writable bytes; `needed`
+/// is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_db_notes(
+    db: *const clsw_db,
+    buf: *mut c_char,
+    len: usize,
+    needed: *mut usize,
+) -> clsw_status {
+    run(|| {
+        // SAFETY: a non-NULL `db` is a live handle from its constructor (the caller's promise).
+        let d = unsafe { handle(db, "db") }?;
+        // SAFETY: `buf` holds `len` writable bytes and `needed` is NULL or writable (the
+        // caller's promise).
+        unsafe { write_string(&d.notes.join("\n"), buf, len, needed, "database notes") }
+    })
 }
 
 /// Opens a prepared database written by `clsw_db_write_prepared` or `clsw makedb`:

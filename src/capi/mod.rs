@@ -123,8 +123,9 @@ pub type clsw_alphabet = u32;
 pub const CLSW_ALPHABET_PROTEIN: clsw_alphabet = 0;
 /// DNA: `ACGTN` (U read as T, IUPAC ambiguity codes as N; lower case accepted).
 pub const CLSW_ALPHABET_DNA: clsw_alphabet = 1;
-/// Only for `clsw_db_new_fasta`: guess from the residues (DNA when at least 90% of the
-/// letters are A, C, G, T, U or N).
+/// Only for `clsw_db_new_fasta` and `clsw_db_new_file`: guess from the residues (DNA
+/// when at least 90% of the letters are A, C, G, T, U or N; `clsw_db_new_file` first
+/// takes a prepared database's own or the scoring's).
 pub const CLSW_ALPHABET_AUTO: clsw_alphabet = 2;
 
 pub(crate) fn alphabet_from(a: clsw_alphabet) -> Outcome<crate::seq::Alphabet> {

@@ -41,7 +41,7 @@ pub const CLSW_VARIANT_AUTO: clsw_variant = 5;
 pub type clsw_strands = u32;
 /// Both strands (the default; for protein, the one strand there is).
 pub const CLSW_STRANDS_BOTH: clsw_strands = 0;
-/// The query as given.
+/// The query as given (DNA only: an error for protein, whose one strand is `BOTH`).
 pub const CLSW_STRANDS_PLUS: clsw_strands = 1;
 /// The reverse complement only (DNA only: an error for protein).
 pub const CLSW_STRANDS_MINUS: clsw_strands = 2;
@@ -292,8 +292,8 @@ impl Inner {
 /// three may be freed before it. On success `*out` is a new searcher to free with
 /// `clsw_searcher_free`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (the matrix's alphabet differs from the
-/// database's, the minus strand of a protein search, an impossible option, an
-/// options `size` that is too small), `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`,
+/// database's, `CLSW_STRANDS_PLUS` or `_MINUS` for a protein search, an impossible
+/// option, an options `size` that is too small), `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`,
 /// `CLSW_ERR_NULL`.
 ///
 /// # Safety

@@ -16,11 +16,11 @@ pub struct clsw_scoring {
 /// cbindgen:ignore
 pub const CLSW_GAPS_DEFAULT: i32 = -1;
 
+/// The pair `CLSW_GAPS_DEFAULT`, `CLSW_GAPS_DEFAULT` is no costs given; any other pair
+/// is two costs given, read by the library's sign rule (`Gaps::stated`).
 fn gaps_for(matrix: &Matrix, open: i32, extend: i32) -> Outcome<Gaps> {
-    if open == CLSW_GAPS_DEFAULT && extend == CLSW_GAPS_DEFAULT {
-        return Ok(Gaps::default_for(matrix.name()));
-    }
-    Ok(Gaps::affine(open, extend)?)
+    let given = (open, extend) != (CLSW_GAPS_DEFAULT, CLSW_GAPS_DEFAULT);
+    Ok(Gaps::stated(given.then_some(open), given.then_some(extend), matrix.name())?)
 }
 
 fn make(matrix: Matrix, open: i32, extend: i32) -> Outcome<clsw_scoring> {
@@ -34,10 +34,13 @@ const OUT: &str = "out (the scoring output)";
 /// `BLOSUM80`, `BLOSUM90`, `PAM30`, `PAM70`, `PAM250` (protein), `EDNAFULL` (DNA; also
 /// `NUC.4.4`). Gaps follow BLAST's convention: a gap of length L costs
 /// `gap_open + L * gap_extend` (`gap_open >= 0`, `gap_extend >= 1`,
-/// `gap_open + gap_extend <= 1048576`); pass `CLSW_GAPS_DEFAULT` for both to get the
-/// matrix's customary values. Substitution scores of every scoring lie within
-/// -1048576..=1048576, and calls refuse sequence lengths at which a score could pass
-/// 32 bits (the highest substitution score times the shorter length, plus one).
+/// `gap_open + gap_extend <= 1048576`); a negative cost is read as its size, as
+/// ssearch36 writes them and as `clsw --gap-open -11 --gap-extend -1` reads them
+/// (`-11, -1` is `11, 1`). Pass `CLSW_GAPS_DEFAULT` for both to get the matrix's
+/// customary values (so gaps of 1 and 1 are written `1, 1`). Substitution scores of
+/// every scoring lie within -1048576..=1048576, and calls refuse sequence lengths at
+/// which a score could pass 32 bits (the highest substitution score times the shorter
+/// length, plus one).
 /// On success `*out` is a new scoring to free with `clsw_scoring_free`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown name, impossible gap penalties),
 /// `CLSW_ERR_NULL`.

@@ -23,6 +23,14 @@
 //!
 //! (ssearch36 takes the penalties as negative numbers; its default for BLOSUM50,
 //! `-f -10 -g -2`, is `open = 10, extend = 2` here.)
+//!
+//! # Costs as users write them
+//!
+//! BLAST's users write costs positive, ssearch36's negative. [`Gaps::from_signed`] is
+//! the one rule every front end applies to the numbers a user gives (the command line's
+//! `--gap-open`/`--gap-extend`, the C ABI's scoring constructors, the Python bindings):
+//! each cost is read as its size, whatever its sign, so `-11`/`-1` and `11`/`1` are the
+//! same gaps; [`Gaps::stated`] adds the matrix's customary value for a cost not given.
 
 use super::SCORE_LIMIT;
 use crate::error::{Error, Result};
@@ -57,9 +65,25 @@ impl Gaps {
         Gaps::affine(0, per_residue)
     }
 
+    /// Costs as a user writes them, positive (BLAST's `-gapopen 11`) or negative
+    /// (ssearch36's `-f -11`): each is read as its size (see the module documentation),
+    /// then checked as [`Gaps::affine`] checks it (`i32::MIN`, whose size is no `i32`, is
+    /// refused as too large).
+    pub fn from_signed(open: i32, extend: i32) -> Result<Gaps> {
+        Gaps::affine(open.saturating_abs(), extend.saturating_abs())
+    }
+
+    /// The gaps a user states for `matrix_name`: each cost given is read by
+    /// [`Gaps::from_signed`]'s sign rule, each one not given is the matrix's customary
+    /// value ([`Gaps::default_for`]).
+    pub fn stated(open: Option<i32>, extend: Option<i32>, matrix_name: &str) -> Result<Gaps> {
+        let default = Gaps::default_for(matrix_name);
+        Gaps::from_signed(open.unwrap_or(default.open), extend.unwrap_or(default.extend))
+    }
+
     /// From ssearch36's `-f` and `-g` (given as ssearch36 takes them, negative or not).
     pub fn from_ssearch(f: i32, g: i32) -> Result<Gaps> {
-        Gaps::affine(f.abs(), g.abs())
+        Gaps::from_signed(f, g)
     }
 
     /// From parasail's `-o` and `-e` (a gap of length L costs o + (L-1)·e there).
@@ -116,5 +140,16 @@ mod tests {
         assert!(Gaps::affine(-1, 1).is_err());
         assert!(Gaps::affine(5, 0).is_err());
         assert!(Gaps::affine(i32::MAX, 1).is_err());
+    }
+
+    #[test]
+    fn either_sign_is_the_same_cost() {
+        assert_eq!(Gaps::from_signed(-11, -1).unwrap(), Gaps::from_signed(11, 1).unwrap());
+        assert_eq!(Gaps::from_signed(-11, 1).unwrap(), Gaps { open: 11, extend: 1 });
+        assert!(Gaps::from_signed(i32::MIN, 1).is_err());
+        assert!(Gaps::from_signed(5, 0).is_err());
+        assert_eq!(Gaps::stated(None, None, "BLOSUM62").unwrap(), Gaps::default_for("BLOSUM62"));
+        assert_eq!(Gaps::stated(Some(-9), None, "BLOSUM50").unwrap(), Gaps { open: 9, extend: 2 });
+        assert_eq!(Gaps::stated(None, Some(-3), "BLOSUM62").unwrap(), Gaps { open: 11, extend: 3 });
     }
 }

@@ -35,15 +35,16 @@ pub struct ScoringRequest {
     pub matrix: Option<String>,
     /// Match/mismatch scores instead of a matrix.
     pub match_mismatch: Option<(i32, i32)>,
+    /// Gap costs as the user wrote them, positive or negative ([`Gaps::from_signed`]).
     pub gap_open: Option<i32>,
     pub gap_extend: Option<i32>,
 }
 
 impl ScoringRequest {
     /// The scoring for sequences of `alphabet`: the named matrix, or match/mismatch, or
-    /// the job's default matrix; gaps as given, each missing one from the matrix's
-    /// customary gaps ([`Gaps::default_for`]). A matrix of another alphabet, or both a
-    /// matrix and match/mismatch, is an error.
+    /// the job's default matrix; gaps as given (either sign, [`Gaps::stated`]), each
+    /// missing one from the matrix's customary gaps ([`Gaps::default_for`]). A matrix of
+    /// another alphabet, or both a matrix and match/mismatch, is an error.
     pub fn resolve(&self, alphabet: Alphabet, defaults: DefaultMatrices) -> Result<Scoring> {
         let matrix = match (self.match_mismatch, &self.matrix) {
             (Some(_), Some(_)) => {
@@ -61,9 +62,15 @@ impl ScoringRequest {
                 alphabet.name()
             )));
         }
-        let default = Gaps::default_for(matrix.name());
-        let gaps = Gaps::affine(self.gap_open.unwrap_or(default.open), self.gap_extend.unwrap_or(default.extend))?;
+        let gaps = Gaps::stated(self.gap_open, self.gap_extend, matrix.name())?;
         Ok(Scoring::new(matrix, gaps))
+    }
+
+    /// The alphabet of the matrix the request names (a built-in name or a file), read
+    /// when it is needed; `None` when it names none (match/mismatch scores, or the
+    /// job's default), which fits either alphabet.
+    pub fn matrix_alphabet(&self) -> Result<Option<Alphabet>> {
+        self.matrix.as_deref().map(|m| Matrix::builtin_or_file(m).map(|m| m.alphabet())).transpose()
     }
 }
 

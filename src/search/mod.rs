@@ -62,11 +62,13 @@
 mod devices;
 mod hits;
 mod plan;
+mod queries;
 mod statistics;
 mod strands;
 
 pub use crate::traceback::HitEnd;
 pub use hits::{Hit, SearchResult, align_hits};
+pub use queries::query_notes;
 pub use statistics::{EvalueSource, FIT_SAMPLE, SHUFFLES, Statistics, StatsMethod};
 pub(crate) use statistics::{FitSample, Statistician};
 pub use strands::{Strand, Strands, reverse_complement};

@@ -28,13 +28,16 @@ crate::error::named_enum! {
 }
 
 impl Strands {
-    /// The strands searched for a query of `alphabet`.
+    /// The strands searched for a query of `alphabet`: the one rule behind the command
+    /// line's `--strand`, the C ABI's `strands` option and the bindings'. A protein
+    /// search has one strand, so it takes only [`Strands::Both`] (the default); `Plus`
+    /// or `Minus` there is refused, never quietly searched as something else.
     pub fn for_alphabet(self, alphabet: Alphabet) -> Result<Vec<Strand>> {
         match (alphabet, self) {
-            (Alphabet::Protein, Strands::Minus) => {
-                Err(Error::InvalidArgument("the minus strand exists only for DNA; this is a protein search".into()))
+            (Alphabet::Protein, Strands::Plus | Strands::Minus) => {
+                Err(Error::InvalidArgument("--strand applies to DNA searches; this is a protein search".into()))
             }
-            (Alphabet::Protein, _) | (Alphabet::Dna, Strands::Plus) => Ok(vec![Strand::Plus]),
+            (Alphabet::Protein, Strands::Both) | (Alphabet::Dna, Strands::Plus) => Ok(vec![Strand::Plus]),
             (Alphabet::Dna, Strands::Minus) => Ok(vec![Strand::Minus]),
             (Alphabet::Dna, Strands::Both) => Ok(vec![Strand::Plus, Strand::Minus]),
         }
@@ -61,6 +64,7 @@ mod tests {
     fn strands_per_alphabet() {
         assert_eq!(Strands::Both.for_alphabet(Alphabet::Protein).unwrap(), vec![Strand::Plus]);
         assert!(Strands::Minus.for_alphabet(Alphabet::Protein).is_err());
+        assert!(Strands::Plus.for_alphabet(Alphabet::Protein).is_err());
         assert_eq!(Strands::Both.for_alphabet(Alphabet::Dna).unwrap(), vec![Strand::Plus, Strand::Minus]);
         assert_eq!("MINUS".parse::<Strands>().unwrap(), Strands::Minus);
         assert!("sideways".parse::<Strands>().is_err());

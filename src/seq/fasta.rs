@@ -74,6 +74,12 @@ impl ReadReport {
         }
         if parts.is_empty() { None } else { Some(parts.join("; ")) }
     }
+
+    /// [`ReadReport::notes`] as the note of the file at `path` (`PATH: NOTES`), the line
+    /// every front end shows for it.
+    pub fn file_note(&self, path: &Path, alphabet: Alphabet) -> Option<String> {
+        self.notes(alphabet).map(|notes| format!("{}: {notes}", path.display()))
+    }
 }
 
 /// Reads FASTA records one at a time.

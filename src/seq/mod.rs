@@ -5,7 +5,7 @@ pub mod db;
 pub mod fasta;
 
 pub use alphabet::Alphabet;
-pub use db::Database;
+pub use db::{AlphabetChoice, AlphabetSource, Database, OpenedDatabase};
 pub use fasta::{EmptyRecords, FastaReader, ReadReport};
 
 /// A header's id (its first word) and description (the rest, trimmed): the split of

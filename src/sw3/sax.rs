@@ -81,7 +81,7 @@ pub fn scoring(request: &ScoringRequest) -> Result<Scoring> {
     }
     let (m, x) = request.match_mismatch.unwrap_or((1, -1));
     let matrix = Matrix::match_mismatch(Alphabet::Protein, m, x)?;
-    Ok(Scoring::new(matrix, Gaps::affine(request.gap_open.unwrap_or(0), request.gap_extend.unwrap_or(1))?))
+    Ok(Scoring::new(matrix, Gaps::from_signed(request.gap_open.unwrap_or(0), request.gap_extend.unwrap_or(1))?))
 }
 
 /// The complementary error function, accurate to about 1e-15 relative.

@@ -351,7 +351,7 @@ static void host_codes(fixture *f, const char *dir) {
     EXPECT(clsw_scoring_new_matrix(CLSW_ALPHABET_PROTEIN, (const uint8_t *)abc, 24, NULL, 11, 1, &sc), CLSW_ERR_NULL,
            "scores");
     values[1] = -4;
-    EXPECT(clsw_scoring_new_matrix(CLSW_ALPHABET_PROTEIN, (const uint8_t *)abc, 24, values, -3, 1, &sc),
+    EXPECT(clsw_scoring_new_matrix(CLSW_ALPHABET_PROTEIN, (const uint8_t *)abc, 24, values, -3, 0, &sc),
            CLSW_ERR_INVALID_ARGUMENT, "gap");
     REQUIRE(sc == NULL);
     clsw_scoring_free(host);
@@ -416,7 +416,11 @@ static void impossible_options(fixture *f, const char *dir) {
     clsw_search_options o;
     EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
     o.strands = CLSW_STRANDS_MINUS;
-    EXPECT(clsw_searcher_new(f->engine, f->scoring, f->db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "minus strand");
+    EXPECT(clsw_searcher_new(f->engine, f->scoring, f->db, &o, &s), CLSW_ERR_INVALID_ARGUMENT,
+           "--strand applies to DNA searches; this is a protein search");
+    o.strands = CLSW_STRANDS_PLUS; /* refused as clsw scan --strand plus is */
+    EXPECT(clsw_searcher_new(f->engine, f->scoring, f->db, &o, &s), CLSW_ERR_INVALID_ARGUMENT,
+           "--strand applies to DNA searches; this is a protein search");
     EXPECT(clsw_search_options_init(&o, sizeof o), CLSW_OK, "");
     o.variant = 99;
     EXPECT(clsw_searcher_new(f->engine, f->scoring, f->db, &o, &s), CLSW_ERR_INVALID_ARGUMENT, "options.variant 99");
@@ -452,7 +456,9 @@ static void impossible_options(fixture *f, const char *dir) {
     EXPECT(clsw_db_length(f->db, 3, &n), CLSW_ERR_INVALID_ARGUMENT, "index 3 is out of range");
     EXPECT(clsw_scoring_new_builtin("BLOSUM99", 11, 1, &sc), CLSW_ERR_INVALID_ARGUMENT, "unknown matrix 'BLOSUM99'");
     EXPECT(clsw_scoring_new_builtin("BLOSUM62", 11, 0, &sc), CLSW_ERR_INVALID_ARGUMENT, "extend >= 1");
-    EXPECT(clsw_scoring_new_builtin("BLOSUM62", -5, 1, &sc), CLSW_ERR_INVALID_ARGUMENT, "open >= 0");
+    /* A negative cost is read as its size (ssearch36's way), so only its size is refused. */
+    EXPECT(clsw_scoring_new_builtin("BLOSUM62", -5, 0, &sc), CLSW_ERR_INVALID_ARGUMENT, "(got open 5, extend 0)");
+    EXPECT(clsw_scoring_new_builtin("BLOSUM62", -2000000, -1, &sc), CLSW_ERR_INVALID_ARGUMENT, "too large");
     EXPECT(clsw_scoring_new_match_mismatch(CLSW_ALPHABET_DNA, -1, 2, 5, 2, &sc), CLSW_ERR_INVALID_ARGUMENT,
            "match score must be positive");
     EXPECT(clsw_scoring_new_match_mismatch(7, 2, -3, 5, 2, &sc), CLSW_ERR_INVALID_ARGUMENT, "unknown alphabet 7");

@@ -280,6 +280,8 @@ _declare("clsw_scoring_gaps", [_H, ctypes.POINTER(_i32), ctypes.POINTER(_i32)])
 _declare("clsw_scoring_name", [_H, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
 _declare("clsw_db_new_fasta", [_c, _u32, _PP])
 _declare("clsw_db_new_prepared", [_c, _PP])
+_declare("clsw_db_new_file", [_c, _u32, _H, _PP])
+_declare("clsw_db_notes", [_H, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
 _declare(
     "clsw_db_new_sequences",
     [_u32, _size, ctypes.POINTER(_u8p), ctypes.POINTER(_size), ctypes.POINTER(ctypes.c_char_p), _PP],
@@ -485,7 +487,10 @@ class Engine(_Handle):
 
 class Scoring(_Handle):
     """A substitution matrix and gap penalties (BLAST's convention: a gap of length L costs
-    gap_open + L * gap_extend; None for both gives the matrix's customary values)."""
+    gap_open + L * gap_extend; None for both gives the matrix's customary values). A
+    negative cost is read as its size, as ssearch36 writes them and as ``clsw`` reads
+    them (the library's rule: -11, -1 is 11, 1); -1 for both is the C ABI's
+    ``CLSW_GAPS_DEFAULT``, the customary values too."""
 
     _free = _lib.clsw_scoring_free
 
@@ -554,6 +559,16 @@ class Database(_Handle):
         return cls(p)
 
     @classmethod
+    def open(cls, path, alphabet: str = "auto", scoring: Optional["Scoring"] = None) -> "Database":
+        """A database file of either kind (FASTA or prepared), its alphabet chosen as
+        ``clsw scan`` chooses it: ``alphabet`` unless "auto", else a prepared database's
+        own, else ``scoring``'s (the matrix a user named; None for none), else guessed
+        from the residues. What that noted is in :attr:`notes`."""
+        p = _P()
+        _check(_lib.clsw_db_new_file(_path(path), _alphabet(alphabet), scoring, ctypes.byref(p)))
+        return cls(p)
+
+    @classmethod
     def prepared(cls, path) -> "Database":
         """A prepared database (``clsw makedb``, or :meth:`write_prepared`)."""
         p = _P()
@@ -598,6 +613,13 @@ class Database(_Handle):
         a = ctypes.c_uint32()
         _check(_lib.clsw_db_alphabet(self, ctypes.byref(a)))
         return ALPHABET_NAMES[a.value]
+
+    @property
+    def notes(self) -> List[str]:
+        """What opening the database noted (:meth:`open`, :meth:`fasta`), one line each,
+        as ``clsw`` prints them after ``clsw: ``; empty when there is nothing to note."""
+        text = _text(lambda b, n, need: _lib.clsw_db_notes(self, b, n, need))
+        return text.split("\n") if text else []
 
     def length(self, k: int) -> int:
         n = _size(0)

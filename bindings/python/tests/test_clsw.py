@@ -235,6 +235,52 @@ def test_databases_from_sequences_and_prepared_files(tmp_path, engine, blosum62)
     assert s1.tolist() == s2.tolist() and s1[0] == s1.max()
 
 
+def test_open_chooses_the_alphabet_and_notes_as_the_command_line(tmp_path):
+    """Database.open follows the library's rule, as `clsw scan` does: the alphabet given,
+    else a prepared database's own, else the scoring's, else guessed; with its notes."""
+    blosum62 = clsw.Scoring.builtin("BLOSUM62")
+    dna = tmp_path / "dna.fa"
+    dna.write_text(">d1\nACGTACGTTAGCATCGATCGGATCCATGCA\n>d2\nTTGACCAGTACGATCGGCATGCATGCAACG\n")
+    db = clsw.Database.open(dna)
+    assert (db.alphabet, db.notes) == ("dna", [])
+    warning = f"warning: {dna} looks like DNA but is read as protein, as the matrix is a protein matrix"
+    db = clsw.Database.open(dna, scoring=blosum62)
+    assert (db.alphabet, db.notes) == ("protein", [warning])
+    db = clsw.Database.open(dna, "protein")
+    assert (db.alphabet, db.notes) == ("protein", [])
+    prepared = tmp_path / "dna.clswdb"
+    clsw.Database.open(dna).write_prepared(prepared)
+    db = clsw.Database.open(prepared, scoring=blosum62)
+    assert (db.alphabet, db.notes) == ("dna", [])
+    with pytest.raises(clsw.ClswError) as e:
+        clsw.Database.open(prepared, "protein")
+    assert e.value.status_name == "CLSW_ERR_INVALID_ARGUMENT" and "prepared dna database" in e.value.message
+    protein = tmp_path / "protein.fa"
+    protein.write_text(">p1\nMKVLAAGIVGLLUAQWERTY\n>empty\n>p2\nHHKLMNPQRSTVWYMKVLAA\n")
+    read = f"{protein}: letters read as X: U x1; 1 empty record(s) skipped: 'empty' (line 3)"
+    assert clsw.Database.open(protein).notes == [read]
+    assert clsw.Database.fasta(protein).notes == [read]
+    assert clsw.Database.from_sequences(["MKV"]).notes == []
+    binary = os.environ.get("CLSW_BIN")
+    if binary:
+        query = tmp_path / "q.fa"
+        query.write_text(">q\nMKVLAAGIVGLLLAQWERTY\n")
+        cli = subprocess.run(
+            [binary, "scan", "-q", query, "-d", dna, "--matrix", "BLOSUM62", "--device", "native"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert cli.stderr.splitlines()[:-1] == ["clsw: " + warning]
+
+
+def test_gap_costs_of_either_sign_are_the_same_gaps():
+    """The library's sign rule, as `clsw --gap-open -11 --gap-extend -1` reads them."""
+    for gaps in [(-11, -1), (11, -1), (-11, 1), (11, 1)]:
+        assert clsw.Scoring.builtin("BLOSUM62", *gaps).gaps == (11, 1)
+    assert clsw.Scoring.builtin("BLOSUM62").gaps == (11, 1)
+
+
 def test_matrix_file_scores_like_the_builtin(engine, uniprot, queries, blosum62):
     from_file = clsw.Scoring.file(DATA / "matrices" / "EBLOSUM62", 11, 1)
     assert from_file.alphabet == "protein" and from_file.gaps == (11, 1) and from_file.name == "EBLOSUM62"
@@ -280,9 +326,12 @@ def test_errors_carry_status_and_message(engine, uniprot, blosum62, tmp_path):
     with pytest.raises(clsw.ClswError) as e:
         clsw.Database.fasta(bad, "protein")
     assert e.value.status_name == "CLSW_ERR_PARSE" and "record 2, 'b'" in e.value.message
-    with pytest.raises(clsw.ClswError) as e:
-        clsw.Searcher(engine, blosum62, uniprot, strands="minus")
-    assert e.value.status_name == "CLSW_ERR_INVALID_ARGUMENT" and "minus strand" in e.value.message
+    for strands in ("minus", "plus"):
+        # The library's rule, with clsw scan --strand's message.
+        with pytest.raises(clsw.ClswError) as e:
+            clsw.Searcher(engine, blosum62, uniprot, strands=strands)
+        assert e.value.status_name == "CLSW_ERR_INVALID_ARGUMENT"
+        assert e.value.message == "invalid argument: --strand applies to DNA searches; this is a protein search"
     with pytest.raises(clsw.ClswError) as e:
         clsw.Scoring.builtin("BLOSUM62", 11, 0)
     assert e.value.status == 2

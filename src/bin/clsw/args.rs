@@ -3,8 +3,8 @@
 
 use clap::ValueEnum;
 use clsw::Result;
-use clsw::scoring::{DEFAULT_MATRICES, Matrix, Scoring, ScoringRequest};
-use clsw::seq::{Alphabet, EmptyRecords, Sequence, fasta};
+use clsw::scoring::{DEFAULT_MATRICES, Scoring, ScoringRequest};
+use clsw::seq::{Alphabet, AlphabetChoice, EmptyRecords, Sequence, fasta};
 use std::path::{Path, PathBuf};
 
 /// `--device`, the same text in every job command.
@@ -101,16 +101,22 @@ pub enum AlphabetArg {
     Dna,
 }
 
+impl AlphabetArg {
+    /// The alphabet the option names; `None` for auto (the library chooses).
+    pub fn given(self) -> Option<Alphabet> {
+        match self {
+            AlphabetArg::Auto => None,
+            AlphabetArg::Protein => Some(Alphabet::Protein),
+            AlphabetArg::Dna => Some(Alphabet::Dna),
+        }
+    }
+}
+
 impl ScoringArgs {
+    /// The alphabet of the FASTA file `path`, by the library's rule
+    /// ([`AlphabetChoice::fasta`]: `--alphabet`, else the matrix's, else guessed).
     pub fn alphabet_for(&self, path: &Path) -> Result<Alphabet> {
-        Ok(match self.alphabet {
-            AlphabetArg::Protein => Alphabet::Protein,
-            AlphabetArg::Dna => Alphabet::Dna,
-            AlphabetArg::Auto => match &self.matrix {
-                Some(m) => Matrix::builtin_or_file(m)?.alphabet(),
-                None => fasta::guess_alphabet(path)?,
-            },
-        })
+        Ok(AlphabetChoice::fasta(path, self.alphabet.given(), || self.request().matrix_alphabet())?.0)
     }
 
     /// The options as the library's scoring request.
@@ -118,9 +124,9 @@ impl ScoringArgs {
         ScoringRequest {
             matrix: self.matrix.clone(),
             match_mismatch: self.match_score.zip(self.mismatch),
-            // BLAST's and clsw's costs are positive; ssearch36 users write them negative.
-            gap_open: self.gap_open.map(i32::saturating_abs),
-            gap_extend: self.gap_extend.map(i32::saturating_abs),
+            // As written: the library reads either sign (Gaps::from_signed).
+            gap_open: self.gap_open,
+            gap_extend: self.gap_extend,
         }
     }
 
@@ -133,8 +139,8 @@ impl ScoringArgs {
 
 pub fn read_sequences(path: &Path, alphabet: Alphabet) -> Result<Vec<Sequence>> {
     let (seqs, report) = fasta::read_file(path, alphabet, EmptyRecords::Error)?;
-    if let Some(notes) = report.notes(alphabet) {
-        eprintln!("clsw: {}: {notes}", path.display());
+    if let Some(note) = report.file_note(path, alphabet) {
+        eprintln!("clsw: {note}");
     }
     Ok(seqs)
 }

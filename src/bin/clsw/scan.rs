@@ -9,7 +9,7 @@ use clsw::output::{FormatOptions, OutputFormat, ResultWriter};
 use clsw::scan::Variant;
 use clsw::search::{EvalueSource, SearchOptions, Searcher, StatsMethod, Strands};
 use clsw::seq::db::is_prepared;
-use clsw::seq::{Alphabet, Database, EmptyRecords, fasta};
+use clsw::seq::{AlphabetChoice, Database, EmptyRecords, fasta};
 use clsw::{Engine, Error, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -107,20 +107,9 @@ fn thousands(n: u64) -> String {
     out
 }
 
-fn explicit_alphabet(a: AlphabetArg) -> Option<Alphabet> {
-    match a {
-        AlphabetArg::Auto => None,
-        AlphabetArg::Protein => Some(Alphabet::Protein),
-        AlphabetArg::Dna => Some(Alphabet::Dna),
-    }
-}
-
 pub fn run_makedb(args: &MakedbArgs) -> Result<()> {
     clsw::outfile::refuse_inputs(&args.out, &[&args.input])?;
-    let alphabet = match explicit_alphabet(args.alphabet) {
-        Some(a) => a,
-        None => fasta::guess_alphabet(&args.input)?,
-    };
+    let (alphabet, _) = AlphabetChoice::fasta(&args.input, args.alphabet.given(), || Ok(None))?;
     if is_prepared(&args.input)? {
         return Err(Error::InvalidArgument(format!(
             "{} is already a prepared database; makedb reads FASTA",
@@ -128,8 +117,8 @@ pub fn run_makedb(args: &MakedbArgs) -> Result<()> {
         )));
     }
     let (db, report) = Database::from_fasta(&args.input, alphabet, EmptyRecords::Skip)?;
-    if let Some(notes) = report.notes(alphabet) {
-        eprintln!("clsw: {}: {notes}", args.input.display());
+    if let Some(note) = report.file_note(&args.input, alphabet) {
+        eprintln!("clsw: {note}");
     }
     db.write_prepared(&args.out)?;
     println!(
@@ -152,31 +141,21 @@ pub fn run_makedb(args: &MakedbArgs) -> Result<()> {
     Ok(())
 }
 
-/// Opens the database once. Its alphabet: a prepared file's own (an `--alphabet` that
-/// differs is an error), else `--alphabet`, else the matrix's, else guessed from the
-/// FASTA residues. Empty FASTA records are skipped and reported.
+/// Opens the database once, its alphabet chosen by the library's rule
+/// ([`AlphabetChoice::for_database`]: `--alphabet`, else a prepared file's own, else
+/// the matrix's, else guessed), each note shown as it comes. Empty FASTA records are
+/// skipped and reported.
 fn open_database(args: &ScanArgs) -> Result<Database> {
     let path = &args.db;
-    let hint = match explicit_alphabet(args.scoring.alphabet) {
-        Some(a) => Some(a),
-        None if is_prepared(path)? => None,
-        None => Some(match &args.scoring.matrix {
-            Some(m) => clsw::scoring::Matrix::builtin_or_file(m)?.alphabet(),
-            None => fasta::guess_alphabet(path)?,
-        }),
-    };
-    if hint == Some(Alphabet::Protein)
-        && explicit_alphabet(args.scoring.alphabet).is_none()
-        && fasta::guess_alphabet(path)? == Alphabet::Dna
-    {
-        eprintln!(
-            "clsw: warning: {} looks like DNA but is read as protein, as the matrix is a protein matrix",
-            path.display()
-        );
+    let choice =
+        AlphabetChoice::for_database(path, args.scoring.alphabet.given(), || args.scoring.request().matrix_alphabet())?;
+    // Printed before the reading, which may fail.
+    for note in &choice.notes {
+        eprintln!("clsw: {note}");
     }
-    let (db, report) = Database::open(path, hint, EmptyRecords::Skip)?;
-    if let Some(notes) = report.as_ref().and_then(|r| r.notes(db.alphabet())) {
-        eprintln!("clsw: {}: {notes}", path.display());
+    let (db, notes) = choice.open(path, EmptyRecords::Skip)?;
+    for note in &notes {
+        eprintln!("clsw: {note}");
     }
     if db.is_empty() {
         return Err(Error::InvalidArgument(format!("{}: the database holds no sequences", path.display())));
@@ -232,21 +211,13 @@ fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<Input
     let (db, database_seconds, scoring, (queries, report)) = read?;
     let (engine, devices_seconds) = opened?;
     let alphabet = db.alphabet();
-    if let Some(notes) = report.notes(alphabet) {
-        eprintln!("clsw: {}: {notes}", args.query.display());
+    if let Some(note) = report.file_note(&args.query, alphabet) {
+        eprintln!("clsw: {note}");
     }
-    if alphabet == Alphabet::Protein && args.strand.is_some() && strands != Strands::Both {
-        return Err(Error::InvalidArgument("--strand applies to DNA searches; this is a protein search".into()));
-    }
-    if alphabet == Alphabet::Protein {
-        let letters: Vec<u8> =
-            queries.iter().flat_map(|q| Alphabet::Protein.decode_all(&q.residues)).take(10_000).collect();
-        if Alphabet::guess(&letters) == Alphabet::Dna {
-            eprintln!(
-                "clsw: warning: {} looks like DNA but is searched as protein (give --alphabet dna for a DNA search)",
-                args.query.display()
-            );
-        }
+    // The library's rule (the searcher checks it again): refused before any work.
+    strands.for_alphabet(alphabet)?;
+    for note in clsw::search::query_notes(&queries, alphabet, &args.query) {
+        eprintln!("clsw: {note}");
     }
     let options = SearchOptions {
         variant,

@@ -10,10 +10,12 @@
 //! The prepared file format is described in `db/prepared.rs`, its checksum in `db/checksum.rs`.
 
 pub(crate) mod checksum;
+mod choice;
 mod pieces;
 mod prepared;
 
 pub use checksum::{Hasher, checksum};
+pub use choice::{AlphabetChoice, AlphabetSource, OpenedDatabase};
 pub use prepared::{FORMAT_VERSION, HEADER_LEN, MAGIC, is_prepared};
 
 use super::Sequence;
