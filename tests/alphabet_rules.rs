@@ -27,21 +27,27 @@ use std::path::Path;
 const PROTEIN_QUERY: &[u8] = b">p\nMKVLAAGIVGLLLAQWERTYHHKLMNPQRSTVWY\n";
 const DNA_QUERY: &[u8] = b">d\nACGTTGCAAGGCTTACGATCGGATCCA\n";
 
-/// A database file that looks like DNA.
-fn dna_db() -> std::path::PathBuf {
-    scratch("rules_dna.fa", b">d1\nACGTACGTTAGCATCGATCGGATCCATGCA\n>d2\nTTGACCAGTACGATCGGCATGCATGCAACG\n")
+/// A database file that looks like DNA, named for the test that reads it (the tests
+/// run at once, and a file rewritten by one while another's `clsw` reads it is a race).
+fn dna_db(test: &str) -> std::path::PathBuf {
+    scratch(
+        &format!("rules_dna_{test}.fa"),
+        b">d1\nACGTACGTTAGCATCGATCGGATCCATGCA\n>d2\nTTGACCAGTACGATCGGCATGCATGCAACG\n",
+    )
 }
 
-/// A protein database with a letter read as X and an empty record skipped: a note.
-fn protein_db_with_notes() -> std::path::PathBuf {
-    scratch("rules_protein.fa", b">p1\nMKVLAAGIVGLLUAQWERTY\n>empty\n>p2\nHHKLMNPQRSTVWYMKVLAA\n")
+/// A protein database with a letter read as X and an empty record skipped: a note
+/// (named for its test, as [`dna_db`]).
+fn protein_db_with_notes(test: &str) -> std::path::PathBuf {
+    scratch(&format!("rules_protein_{test}.fa"), b">p1\nMKVLAAGIVGLLUAQWERTY\n>empty\n>p2\nHHKLMNPQRSTVWYMKVLAA\n")
 }
 
 /// `clsw scan` on the native path: its exit code, the alphabet the database was read
 /// with (a DNA search says "both strands" in its summary), and the lines it printed
 /// before the summary (the notes, each `clsw: NOTE`).
 fn cli_scan(db: &Path, query: &[u8], options: &[&str]) -> (Alphabet, Vec<String>) {
-    let q = scratch(&format!("rules_query_{}.fa", query.len()), query);
+    let stem = db.file_stem().and_then(|n| n.to_str()).unwrap_or("db");
+    let q = scratch(&format!("rules_query_{stem}_{}.fa", query.len()), query);
     let mut args = vec!["scan", "-q", s(&q), "-d", s(db), "--device", "native"];
     args.extend_from_slice(options);
     let (code, _, err) = clsw(&args);
@@ -113,7 +119,7 @@ fn rust_open(db: &Path, given: Option<Alphabet>, matrix: Option<&str>) -> Opened
 
 #[test]
 fn a_database_gets_the_same_alphabet_and_notes_from_the_cli_the_c_abi_and_rust() {
-    let (dna, protein) = (dna_db(), protein_db_with_notes());
+    let (dna, protein) = (dna_db("same"), protein_db_with_notes("same"));
     let warning =
         format!("warning: {} looks like DNA but is read as protein, as the matrix is a protein matrix", dna.display());
     let read = format!("{}: letters read as X: U x1; 1 empty record(s) skipped: 'empty' (line 3)", protein.display());
@@ -156,7 +162,7 @@ fn a_database_gets_the_same_alphabet_and_notes_from_the_cli_the_c_abi_and_rust()
 #[test]
 fn a_prepared_database_keeps_its_own_alphabet_everywhere() {
     let prepared = scratch_dir().join("rules_dna.clswdb");
-    let (code, _, err) = clsw(&["makedb", s(&dna_db()), "-o", s(&prepared)]);
+    let (code, _, err) = clsw(&["makedb", s(&dna_db("prepared")), "-o", s(&prepared)]);
     assert_eq!(code, 0, "{err}");
     let (alphabet, lines) = cli_scan(&prepared, DNA_QUERY, &[]);
     assert_eq!((alphabet, lines), (Alphabet::Dna, vec![]));
@@ -164,7 +170,7 @@ fn a_prepared_database_keeps_its_own_alphabet_everywhere() {
     let opened = rust_open(&prepared, None, None);
     assert_eq!((opened.db.alphabet(), opened.source), (Alphabet::Dna, AlphabetSource::Prepared));
     // An alphabet given that is not the file's is refused, with the same message.
-    let (code, _, err) = clsw(&["scan", "-q", s(&dna_db()), "-d", s(&prepared), "--alphabet", "protein"]);
+    let (code, _, err) = clsw(&["scan", "-q", s(&dna_db("prepared")), "-d", s(&prepared), "--alphabet", "protein"]);
     assert_eq!(code, 1, "{err}");
     let path = CString::new(s(&prepared)).unwrap();
     let mut d = std::ptr::null_mut();
@@ -177,7 +183,7 @@ fn a_prepared_database_keeps_its_own_alphabet_everywhere() {
 
 #[test]
 fn a_protein_search_refuses_a_strand_in_the_cli_the_c_abi_and_rust() {
-    let db = protein_db_with_notes();
+    let db = protein_db_with_notes("strand");
     let q = scratch("rules_strand_query.fa", PROTEIN_QUERY);
     let mut messages = Vec::new();
     for strand in ["plus", "minus"] {
@@ -247,7 +253,7 @@ fn gap_costs_of_either_sign_are_the_same_gaps_everywhere() {
         assert_eq!((o, e), want, "C ABI: {open} {extend}");
     }
     // The same search from the command line either way.
-    let db = protein_db_with_notes();
+    let db = protein_db_with_notes("gaps");
     let q = scratch("rules_gaps_query.fa", PROTEIN_QUERY);
     let run = |open: &str, extend: &str| {
         let args = ["scan", "-q", s(&q), "-d", s(&db), "--device", "native", "--quiet"];

@@ -165,8 +165,8 @@ fn team_in_every_shape() {
                 .collect();
             let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(&query, s, &sc)).collect();
             // min_team 1: subjects shorter than 12 x team get smaller teams, each a launch.
-            // chain_cover 0: the team named, not one raised for these few subjects.
-            let tuning = Tuning { team, rows, team_group: group, min_team: 1, chain_cover: 0, ..Tuning::default() };
+            // long_cover 0: the team named, not long_team for these few subjects.
+            let tuning = Tuning { team, rows, team_group: group, min_team: 1, long_cover: 0, ..Tuning::default() };
             let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
             let scanner = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, sc.matrix.size() as u8).unwrap();
             for scores_only in [false, true] {
@@ -210,7 +210,7 @@ fn team_scans_several_queries_in_one_launch() {
                 })
                 .collect();
             let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
-            let tuning = Tuning { team: 4, chain_cover: 0, ..Tuning::default() };
+            let tuning = Tuning { team: 4, long_cover: 0, ..Tuning::default() };
             let pad = sc.matrix.size() as u8;
             let scanner = Scanner::for_queries(&dev, ScanKernel::Team, tuning, &refs, pad, 3).unwrap();
             let got = scanner.scores_many(&queries, sc).unwrap();
@@ -231,6 +231,66 @@ fn team_scans_several_queries_in_one_launch() {
             }
             if alpha == 4 {
                 assert!(recomputed > 0, "the DNA case must saturate 16 bits somewhere");
+            }
+        }
+    }
+}
+
+#[test]
+fn long_subjects_run_beside_the_others_in_a_part_of_their_own() {
+    // A database of 1 to 70,000 residues whose long subjects (`Tuning::is_long`) go to
+    // teams of 32 in a part of their own, on a queue of their own or the main one:
+    // every score and end cell is the reference's. A planted copy of a query scores
+    // past 32,767 (DNA, match 100: 16-bit saturation, then the 32-bit recompute) in a
+    // long subject and in a short one; one query at a time and two a launch.
+    use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
+    let mut rng = Rng::new(70);
+    let sc = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 100, -90).unwrap(), Gaps::affine(150, 40).unwrap());
+    let queries = [rng.codes(190, 4), rng.codes(400, 4)];
+    let mut lengths = vec![70_000, 35_213, 9_000, 1, 2, 3, 31, 32, 33, 200, 1_000, 3_500];
+    lengths.extend((0..60).map(|_| 1 + rng.below(600)));
+    let subjects: Vec<Vec<u8>> = lengths
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| {
+            let mut s = rng.codes(n, 4);
+            if k == 0 || k == 11 {
+                let at = rng.below(n - 400);
+                s[at..at + 400].copy_from_slice(&queries[1]);
+            }
+            if k % 5 == 1 && n > 200 {
+                let planted = rng.mutate(&queries[0], 0.1, 4);
+                let at = rng.below(n - planted.len());
+                s[at..at + planted.len()].copy_from_slice(&planted);
+            }
+            s
+        })
+        .collect();
+    let residues: u64 = lengths.iter().map(|&n| n as u64).sum();
+    let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
+    let want: Vec<Vec<LocalScore>> =
+        queries.iter().map(|q| subjects.iter().map(|s| sw_score(q, s, &sc)).collect()).collect();
+    assert!(want[1][0].score > 32_767 && want[1][11].score > 32_767, "the planted copies must pass 16 bits");
+    // Subjects from 5,000 residues on are long.
+    let long_cover = residues * 8 / 5_000;
+    let base = Tuning { long_cover, ..Tuning::default() };
+    assert!(base.is_long(9_000, residues) && !base.is_long(3_500, residues));
+    let pad = sc.matrix.size() as u8;
+    for dev in common::test_devices() {
+        for tuning in [base, Tuning { long_beside: false, ..base }] {
+            let what = format!("{} (long beside: {})", dev.info.label(), tuning.long_beside);
+            let one = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, pad).unwrap();
+            for (q, query) in queries.iter().enumerate() {
+                let got = one.scan(query, &sc).unwrap();
+                assert_eq!(got.scores, want[q], "{what}: query {q} with end cells");
+                assert!(q == 0 || got.recomputed >= 2, "{what}: the saturated subjects are recomputed");
+            }
+            let two = Scanner::for_queries(&dev, ScanKernel::Team, tuning, &refs, pad, 2).unwrap();
+            let got = two.scores_many(&queries, &sc).unwrap();
+            for (q, out) in got.iter().enumerate() {
+                let scores: Vec<i32> = out.scores.iter().map(|s| s.score).collect();
+                let wanted: Vec<i32> = want[q].iter().map(|s| s.score).collect();
+                assert_eq!(scores, wanted, "{what}: query {q}, two a launch, scores only");
             }
         }
     }
@@ -343,7 +403,7 @@ fn team_refuses_a_subject_past_its_32_bit_boundary_count() {
     // residues is refused before anything is laid out (one residue less would lay out
     // 4 GiB of residue words for its group of 1,024 slots).
     use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
-    let tuning = Tuning { team: 1, min_team: 1, team_group: 1024, chain_cover: 0, ..Tuning::default() };
+    let tuning = Tuning { team: 1, min_team: 1, team_group: 1024, long_cover: 0, ..Tuning::default() };
     let limit = i32::MAX as usize / 1024;
     for dev in sweep_devices() {
         let long = vec![1u8; limit + 1];

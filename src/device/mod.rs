@@ -11,7 +11,7 @@ mod opencl;
 mod program_cache;
 
 pub use choice::{Backend, DeviceChoice, DeviceSpec, local_rank, select};
-pub use opencl::{ClDevice, KernelArgs, KernelSource, ProgramStats, event_seconds, launch};
+pub use opencl::{ClDevice, KernelArgs, KernelSource, ProgramStats, event_seconds, events_span_seconds, launch};
 pub use program_cache::ProgramCache;
 
 pub use crate::error::cl_error_name;

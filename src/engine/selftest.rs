@@ -177,7 +177,7 @@ fn compare(dev: &ClDevice, cases: &[Case], variants: &[Variant]) -> Result<(usiz
     }
     let mut pairs = 0;
     // Each variant with end cells, and team's score-only build with every team a
-    // search may choose (`Tuning::for_launch`).
+    // search may choose (`Tuning::is_long` gives long subjects teams of 32).
     let mut runs: Vec<(Variant, Option<usize>)> = variants.iter().map(|&v| (v, None)).collect();
     if variants.contains(&Variant::Team) {
         runs.extend([8, 16, 32].map(|t| (Variant::Team, Some(t))));
@@ -192,7 +192,7 @@ fn compare(dev: &ClDevice, cases: &[Case], variants: &[Variant]) -> Result<(usiz
                     let subjects: Vec<&[u8]> = case.subjects.iter().map(Vec::as_slice).collect();
                     // Two query slots, as a batched search runs: the same query in both,
                     // and both must hold the reference's scores.
-                    let tuning = Tuning { team, chain_cover: 0, ..Tuning::default() };
+                    let tuning = Tuning { team, long_cover: 0, ..Tuning::default() };
                     let twice = [case.query.clone(), case.query.clone()];
                     Scanner::for_queries(dev, ScanKernel::Team, tuning, &subjects, pad, 2)
                         .and_then(|s| s.scores_many(&twice, &case.scoring))

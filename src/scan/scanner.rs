@@ -13,10 +13,11 @@ use super::layout::GroupLayout;
 use super::outputs::{OutputsInFlight, ScoreOutputs};
 use super::profile::QueryProfile;
 use super::{ScanOutput, inter, team};
-use crate::device::{ClDevice, KernelArgs, cl, event_seconds, launch};
+use crate::device::{ClDevice, KernelArgs, cl, events_span_seconds, launch};
 use crate::error::{Error, Result};
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
+use opencl3::command_queue::CommandQueue;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
@@ -108,7 +109,7 @@ pub struct Tuning {
     pub group: usize,
     /// `team` only: the most work-items per pair of subjects (a power of two up to
     /// 32); subjects shorter than 12 x team get smaller teams down to `min_team`
-    /// (`team_for`), and a short launch a larger one (`for_launch`).
+    /// (`team_for`), long subjects `long_team` (`is_long`).
     pub team: usize,
     /// `team` only: work-items per work-group.
     pub team_group: usize,
@@ -120,14 +121,29 @@ pub struct Tuning {
     /// launches of short subjects' small teams cost more in their own latency than
     /// their fill and drain save.
     pub min_team: usize,
-    /// `team` only: how much work a launch must hold for its longest subject's team
-    /// not to set its length ([`for_launch`](Self::for_launch)); 0 keeps `team`.
-    pub chain_cover: u64,
+    /// `team` only: how much work a launch must hold for a subject's team not to set
+    /// its length ([`is_long`](Self::is_long)); 0: no subject is long.
+    pub long_cover: u64,
+    /// `team` only: the team of the long subjects, a power of two up to 32.
+    pub long_team: usize,
+    /// `team` only: the long subjects' launches go on a queue of their own, first, so
+    /// that they run beside the others' instead of before or after them.
+    pub long_beside: bool,
 }
 
 impl Default for Tuning {
     fn default() -> Tuning {
-        Tuning { band: 32, group: 64, team: 8, team_group: 128, rows: 0, min_team: 8, chain_cover: 25_000 }
+        Tuning {
+            band: 32,
+            group: 64,
+            team: 8,
+            team_group: 128,
+            rows: 0,
+            min_team: 8,
+            long_cover: 131_000,
+            long_team: 32,
+            long_beside: true,
+        }
     }
 }
 
@@ -254,6 +270,9 @@ struct Part {
     slot_cells: u64,
     /// The boundary rows and outputs of every slot, reused by every launch.
     scratch: Scratch,
+    /// A queue of the part's own, whose launches run beside the main queue's (the
+    /// long subjects'); `None`: the device's main queue.
+    queue: Option<CommandQueue>,
 }
 
 /// The most queries one `scan_team` launch scans ([`Scanner::for_queries`]).
@@ -299,47 +318,53 @@ impl<'d> Scanner<'d> {
         queries: usize,
     ) -> Result<Scanner<'d>> {
         super::check_kernel_lengths(0, subjects.iter().map(|s| s.len()))?;
-        let tuning = if kind == ScanKernel::Team {
+        if kind == ScanKernel::Team {
             tuning.check_team()?;
-            let residues: u64 = subjects.iter().map(|s| s.len() as u64).sum();
-            let longest = subjects.iter().map(|s| s.len()).max().unwrap_or(0);
-            tuning.for_launch(residues * queries.clamp(1, MAX_SLOTS) as u64, longest)
-        } else {
-            tuning
-        };
-        let mut split: Vec<(&'static str, usize, usize, Vec<u32>)> = match kind {
+        }
+        // Per part: kernel, slots per group, work-group size, members, and whether its
+        // launches run beside the others' on a queue of their own.
+        let mut split: Vec<(&'static str, usize, usize, Vec<u32>, bool)> = match kind {
             ScanKernel::TeamPairs => {
                 return Err(Error::InvalidArgument("scan_team_pairs aligns psse's query pairs, not a scan".into()));
             }
             ScanKernel::Inter | ScanKernel::InterWide => {
-                vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
+                vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect(), false)]
             }
             ScanKernel::Team => {
-                // One part per team size (`team_for`: one for all subjects unless
+                // The long subjects first, in teams of `long_team` (`is_long`); then one
+                // part per team size of the others (`team_for`: one for all unless
                 // `min_team` is below `team`), each its own launches.
+                let residues: u64 = subjects.iter().map(|s| s.len() as u64).sum();
+                let residues = residues.saturating_mul(queries.clamp(1, MAX_SLOTS) as u64);
+                let mut long = Vec::new();
                 let mut by_team: Vec<(usize, Vec<u32>)> = Vec::new();
                 for k in 0..subjects.len() as u32 {
-                    let team = tuning.team_for(subjects[k as usize].len());
+                    let n = subjects[k as usize].len();
+                    if tuning.is_long(n, residues) {
+                        long.push(k);
+                        continue;
+                    }
+                    let team = tuning.team_for(n);
                     match by_team.iter_mut().find(|(t, _)| *t == team) {
                         Some((_, members)) => members.push(k),
                         None => by_team.push((team, vec![k])),
                     }
                 }
                 by_team.sort_by_key(|(t, _)| *t);
-                by_team
-                    .into_iter()
-                    .map(|(team, members)| {
+                let (teams, work_group) = tuning.team_work_group(tuning.long_team);
+                std::iter::once((kind.kernel_name(), teams, work_group, long, tuning.long_beside))
+                    .chain(by_team.into_iter().map(|(team, members)| {
                         let (teams, work_group) = tuning.team_work_group(team);
-                        (kind.kernel_name(), teams, work_group, members)
-                    })
+                        (kind.kernel_name(), teams, work_group, members, false)
+                    }))
                     .collect()
             }
         };
-        split.retain(|(_, _, _, members)| !members.is_empty());
+        split.retain(|(_, _, _, members, _)| !members.is_empty());
         // scan_team counts a group's boundary elements (its longest subject x its teams)
         // in 32 bits, as a 64-bit count cost 2% of its loop: longer subjects are refused.
         if kind == ScanKernel::Team {
-            for (_, teams, _, members) in &split {
+            for (_, teams, _, members, _) in &split {
                 let longest = members.iter().map(|&k| subjects[k as usize].len()).max().unwrap_or(0);
                 if longest as u64 * *teams as u64 > i32::MAX as u64 {
                     return Err(Error::InvalidArgument(format!(
@@ -354,28 +379,29 @@ impl<'d> Scanner<'d> {
         let budget = BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem;
         let layouts = split
             .into_iter()
-            .map(|(kernel, slots_per_group, work_group, members)| {
+            .map(|(kernel, slots_per_group, work_group, members, beside)| {
                 let chosen: Vec<&[u8]> = members.iter().map(|&k| subjects[k as usize]).collect();
                 let layout = GroupLayout::new(&chosen, slots_per_group, kind.lanes(), pad_code)?;
-                Ok((kernel, work_group, members, layout))
+                Ok((kernel, work_group, members, layout, beside))
             })
             .collect::<Result<Vec<_>>>()?;
         // Slots while every slot's boundary row of the largest group fits the budget.
         let largest_group =
-            layouts.iter().flat_map(|(_, _, _, l)| (0..l.groups()).map(|g| l.cells(g, g + 1))).max().unwrap_or(1);
+            layouts.iter().flat_map(|(_, _, _, l, _)| (0..l.groups()).map(|g| l.cells(g, g + 1))).max().unwrap_or(1);
         let slots = if kind == ScanKernel::Team {
             queries.clamp(1, MAX_SLOTS).min((budget / largest_group.max(1)).max(1) as usize)
         } else {
             1
         };
         let mut parts = Vec::new();
-        for (kernel, work_group, members, layout) in layouts {
+        for (kernel, work_group, members, layout, beside) in layouts {
             let launches = layout.launches(budget / slots as u64);
             let slot_cells = launches.iter().map(|&(a, b)| layout.cells(a, b)).max().unwrap_or(1);
             let words = dev.buffer_from(&layout.words)?;
             let buffers = SubjectBuffers::new(dev, words, &layout.group_word, &layout.lengths, &layout.group_cell)?;
             let scratch = Scratch::new(dev, (slot_cells * elem) as usize * slots, layout.lengths.len() * slots)?;
-            parts.push(Part { kernel, work_group, launches, buffers, layout, members, slot_cells, scratch });
+            let queue = if beside { Some(dev.concurrent_queue()?) } else { None };
+            parts.push(Part { kernel, work_group, launches, buffers, layout, members, slot_cells, scratch, queue });
         }
         let mut position = vec![(0, 0); subjects.len()];
         for (q, part) in parts.iter().enumerate() {
@@ -546,7 +572,7 @@ impl<'d> Scanner<'d> {
         }
         let dev = self.dev;
         let letters = scoring.matrix.size() + 1;
-        let queue = dev.queue();
+        let main_queue = dev.queue();
         let (mut pending, mut kernels) = (Vec::new(), Vec::new());
         // Query profiles padded to whole bands or passes, one per span (parts of one
         // span share it), with each slot's padded rows (scan_team's).
@@ -584,7 +610,8 @@ impl<'d> Scanner<'d> {
                         .arg(&part.slot_cells)?
                         .arg(&slot_entries)?;
                 }
-                events.push(launch(&queue, &kernel, (b - a) * work_group * queries.len(), work_group)?);
+                let queue: &CommandQueue = part.queue.as_ref().unwrap_or(&main_queue);
+                events.push(launch(queue, &kernel, (b - a) * work_group * queries.len(), work_group)?);
             }
             kernels.push(kernel);
             pending.push((span, events));
@@ -593,7 +620,8 @@ impl<'d> Scanner<'d> {
         for (part, (span, events)) in self.parts.iter().zip(pending) {
             // scan_team's score-only build writes no end cells, so they are not read;
             // the other kernels always give them.
-            let reads = part.scratch.outputs[set].read_after(&queue, &[], ends || self.kind != ScanKernel::Team)?;
+            let queue: &CommandQueue = part.queue.as_ref().unwrap_or(&main_queue);
+            let reads = part.scratch.outputs[set].read_after(queue, &[], ends || self.kind != ScanKernel::Team)?;
             parts.push((events, span, reads));
         }
         Ok(Launched { lengths, parts, inputs: (profiles, kernels) })
@@ -607,19 +635,21 @@ impl<'d> Scanner<'d> {
         if parts.is_empty() {
             return Ok((outs, inputs));
         }
+        let span = parts[0].1;
         let mut results = Vec::with_capacity(parts.len());
-        for (events, span, reads) in parts {
+        let mut events = Vec::new();
+        for (part_events, _, reads) in parts {
             results.push(reads.wait()?);
-            let mut seconds = 0.0;
-            for e in &events {
-                seconds += event_seconds(e)?;
-            }
-            // The slots' shares of the launches: their padded rows.
-            let rows: Vec<usize> = lengths.iter().map(|&m| m.div_ceil(span) * span).collect();
-            let total = rows.iter().sum::<usize>().max(1) as f64;
-            for (out, r) in outs.iter_mut().zip(rows) {
-                out.kernel_seconds += seconds * r as f64 / total;
-            }
+            events.extend(part_events);
+        }
+        // The launches' time on the device, from the first start to the last end (the
+        // long subjects' part runs beside the others), and the slots' shares of it:
+        // their padded rows in the first part.
+        let seconds = events_span_seconds(&events.iter().collect::<Vec<_>>())?;
+        let rows: Vec<usize> = lengths.iter().map(|&m| m.div_ceil(span) * span).collect();
+        let total = rows.iter().sum::<usize>().max(1) as f64;
+        for (out, r) in outs.iter_mut().zip(rows) {
+            out.kernel_seconds += seconds * r as f64 / total;
         }
         // Back to the caller's order: a gather (random reads of the 32-bit outputs,
         // sequential writes) on this thread. Not on the thread pool: a search keeps the

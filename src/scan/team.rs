@@ -31,33 +31,27 @@ const TEAM_ROWS_GCUPS: [(usize, u64); 12] = [
 ];
 
 impl Tuning {
-    /// `scan_team`: this tuning for a launch over `residues` residues (its subjects
-    /// times the queries a scanner is made for) whose longest subject has `longest`:
-    /// `team` doubled, up to 32, until `residues x team >= chain_cover x longest`. A
-    /// team walks its pair pass after pass, so a launch lasts at least as long as its
-    /// longest subject's team takes, however little else it holds; larger teams take
-    /// fewer passes and cost a few percent where the launch is long anyway (the sweep
-    /// that set `chain_cover` is in BENCHMARKS.md).
-    pub fn for_launch(&self, residues: u64, longest: usize) -> Tuning {
-        let mut tuning = *self;
-        while (1..32).contains(&tuning.team)
-            && residues.saturating_mul(tuning.team as u64) < self.chain_cover.saturating_mul(longest as u64)
-        {
-            tuning.team *= 2;
-        }
-        tuning
+    /// `scan_team`: true when a subject of `n` residues would set the length of a
+    /// launch over `residues` residues (its subjects times the queries a scanner is
+    /// made for) in teams of `team`: `residues x team < long_cover x n`. A team walks
+    /// its pair pass after pass, and a launch lasts at least as long as its slowest
+    /// team, however little else it holds. Long subjects get teams of `long_team` in a
+    /// part of their own, launched first and, with `long_beside`, on a queue of its own
+    /// beside the others' launches; `long_cover` is measured (BENCHMARKS.md).
+    pub fn is_long(&self, n: usize, residues: u64) -> bool {
+        self.long_cover > 0 && residues.saturating_mul(self.team as u64) < self.long_cover.saturating_mul(n as u64)
     }
 
-    /// `scan_team`: refuses teams the kernel cannot run: `team` and `min_team` are
-    /// powers of two up to 32, `rows` even.
+    /// `scan_team`: refuses teams the kernel cannot run: `team`, `min_team` and
+    /// `long_team` are powers of two up to 32, `rows` even.
     pub fn check_team(&self) -> Result<()> {
         let power = |t: usize| t.is_power_of_two() && t <= 32;
-        if power(self.team) && power(self.min_team) && self.rows.is_multiple_of(2) {
+        if power(self.team) && power(self.min_team) && power(self.long_team) && self.rows.is_multiple_of(2) {
             return Ok(());
         }
         Err(Error::InvalidArgument(format!(
-            "team tuning: team {} and min_team {} must be powers of two up to 32, rows {} even",
-            self.team, self.min_team, self.rows
+            "team tuning: team {}, min_team {} and long_team {} must be powers of two up to 32, rows {} even",
+            self.team, self.min_team, self.long_team, self.rows
         )))
     }
 
@@ -119,24 +113,24 @@ mod tests {
     use super::Tuning;
 
     #[test]
-    fn launches_short_beside_their_longest_subject_get_larger_teams() {
+    fn subjects_long_beside_their_launch_are_long() {
         let t = Tuning::default();
-        let longest = 35_213;
-        // uniprot20k is 9,055,569 residues: x 20 and x 15 keep teams of 8, x 10 gets
-        // 16, x 5 and x 2 get 32 (the H100's fastest in each case).
-        let team = |copies: u64| t.for_launch(9_055_569 * copies, longest).team;
-        assert_eq!([20, 15, 10, 5, 2].map(team), [8, 8, 16, 32, 32]);
-        // The same database scanned for 20 queries a launch needs no larger team.
-        assert_eq!(t.for_launch(9_055_569 * 2 * 20, longest).team, 8);
-        // Off, and never past 32.
-        assert_eq!(Tuning { chain_cover: 0, ..t }.for_launch(1, longest).team, 8);
-        assert_eq!(t.for_launch(0, longest).team, 32);
-        assert_eq!(t.for_launch(10, 0).team, 8);
-        // A team the kernel cannot run is refused, not doubled forever.
-        assert_eq!(Tuning { team: 0, ..t }.for_launch(0, longest).team, 0);
-        for bad in
-            [Tuning { team: 0, ..t }, Tuning { team: 12, ..t }, Tuning { min_team: 64, ..t }, Tuning { rows: 7, ..t }]
-        {
+        // 170 M residues (a Swiss-Prot-sized database): its 35,213 residues are long,
+        // uniprot20k's longest, 8,081, is not.
+        assert!(t.is_long(35_213, 170_000_000));
+        assert!(!t.is_long(8_081, 170_000_000));
+        // The same subject beside a smaller database, or fewer queries a launch.
+        assert!(t.is_long(8_081, 9_000_000));
+        assert!(!t.is_long(35_213, 170_000_000 * 32));
+        // Off: nothing is long.
+        assert!(!Tuning { long_cover: 0, ..t }.is_long(usize::MAX, 1));
+        for bad in [
+            Tuning { team: 0, ..t },
+            Tuning { team: 12, ..t },
+            Tuning { min_team: 64, ..t },
+            Tuning { long_team: 48, ..t },
+            Tuning { rows: 7, ..t },
+        ] {
             assert!(bad.check_team().is_err(), "{bad:?}");
         }
         assert!(t.check_team().is_ok());

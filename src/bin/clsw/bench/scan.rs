@@ -29,11 +29,26 @@ const CSV_HEADER: &str =
 #[derive(Args)]
 pub struct BenchScanArgs {
     /// Database FASTA (plain or gzip).
-    #[arg(long)]
-    db: PathBuf,
-    /// Use the database this many times over (20 x uniprot20k = 181 M residues).
+    #[arg(long, required_unless_present = "pseudodb")]
+    db: Option<PathBuf>,
+    /// Instead of --db, CUDASW++4.0's peak benchmark: COUNT copies of one random
+    /// sequence of LENGTH residues (`--pseudodb 1000000,1024`, as its `--pseudodb`).
+    #[arg(long, value_delimiter = ',', num_args = 2, value_names = ["COUNT", "LENGTH"])]
+    pseudodb: Vec<usize>,
+    /// Use the database this many times over (20 x uniprot20k = 181 M residues), every
+    /// copy after the first with each sequence shuffled (its length and composition
+    /// kept), so that the copies are distinct proteins as a real database's are.
     #[arg(long, default_value_t = 1)]
     repeat: usize,
+    /// Add the long tail of a real protein database: subjects of the lengths that
+    /// Swiss-Prot's molecular-function GO set (benches/real_databases.sh) holds above
+    /// 8,081 residues, 8,515 to 35,213, each cut from the database's residues shuffled.
+    #[arg(long)]
+    long_tail: bool,
+    /// Write the database the benchmark scans (copies and long tail included) to this
+    /// FASTA file, so that peers such as CUDASW++4.0 search exactly the same one.
+    #[arg(long)]
+    write_db: Option<PathBuf>,
     /// FASTA of real queries; for each length the nearest longer one is cut to it (or
     /// several are joined when none is long enough).
     #[arg(long)]
@@ -80,6 +95,17 @@ pub struct BenchScanArgs {
     /// `team`: the smallest team (short subjects get teams of about n / 12, at least this).
     #[arg(long)]
     min_team: Option<usize>,
+    /// `team`: how much work a launch must hold beside a subject for that subject not
+    /// to be long (0: none is long); long subjects run in teams of --long-team.
+    #[arg(long)]
+    long_cover: Option<u64>,
+    /// `team`: the long subjects' team (a power of two up to 32).
+    #[arg(long)]
+    long_team: Option<usize>,
+    /// `team`: run the long subjects' launches on the device's main queue, before the
+    /// others', instead of on a queue of their own beside them.
+    #[arg(long)]
+    long_on_main_queue: bool,
 
     /// Scores without end cells (`team` then runs its score-only kernel; a search
     /// finds the ends of its hits afterwards).
@@ -118,6 +144,44 @@ fn write_fasta<'a>(
     crate::out::write_whole(path, &text)
 }
 
+/// The lengths above 8,081 residues (the longest of `uniprot20k`) in Swiss-Prot's
+/// molecular-function GO set of 170 M residues (`benches/real_databases.sh`, MFO).
+const LONG_TAIL: [usize; 14] =
+    [8515, 8545, 8797, 8799, 8891, 9159, 10061, 10287, 11103, 13100, 18141, 22152, 34350, 35213];
+
+/// `db` `copies` times, each copy after the first with every sequence shuffled (Fisher-
+/// Yates, a seed per copy), then with `long_tail` the lengths of [`LONG_TAIL`], each cut
+/// from the database's residues shuffled.
+fn realistic_database(db: &[clsw::seq::Sequence], copies: usize, long_tail: bool) -> Vec<Vec<u8>> {
+    let shuffle = |s: &mut [u8], rng: &mut clsw::distance::generate::Rng| {
+        for i in (1..s.len()).rev() {
+            s.swap(i, rng.below(i + 1));
+        }
+    };
+    let mut out = Vec::with_capacity(db.len() * copies + LONG_TAIL.len());
+    for copy in 0..copies {
+        let mut rng = super::rng(copy as u64 + 1);
+        for s in db {
+            let mut r = s.residues.clone();
+            if copy > 0 {
+                shuffle(&mut r, &mut rng);
+            }
+            out.push(r);
+        }
+    }
+    if long_tail {
+        let all: Vec<u8> = db.iter().flat_map(|s| s.residues.iter().copied()).collect();
+        let mut rng = super::rng(0x7a11);
+        for &len in &LONG_TAIL {
+            let start = rng.below(all.len().saturating_sub(len).max(1));
+            let mut r: Vec<u8> = all.iter().cycle().skip(start).take(len).copied().collect();
+            shuffle(&mut r, &mut rng);
+            out.push(r);
+        }
+    }
+    out
+}
+
 /// A query of exactly `len` residues cut from real ones.
 fn query_of_length(queries: &[Vec<u8>], len: usize) -> Vec<u8> {
     if let Some(q) = queries.iter().filter(|q| q.len() >= len).min_by_key(|q| q.len()) {
@@ -137,14 +201,27 @@ fn query_of_length(queries: &[Vec<u8>], len: usize) -> Vec<u8> {
 pub fn run(args: &BenchScanArgs) -> Result<()> {
     let scoring = Scoring::new(Matrix::builtin_or_file(&args.matrix)?, Gaps::affine(args.gap_open, args.gap_extend)?);
     let alphabet = scoring.matrix.alphabet();
-    let (db, _) = fasta::read_file(&args.db, alphabet, EmptyRecords::Skip)?;
+    let db = match (&args.db, &args.pseudodb[..]) {
+        (_, &[count, length]) => {
+            let mut rng = super::rng(0x5eed);
+            let one = clsw::seq::Sequence {
+                id: "pseudo".into(),
+                description: String::new(),
+                residues: (0..length).map(|_| rng.below(20) as u8).collect(),
+            };
+            vec![one; count]
+        }
+        (Some(path), _) => fasta::read_file(path, alphabet, EmptyRecords::Skip)?.0,
+        (None, _) => return Err(Error::InvalidArgument("give --db or --pseudodb".into())),
+    };
     let (queries, _) = fasta::read_file(&args.queries, alphabet, EmptyRecords::Skip)?;
     let queries: Vec<Vec<u8>> = queries.into_iter().map(|s| s.residues).collect();
-    let mut subjects: Vec<&[u8]> = Vec::with_capacity(db.len() * args.repeat.max(1));
-    for _ in 0..args.repeat.max(1) {
-        let limit = args.max_subject_len.unwrap_or(usize::MAX);
-        subjects.extend(db.iter().filter(|s| s.len() <= limit).map(|s| s.residues.as_slice()));
+    let limit = args.max_subject_len.unwrap_or(usize::MAX);
+    let owned = realistic_database(&db, args.repeat.max(1), args.long_tail);
+    if let Some(path) = &args.write_db {
+        write_fasta(path, owned.iter().enumerate().map(|(k, s)| (format!("s{k}"), s.as_slice())), alphabet)?;
     }
+    let subjects: Vec<&[u8]> = owned.iter().filter(|s| s.len() <= limit).map(Vec::as_slice).collect();
     let residues: u64 = subjects.iter().map(|s| s.len() as u64).sum();
     let lengths = if args.lengths.is_empty() { CLASSIC_LENGTHS.to_vec() } else { args.lengths.clone() };
     if let Some(path) = &args.write_queries {
@@ -171,18 +248,24 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         team_group: args.group.unwrap_or(defaults.team_group),
         rows: defaults.rows,
         min_team: args.min_team.unwrap_or(defaults.min_team),
-        // A named team is the team run (the default raises it for short launches).
-        chain_cover: if args.team.is_empty() { defaults.chain_cover } else { 0 },
+        long_cover: args.long_cover.unwrap_or(defaults.long_cover),
+        long_team: args.long_team.unwrap_or(defaults.long_team),
+        long_beside: !args.long_on_main_queue,
     };
     if !tuning.band.is_multiple_of(2) || tuning.band == 0 || tuning.group == 0 {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
     }
     println!(
-        "# clsw bench scan: {} subjects, {} residues ({} x {}), {} {}/{}, {:?}, median of {} runs",
+        "# clsw bench scan: {} subjects, {} residues ({} x {}{}), {} {}/{}, {:?}, median of {} runs",
         subjects.len(),
         residues,
         args.repeat,
-        args.db.display(),
+        match (&args.db, &args.pseudodb[..]) {
+            (_, &[count, length]) => format!("{count} copies of one random sequence of {length}"),
+            (Some(path), _) => path.display().to_string(),
+            (None, _) => String::new(),
+        },
+        if args.long_tail { " + long tail" } else { "" },
         scoring.matrix.name(),
         scoring.gaps.open,
         scoring.gaps.extend,
