@@ -114,6 +114,9 @@ pub struct BenchScanArgs {
     /// Leave out subjects longer than this (to study length partitions).
     #[arg(long)]
     max_subject_len: Option<usize>,
+    /// Leave out subjects shorter than this (to study length partitions).
+    #[arg(long, default_value_t = 0)]
+    min_subject_len: usize,
     /// Write the benchmark queries (cut to their lengths) to this FASTA file, so peers
     /// such as ssearch36 can be run on exactly the same queries.
     #[arg(long)]
@@ -221,7 +224,8 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
     if let Some(path) = &args.write_db {
         write_fasta(path, owned.iter().enumerate().map(|(k, s)| (format!("s{k}"), s.as_slice())), alphabet)?;
     }
-    let subjects: Vec<&[u8]> = owned.iter().filter(|s| s.len() <= limit).map(Vec::as_slice).collect();
+    let subjects: Vec<&[u8]> =
+        owned.iter().filter(|s| (args.min_subject_len..=limit).contains(&s.len())).map(Vec::as_slice).collect();
     let residues: u64 = subjects.iter().map(|s| s.len() as u64).sum();
     let lengths = if args.lengths.is_empty() { CLASSIC_LENGTHS.to_vec() } else { args.lengths.clone() };
     if let Some(path) = &args.write_queries {
