@@ -7,10 +7,12 @@
 #   allqueries.fasta           CUDASW++4.0's 20 classic queries (its repository), the
 #                              first of which is its warm-up
 #   MFO.fasta.xz               benches/real_databases.sh's MFO (for `mfo`)
-#   uniprot20k.fasta.gz, queries500.fasta.gz   ../shared/data (for `quick`)
-#   benches/real_gpu.sh mfo     MFO: team kernels with the long subjects beside the
-#                               others, on the main queue, and without a long part;
-#                               CUDASW++4.0 DPX; both whole processes (50 hits)
+#   queries500.fasta.gz        ../shared/data (the 20 classic lengths are cut from it)
+#   uniprot20k.fasta.gz        ../shared/data (for `quick`)
+#   benches/real_gpu.sh mfo     MFO: team kernels with and without a part of their own
+#                               for the long subjects, the real classic queries and the
+#                               20 classic lengths cut from queries500; CUDASW++4.0 DPX
+#                               on both query sets; both whole processes (50 hits)
 #   benches/real_gpu.sh quick   uniprot20k x 20 shuffled copies, with and without the
 #                               long tail; CUDASW++4.0's peak benchmark beside clsw's
 # Tables go to $OUT (or ./bench-out).
@@ -31,12 +33,14 @@ case "${1:-mfo}" in
 mfo)
   xz -dc $D/MFO.fasta.xz > /tmp/MFO.fa
   B="/tmp/clsw bench scan --device gpu --db /tmp/MFO.fa --queries $D/allqueries.fasta --lengths $real --variants team --scores-only --runs 3"
-  $B --write-queries "$out/real.fa" --csv "$out/mfo_beside.csv" | tee "$out/mfo_beside.txt"
-  $B --long-on-main-queue --csv "$out/mfo_main_queue.csv" | tee "$out/mfo_main_queue.txt"
-  $B --long-cover 0 --csv "$out/mfo_no_long.csv" | tee "$out/mfo_no_long.txt"
-  for c in 40000 400000; do $B --long-cover $c | tee "$out/mfo_cover_$c.txt"; done
+  $B --write-queries "$out/real.fa" | tee "$out/mfo.txt"
+  $B --long-cover 0 | tee "$out/mfo_no_long.txt"
+  for c in 131000 1000000; do $B --long-cover $c | tee "$out/mfo_cover_$c.txt"; done
+  C="/tmp/clsw bench scan --device gpu --db /tmp/MFO.fa --queries $D/queries500.fasta.gz --variants team --scores-only --runs 3"
+  $C --write-queries "$out/cut.fa" | tee "$out/mfo_cut.txt"
   mkdir -p /tmp/cdb && /tmp/makedb /tmp/MFO.fa /tmp/cdb/db > /dev/null
   /tmp/align --query "$out/real.fa" --db /tmp/cdb/db --dpx --top 50 --verbose 2>&1 | grep -E "GCUPS" | tee "$out/cudasw_dpx.txt"
+  /tmp/align --query "$out/cut.fa" --db /tmp/cdb/db --dpx --top 50 --verbose 2>&1 | grep -E "GCUPS" | tee "$out/cudasw_dpx_cut.txt"
   # Whole processes, 50 hits each: a first run of each warms the caches (clsw's
   # programs, the page cache), then two timed runs each.
   /tmp/clsw makedb /tmp/MFO.fa -o /tmp/mfo.clswdb > /dev/null
@@ -53,7 +57,6 @@ quick)
   B="/tmp/clsw bench scan --device gpu --db $D/uniprot20k.fasta.gz --repeat 20 --queries $D/allqueries.fasta --lengths $real --variants team --scores-only --runs 3"
   $B --csv "$out/u20.csv" | tee "$out/u20.txt"
   $B --long-tail --csv "$out/u20_tail.csv" | tee "$out/u20_tail.txt"
-  $B --long-tail --long-on-main-queue | tee "$out/u20_tail_main_queue.txt"
   $B --long-tail --long-cover 0 | tee "$out/u20_tail_no_long.txt"
   for L in 512 1024 2048; do
     /tmp/clsw bench scan --device gpu --pseudodb 1000000,$L --queries $D/allqueries.fasta --lengths $real \

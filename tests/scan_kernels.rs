@@ -239,8 +239,7 @@ fn team_scans_several_queries_in_one_launch() {
 #[test]
 fn long_subjects_run_beside_the_others_in_a_part_of_their_own() {
     // A database of 1 to 70,000 residues whose long subjects (`Tuning::is_long`) go to
-    // teams of 32 in a part of their own, on a queue of their own or the main one:
-    // every score and end cell is the reference's. A planted copy of a query scores
+    // teams of 32 in a part of their own: every score and end cell is the reference's. A planted copy of a query scores
     // past 32,767 (DNA, match 100: 16-bit saturation, then the 32-bit recompute) in a
     // long subject and in a short one; one query at a time and two a launch.
     use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
@@ -277,8 +276,8 @@ fn long_subjects_run_beside_the_others_in_a_part_of_their_own() {
     assert!(base.is_long(9_000, residues) && !base.is_long(3_500, residues));
     let pad = sc.matrix.size() as u8;
     for dev in common::test_devices() {
-        for tuning in [base, Tuning { long_beside: false, ..base }] {
-            let what = format!("{} (long beside: {})", dev.info.label(), tuning.long_beside);
+        for tuning in [base, Tuning { long_cover: 0, ..base }] {
+            let what = format!("{} (long subjects from {})", dev.info.label(), tuning.long_cover);
             let one = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, pad).unwrap();
             for (q, query) in queries.iter().enumerate() {
                 let got = one.scan(query, &sc).unwrap();

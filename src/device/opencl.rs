@@ -216,13 +216,6 @@ impl ClDevice {
         cl("clCreateCommandQueue", CommandQueue::create_default(&self.context, 0))
     }
 
-    /// A queue of its own, with profiling, whose launches the device may run beside the
-    /// main queue's (a scan's long subjects beside the others).
-    pub fn concurrent_queue(&self) -> Result<CommandQueue> {
-        #[allow(deprecated)] // clCreateCommandQueue: present on OpenCL 1.2 and later alike
-        cl("clCreateCommandQueue", CommandQueue::create_default(&self.context, CL_QUEUE_PROFILING_ENABLE))
-    }
-
     /// A read-only buffer holding a copy of `data` (at least one element is allocated,
     /// since OpenCL refuses empty buffers).
     pub fn buffer_from<T: Copy + Default>(&self, data: &[T]) -> Result<Buffer<T>> {
@@ -351,7 +344,7 @@ pub fn launch(
 }
 
 /// Seconds from the first start to the last end of finished commands on one device
-/// (their profiling events; commands of several queues may overlap): 0 for none.
+/// (their profiling events): 0 for none.
 pub fn events_span_seconds(events: &[&opencl3::event::Event]) -> Result<f64> {
     let (mut first, mut last) = (u64::MAX, 0u64);
     for event in events {

@@ -17,7 +17,6 @@ use crate::device::{ClDevice, KernelArgs, cl, events_span_seconds, launch};
 use crate::error::{Error, Result};
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
-use opencl3::command_queue::CommandQueue;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
@@ -126,9 +125,6 @@ pub struct Tuning {
     pub long_cover: u64,
     /// `team` only: the team of the long subjects, a power of two up to 32.
     pub long_team: usize,
-    /// `team` only: the long subjects' launches go on a queue of their own, first, so
-    /// that they run beside the others' instead of before or after them.
-    pub long_beside: bool,
 }
 
 impl Default for Tuning {
@@ -140,9 +136,8 @@ impl Default for Tuning {
             team_group: 128,
             rows: 0,
             min_team: 8,
-            long_cover: 131_000,
+            long_cover: 400_000,
             long_team: 32,
-            long_beside: true,
         }
     }
 }
@@ -270,9 +265,6 @@ struct Part {
     slot_cells: u64,
     /// The boundary rows and outputs of every slot, reused by every launch.
     scratch: Scratch,
-    /// A queue of the part's own, whose launches run beside the main queue's (the
-    /// long subjects'); `None`: the device's main queue.
-    queue: Option<CommandQueue>,
 }
 
 /// The most queries one `scan_team` launch scans ([`Scanner::for_queries`]).
@@ -321,14 +313,13 @@ impl<'d> Scanner<'d> {
         if kind == ScanKernel::Team {
             tuning.check_team()?;
         }
-        // Per part: kernel, slots per group, work-group size, members, and whether its
-        // launches run beside the others' on a queue of their own.
-        let mut split: Vec<(&'static str, usize, usize, Vec<u32>, bool)> = match kind {
+        // Per part: kernel, slots per group, work-group size, members.
+        let mut split: Vec<(&'static str, usize, usize, Vec<u32>)> = match kind {
             ScanKernel::TeamPairs => {
                 return Err(Error::InvalidArgument("scan_team_pairs aligns psse's query pairs, not a scan".into()));
             }
             ScanKernel::Inter | ScanKernel::InterWide => {
-                vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect(), false)]
+                vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
             }
             ScanKernel::Team => {
                 // The long subjects first, in teams of `long_team` (`is_long`); then one
@@ -352,19 +343,19 @@ impl<'d> Scanner<'d> {
                 }
                 by_team.sort_by_key(|(t, _)| *t);
                 let (teams, work_group) = tuning.team_work_group(tuning.long_team);
-                std::iter::once((kind.kernel_name(), teams, work_group, long, tuning.long_beside))
+                std::iter::once((kind.kernel_name(), teams, work_group, long))
                     .chain(by_team.into_iter().map(|(team, members)| {
                         let (teams, work_group) = tuning.team_work_group(team);
-                        (kind.kernel_name(), teams, work_group, members, false)
+                        (kind.kernel_name(), teams, work_group, members)
                     }))
                     .collect()
             }
         };
-        split.retain(|(_, _, _, members, _)| !members.is_empty());
+        split.retain(|(_, _, _, members)| !members.is_empty());
         // scan_team counts a group's boundary elements (its longest subject x its teams)
         // in 32 bits, as a 64-bit count cost 2% of its loop: longer subjects are refused.
         if kind == ScanKernel::Team {
-            for (_, teams, _, members, _) in &split {
+            for (_, teams, _, members) in &split {
                 let longest = members.iter().map(|&k| subjects[k as usize].len()).max().unwrap_or(0);
                 if longest as u64 * *teams as u64 > i32::MAX as u64 {
                     return Err(Error::InvalidArgument(format!(
@@ -379,29 +370,28 @@ impl<'d> Scanner<'d> {
         let budget = BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem;
         let layouts = split
             .into_iter()
-            .map(|(kernel, slots_per_group, work_group, members, beside)| {
+            .map(|(kernel, slots_per_group, work_group, members)| {
                 let chosen: Vec<&[u8]> = members.iter().map(|&k| subjects[k as usize]).collect();
                 let layout = GroupLayout::new(&chosen, slots_per_group, kind.lanes(), pad_code)?;
-                Ok((kernel, work_group, members, layout, beside))
+                Ok((kernel, work_group, members, layout))
             })
             .collect::<Result<Vec<_>>>()?;
         // Slots while every slot's boundary row of the largest group fits the budget.
         let largest_group =
-            layouts.iter().flat_map(|(_, _, _, l, _)| (0..l.groups()).map(|g| l.cells(g, g + 1))).max().unwrap_or(1);
+            layouts.iter().flat_map(|(_, _, _, l)| (0..l.groups()).map(|g| l.cells(g, g + 1))).max().unwrap_or(1);
         let slots = if kind == ScanKernel::Team {
             queries.clamp(1, MAX_SLOTS).min((budget / largest_group.max(1)).max(1) as usize)
         } else {
             1
         };
         let mut parts = Vec::new();
-        for (kernel, work_group, members, layout, beside) in layouts {
+        for (kernel, work_group, members, layout) in layouts {
             let launches = layout.launches(budget / slots as u64);
             let slot_cells = launches.iter().map(|&(a, b)| layout.cells(a, b)).max().unwrap_or(1);
             let words = dev.buffer_from(&layout.words)?;
             let buffers = SubjectBuffers::new(dev, words, &layout.group_word, &layout.lengths, &layout.group_cell)?;
             let scratch = Scratch::new(dev, (slot_cells * elem) as usize * slots, layout.lengths.len() * slots)?;
-            let queue = if beside { Some(dev.concurrent_queue()?) } else { None };
-            parts.push(Part { kernel, work_group, launches, buffers, layout, members, slot_cells, scratch, queue });
+            parts.push(Part { kernel, work_group, launches, buffers, layout, members, slot_cells, scratch });
         }
         let mut position = vec![(0, 0); subjects.len()];
         for (q, part) in parts.iter().enumerate() {
@@ -572,7 +562,7 @@ impl<'d> Scanner<'d> {
         }
         let dev = self.dev;
         let letters = scoring.matrix.size() + 1;
-        let main_queue = dev.queue();
+        let queue = dev.queue();
         let (mut pending, mut kernels) = (Vec::new(), Vec::new());
         // Query profiles padded to whole bands or passes, one per span (parts of one
         // span share it), with each slot's padded rows (scan_team's).
@@ -610,8 +600,7 @@ impl<'d> Scanner<'d> {
                         .arg(&part.slot_cells)?
                         .arg(&slot_entries)?;
                 }
-                let queue: &CommandQueue = part.queue.as_ref().unwrap_or(&main_queue);
-                events.push(launch(queue, &kernel, (b - a) * work_group * queries.len(), work_group)?);
+                events.push(launch(&queue, &kernel, (b - a) * work_group * queries.len(), work_group)?);
             }
             kernels.push(kernel);
             pending.push((span, events));
@@ -620,8 +609,7 @@ impl<'d> Scanner<'d> {
         for (part, (span, events)) in self.parts.iter().zip(pending) {
             // scan_team's score-only build writes no end cells, so they are not read;
             // the other kernels always give them.
-            let queue: &CommandQueue = part.queue.as_ref().unwrap_or(&main_queue);
-            let reads = part.scratch.outputs[set].read_after(queue, &[], ends || self.kind != ScanKernel::Team)?;
+            let reads = part.scratch.outputs[set].read_after(&queue, &[], ends || self.kind != ScanKernel::Team)?;
             parts.push((events, span, reads));
         }
         Ok(Launched { lengths, parts, inputs: (profiles, kernels) })
@@ -642,9 +630,8 @@ impl<'d> Scanner<'d> {
             results.push(reads.wait()?);
             events.extend(part_events);
         }
-        // The launches' time on the device, from the first start to the last end (the
-        // long subjects' part runs beside the others), and the slots' shares of it:
-        // their padded rows in the first part.
+        // The launches' time on the device, from the first start to the last end, and
+        // the slots' shares of it: their padded rows in the first part.
         let seconds = events_span_seconds(&events.iter().collect::<Vec<_>>())?;
         let rows: Vec<usize> = lengths.iter().map(|&m| m.div_ceil(span) * span).collect();
         let total = rows.iter().sum::<usize>().max(1) as f64;

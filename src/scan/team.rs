@@ -36,8 +36,9 @@ impl Tuning {
     /// made for) in teams of `team`: `residues x team < long_cover x n`. A team walks
     /// its pair pass after pass, and a launch lasts at least as long as its slowest
     /// team, however little else it holds. Long subjects get teams of `long_team` in a
-    /// part of their own, launched first and, with `long_beside`, on a queue of its own
-    /// beside the others' launches; `long_cover` is measured (BENCHMARKS.md).
+    /// part of their own, launched first; `long_cover` is measured (BENCHMARKS.md).
+    /// (A queue of their own did not run them beside the others' launches on NVIDIA's
+    /// OpenCL: the same times to the millisecond on an H100.)
     pub fn is_long(&self, n: usize, residues: u64) -> bool {
         self.long_cover > 0 && residues.saturating_mul(self.team as u64) < self.long_cover.saturating_mul(n as u64)
     }
@@ -115,12 +116,12 @@ mod tests {
     #[test]
     fn subjects_long_beside_their_launch_are_long() {
         let t = Tuning::default();
-        // 170 M residues (a Swiss-Prot-sized database): its 35,213 residues are long,
-        // uniprot20k's longest, 8,081, is not.
-        assert!(t.is_long(35_213, 170_000_000));
-        assert!(!t.is_long(8_081, 170_000_000));
-        // The same subject beside a smaller database, or fewer queries a launch.
-        assert!(t.is_long(8_081, 9_000_000));
+        // 170 M residues (a Swiss-Prot-sized database): subjects from 3,400 residues on
+        // are long.
+        assert!(t.is_long(35_213, 170_000_000) && t.is_long(3_500, 170_000_000));
+        assert!(!t.is_long(3_300, 170_000_000));
+        // The same subject beside a smaller database, or more queries a launch.
+        assert!(t.is_long(3_300, 9_000_000));
         assert!(!t.is_long(35_213, 170_000_000 * 32));
         // Off: nothing is long.
         assert!(!Tuning { long_cover: 0, ..t }.is_long(usize::MAX, 1));

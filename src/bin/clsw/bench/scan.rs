@@ -102,10 +102,6 @@ pub struct BenchScanArgs {
     /// `team`: the long subjects' team (a power of two up to 32).
     #[arg(long)]
     long_team: Option<usize>,
-    /// `team`: run the long subjects' launches on the device's main queue, before the
-    /// others', instead of on a queue of their own beside them.
-    #[arg(long)]
-    long_on_main_queue: bool,
 
     /// Scores without end cells (`team` then runs its score-only kernel; a search
     /// finds the ends of its hits afterwards).
@@ -254,7 +250,6 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         min_team: args.min_team.unwrap_or(defaults.min_team),
         long_cover: args.long_cover.unwrap_or(defaults.long_cover),
         long_team: args.long_team.unwrap_or(defaults.long_team),
-        long_beside: !args.long_on_main_queue,
     };
     if !tuning.band.is_multiple_of(2) || tuning.band == 0 || tuning.group == 0 {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
