@@ -12,6 +12,7 @@ use common::capi::Handles;
 
 use clsw::Engine;
 use clsw::capi::distance::*;
+use clsw::capi::engine::clsw_engine;
 use clsw::capi::{
     CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_IO, CLSW_ERR_NULL, CLSW_ERR_PARSE, CLSW_OK,
 };
@@ -296,150 +297,195 @@ fn distance_contracts_hold() {
     let ptrs = seqs.map(|s| s.as_ptr());
     let lens = seqs.map(|s| s.len());
     let mut d: *mut clsw_distance_result = std::ptr::null_mut();
+    let full = std::mem::size_of::<clsw_distance_options>();
     // SAFETY: every field of clsw_distance_options is a number; all-zero is valid.
     let mut o: clsw_distance_options = unsafe { std::mem::zeroed() };
-    // SAFETY: a script of C ABI calls: every pointer passed is a live local (with its
-    // true length), a handle made above and not yet freed, or a deliberate NULL.
-    unsafe {
-        // Options: defaults, size checks, NULL.
-        assert_eq!(clsw_distance_options_init(&mut o, std::mem::size_of::<clsw_distance_options>()), CLSW_OK);
-        assert_eq!((o.coding, o.ignore_constant, o.variant, o.want_compared, o.metric), (0, 0, 0, 0, 0));
-        assert_eq!(clsw_distance_options_init(&mut o, 4), CLSW_ERR_INVALID_ARGUMENT);
-        assert_eq!(clsw_distance_options_init(std::ptr::null_mut(), 64), CLSW_ERR_NULL);
-        clsw_distance_options_init(&mut o, std::mem::size_of::<clsw_distance_options>());
-        let mut small = o;
-        small.size = 8;
-        let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &small, &mut d);
-        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "clsw_distance_options.size");
-        for (field, value) in [("coding", 4u32), ("variant", 3), ("metric", 4)] {
-            let mut bad = o;
-            match field {
-                "coding" => bad.coding = value,
-                "variant" => bad.variant = value,
-                _ => bad.metric = value,
-            }
-            let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &bad, &mut d);
-            common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, field);
-            assert!(d.is_null());
-        }
-        // NULL handles, arrays and outputs are named.
-        let st = clsw_distance_aligned(std::ptr::null(), 2, ptrs.as_ptr(), lens.as_ptr(), &o, &mut d);
-        assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
-        let st = clsw_distance_aligned(h.engine, 2, std::ptr::null(), lens.as_ptr(), &o, &mut d);
-        common::capi::assert_fails(st, CLSW_ERR_NULL, "sequences");
-        let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &o, std::ptr::null_mut());
-        assert_eq!(st, CLSW_ERR_NULL);
-        let st = clsw_distance_fasta(h.engine, std::ptr::null(), &o, &mut d);
-        assert_eq!(st, CLSW_ERR_NULL);
-        // Bad inputs: no sequences, ragged, a bad letter, a missing file, genotype options.
-        assert_eq!(
-            clsw_distance_aligned(h.engine, 0, ptrs.as_ptr(), lens.as_ptr(), &o, &mut d),
-            CLSW_ERR_INVALID_ARGUMENT
-        );
-        let ragged = [4usize, 3];
-        let st = clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), ragged.as_ptr(), &o, &mut d);
-        assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT, "{}", common::capi::last_error());
-        let bad: [&[u8]; 2] = [b"ACGT", b"AC1T"];
-        let bad_ptrs = bad.map(|s| s.as_ptr());
-        let st = clsw_distance_aligned(h.engine, 2, bad_ptrs.as_ptr(), lens.as_ptr(), &o, &mut d);
-        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "site 3");
-        let st = clsw_distance_fasta(h.engine, c"/nonexistent/aln.fa".as_ptr(), &o, &mut d);
-        common::capi::assert_fails(st, CLSW_ERR_IO, "/nonexistent/aln.fa");
-        // A file whose alignment is ragged or empty is malformed: CLSW_ERR_PARSE, as the
-        // header says, naming the file, the record and the lengths.
-        for (name, text, needed) in [
-            ("ragged.fa", ">a\nACGT\n>b\nACG\n", "sequence 'b' has 3 sites, but the first sequence 'a' has 4"),
-            ("empty.fa", ">a\n\n>b\nACG\n", "record is empty"),
-        ] {
-            let path = common::cli::scratch(name, text.as_bytes());
-            let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-            let st = clsw_distance_fasta(h.engine, c_path.as_ptr(), &o, &mut d);
-            common::capi::assert_fails(st, CLSW_ERR_PARSE, needed);
-            common::capi::assert_fails(st, CLSW_ERR_PARSE, name);
-            assert!(d.is_null());
-        }
-        let st = clsw_distance_bed(h.engine, c"/nonexistent/set".as_ptr(), &o, &mut d);
-        assert_eq!(st, CLSW_ERR_IO, "{}", common::capi::last_error());
-        let mut gaps = o;
-        gaps.coding = CLSW_DISTANCE_COUNT_GAPS;
-        let g = [0i8, 1, 2, 0];
-        let st = clsw_distance_genotypes(h.engine, g.as_ptr(), 2, 2, &gaps, &mut d);
-        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "alignments only");
-        assert_eq!(clsw_distance_genotypes(h.engine, g.as_ptr(), 0, 2, &o, &mut d), CLSW_ERR_INVALID_ARGUMENT);
-        assert_eq!(clsw_distance_genotypes(h.engine, std::ptr::null(), 2, 2, &o, &mut d), CLSW_ERR_NULL);
-        assert!(d.is_null());
+    // clsw_distance_aligned on an engine that is `h.engine` or NULL.
+    let aligned = |engine: *const clsw_engine,
+                   count: usize,
+                   ptrs: *const *const u8,
+                   lens: *const usize,
+                   o: *const clsw_distance_options,
+                   out: *mut *mut clsw_distance_result| {
+        // SAFETY: each call below passes `h.engine` (live until the test ends) or NULL;
+        // NULL or 2-entry arrays of pointers into live 4-byte strings and of lengths up
+        // to 4 (a count of at most 2); options that are NULL or a whole local; and NULL
+        // or `&mut d`.
+        unsafe { clsw_distance_aligned(engine, count, ptrs, lens, o, out) }
+    };
+    // clsw_distance_fasta on `h.engine`; `None` is a NULL path.
+    let fasta = |path: Option<&CStr>, o: &clsw_distance_options, out: &mut *mut clsw_distance_result| {
+        let path = path.map_or(std::ptr::null(), CStr::as_ptr);
+        // SAFETY: `h.engine` is live; the path is NULL or NUL-terminated; `o` is a whole
+        // options struct and `out` writable, both borrowed for the call.
+        unsafe { clsw_distance_fasta(h.engine, path, o, out) }
+    };
 
-        // A good matrix: buffers, sizes, names.
-        assert_eq!(clsw_distance_aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), std::ptr::null(), &mut d), CLSW_OK);
-        let mut n = 0;
-        assert_eq!(clsw_distance_result_count(d, &mut n), CLSW_OK);
-        assert_eq!(n, 2);
-        assert_eq!(clsw_distance_result_count(d, std::ptr::null_mut()), CLSW_ERR_NULL);
-        let mut buf = [7u32; 4];
-        let mut needed = 0;
-        assert_eq!(clsw_distance_result_matrix(d, buf.as_mut_ptr(), 3, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
-        assert_eq!((needed, buf), (4, [7; 4]), "nothing is written when the buffer is too small");
-        assert!(common::capi::last_error().contains("4 are needed"), "{}", common::capi::last_error());
-        assert_eq!(clsw_distance_result_matrix(d, std::ptr::null_mut(), 4, &mut needed), CLSW_ERR_NULL);
-        assert_eq!(clsw_distance_result_matrix(d, buf.as_mut_ptr(), 4, std::ptr::null_mut()), CLSW_OK);
-        assert_eq!(buf, [0, 1, 1, 0]);
-        // Compared counts were not asked for; names do not exist for caller arrays.
-        let st = clsw_distance_result_compared(d, buf.as_mut_ptr(), 4, std::ptr::null_mut());
-        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "want_compared");
-        let mut name = [0 as std::ffi::c_char; 8];
-        let st = clsw_distance_result_name(d, 0, name.as_mut_ptr(), 8, std::ptr::null_mut());
-        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "no names");
-        let mut values = [0f64; 4];
-        assert_eq!(clsw_distance_result_values(d, values.as_mut_ptr(), 2, &mut needed), CLSW_ERR_BUFFER_TOO_SMALL);
-        assert_eq!(clsw_distance_result_values(d, values.as_mut_ptr(), 4, &mut needed), CLSW_OK);
-        assert_eq!(values, [0.0, 1.0, 1.0, 0.0]);
+    // Options: defaults, size checks, NULL.
+    // SAFETY: `o` is a writable local of `full` bytes.
+    assert_eq!(unsafe { clsw_distance_options_init(&mut o, full) }, CLSW_OK);
+    assert_eq!((o.coding, o.ignore_constant, o.variant, o.want_compared, o.metric), (0, 0, 0, 0, 0));
+    // SAFETY: `o` has more than the 4 bytes offered (refused before anything is written).
+    assert_eq!(unsafe { clsw_distance_options_init(&mut o, 4) }, CLSW_ERR_INVALID_ARGUMENT);
+    // SAFETY: NULL is refused before the size is used.
+    assert_eq!(unsafe { clsw_distance_options_init(std::ptr::null_mut(), 64) }, CLSW_ERR_NULL);
+    // SAFETY: `o` is a writable local of `full` bytes.
+    unsafe { clsw_distance_options_init(&mut o, full) };
+    let mut small = o;
+    small.size = 8;
+    let st = aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &small, &mut d);
+    common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "clsw_distance_options.size");
+    for (field, value) in [("coding", 4u32), ("variant", 3), ("metric", 4)] {
+        let mut bad = o;
+        match field {
+            "coding" => bad.coding = value,
+            "variant" => bad.variant = value,
+            _ => bad.metric = value,
+        }
+        let st = aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &bad, &mut d);
+        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, field);
+        assert!(d.is_null());
+    }
+    // NULL handles, arrays and outputs are named.
+    let st = aligned(std::ptr::null(), 2, ptrs.as_ptr(), lens.as_ptr(), &o, &mut d);
+    assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
+    let st = aligned(h.engine, 2, std::ptr::null(), lens.as_ptr(), &o, &mut d);
+    common::capi::assert_fails(st, CLSW_ERR_NULL, "sequences");
+    let st = aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), &o, std::ptr::null_mut());
+    assert_eq!(st, CLSW_ERR_NULL);
+    let st = fasta(None, &o, &mut d);
+    assert_eq!(st, CLSW_ERR_NULL);
+    // Bad inputs: no sequences, ragged, a bad letter, a missing file, genotype options.
+    assert_eq!(aligned(h.engine, 0, ptrs.as_ptr(), lens.as_ptr(), &o, &mut d), CLSW_ERR_INVALID_ARGUMENT);
+    let ragged = [4usize, 3];
+    let st = aligned(h.engine, 2, ptrs.as_ptr(), ragged.as_ptr(), &o, &mut d);
+    assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT, "{}", common::capi::last_error());
+    let bad: [&[u8]; 2] = [b"ACGT", b"AC1T"];
+    let bad_ptrs = bad.map(|s| s.as_ptr());
+    let st = aligned(h.engine, 2, bad_ptrs.as_ptr(), lens.as_ptr(), &o, &mut d);
+    common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "site 3");
+    let st = fasta(Some(c"/nonexistent/aln.fa"), &o, &mut d);
+    common::capi::assert_fails(st, CLSW_ERR_IO, "/nonexistent/aln.fa");
+    // A file whose alignment is ragged or empty is malformed: CLSW_ERR_PARSE, as the
+    // header says, naming the file, the record and the lengths.
+    for (name, text, needed) in [
+        ("ragged.fa", ">a\nACGT\n>b\nACG\n", "sequence 'b' has 3 sites, but the first sequence 'a' has 4"),
+        ("empty.fa", ">a\n\n>b\nACG\n", "record is empty"),
+    ] {
+        let path = common::cli::scratch(name, text.as_bytes());
+        let c_path = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        let st = fasta(Some(&c_path), &o, &mut d);
+        common::capi::assert_fails(st, CLSW_ERR_PARSE, needed);
+        common::capi::assert_fails(st, CLSW_ERR_PARSE, name);
+        assert!(d.is_null());
+    }
+    // SAFETY: `h.engine` is live; the path is a NUL-terminated literal; `o` and `d` are locals.
+    let st = unsafe { clsw_distance_bed(h.engine, c"/nonexistent/set".as_ptr(), &o, &mut d) };
+    assert_eq!(st, CLSW_ERR_IO, "{}", common::capi::last_error());
+    let mut gaps = o;
+    gaps.coding = CLSW_DISTANCE_COUNT_GAPS;
+    let g = [0i8, 1, 2, 0];
+    // clsw_distance_genotypes on `h.engine` over `samples` x 2 values of `g` (NULL if None).
+    let genotypes =
+        |g: Option<&[i8; 4]>, samples: usize, o: &clsw_distance_options, out: &mut *mut clsw_distance_result| {
+            assert!(samples <= 2, "`g` holds 2 samples of 2 sites");
+            let g = g.map_or(std::ptr::null(), |g| g.as_ptr());
+            // SAFETY: `h.engine` is live; `g` is NULL or has the `samples * 2 <= 4` values
+            // read; `o` and `out` are borrowed for the call.
+            unsafe { clsw_distance_genotypes(h.engine, g, samples, 2, o, out) }
+        };
+    let st = genotypes(Some(&g), 2, &gaps, &mut d);
+    common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "alignments only");
+    assert_eq!(genotypes(Some(&g), 0, &o, &mut d), CLSW_ERR_INVALID_ARGUMENT);
+    assert_eq!(genotypes(None, 2, &o, &mut d), CLSW_ERR_NULL);
+    assert!(d.is_null());
+
+    // A good matrix: buffers, sizes, names.
+    assert_eq!(aligned(h.engine, 2, ptrs.as_ptr(), lens.as_ptr(), std::ptr::null(), &mut d), CLSW_OK);
+    let mut n = 0;
+    // SAFETY: `d` is the live result just made; `n` is a writable local.
+    assert_eq!(unsafe { clsw_distance_result_count(d, &mut n) }, CLSW_OK);
+    assert_eq!(n, 2);
+    // SAFETY: `d` is live; the NULL output is refused.
+    assert_eq!(unsafe { clsw_distance_result_count(d, std::ptr::null_mut()) }, CLSW_ERR_NULL);
+    let mut buf = [7u32; 4];
+    let mut needed = 0;
+    // SAFETY: `d` is live; `buf` has 4 writable values (3 are offered); `needed` is a local.
+    let st = unsafe { clsw_distance_result_matrix(d, buf.as_mut_ptr(), 3, &mut needed) };
+    assert_eq!(st, CLSW_ERR_BUFFER_TOO_SMALL);
+    assert_eq!((needed, buf), (4, [7; 4]), "nothing is written when the buffer is too small");
+    assert!(common::capi::last_error().contains("4 are needed"), "{}", common::capi::last_error());
+    // SAFETY: `d` is live; the NULL buffer is refused; `needed` is a local.
+    assert_eq!(unsafe { clsw_distance_result_matrix(d, std::ptr::null_mut(), 4, &mut needed) }, CLSW_ERR_NULL);
+    // SAFETY: `d` is live; `buf` has the 4 writable values offered.
+    assert_eq!(unsafe { clsw_distance_result_matrix(d, buf.as_mut_ptr(), 4, std::ptr::null_mut()) }, CLSW_OK);
+    assert_eq!(buf, [0, 1, 1, 0]);
+    // Compared counts were not asked for; names do not exist for caller arrays.
+    // SAFETY: as above.
+    let st = unsafe { clsw_distance_result_compared(d, buf.as_mut_ptr(), 4, std::ptr::null_mut()) };
+    common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "want_compared");
+    let mut name = [0 as std::ffi::c_char; 8];
+    // SAFETY: `d` is live; `name` has the 8 writable bytes offered.
+    let st = unsafe { clsw_distance_result_name(d, 0, name.as_mut_ptr(), 8, std::ptr::null_mut()) };
+    common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "no names");
+    let mut values = [0f64; 4];
+    // SAFETY: `d` is live; `values` has 4 writable values (2 are offered); `needed` is a local.
+    let st = unsafe { clsw_distance_result_values(d, values.as_mut_ptr(), 2, &mut needed) };
+    assert_eq!(st, CLSW_ERR_BUFFER_TOO_SMALL);
+    // SAFETY: `d` is live; `values` has the 4 writable values offered; `needed` is a local.
+    assert_eq!(unsafe { clsw_distance_result_values(d, values.as_mut_ptr(), 4, &mut needed) }, CLSW_OK);
+    assert_eq!(values, [0.0, 1.0, 1.0, 0.0]);
+    // SAFETY: `d` came from clsw_distance_aligned and is freed once, here (and reset to
+    // NULL below); freeing NULL is allowed.
+    unsafe {
         clsw_distance_result_free(d);
         clsw_distance_result_free(std::ptr::null_mut());
-        d = std::ptr::null_mut();
-        assert_eq!(clsw_distance_result_count(d, &mut n), CLSW_ERR_NULL);
+    }
+    d = std::ptr::null_mut();
+    // SAFETY: `d` is NULL (refused); `n` is a writable local.
+    assert_eq!(unsafe { clsw_distance_result_count(d, &mut n) }, CLSW_ERR_NULL);
 
-        // File inputs have names; an index out of range is refused; a short name buffer
-        // gets the size needed.
-        let path = std::ffi::CString::new(data_dir().join("distance/hand.fa").to_str().unwrap()).unwrap();
-        let mut ibs = o;
-        ibs.metric = CLSW_METRIC_IBS;
-        assert_eq!(
-            clsw_distance_fasta(h.engine, path.as_ptr(), &ibs, &mut d),
-            CLSW_OK,
-            "{}",
-            common::capi::last_error()
-        );
-        let st = clsw_distance_result_name(d, 1, name.as_mut_ptr(), 2, &mut needed);
-        assert_eq!((st, needed), (CLSW_ERR_BUFFER_TOO_SMALL, 3));
-        assert_eq!(clsw_distance_result_name(d, 1, name.as_mut_ptr(), 8, std::ptr::null_mut()), CLSW_OK);
-        assert_eq!(CStr::from_ptr(name.as_ptr()).to_str().unwrap(), "s2");
-        assert_eq!(
-            clsw_distance_result_name(d, 5, name.as_mut_ptr(), 8, std::ptr::null_mut()),
-            CLSW_ERR_INVALID_ARGUMENT
-        );
-        let mut c = [0u32; 25];
-        assert_eq!(
-            clsw_distance_result_compared(d, c.as_mut_ptr(), 25, std::ptr::null_mut()),
-            CLSW_OK,
-            "the metric implies it"
-        );
-        assert_eq!(c[1], 12);
-        let mut v = [0f64; 25];
-        assert_eq!(clsw_distance_result_values(d, v.as_mut_ptr(), 25, std::ptr::null_mut()), CLSW_OK);
-        assert_eq!((v[0], v[1]), (1.0, 1.0 - 1.0 / 12.0));
+    // File inputs have names; an index out of range is refused; a short name buffer
+    // gets the size needed.
+    let path = std::ffi::CString::new(data_dir().join("distance/hand.fa").to_str().unwrap()).unwrap();
+    let mut ibs = o;
+    ibs.metric = CLSW_METRIC_IBS;
+    assert_eq!(fasta(Some(&path), &ibs, &mut d), CLSW_OK, "{}", common::capi::last_error());
+    // SAFETY: `d` is the live result just made; `name` has 8 writable bytes (2 are
+    // offered); `needed` is a local.
+    let st = unsafe { clsw_distance_result_name(d, 1, name.as_mut_ptr(), 2, &mut needed) };
+    assert_eq!((st, needed), (CLSW_ERR_BUFFER_TOO_SMALL, 3));
+    // SAFETY: `d` is live; `name` has the 8 writable bytes offered.
+    assert_eq!(unsafe { clsw_distance_result_name(d, 1, name.as_mut_ptr(), 8, std::ptr::null_mut()) }, CLSW_OK);
+    // SAFETY: clsw_distance_result_name wrote a NUL-terminated name into `name`.
+    assert_eq!(unsafe { CStr::from_ptr(name.as_ptr()) }.to_str().unwrap(), "s2");
+    // SAFETY: `d` is live; `name` has the 8 writable bytes offered.
+    let st = unsafe { clsw_distance_result_name(d, 5, name.as_mut_ptr(), 8, std::ptr::null_mut()) };
+    assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT);
+    let mut c = [0u32; 25];
+    // SAFETY: `d` is live; `c` has the 25 writable values offered.
+    let st = unsafe { clsw_distance_result_compared(d, c.as_mut_ptr(), 25, std::ptr::null_mut()) };
+    assert_eq!(st, CLSW_OK, "the metric implies it");
+    assert_eq!(c[1], 12);
+    let mut v = [0f64; 25];
+    // SAFETY: `d` is live; `v` has the 25 writable values offered.
+    assert_eq!(unsafe { clsw_distance_result_values(d, v.as_mut_ptr(), 25, std::ptr::null_mut()) }, CLSW_OK);
+    assert_eq!((v[0], v[1]), (1.0, 1.0 - 1.0 / 12.0));
 
-        // The 0.1 names (deprecated aliases, kept for one release) still answer.
-        #[allow(deprecated)]
-        {
-            let old: *const clsw_distances = d;
-            let mut n = 0usize;
-            assert_eq!(clsw_distances_count(old, &mut n), CLSW_OK);
-            assert_eq!(n, 5);
-            let mut old_v = [0f64; 25];
-            assert_eq!(clsw_distances_values(old, old_v.as_mut_ptr(), 25, std::ptr::null_mut()), CLSW_OK);
-            assert_eq!(old_v, v);
-            clsw_distances_free(d);
-        }
+    // The 0.1 names (deprecated aliases, kept for one release) still answer.
+    #[allow(deprecated)]
+    {
+        let old: *const clsw_distances = d;
+        let mut n = 0usize;
+        // SAFETY: `old` is the live result `d` under its old name; `n` is a writable local.
+        assert_eq!(unsafe { clsw_distances_count(old, &mut n) }, CLSW_OK);
+        assert_eq!(n, 5);
+        let mut old_v = [0f64; 25];
+        // SAFETY: `old` is live; `old_v` has the 25 writable values offered.
+        assert_eq!(unsafe { clsw_distances_values(old, old_v.as_mut_ptr(), 25, std::ptr::null_mut()) }, CLSW_OK);
+        assert_eq!(old_v, v);
+        // SAFETY: `d` came from clsw_distance_fasta and is freed once, here.
+        unsafe { clsw_distances_free(d) };
     }
 }
 

@@ -7,6 +7,7 @@ mod common;
 
 use common::capi::Handles;
 
+use clsw::capi::engine::clsw_engine;
 use clsw::capi::psse::*;
 use clsw::capi::scan::CLSW_VARIANT_TEAM;
 use clsw::capi::{CLSW_ERR_BUFFER_TOO_SMALL, CLSW_ERR_INVALID_ARGUMENT, CLSW_ERR_NULL, CLSW_OK};
@@ -133,63 +134,86 @@ fn result() -> clsw_psse_result {
 fn contracts_hold() {
     let h = Handles::builtin(c"BLOSUM50", 10, 2);
     let (q, s) = (Q.as_bytes(), S1.as_bytes());
+    let full = std::mem::size_of::<clsw_psse_options>();
     // SAFETY: every field of clsw_psse_options is a number; all-zero is valid.
     let mut o: clsw_psse_options = unsafe { std::mem::zeroed() };
-    // SAFETY: a script of C ABI calls: every pointer passed is a live local (with its
-    // true length), a handle made above and not yet freed, or a deliberate NULL.
-    unsafe {
-        assert_eq!(clsw_psse_options_init(&mut o, std::mem::size_of::<clsw_psse_options>()), CLSW_OK);
-        assert_eq!(
-            (o.shuffles, o.window, o.seed, o.censor_below, o.variant, o.keep_scores),
-            (1000, 0, 42, 0.0, CLSW_VARIANT_TEAM, 0)
-        );
-        assert_eq!(clsw_psse_options_init(&mut o, 4), CLSW_ERR_INVALID_ARGUMENT);
-        assert_eq!(clsw_psse_options_init(std::ptr::null_mut(), 64), CLSW_ERR_NULL);
-        clsw_psse_options_init(&mut o, std::mem::size_of::<clsw_psse_options>());
-        o.shuffles = 100;
-        let mut r = result();
-        // NULL handles, outputs and sequences are named.
-        let st = clsw_psse(std::ptr::null(), h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), &o, &mut r);
-        assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
-        let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), &o, std::ptr::null_mut());
-        assert_eq!(st, CLSW_ERR_NULL);
-        let st = clsw_psse(h.engine, h.scoring, std::ptr::null(), 5, s.as_ptr(), s.len(), &o, &mut r);
-        assert_eq!(st, CLSW_ERR_NULL);
-        // NULL options are the defaults (1,000 shuffles).
-        let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), std::ptr::null(), &mut r);
-        assert_eq!(st, CLSW_OK, "{}", common::capi::last_error());
-        assert_eq!((r.status, r.shuffles, r.query_length, r.subject_length), (CLSW_OK, 1000, q.len(), s.len()));
-        assert!(r.error.is_null() && r.cutoff.is_nan());
-        // Bad options and sequences.
-        for (field, value) in [("variant", 2.0), ("censor_below", 1.0), ("shuffles", 1.0)] {
-            let mut bad = o;
-            match field {
-                "variant" => bad.variant = value as u32,
-                "censor_below" => bad.censor_below = value,
-                _ => bad.shuffles = value as usize,
-            }
-            let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), &bad, &mut r);
-            assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT, "{field}");
-        }
-        let st = clsw_psse(h.engine, h.scoring, b"MK1".as_ptr(), 3, s.as_ptr(), s.len(), &o, &mut r);
-        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "position 3");
-        let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), b"W".as_ptr(), 1, &o, &mut r);
-        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "all equal");
-        // A result struct whose size is too small is refused.
-        let mut small = result();
-        small.size = 8;
-        let st = clsw_psse(h.engine, h.scoring, q.as_ptr(), q.len(), s.as_ptr(), s.len(), &o, &mut small);
-        assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT);
+    // clsw_psse with `h.scoring` of `q_len` bytes at `q` against `s`; `None` is NULL.
+    let psse = |engine: *const clsw_engine,
+                q: *const u8,
+                q_len: usize,
+                s: &[u8],
+                o: Option<&clsw_psse_options>,
+                r: Option<&mut clsw_psse_result>| {
+        let o = o.map_or(std::ptr::null(), |o| o as *const clsw_psse_options);
+        let r = r.map_or(std::ptr::null_mut(), |r| r as *mut clsw_psse_result);
+        // SAFETY: each call below passes `h.engine` (live until the test ends) or NULL,
+        // and a `q` that is NULL or a live byte string of `q_len` bytes; `h.scoring` is
+        // live; `s`, the options and the result (made by `result()`, its size its own)
+        // are borrowed for the call.
+        unsafe { clsw_psse(engine, h.scoring, q, q_len, s.as_ptr(), s.len(), o, r) }
+    };
 
-        // Many pairs: per-pair statuses, index checks, scores only when kept.
-        let seqs = [q.as_ptr(), b"W".as_ptr()];
-        let lens = [q.len(), 1];
-        // The first `queries` of `queries_ptr` against the first `subjects` of seqs.
-        let many = |queries: usize,
-                    queries_ptr: *const *const u8,
-                    subjects: usize,
-                    o: &clsw_psse_options,
-                    res: &mut *mut clsw_psse_results| {
+    // SAFETY: `o` is a writable local of `full` bytes.
+    assert_eq!(unsafe { clsw_psse_options_init(&mut o, full) }, CLSW_OK);
+    assert_eq!(
+        (o.shuffles, o.window, o.seed, o.censor_below, o.variant, o.keep_scores),
+        (1000, 0, 42, 0.0, CLSW_VARIANT_TEAM, 0)
+    );
+    // SAFETY: `o` has more than the 4 bytes offered (refused before anything is written).
+    assert_eq!(unsafe { clsw_psse_options_init(&mut o, 4) }, CLSW_ERR_INVALID_ARGUMENT);
+    // SAFETY: NULL is refused before the size is used.
+    assert_eq!(unsafe { clsw_psse_options_init(std::ptr::null_mut(), 64) }, CLSW_ERR_NULL);
+    // SAFETY: `o` is a writable local of `full` bytes.
+    unsafe { clsw_psse_options_init(&mut o, full) };
+    o.shuffles = 100;
+    let mut r = result();
+    // NULL handles, outputs and sequences are named.
+    let st = psse(std::ptr::null(), q.as_ptr(), q.len(), s, Some(&o), Some(&mut r));
+    assert_eq!((st, common::capi::last_error().as_str()), (CLSW_ERR_NULL, "engine is NULL"));
+    let st = psse(h.engine, q.as_ptr(), q.len(), s, Some(&o), None);
+    assert_eq!(st, CLSW_ERR_NULL);
+    let st = psse(h.engine, std::ptr::null(), 5, s, Some(&o), Some(&mut r));
+    assert_eq!(st, CLSW_ERR_NULL);
+    // NULL options are the defaults (1,000 shuffles).
+    let st = psse(h.engine, q.as_ptr(), q.len(), s, None, Some(&mut r));
+    assert_eq!(st, CLSW_OK, "{}", common::capi::last_error());
+    assert_eq!((r.status, r.shuffles, r.query_length, r.subject_length), (CLSW_OK, 1000, q.len(), s.len()));
+    assert!(r.error.is_null() && r.cutoff.is_nan());
+    // Bad options and sequences.
+    for (field, value) in [("variant", 2.0), ("censor_below", 1.0), ("shuffles", 1.0)] {
+        let mut bad = o;
+        match field {
+            "variant" => bad.variant = value as u32,
+            "censor_below" => bad.censor_below = value,
+            _ => bad.shuffles = value as usize,
+        }
+        let st = psse(h.engine, q.as_ptr(), q.len(), s, Some(&bad), Some(&mut r));
+        assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT, "{field}");
+    }
+    let st = psse(h.engine, b"MK1".as_ptr(), 3, s, Some(&o), Some(&mut r));
+    common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "position 3");
+    let st = psse(h.engine, q.as_ptr(), q.len(), b"W", Some(&o), Some(&mut r));
+    common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "all equal");
+    // A result struct whose size is too small is refused.
+    let mut small = result();
+    small.size = 8;
+    let st = psse(h.engine, q.as_ptr(), q.len(), s, Some(&o), Some(&mut small));
+    assert_eq!(st, CLSW_ERR_INVALID_ARGUMENT);
+
+    // Many pairs: per-pair statuses, index checks, scores only when kept.
+    let seqs = [q.as_ptr(), b"W".as_ptr()];
+    let lens = [q.len(), 1];
+    // The first `queries` of `queries_ptr` against the first `subjects` of seqs.
+    let many = |queries: usize,
+                queries_ptr: *const *const u8,
+                subjects: usize,
+                o: &clsw_psse_options,
+                res: &mut *mut clsw_psse_results| {
+        // SAFETY: the handles in `h` are live; each call below passes counts of at most
+        // 2 and a `queries_ptr` that is `seqs` or NULL, so every pointer read is NULL or
+        // one of `seqs`, into live byte strings of the lengths in `lens`; `o` and `res`
+        // are borrowed for the call.
+        unsafe {
             clsw_psse_many(
                 h.engine,
                 h.scoring,
@@ -202,40 +226,54 @@ fn contracts_hold() {
                 o,
                 res,
             )
-        };
-        let mut res: *mut clsw_psse_results = std::ptr::null_mut();
-        let st = many(1, seqs.as_ptr(), 2, &o, &mut res);
-        assert_eq!(st, CLSW_OK, "{}", common::capi::last_error());
-        let mut n = 0;
-        assert_eq!(clsw_psse_results_count(res, &mut n), CLSW_OK);
-        assert_eq!(n, 2);
-        assert_eq!(clsw_psse_results_get(res, 0, &mut r), CLSW_OK);
-        assert_eq!((r.status, r.query, r.subject), (CLSW_OK, 0, 0));
-        assert_eq!(clsw_psse_results_get(res, 1, &mut r), CLSW_OK);
-        assert_eq!((r.status, r.subject, r.lambda), (CLSW_ERR_INVALID_ARGUMENT, 1, 0.0));
-        assert!(CStr::from_ptr(r.error).to_str().unwrap().contains("all equal"));
-        assert_eq!(clsw_psse_results_get(res, 2, &mut r), CLSW_ERR_INVALID_ARGUMENT);
-        let mut buf = [0i32; 100];
-        let st = clsw_psse_results_scores(res, 0, buf.as_mut_ptr(), 100, std::ptr::null_mut());
-        common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "keep_scores");
+        }
+    };
+    let mut res: *mut clsw_psse_results = std::ptr::null_mut();
+    let st = many(1, seqs.as_ptr(), 2, &o, &mut res);
+    assert_eq!(st, CLSW_OK, "{}", common::capi::last_error());
+    let mut n = 0;
+    // SAFETY: `res` is the live result set just made; `n` is a writable local.
+    assert_eq!(unsafe { clsw_psse_results_count(res, &mut n) }, CLSW_OK);
+    assert_eq!(n, 2);
+    // SAFETY: `res` is live; `r` is a whole result from `result()`.
+    assert_eq!(unsafe { clsw_psse_results_get(res, 0, &mut r) }, CLSW_OK);
+    assert_eq!((r.status, r.query, r.subject), (CLSW_OK, 0, 0));
+    // SAFETY: as above.
+    assert_eq!(unsafe { clsw_psse_results_get(res, 1, &mut r) }, CLSW_OK);
+    assert_eq!((r.status, r.subject, r.lambda), (CLSW_ERR_INVALID_ARGUMENT, 1, 0.0));
+    // SAFETY: a failed pair's `error` is a NUL-terminated message owned by `res`, still live.
+    assert!(unsafe { CStr::from_ptr(r.error) }.to_str().unwrap().contains("all equal"));
+    // SAFETY: `res` is live; `r` is a whole result from `result()`.
+    assert_eq!(unsafe { clsw_psse_results_get(res, 2, &mut r) }, CLSW_ERR_INVALID_ARGUMENT);
+    let mut buf = [0i32; 100];
+    // SAFETY: `res` is live; `buf` has the 100 writable values offered.
+    let st = unsafe { clsw_psse_results_scores(res, 0, buf.as_mut_ptr(), 100, std::ptr::null_mut()) };
+    common::capi::assert_fails(st, CLSW_ERR_INVALID_ARGUMENT, "keep_scores");
+    // SAFETY: `res` came from clsw_psse_many and is freed once, here; freeing NULL is allowed.
+    unsafe {
         clsw_psse_results_free(res);
         clsw_psse_results_free(std::ptr::null_mut());
-
-        o.keep_scores = 1;
-        let st = many(1, seqs.as_ptr(), 1, &o, &mut res);
-        assert_eq!(st, CLSW_OK);
-        let mut needed = 0;
-        let st = clsw_psse_results_scores(res, 0, buf.as_mut_ptr(), 10, &mut needed);
-        assert_eq!((st, needed), (CLSW_ERR_BUFFER_TOO_SMALL, 100));
-        assert_eq!(clsw_psse_results_scores(res, 0, buf.as_mut_ptr(), 100, &mut needed), CLSW_OK);
-        assert!(buf.iter().all(|&v| v > 0) && buf.iter().any(|&v| v != buf[0]));
-        clsw_psse_results_free(res);
-        // A count of 0 and NULL arrays are refused; the output handle is NULL on failure.
-        let st = many(0, seqs.as_ptr(), 1, &o, &mut res);
-        assert!(st == CLSW_ERR_INVALID_ARGUMENT && res.is_null());
-        let st = many(1, std::ptr::null(), 1, &o, &mut res);
-        assert!(st == CLSW_ERR_NULL && res.is_null());
     }
+
+    o.keep_scores = 1;
+    let st = many(1, seqs.as_ptr(), 1, &o, &mut res);
+    assert_eq!(st, CLSW_OK);
+    let mut needed = 0;
+    // SAFETY: `res` is the live result set just made; `buf` has 100 writable values (10
+    // are offered); `needed` is a local.
+    let st = unsafe { clsw_psse_results_scores(res, 0, buf.as_mut_ptr(), 10, &mut needed) };
+    assert_eq!((st, needed), (CLSW_ERR_BUFFER_TOO_SMALL, 100));
+    // SAFETY: `res` is live; `buf` has the 100 writable values offered; `needed` is a local.
+    let st = unsafe { clsw_psse_results_scores(res, 0, buf.as_mut_ptr(), 100, &mut needed) };
+    assert_eq!(st, CLSW_OK);
+    assert!(buf.iter().all(|&v| v > 0) && buf.iter().any(|&v| v != buf[0]));
+    // SAFETY: `res` came from clsw_psse_many and is freed once, here.
+    unsafe { clsw_psse_results_free(res) };
+    // A count of 0 and NULL arrays are refused; the output handle is NULL on failure.
+    let st = many(0, seqs.as_ptr(), 1, &o, &mut res);
+    assert!(st == CLSW_ERR_INVALID_ARGUMENT && res.is_null());
+    let st = many(1, std::ptr::null(), 1, &o, &mut res);
+    assert!(st == CLSW_ERR_NULL && res.is_null());
     // The Rust error for the same failure, for reference.
     let e =
         clsw::psse::psse(&Engine::new(DeviceChoice::Native).unwrap(), &codes(Q), &codes("W"), &PsseOptions::default());
