@@ -35,7 +35,7 @@ mfo)
   B="/tmp/clsw bench scan --device gpu --db /tmp/MFO.fa --queries $D/allqueries.fasta --lengths $real --variants team --scores-only --runs 3"
   $B --write-queries "$out/real.fa" | tee "$out/mfo.txt"
   $B --long-cover 0 | tee "$out/mfo_no_long.txt"
-  for c in 131000 1000000; do $B --long-cover $c | tee "$out/mfo_cover_$c.txt"; done
+  for c in 40000 400000; do $B --long-cover $c | tee "$out/mfo_cover_$c.txt"; done
   C="/tmp/clsw bench scan --device gpu --db /tmp/MFO.fa --queries $D/queries500.fasta.gz --variants team --scores-only --runs 3"
   $C --write-queries "$out/cut.fa" | tee "$out/mfo_cut.txt"
   mkdir -p /tmp/cdb && /tmp/makedb /tmp/MFO.fa /tmp/cdb/db > /dev/null
@@ -59,7 +59,7 @@ quick)
   $B --long-tail --csv "$out/u20_tail.csv" | tee "$out/u20_tail.txt"
   $B --long-tail --long-cover 0 | tee "$out/u20_tail_no_long.txt"
   for L in 512 1024 2048; do
-    /tmp/clsw bench scan --device gpu --pseudodb 1000000,$L --queries $D/allqueries.fasta --lengths $real \
+    /tmp/clsw bench scan --device gpu --pseudodb 1000000 $L --queries $D/allqueries.fasta --lengths $real \
       --variants team --scores-only --runs 3 | tee "$out/peak_$L.txt"
     /tmp/align --query $D/allqueries.fasta --pseudodb 1000000 $L --dpx --top 0 --verbose --uploadFull 2>&1 \
       | grep -E "GCUPS" | tee "$out/cudasw_peak_$L.txt"

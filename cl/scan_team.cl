@@ -248,6 +248,80 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
 #endif
 }
 
+/* Where a pass's walk along the columns stands: the next step k, the residue word a of
+ * its first column, the boundary elements of column k and of column j = k - t, and the
+ * residue words and the first work-item's boundary cells loaded a turn ahead. */
+typedef struct {
+    int k, a, kG, jG;
+    uint cur, next;
+    uint2 b0, b1;
+} walk_t;
+
+/* A pass's walk before its first step. */
+inline walk_t walk_start(__global const uint *res, __global const uint2 *bnd, bool reads, int t, int n, int words,
+                         int G, uint pad_word, uint minus_oe)
+{
+    walk_t w;
+    w.k = 0;
+    w.a = -((t + 1) >> 1);
+    w.cur = n > 0 ? team_word(res, w.a, words, G, pad_word) : pad_word;
+    w.next = n > 0 ? team_word(res, w.a + 1, words, G, pad_word) : pad_word;
+    w.b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe);
+    w.b1 = team_boundary(bnd, reads, 1, G, n, minus_oe);
+    /* Boundary elements of column k and of column j = k - t, in 32 bits: the host
+     * refuses a group whose boundary row holds 2^31 elements or more. */
+    w.kG = 0;
+    w.jG = -t * G;
+    return w;
+}
+
+/* The steps of a pass from w->k up to `until` (even), two a turn: columns j = k - t and
+ * k - t + 1, for an even t the halves of residue word a = (k - t) / 2, for an odd t the
+ * upper half of word a and the lower of word a + 1 (one funnel shift). H of the
+ * previous column and of this one are in two arrays that swap roles every step, so
+ * that no register is copied to keep H(i-1, j-1) for the diagonal. */
+inline void team_walk(team_t *st, walk_t *w, uint *ha, uint *hb, uint *e, int until, bool reads, bool writes, int t,
+                      int n, int words, int G, uint pad_word, int i0, __global const uint *res, __global uint2 *bnd,
+                      __local const uint *my_profile, uint minus_oe, uint minus_ext, __local uint *scratch)
+{
+    const uint shift = (t & 1) * 16;
+    for (; w->k < until; w->k += 2, w->a++, w->kG += 2 * G, w->jG += 2 * G) {
+        const uint ahead = team_word(res, w->a + 2, words, G, pad_word);
+        const uint2 b0_ahead = team_boundary(bnd, reads, w->k + 2, w->kG + 2 * G, n, minus_oe);
+        const uint2 b1_ahead = team_boundary(bnd, reads, w->k + 3, w->kG + 3 * G, n, minus_oe);
+        const uint both = funnel_right(w->cur, w->next, shift);
+        team_column(st, ha, hb, e, w->b0, writes, w->k, t, n, w->jG, i0, both & 0xffu, (both >> 8) & 0xffu, bnd,
+                    my_profile, minus_oe, minus_ext, scratch);
+        team_column(st, hb, ha, e, w->b1, writes, w->k + 1, t, n, w->jG + G, i0, (both >> 16) & 0xffu, both >> 24, bnd,
+                    my_profile, minus_oe, minus_ext, scratch);
+        w->cur = w->next;
+        w->next = ahead;
+        w->b0 = b0_ahead;
+        w->b1 = b1_ahead;
+    }
+}
+
+/* The pass profile of query rows p.. into a team's local profile `span_profile` (letters
+ * x STRIDE words), loaded by `count` work-items of which this is number `index`. */
+inline void load_span(__local uint *span_profile, __global const uint *profile, int letters, int m_pad, int p,
+                      int index, int count)
+{
+    for (int k = index; k < letters * HALF_SPAN; k += count) {
+        const int w = k % HALF_SPAN;
+        span_profile[(k / HALF_SPAN) * STRIDE + w / (ROWS / 2) * ROW_WORDS + w % (ROWS / 2)] =
+            profile[(size_t)(k / HALF_SPAN) * (m_pad / 2) + p / 2 + w];
+    }
+}
+
+/* Long groups (g >= first_long): one pair of long subjects, the group's first slot,
+ * walked by STAGES teams at once, each on a pass of its own: team s takes passes s,
+ * s + STAGES, ..., two blocks of BLOCK steps behind the team on the pass before, whose
+ * last row it reads from the boundary row (written there at least a block earlier; a
+ * barrier ends each block). A long pair's walk is then about STAGES times shorter, so
+ * that it ends while the launch's other groups run instead of after them. */
+#define STAGES (TEAM < 32 ? 32 / TEAM : 1)
+#define BLOCK 64
+
 __kernel void scan_team(
     __global const uint *profile,      /* per slot, [letter][m_pad/2]: rows 2k, 2k+1 of S(q, letter) as two shorts */
     const int m_pad,                   /* the profiles' rows: the slots' longest query rounded up to whole passes */
@@ -262,7 +336,7 @@ __kernel void scan_team(
     const int gap_open,
     const int gap_extend,
     const int sat_limit,               /* a best above this may have wrapped */
-    __local uint2 *span_pairs,         /* [letter][STRIDE] words (declared in pairs: 8-byte aligned) */
+    __local uint2 *span_pairs,         /* [letter][STRIDE] words (declared in pairs: 8-byte aligned), STAGES of them */
     __global int *out_score,           /* per team and lane; -1 = saturated, recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end,
@@ -270,7 +344,8 @@ __kernel void scan_team(
     __global const int *slot_rows,     /* per slot: its query's rows rounded up to whole passes */
     const int slots,
     const ulong slot_cells,            /* boundary elements per slot */
-    const int slot_entries)            /* outputs per slot */
+    const int slot_entries,            /* outputs per slot */
+    const int first_long)              /* the first long group (one pair, STAGES teams) */
 {
     __local uint *span_profile = (__local uint *)span_pairs;
     const int lid = get_local_id(0);
@@ -279,112 +354,166 @@ __kernel void scan_team(
     const int s = lid / TEAM;
     const int slot = get_group_id(0) % slots;
     const int g = first_group + (int)(get_num_groups(0) / slots - 1 - get_group_id(0) / slots);
+    const bool long_group = g >= first_long;
     const int rows = slot_rows[slot];
     profile += (size_t)slot * letters * (m_pad / 2);
     boundary += slot * slot_cells;
     out_score += (size_t)slot * slot_entries;
     out_query_end += (size_t)slot * slot_entries;
     out_subject_end += (size_t)slot * slot_entries;
-    const int team = g * G + s;
+    /* The team whose pair this work-item walks: its own, or the long group's first. */
+    const int slot_of_pair = long_group ? 0 : s;
+    const int team = g * G + slot_of_pair;
     const int n0 = (int)lengths[2 * team], n1 = (int)lengths[2 * team + 1];
     /* Columns every team of the group walks: the group's longest subject. */
     const int n = (int)((group_cell[g + 1] - group_cell[g]) / (ulong)G);
-    __global const uint *res = residues + group_word[g] + s;
-    __global uint2 *bnd = boundary + (group_cell[g] - cell_origin) + s;
+    __global const uint *res = residues + group_word[g] + slot_of_pair;
+    __global uint2 *bnd = boundary + (group_cell[g] - cell_origin) + slot_of_pair;
     const uint minus_oe = PACK2(-(gap_open + gap_extend));
     const uint minus_ext = PACK2(-gap_extend);
     const uint pad_word = (uint)(letters - 1) * 0x01010101u;
     /* Residue words of the group's columns (the last may end in padding). */
     const int words = (n + 1) / 2;
     /* The steps of a pass: TEAM - 1 more than the columns (the pipeline's fill and
-     * drain), none for a group of empty subjects (it has no words to read). */
-    const int steps = n > 0 ? n + TEAM - 1 : 0;
-    __local const uint *my_profile = span_profile + t * ROW_WORDS;
+     * drain), none for a group of empty subjects (it has no words to read); an even
+     * number (the last, when extra, is past every subject's end). */
+    const int steps = n > 0 ? (n + TEAM) & ~1 : 0;
 
     team_t st;
 #if ENDS
     st.best0 = (end_t){0, -1, -1};
     st.best1 = (end_t){0, -1, -1};
+    end_t pair0 = st.best0, pair1 = st.best1;
 #else
     st.best = 0;
+    uint pair = 0;
 #endif
-    for (int p = 0; p < rows; p += SPAN) {
-        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-        for (int k = lid; k < letters * HALF_SPAN; k += get_local_size(0)) {
-            const int w = k % HALF_SPAN;
-            span_profile[(k / HALF_SPAN) * STRIDE + w / (ROWS / 2) * ROW_WORDS + w % (ROWS / 2)] =
-                profile[(size_t)(k / HALF_SPAN) * (m_pad / 2) + p / 2 + w];
+    uint ha[ROWS], hb[ROWS], e[ROWS];
+    pass_start(&st, ha, e, minus_oe);
+    if (!long_group) {
+        __local const uint *my_profile = span_profile + t * ROW_WORDS;
+        for (int p = 0; p < rows; p += SPAN) {
+            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+            load_span(span_profile, profile, letters, m_pad, p, lid, get_local_size(0));
+            barrier(CLK_LOCAL_MEM_FENCE);
+            pass_start(&st, ha, e, minus_oe);
+            const bool reads = p > 0 && t == 0;
+            const bool writes = t == TEAM - 1 && p + SPAN < rows;
+            walk_t w = walk_start(res, bnd, reads, t, n, words, G, pad_word, minus_oe);
+            team_walk(&st, &w, ha, hb, e, steps, reads, writes, t, n, words, G, pad_word, p + t * ROWS, res, bnd,
+                      my_profile, minus_oe, minus_ext, scratch);
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
-
-        /* H of the previous column and of this one, in two arrays that swap roles
-         * every step (the loop runs two steps per turn), so that no register is
-         * copied to keep H(i-1, j-1) for the diagonal. */
-        uint ha[ROWS], hb[ROWS], e[ROWS];
-        pass_start(&st, ha, e, minus_oe);
-        const bool reads = p > 0 && t == 0;
-        const bool writes = t == TEAM - 1 && p + SPAN < rows;
-        /* Each turn of the loop is two steps, columns j = k - t and k - t + 1: for an
-         * even t the halves of residue word a = (k - t) / 2, for an odd t the upper
-         * half of word a and the lower of word a + 1 (one funnel shift). The words and
-         * the first work-item's boundary cells are loaded a turn ahead. */
-        const uint shift = (t & 1) * 16;
-        int a = -((t + 1) >> 1);
-        uint cur = n > 0 ? team_word(res, a, words, G, pad_word) : pad_word;
-        uint next = n > 0 ? team_word(res, a + 1, words, G, pad_word) : pad_word;
-        uint2 b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe), b1 = team_boundary(bnd, reads, 1, G, n, minus_oe);
-        /* Boundary elements of column k and of column j = k - t, in 32 bits: the host
-         * refuses a group whose boundary row holds 2^31 elements or more. */
-        int kG = 0, jG = -t * G;
-        /* An even number of steps: the last, when extra, is past every subject's end. */
-        for (int k = 0; k < steps; k += 2, a++, kG += 2 * G, jG += 2 * G) {
-            const uint ahead = team_word(res, a + 2, words, G, pad_word);
-            const uint2 b0_ahead = team_boundary(bnd, reads, k + 2, kG + 2 * G, n, minus_oe);
-            const uint2 b1_ahead = team_boundary(bnd, reads, k + 3, kG + 3 * G, n, minus_oe);
-            const uint both = funnel_right(cur, next, shift);
-            team_column(&st, ha, hb, e, b0, writes, k, t, n, jG, p + t * ROWS, both & 0xffu, (both >> 8) & 0xffu, bnd,
-                        my_profile, minus_oe, minus_ext, scratch);
-            team_column(&st, hb, ha, e, b1, writes, k + 1, t, n, jG + G, p + t * ROWS, (both >> 16) & 0xffu,
-                        both >> 24, bnd, my_profile, minus_oe, minus_ext, scratch);
-            cur = next;
-            next = ahead;
-            b0 = b0_ahead;
-            b1 = b1_ahead;
+#if ENDS
+        pair0 = st.best0;
+        pair1 = st.best1;
+#else
+        pair = st.best;
+#endif
+    } else {
+        /* Team s < STAGES: virtual block v = tick - 2 s of round v / round_len, block
+         * v % round_len of its pass; a round is at least 2 STAGES blocks, so that a
+         * team's next pass starts two blocks behind the last team's. The teams past
+         * STAGES have no pass; on NVIDIA they skip the walk (whole warps), elsewhere
+         * every work-item takes every step, as the barriers of from_above need. */
+        const int passes = rows / SPAN;
+        const int blocks = (steps + BLOCK - 1) / BLOCK;
+        const int round_len = max(blocks, 2 * STAGES);
+        const int rounds = (passes + STAGES - 1) / STAGES;
+        const int ticks = passes > 0 && blocks > 0 ? (rounds - 1) * round_len + blocks + 2 * (STAGES - 1) : 0;
+        __local uint *stage_profile = span_profile + min(s, STAGES - 1) * letters * STRIDE;
+        __local const uint *my_profile = stage_profile + t * ROW_WORDS;
+#if CLSW_NV
+        const bool walks = s < STAGES;
+#else
+        const bool walks = true;
+#endif
+        walk_t w = walk_start(res, bnd, false, t, n, words, G, pad_word, minus_oe);
+        int p = 0;
+        bool reads = false, writes = false;
+        for (int tick = 0; tick < ticks; tick++) {
+            const int v = tick - 2 * s;
+            const int r = v >= 0 ? v / round_len : 0;
+            const int b = v - r * round_len;
+            const int pass = r * STAGES + s;
+            const bool active = s < STAGES && v >= 0 && b < blocks && pass < passes;
+            if (active && b == 0) {
+                p = pass * SPAN;
+                load_span(stage_profile, profile, letters, m_pad, p, t, TEAM);
+                pass_start(&st, ha, e, minus_oe);
+#if ENDS
+                st.best0 = (end_t){0, -1, -1};
+                st.best1 = (end_t){0, -1, -1};
+#else
+                st.best = 0;
+#endif
+                reads = p > 0 && t == 0;
+                writes = t == TEAM - 1 && p + SPAN < rows;
+                w = walk_start(res, bnd, reads, t, n, words, G, pad_word, minus_oe);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+            if (walks) {
+                /* Every walking team takes BLOCK steps, so that every work-item of a
+                 * warp (NVIDIA: the teams of the STAGES share one) or of the group
+                 * takes the same steps: past a pass's last step they walk padding
+                 * columns, which never pass the best, as a pass's drain does; idle
+                 * teams read and write nothing, and what they fold is dropped at
+                 * their next pass's start. */
+                const int until = w.k + BLOCK;
+                team_walk(&st, &w, ha, hb, e, until, reads && active, writes && active, t, n, words, G, pad_word,
+                          p + t * ROWS, res, bnd, my_profile, minus_oe, minus_ext, scratch);
+                if (!active) {
+                    reads = writes = false;
+                }
+            }
+            if (active && b == blocks - 1) {
+#if ENDS
+                pair0 = better_end(pair0, st.best0);
+                pair1 = better_end(pair1, st.best1);
+#else
+                pair = vmax2(pair, st.best);
+#endif
+            }
+            barrier(CLK_GLOBAL_MEM_FENCE);
         }
     }
+    /* The pair's result, on the first work-item of its team (of the group, for a long
+     * group: every team's passes folded). */
+    const int folded = long_group ? STAGES * TEAM : TEAM;
+    const int first = long_group ? 0 : lid - t;
 #if ENDS
-    end_t best0 = st.best0, best1 = st.best1;
-#if TEAM > 1
     barrier(CLK_LOCAL_MEM_FENCE);
     __local int *ends = (__local int *)scratch;
-    ends[lid * 6 + 0] = best0.score;
-    ends[lid * 6 + 1] = best0.i;
-    ends[lid * 6 + 2] = best0.j;
-    ends[lid * 6 + 3] = best1.score;
-    ends[lid * 6 + 4] = best1.i;
-    ends[lid * 6 + 5] = best1.j;
+    ends[lid * 6 + 0] = pair0.score;
+    ends[lid * 6 + 1] = pair0.i;
+    ends[lid * 6 + 2] = pair0.j;
+    ends[lid * 6 + 3] = pair1.score;
+    ends[lid * 6 + 4] = pair1.i;
+    ends[lid * 6 + 5] = pair1.j;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (t != 0)
+    if (lid != first)
         return;
-    for (int w = lid + 1; w < lid + TEAM; w++) {
+    for (int w = lid + 1; w < lid + folded; w++) {
         const end_t e0 = {ends[w * 6 + 0], ends[w * 6 + 1], ends[w * 6 + 2]};
         const end_t e1 = {ends[w * 6 + 3], ends[w * 6 + 4], ends[w * 6 + 5]};
-        best0 = better_end(best0, e0);
-        best1 = better_end(best1, e1);
+        pair0 = better_end(pair0, e0);
+        pair1 = better_end(pair1, e1);
     }
-#endif
     if (n0 > 0)
-        write_result(out_score, out_query_end, out_subject_end, 2 * team, best0, sat_limit);
+        write_result(out_score, out_query_end, out_subject_end, 2 * team, pair0, sat_limit);
     if (n1 > 0)
-        write_result(out_score, out_query_end, out_subject_end, 2 * team + 1, best1, sat_limit);
+        write_result(out_score, out_query_end, out_subject_end, 2 * team + 1, pair1, sat_limit);
 #else
-    const uint best = team_best(st.best, lid, t, scratch);
-    if (t != 0)
+    barrier(CLK_LOCAL_MEM_FENCE);
+    scratch[lid] = pair;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid != first)
         return;
+    for (int w = lid + 1; w < lid + folded; w++)
+        pair = vmax2(pair, scratch[w]);
     if (n0 > 0)
-        write_score(out_score, out_query_end, out_subject_end, 2 * team, LO(best), sat_limit);
+        write_score(out_score, out_query_end, out_subject_end, 2 * team, LO(pair), sat_limit);
     if (n1 > 0)
-        write_score(out_score, out_query_end, out_subject_end, 2 * team + 1, HI(best), sat_limit);
+        write_score(out_score, out_query_end, out_subject_end, 2 * team + 1, HI(pair), sat_limit);
 #endif
 }
 

@@ -165,7 +165,7 @@ fn team_in_every_shape() {
                 .collect();
             let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(&query, s, &sc)).collect();
             // min_team 1: subjects shorter than 12 x team get smaller teams, each a launch.
-            // long_cover 0: the team named, not long_team for these few subjects.
+            // long_cover 0: every pair walked by one team, no long groups.
             let tuning = Tuning { team, rows, team_group: group, min_team: 1, long_cover: 0, ..Tuning::default() };
             let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
             let scanner = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, sc.matrix.size() as u8).unwrap();
@@ -237,9 +237,11 @@ fn team_scans_several_queries_in_one_launch() {
 }
 
 #[test]
-fn long_subjects_run_beside_the_others_in_a_part_of_their_own() {
-    // A database of 1 to 70,000 residues whose long subjects (`Tuning::is_long`) go to
-    // teams of 32 in a part of their own: every score and end cell is the reference's. A planted copy of a query scores
+fn long_subjects_are_walked_by_several_teams_at_once() {
+    // A database of 1 to 70,000 residues whose long subjects (`Tuning::is_long`) get a
+    // long group each pair, walked by several teams at once, each on a pass of its own
+    // (rounds of passes, long groups shorter than the pipeline's fill, teams of 4, 8
+    // and 16): every score and end cell is the reference's. A planted copy of a query scores
     // past 32,767 (DNA, match 100: 16-bit saturation, then the 32-bit recompute) in a
     // long subject and in a short one; one query at a time and two a launch.
     use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
@@ -270,14 +272,25 @@ fn long_subjects_run_beside_the_others_in_a_part_of_their_own() {
     let want: Vec<Vec<LocalScore>> =
         queries.iter().map(|q| subjects.iter().map(|s| sw_score(q, s, &sc)).collect()).collect();
     assert!(want[1][0].score > 32_767 && want[1][11].score > 32_767, "the planted copies must pass 16 bits");
-    // Subjects from 5,000 residues on are long.
-    let long_cover = residues * 8 / 5_000;
-    let base = Tuning { long_cover, ..Tuning::default() };
+    // Subjects from 5,000 (or 300) residues on are long.
+    let from = |n: u64, team: usize| Tuning {
+        team,
+        min_team: team,
+        long_cover: residues * team as u64 / n,
+        ..Tuning::default()
+    };
+    let base = from(5_000, 8);
     assert!(base.is_long(9_000, residues) && !base.is_long(3_500, residues));
+    let tunings = [
+        base,
+        Tuning { rows: 8, ..from(300, 4) },
+        Tuning { rows: 4, ..from(5_000, 16) },
+        Tuning { long_cover: 0, ..base },
+    ];
     let pad = sc.matrix.size() as u8;
     for dev in common::test_devices() {
-        for tuning in [base, Tuning { long_cover: 0, ..base }] {
-            let what = format!("{} (long subjects from {})", dev.info.label(), tuning.long_cover);
+        for tuning in tunings {
+            let what = format!("{} ({tuning:?})", dev.info.label());
             let one = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, pad).unwrap();
             for (q, query) in queries.iter().enumerate() {
                 let got = one.scan(query, &sc).unwrap();

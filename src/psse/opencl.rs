@@ -303,7 +303,7 @@ impl<'d> DeviceTile<'d> {
         // (as the scan's Scanner chooses them); the others' bands.
         let (tuning, span) = if is_team(self.kernel) {
             let letters = scoring.matrix.size() + 1;
-            let max_span = team::max_span(dev, self.kernel, group, letters, defaults.team);
+            let max_span = team::max_span(dev, self.kernel, group, letters, defaults.team, 1);
             let rows = defaults.rows_for(&[longest], defaults.team, max_span);
             (Tuning { rows, ..defaults }, defaults.team * rows)
         } else {
@@ -327,7 +327,7 @@ impl<'d> DeviceTile<'d> {
             (0, 0),
             self.kernel,
             scoring,
-            (span, bands),
+            (span, bands, 1),
         )?;
         // scan_team's query slots: this one query. The buffers set as arguments live
         // until the launch is enqueued; OpenCL keeps them from there until it has run.
@@ -340,7 +340,9 @@ impl<'d> DeviceTile<'d> {
                 .arg(&rows.get())?
                 .arg(&1i32)?
                 .arg(&cells)?
-                .arg(&(self.layout.lengths.len() as i32))?;
+                .arg(&(self.layout.lengths.len() as i32))?
+                // A tile has no long groups: every pair one team.
+                .arg(&i32::MAX)?;
         } else if self.kernel == ScanKernel::TeamPairs {
             args.local(group * 4)?;
         }

@@ -28,6 +28,10 @@ pub struct GroupLayout {
     /// Per group: first element of the group's boundary row (`group_len * G` each).
     pub group_cell: Vec<u64>,
     pub words: Vec<u32>,
+    /// The first long group: from it on, each group holds the `lanes` subjects of its
+    /// first slot alone (the longest subjects, which `scan_team` walks with several
+    /// teams at once); `groups()` when there are none.
+    pub first_long: usize,
 }
 
 impl GroupLayout {
@@ -38,13 +42,31 @@ impl GroupLayout {
         lanes: usize,
         pad_code: u8,
     ) -> Result<GroupLayout> {
+        GroupLayout::with_long(subjects, group_size, lanes, pad_code, 0)
+    }
+
+    /// [`new`](Self::new), the `long` longest subjects in long groups, `lanes` a group.
+    pub fn with_long<S: AsRef<[u8]> + Sync>(
+        subjects: &[S],
+        group_size: usize,
+        lanes: usize,
+        pad_code: u8,
+        long: usize,
+    ) -> Result<GroupLayout> {
         assert!(lanes == 1 || lanes == 2, "lanes is 1 or 2");
         let mut order: Vec<u32> = (0..subjects.len() as u32).collect();
         order.sort_by_key(|&k| (subjects[k as usize].as_ref().len(), k));
         let per_group = group_size * lanes;
-        let groups = order.len().div_ceil(per_group);
+        // Each group's subjects: a run of `order`, full groups then long ones.
+        let short = order.len() - long.min(order.len());
+        let mut runs: Vec<std::ops::Range<usize>> =
+            (0..short.div_ceil(per_group)).map(|g| g * per_group..((g + 1) * per_group).min(short)).collect();
+        let first_long = runs.len();
+        runs.extend((short..order.len()).step_by(lanes).map(|a| a..(a + lanes).min(order.len())));
+        let groups = runs.len();
         let cols_per_word = 4 / lanes;
         let mut l = GroupLayout {
+            first_long,
             group_size,
             lanes,
             subject_of: vec![u32::MAX; groups * per_group],
@@ -58,7 +80,7 @@ impl GroupLayout {
         // parallel (a database of 181 M residues is 45 M words).
         let mut cells = 0u64;
         let mut n_words = 0usize;
-        let members = |g: usize| &order[g * per_group..((g + 1) * per_group).min(order.len())];
+        let members = |g: usize| &order[runs[g].clone()];
         for g in 0..groups {
             let len = members(g).iter().map(|&k| subjects[k as usize].as_ref().len()).max().unwrap_or(0);
             let len32 =
@@ -160,6 +182,19 @@ mod tests {
         // Column 0: lanes (4, 1); column 1: (5, 2); column 2: (pad, 3).
         assert_eq!(l.words[0], 4 | 1 << 8 | 5 << 16 | 2 << 24);
         assert_eq!(l.words[1], 24 | 3 << 8 | 24 << 16 | 24 << 24);
+    }
+
+    #[test]
+    fn long_groups_hold_one_slot_each() {
+        // Seven subjects, groups of two slots of two lanes, the three longest in long
+        // groups: one full group of the others, then two long groups (two and one).
+        let subjects: Vec<Vec<u8>> = (1..=7).map(|n| vec![1u8; n]).collect();
+        let l = GroupLayout::with_long(&subjects, 2, 2, 24, 3).unwrap();
+        assert_eq!((l.groups(), l.first_long), (3, 1));
+        assert_eq!(&l.subject_of[4..], &[4, 5, u32::MAX, u32::MAX, 6, u32::MAX, u32::MAX, u32::MAX]);
+        assert_eq!(l.group_len, vec![4, 6, 7]);
+        assert_eq!(l.group_cell, vec![0, 8, 20, 34]);
+        assert_eq!(GroupLayout::new(&subjects, 2, 2, 24).unwrap().first_long, 2);
     }
 
     #[test]

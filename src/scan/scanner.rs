@@ -108,7 +108,7 @@ pub struct Tuning {
     pub group: usize,
     /// `team` only: the most work-items per pair of subjects (a power of two up to
     /// 32); subjects shorter than 12 x team get smaller teams down to `min_team`
-    /// (`team_for`), long subjects `long_team` (`is_long`).
+    /// (`team_for`); long subjects (`is_long`) get `team` and a long group of their own.
     pub team: usize,
     /// `team` only: work-items per work-group.
     pub team_group: usize,
@@ -123,22 +123,11 @@ pub struct Tuning {
     /// `team` only: how much work a launch must hold for a subject's team not to set
     /// its length ([`is_long`](Self::is_long)); 0: no subject is long.
     pub long_cover: u64,
-    /// `team` only: the team of the long subjects, a power of two up to 32.
-    pub long_team: usize,
 }
 
 impl Default for Tuning {
     fn default() -> Tuning {
-        Tuning {
-            band: 32,
-            group: 64,
-            team: 8,
-            team_group: 128,
-            rows: 0,
-            min_team: 8,
-            long_cover: 400_000,
-            long_team: 32,
-        }
+        Tuning { band: 32, group: 64, team: 8, team_group: 128, rows: 0, min_team: 8, long_cover: 131_000 }
     }
 }
 
@@ -190,7 +179,8 @@ impl SubjectBuffers {
     /// profile, these buffers and the boundary row, the launch's first boundary cell and
     /// group, the gaps and the saturation limit, local memory for the profiles of
     /// `bands` bands of `span` rows (for the team kernels, `bands` is the team size:
-    /// its pass of `span` rows), the outputs.
+    /// its pass of `span` rows; `scan_team` holds `profiles` of them, one per stage of
+    /// its long groups), the outputs.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn args<'a, 'k>(
         &self,
@@ -200,12 +190,12 @@ impl SubjectBuffers {
         (first_cell, first_group): (u64, usize),
         kind: ScanKernel,
         scoring: &Scoring,
-        (span, bands): (usize, usize),
+        (span, bands, profiles): (usize, usize, usize),
     ) -> Result<&'a mut KernelArgs<'k>> {
         // Each band's local profile: letters x (span + 2) scores.
         let profile_bytes = match kind {
             // scan_team: letters x (span / 2 + team + 2) words, at least its STRIDE.
-            ScanKernel::Team => profile.letters * (span / 2 + bands + 2) * 4,
+            ScanKernel::Team => profile.letters * (span / 2 + bands + 2) * 4 * profiles.max(1),
             // scan_team_pairs: letters x PAIR_STRIDE words (rows rounded up to four).
             ScanKernel::TeamPairs => profile.letters * (bands * (span / bands).next_multiple_of(4) + 4) * 4,
             _ => profile.letters * (span + 2) * kind.score_bytes() * bands,
@@ -247,6 +237,14 @@ pub(crate) const RETIRE_EVERY: usize = 64;
 
 /// Upper bound on the boundary-row buffer of one launch.
 const BOUNDARY_BYTES: u64 = 1 << 30;
+
+impl Part {
+    /// The local profiles a `scan_team` launch of this part holds in teams of `team`:
+    /// one per stage of its long groups, else one.
+    fn profiles(&self, team: usize) -> usize {
+        if self.layout.first_long < self.layout.groups() { team::stages(team) } else { 1 }
+    }
+}
 
 /// Subjects of one kernel's launches: their layout on the device and where they came from.
 struct Part {
@@ -313,49 +311,51 @@ impl<'d> Scanner<'d> {
         if kind == ScanKernel::Team {
             tuning.check_team()?;
         }
-        // Per part: kernel, slots per group, work-group size, members.
-        let mut split: Vec<(&'static str, usize, usize, Vec<u32>)> = match kind {
+        // Per part: kernel, slots per group, work-group size, members, and how many of
+        // them (the longest) are long ones, in long groups.
+        let mut split: Vec<(&'static str, usize, usize, Vec<u32>, usize)> = match kind {
             ScanKernel::TeamPairs => {
                 return Err(Error::InvalidArgument("scan_team_pairs aligns psse's query pairs, not a scan".into()));
             }
             ScanKernel::Inter | ScanKernel::InterWide => {
-                vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect())]
+                vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect(), 0)]
             }
             ScanKernel::Team => {
-                // The long subjects first, in teams of `long_team` (`is_long`); then one
-                // part per team size of the others (`team_for`: one for all unless
-                // `min_team` is below `team`), each its own launches.
+                // One part per team size (`team_for`: one for all unless `min_team` is
+                // below `team`), each its own launches; the long subjects (`is_long`) in
+                // the largest team's part, in long groups of their own.
                 let residues: u64 = subjects.iter().map(|s| s.len() as u64).sum();
                 let residues = residues.saturating_mul(queries.clamp(1, MAX_SLOTS) as u64);
-                let mut long = Vec::new();
-                let mut by_team: Vec<(usize, Vec<u32>)> = Vec::new();
+                let mut by_team: Vec<(usize, Vec<u32>, usize)> = Vec::new();
                 for k in 0..subjects.len() as u32 {
                     let n = subjects[k as usize].len();
-                    if tuning.is_long(n, residues) {
-                        long.push(k);
-                        continue;
-                    }
-                    let team = tuning.team_for(n);
-                    match by_team.iter_mut().find(|(t, _)| *t == team) {
-                        Some((_, members)) => members.push(k),
-                        None => by_team.push((team, vec![k])),
-                    }
+                    let long = tuning.is_long(n, residues);
+                    let team = if long { tuning.team } else { tuning.team_for(n) };
+                    let part = match by_team.iter().position(|(t, _, _)| *t == team) {
+                        Some(p) => p,
+                        None => {
+                            by_team.push((team, Vec::new(), 0));
+                            by_team.len() - 1
+                        }
+                    };
+                    by_team[part].1.push(k);
+                    by_team[part].2 += long as usize;
                 }
-                by_team.sort_by_key(|(t, _)| *t);
-                let (teams, work_group) = tuning.team_work_group(tuning.long_team);
-                std::iter::once((kind.kernel_name(), teams, work_group, long))
-                    .chain(by_team.into_iter().map(|(team, members)| {
+                by_team.sort_by_key(|(t, _, _)| *t);
+                by_team
+                    .into_iter()
+                    .map(|(team, members, long)| {
                         let (teams, work_group) = tuning.team_work_group(team);
-                        (kind.kernel_name(), teams, work_group, members)
-                    }))
+                        (kind.kernel_name(), teams, work_group, members, long)
+                    })
                     .collect()
             }
         };
-        split.retain(|(_, _, _, members)| !members.is_empty());
+        split.retain(|(_, _, _, members, _)| !members.is_empty());
         // scan_team counts a group's boundary elements (its longest subject x its teams)
         // in 32 bits, as a 64-bit count cost 2% of its loop: longer subjects are refused.
         if kind == ScanKernel::Team {
-            for (_, teams, _, members) in &split {
+            for (_, teams, _, members, _) in &split {
                 let longest = members.iter().map(|&k| subjects[k as usize].len()).max().unwrap_or(0);
                 if longest as u64 * *teams as u64 > i32::MAX as u64 {
                     return Err(Error::InvalidArgument(format!(
@@ -370,9 +370,9 @@ impl<'d> Scanner<'d> {
         let budget = BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem;
         let layouts = split
             .into_iter()
-            .map(|(kernel, slots_per_group, work_group, members)| {
+            .map(|(kernel, slots_per_group, work_group, members, long)| {
                 let chosen: Vec<&[u8]> = members.iter().map(|&k| subjects[k as usize]).collect();
-                let layout = GroupLayout::new(&chosen, slots_per_group, kind.lanes(), pad_code)?;
+                let layout = GroupLayout::with_long(&chosen, slots_per_group, kind.lanes(), pad_code, long)?;
                 Ok((kernel, work_group, members, layout))
             })
             .collect::<Result<Vec<_>>>()?;
@@ -527,8 +527,9 @@ impl<'d> Scanner<'d> {
             return (self.tuning, self.tuning.band);
         }
         let team = part.work_group / part.layout.group_size;
-        let rows =
-            self.tuning.rows_for(lengths, team, team::max_span(self.dev, self.kind, part.work_group, letters, team));
+        let profiles = part.profiles(team);
+        let max_span = team::max_span(self.dev, self.kind, part.work_group, letters, team, profiles);
+        let rows = self.tuning.rows_for(lengths, team, max_span);
         (Tuning { team, rows, ..self.tuning }, team * rows)
     }
 
@@ -591,14 +592,15 @@ impl<'d> Scanner<'d> {
                     (part.layout.group_cell[a], a),
                     self.kind,
                     scoring,
-                    (span, if self.kind == ScanKernel::Team { tuning.team } else { 1 }),
+                    (span, if self.kind == ScanKernel::Team { tuning.team } else { 1 }, part.profiles(tuning.team)),
                 )?;
                 if let Some(slot_rows) = slot_rows {
                     args.local(work_group * 6 * 4)?
                         .arg(&slot_rows.get())?
                         .arg(&(queries.len() as i32))?
                         .arg(&part.slot_cells)?
-                        .arg(&slot_entries)?;
+                        .arg(&slot_entries)?
+                        .arg(&(part.layout.first_long as i32))?;
                 }
                 events.push(launch(&queue, &kernel, (b - a) * work_group * queries.len(), work_group)?);
             }

@@ -35,24 +35,24 @@ impl Tuning {
     /// launch over `residues` residues (its subjects times the queries a scanner is
     /// made for) in teams of `team`: `residues x team < long_cover x n`. A team walks
     /// its pair pass after pass, and a launch lasts at least as long as its slowest
-    /// team, however little else it holds. Long subjects get teams of `long_team` in a
-    /// part of their own, launched first; `long_cover` is measured (BENCHMARKS.md).
-    /// (A queue of their own did not run them beside the others' launches on NVIDIA's
-    /// OpenCL: the same times to the millisecond on an H100.)
+    /// team, however little else it holds. Long subjects get a
+    /// long group of their own each pair, which [`stages`] teams walk at once, each on
+    /// a pass of its own, in the same launches as the others, whose groups they start
+    /// before; `long_cover` is measured (BENCHMARKS.md).
     pub fn is_long(&self, n: usize, residues: u64) -> bool {
         self.long_cover > 0 && residues.saturating_mul(self.team as u64) < self.long_cover.saturating_mul(n as u64)
     }
 
-    /// `scan_team`: refuses teams the kernel cannot run: `team`, `min_team` and
-    /// `long_team` are powers of two up to 32, `rows` even.
+    /// `scan_team`: refuses teams the kernel cannot run: `team` and `min_team` are
+    /// powers of two up to 32, `rows` even.
     pub fn check_team(&self) -> Result<()> {
         let power = |t: usize| t.is_power_of_two() && t <= 32;
-        if power(self.team) && power(self.min_team) && power(self.long_team) && self.rows.is_multiple_of(2) {
+        if power(self.team) && power(self.min_team) && self.rows.is_multiple_of(2) {
             return Ok(());
         }
         Err(Error::InvalidArgument(format!(
-            "team tuning: team {}, min_team {} and long_team {} must be powers of two up to 32, rows {} even",
-            self.team, self.min_team, self.long_team, self.rows
+            "team tuning: team {} and min_team {} must be powers of two up to 32, rows {} even",
+            self.team, self.min_team, self.rows
         )))
     }
 
@@ -94,14 +94,28 @@ impl Tuning {
     }
 }
 
+/// `scan_team`: the teams that walk a long group's pair at once, each on a pass of its
+/// own (the kernel's STAGES: one warp of 32 work-items).
+pub fn stages(team: usize) -> usize {
+    if team < 32 { 32 / team.max(1) } else { 1 }
+}
+
 /// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the most query rows a
 /// pass may hold on `dev` in work-groups of `work_group` work-items, teams of `team`
-/// and profiles of `letters` letters: its profile (see `SubjectBuffers::args`: letters x
-/// (span + 2 team + 4) shorts, or as many words with 3 team in place of 2 team, two
-/// queries' scores per row) and the scratch words (6 or 1 per work-item) must fit
-/// local memory.
-pub(crate) fn max_span(dev: &ClDevice, kind: ScanKernel, work_group: usize, letters: usize, team: usize) -> usize {
+/// and profiles of `letters` letters, `profiles` of them (a launch with long groups
+/// holds one per stage): its profile (see `SubjectBuffers::args`: letters x (span + 2
+/// team + 4) shorts, or as many words with 3 team in place of 2 team, two queries'
+/// scores per row) and the scratch words (6 or 1 per work-item) must fit local memory.
+pub(crate) fn max_span(
+    dev: &ClDevice,
+    kind: ScanKernel,
+    work_group: usize,
+    letters: usize,
+    team: usize,
+    profiles: usize,
+) -> usize {
     let local = dev.info.local_mem_bytes as usize;
+    let letters = letters * profiles.max(1);
     if kind == ScanKernel::TeamPairs {
         (local.saturating_sub(work_group * 4 + 1024) / (letters * 4)).saturating_sub(3 * team + 4)
     } else {
@@ -116,22 +130,18 @@ mod tests {
     #[test]
     fn subjects_long_beside_their_launch_are_long() {
         let t = Tuning::default();
-        // 170 M residues (a Swiss-Prot-sized database): subjects from 3,400 residues on
-        // are long.
-        assert!(t.is_long(35_213, 170_000_000) && t.is_long(3_500, 170_000_000));
-        assert!(!t.is_long(3_300, 170_000_000));
+        // 170 M residues (a Swiss-Prot-sized database): subjects from 10,400 residues on
+        // are long, uniprot20k's longest (8,081) is not.
+        assert!(t.is_long(35_213, 170_000_000) && t.is_long(10_500, 170_000_000));
+        assert!(!t.is_long(8_081, 170_000_000));
         // The same subject beside a smaller database, or more queries a launch.
-        assert!(t.is_long(3_300, 9_000_000));
+        assert!(t.is_long(8_081, 9_000_000));
         assert!(!t.is_long(35_213, 170_000_000 * 32));
         // Off: nothing is long.
         assert!(!Tuning { long_cover: 0, ..t }.is_long(usize::MAX, 1));
-        for bad in [
-            Tuning { team: 0, ..t },
-            Tuning { team: 12, ..t },
-            Tuning { min_team: 64, ..t },
-            Tuning { long_team: 48, ..t },
-            Tuning { rows: 7, ..t },
-        ] {
+        for bad in
+            [Tuning { team: 0, ..t }, Tuning { team: 12, ..t }, Tuning { min_team: 64, ..t }, Tuning { rows: 7, ..t }]
+        {
             assert!(bad.check_team().is_err(), "{bad:?}");
         }
         assert!(t.check_team().is_ok());

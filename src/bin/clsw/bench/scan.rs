@@ -32,8 +32,8 @@ pub struct BenchScanArgs {
     #[arg(long, required_unless_present = "pseudodb")]
     db: Option<PathBuf>,
     /// Instead of --db, CUDASW++4.0's peak benchmark: COUNT copies of one random
-    /// sequence of LENGTH residues (`--pseudodb 1000000,1024`, as its `--pseudodb`).
-    #[arg(long, value_delimiter = ',', num_args = 2, value_names = ["COUNT", "LENGTH"])]
+    /// sequence of LENGTH residues (`--pseudodb 1000000 1024`, as its `--pseudodb`).
+    #[arg(long, num_args = 2, value_names = ["COUNT", "LENGTH"])]
     pseudodb: Vec<usize>,
     /// Use the database this many times over (20 x uniprot20k = 181 M residues), every
     /// copy after the first with each sequence shuffled (its length and composition
@@ -96,12 +96,9 @@ pub struct BenchScanArgs {
     #[arg(long)]
     min_team: Option<usize>,
     /// `team`: how much work a launch must hold beside a subject for that subject not
-    /// to be long (0: none is long); long subjects run in teams of --long-team.
+    /// to be long (0: none is long); long subjects' pairs are walked by several teams.
     #[arg(long)]
     long_cover: Option<u64>,
-    /// `team`: the long subjects' team (a power of two up to 32).
-    #[arg(long)]
-    long_team: Option<usize>,
 
     /// Scores without end cells (`team` then runs its score-only kernel; a search
     /// finds the ends of its hits afterwards).
@@ -249,7 +246,6 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         rows: defaults.rows,
         min_team: args.min_team.unwrap_or(defaults.min_team),
         long_cover: args.long_cover.unwrap_or(defaults.long_cover),
-        long_team: args.long_team.unwrap_or(defaults.long_team),
     };
     if !tuning.band.is_multiple_of(2) || tuning.band == 0 || tuning.group == 0 {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
