@@ -318,9 +318,12 @@ inline void load_span(__local uint *span_profile, __global const uint *profile, 
  * s + STAGES, ..., two blocks of BLOCK steps behind the team on the pass before, whose
  * last row it reads from the boundary row (written there at least a block earlier; a
  * barrier ends each block). A long pair's walk is then about STAGES times shorter, so
- * that it ends while the launch's other groups run instead of after them. */
+ * that it ends while the launch's other groups run instead of after them. A query of
+ * one pass has nothing to walk at once: its long groups walk as the others, a pair a
+ * team (the teams past the first on padding). BLOCK: longer blocks pay fewer
+ * barriers (each with a global fence), shorter ones a shorter fill (2 STAGES blocks). */
 #define STAGES (TEAM < 32 ? 32 / TEAM : 1)
-#define BLOCK 64
+#define BLOCK 256
 
 __kernel void scan_team(
     __global const uint *profile,      /* per slot, [letter][m_pad/2]: rows 2k, 2k+1 of S(q, letter) as two shorts */
@@ -354,7 +357,7 @@ __kernel void scan_team(
     const int s = lid / TEAM;
     const int slot = get_group_id(0) % slots;
     const int g = first_group + (int)(get_num_groups(0) / slots - 1 - get_group_id(0) / slots);
-    const bool long_group = g >= first_long;
+    const bool long_group = g >= first_long && slot_rows[slot] > SPAN;
     const int rows = slot_rows[slot];
     profile += (size_t)slot * letters * (m_pad / 2);
     boundary += slot * slot_cells;
