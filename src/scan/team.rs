@@ -11,11 +11,11 @@ use crate::error::{Error, Result};
 pub const SOURCE: KernelSource = KernelSource { name: "scan_team.cl", text: include_str!("../../cl/scan_team.cl") };
 
 /// `scan_team`: padded cell pairs per second (GCUPS) of each even number of rows per
-/// work-item from 8 to 30, from the team-8 score-only sweep on an H100
+/// work-item from 8 to 24, from the team-8 score-only sweep on an H100
 /// (BENCHMARKS.md, "Rows per work-item"): what a pass of few rows pays for its steps'
-/// bookkeeping, and the shapes ptxas schedules worse than their neighbours (26 rows).
-/// At 32 rows ptxas passes 128 registers and the kernel slows by a tenth.
-const TEAM_ROWS_GCUPS: [(usize, u64); 12] = [
+/// bookkeeping. Since the kernel walks long groups too, 26 to 30 rows run slower than
+/// 24 and fewer (BENCHMARKS.md, "Real databases"), and 32 passes 128 registers.
+const TEAM_ROWS_GCUPS: [(usize, u64); 9] = [
     (8, 3886),
     (10, 4127),
     (12, 4126),
@@ -25,9 +25,6 @@ const TEAM_ROWS_GCUPS: [(usize, u64); 12] = [
     (20, 4636),
     (22, 4670),
     (24, 4557),
-    (26, 4443),
-    (28, 4579),
-    (30, 4516),
 ];
 
 impl Tuning {
@@ -152,10 +149,11 @@ mod tests {
         let t = Tuning::default();
         // 176 rows are one pass of 8 x 22, the fastest shape: no padding.
         assert_eq!(t.rows_for(&[176], 8, 4096), 22);
-        // 208 = 8 x 26 rows: 26 is slower than its neighbours, but 28 pads 16 rows more.
-        assert_eq!(t.rows_for(&[208], 8, 4096), 26);
-        // 1,000 rows: six passes of 22 (1,056 rows) beat five of 26 (1,040) at 26's
-        // speed (counting padded rows alone, 26 would win).
+        // 208 rows: two passes of 8 x 14 (224 rows) beat two of 8 x 16 (256) and
+        // three of 8 x 10 (240) at their speeds.
+        assert_eq!(t.rows_for(&[208], 8, 4096), 14);
+        // 1,000 rows: six passes of 22 (1,056 rows) beat seven of 18 (1,008) at 18's
+        // speed (counting padded rows alone, 18 would win).
         assert_eq!(t.rows_for(&[1000], 8, 4096), 22);
         // Local memory caps a pass: 160 rows for teams of 8 allow 20 rows at most.
         assert!(t.rows_for(&[176, 3000], 8, 160) <= 20);
