@@ -15,17 +15,8 @@ pub const SOURCE: KernelSource = KernelSource { name: "scan_team.cl", text: incl
 /// (BENCHMARKS.md, "Rows per work-item"): what a pass of few rows pays for its steps'
 /// bookkeeping. Since the kernel walks long groups too, 26 to 30 rows run slower than
 /// 24 and fewer (BENCHMARKS.md, "Real databases"), and 32 passes 128 registers.
-const TEAM_ROWS_GCUPS: [(usize, u64); 9] = [
-    (8, 3886),
-    (10, 4127),
-    (12, 4126),
-    (14, 4260),
-    (16, 4417),
-    (18, 4428),
-    (20, 4636),
-    (22, 4670),
-    (24, 4557),
-];
+const TEAM_ROWS_GCUPS: [(usize, u64); 9] =
+    [(8, 3886), (10, 4127), (12, 4126), (14, 4260), (16, 4417), (18, 4428), (20, 4636), (22, 4670), (24, 4557)];
 
 impl Tuning {
     /// `scan_team`: true when a subject of `n` residues would set the length of a
