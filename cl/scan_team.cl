@@ -1,5 +1,7 @@
 /* scan_team: a team of TEAM work-items scans one pair of subjects, each work-item
  * holding ROWS query rows in registers, the subjects streamed through column by column.
+ * (Over 600 lines: scan_team, its long groups' walk and scan_team_pairs share every
+ * helper.)
  *
  * The recurrence is src/reference's (its module header), per 16-bit lane, rows i =
  * query, columns j = subject, with oe = open + extend: E(i,j) = max(E(i,j-1) - extend,

@@ -15,6 +15,8 @@
 //! (`tests/capi/misuse.c`) run plain and under AddressSanitizer; their `out_of_memory`
 //! check injects allocation failure (an address-space limit, or AddressSanitizer's
 //! allocator refusing large blocks) and expects a status from every call.
+//!
+//! Over 600 lines: one entry point, every C ABI contract of the search in one place.
 
 mod common;
 

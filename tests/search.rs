@@ -2,6 +2,8 @@
 //! the reference for every subject, hit order and filters, E-value sources, batching,
 //! several workers, the multi-query pipeline, DNA strands, long queries, and the
 //! ssearch36 comparison on committed data.
+//!
+//! Over 600 lines: the search is one pipeline, and its checks share its fixtures.
 
 mod common;
 
