@@ -281,11 +281,7 @@ fn long_subjects_are_walked_by_several_teams_at_once() {
     };
     let base = from(5_000, 8);
     assert!(base.is_long(9_000, residues) && !base.is_long(3_500, residues));
-    let tunings = [
-        base,
-        Tuning { rows: 8, ..from(300, 4) },
-        Tuning { long_cover: 0, ..base },
-    ];
+    let tunings = [base, Tuning { rows: 8, ..from(300, 4) }, Tuning { long_cover: 0, ..base }];
     let pad = sc.matrix.size() as u8;
     for dev in common::test_devices() {
         for tuning in tunings {
