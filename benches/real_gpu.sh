@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scan on real databases, on the GPU machine, clsw beside CUDASW++4.0 in the same call
-# (BENCHMARKS.md, "Real databases"). Run from the repository root with .device/ holding
+# (BENCHMARKS.md, "scan on real databases"). Run from the repository root with .device/ holding
 # (xz-compressed where it says .xz, to fit a call's 64 MiB):
 #   clsw.xz                    target/release/clsw
 #   align.xz, makedb           CUDASW++4.0 (../shared/peers/cudasw4)
@@ -9,8 +9,8 @@
 #   MFO.fasta.xz               benches/real_databases.sh's MFO (for `mfo`)
 #   queries500.fasta.gz        ../shared/data (the 20 classic lengths are cut from it)
 #   uniprot20k.fasta.gz        ../shared/data (for `quick`)
-#   benches/real_gpu.sh mfo     MFO: team kernels with and without a part of their own
-#                               for the long subjects, the real classic queries and the
+#   benches/real_gpu.sh mfo     MFO: team kernels with long groups (the default, and
+#                               --long-cover 40,000 / 400,000) and without (0), the real classic queries and the
 #                               20 classic lengths cut from queries500; CUDASW++4.0 DPX
 #                               on both query sets; both whole processes (50 hits)
 #   benches/real_gpu.sh quick   uniprot20k x 20 shuffled copies, with and without the

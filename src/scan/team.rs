@@ -14,7 +14,7 @@ pub const SOURCE: KernelSource = KernelSource { name: "scan_team.cl", text: incl
 /// work-item from 8 to 24, from the team-8 score-only sweep on an H100
 /// (BENCHMARKS.md, "Rows per work-item"): what a pass of few rows pays for its steps'
 /// bookkeeping. Since the kernel walks long groups too, 26 to 30 rows run slower than
-/// 24 and fewer (BENCHMARKS.md, "Real databases"), and 32 passes 128 registers.
+/// 24 and fewer (BENCHMARKS.md, "Rows per work-item"), and 32 passes 128 registers.
 const TEAM_ROWS_GCUPS: [(usize, u64); 9] =
     [(8, 3886), (10, 4127), (12, 4126), (14, 4260), (16, 4417), (18, 4428), (20, 4636), (22, 4670), (24, 4557)];
 
