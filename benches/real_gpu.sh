@@ -9,8 +9,9 @@
 #   MFO.fasta.xz               benches/real_databases.sh's MFO (for `mfo`)
 #   queries500.fasta.gz        ../shared/data (the 20 classic lengths are cut from it)
 #   uniprot20k.fasta.gz        ../shared/data (for `quick`)
-#   benches/real_gpu.sh mfo     MFO: team kernels with long groups (the default, and
-#                               --long-cover 40,000 / 400,000) and without (0), the real classic queries and the
+#   benches/real_gpu.sh mfo     MFO: team kernels with windows and long groups (the
+#                               default; windows of 1,024 / 4,096 and 4,096 / 8,192), long
+#                               groups alone (--windows 0 0) and neither (--long-cover 0), the real classic queries and the
 #                               20 classic lengths cut from queries500; CUDASW++4.0 DPX
 #                               on both query sets; both whole processes (50 hits)
 #   benches/real_gpu.sh quick   uniprot20k x 20 shuffled copies, with and without the
@@ -34,8 +35,9 @@ mfo)
   xz -dc $D/MFO.fasta.xz > /tmp/MFO.fa
   B="/tmp/clsw bench scan --device gpu --db /tmp/MFO.fa --queries $D/allqueries.fasta --lengths $real --variants team --scores-only --runs 3"
   $B --write-queries "$out/real.fa" | tee "$out/mfo.txt"
+  $B --windows 0 0 | tee "$out/mfo_no_windows.txt"
   $B --long-cover 0 | tee "$out/mfo_no_long.txt"
-  for c in 40000 400000; do $B --long-cover $c | tee "$out/mfo_cover_$c.txt"; done
+  for w in "1024 4096" "4096 8192"; do $B --windows $w | tee "$out/mfo_windows_${w// /_}.txt"; done
   C="/tmp/clsw bench scan --device gpu --db /tmp/MFO.fa --queries $D/queries500.fasta.gz --variants team --scores-only --runs 3"
   $C --write-queries "$out/cut.fa" | tee "$out/mfo_cut.txt"
   mkdir -p /tmp/cdb && /tmp/makedb /tmp/MFO.fa /tmp/cdb/db > /dev/null

@@ -323,7 +323,12 @@ inline void load_span(__local uint *span_profile, __global const uint *profile, 
  * that it ends while the launch's other groups run instead of after them. A query of
  * one pass has nothing to walk at once: its long groups walk as the others, a pair a
  * team (the teams past the first on padding). BLOCK: longer blocks pay fewer
- * barriers (each with a global fence), shorter ones a shorter fill (2 STAGES blocks). */
+ * barriers (each with a global fence), shorter ones a shorter fill (2 STAGES blocks).
+ *
+ * Windows (g >= first_window): the long subjects again, cut into overlapping windows
+ * in full groups (src/scan/windows.rs). A launch walks either the long groups or,
+ * for queries short enough (window_skip >= 0, chosen by the host), the windows, from
+ * column window_skip on; a window's end column counts from there. */
 #define STAGES (TEAM < 32 ? 32 / TEAM : 1)
 #define BLOCK 256
 
@@ -350,7 +355,10 @@ __kernel void scan_team(
     const int slots,
     const ulong slot_cells,            /* boundary elements per slot */
     const int slot_entries,            /* outputs per slot */
-    const int first_long)              /* the first long group (one pair, STAGES teams) */
+    const int first_long,              /* the first long group (one pair, STAGES teams) */
+    const int first_window,            /* the first group of windows (src/scan/windows.rs) */
+    const int window_skip)             /* < 0: walk the long groups, not the windows; else walk
+                                        * the windows, from this column on (even) */
 {
     __local uint *span_profile = (__local uint *)span_pairs;
     const int lid = get_local_id(0);
@@ -358,8 +366,13 @@ __kernel void scan_team(
     const int G = get_local_size(0) / TEAM;
     const int s = lid / TEAM;
     const int slot = get_group_id(0) % slots;
-    const int g = first_group + (int)(get_num_groups(0) / slots - 1 - get_group_id(0) / slots);
-    const bool long_group = g >= first_long && slot_rows[slot] > SPAN;
+    /* This launch's group v, longest first: a launch of windows skips the long
+     * groups (src/scan/layout.rs, GroupLayout::group). */
+    const int v = first_group + (int)(get_num_groups(0) / slots - 1 - get_group_id(0) / slots);
+    const int g = window_skip >= 0 && v >= first_long ? v + first_window - first_long : v;
+    const bool long_group = g >= first_long && g < first_window && slot_rows[slot] > SPAN;
+    /* Columns the group's walk leaves out: the start of each window. */
+    const int skip = g >= first_window ? window_skip : 0;
     const int rows = slot_rows[slot];
     profile += (size_t)slot * letters * (m_pad / 2);
     boundary += slot * slot_cells;
@@ -370,9 +383,10 @@ __kernel void scan_team(
     const int slot_of_pair = long_group ? 0 : s;
     const int team = g * G + slot_of_pair;
     const int n0 = (int)lengths[2 * team], n1 = (int)lengths[2 * team + 1];
-    /* Columns every team of the group walks: the group's longest subject. */
-    const int n = (int)((group_cell[g + 1] - group_cell[g]) / (ulong)G);
-    __global const uint *res = residues + group_word[g] + slot_of_pair;
+    /* Columns every team of the group walks: the group's longest subject, past the
+     * skipped ones. */
+    const int n = (int)((group_cell[g + 1] - group_cell[g]) / (ulong)G) - skip;
+    __global const uint *res = residues + group_word[g] + (size_t)(skip / 2) * G + slot_of_pair;
     __global uint2 *bnd = boundary + (group_cell[g] - cell_origin) + slot_of_pair;
     const uint minus_oe = PACK2(-(gap_open + gap_extend));
     const uint minus_ext = PACK2(-gap_extend);

@@ -237,14 +237,17 @@ fn team_scans_several_queries_in_one_launch() {
 }
 
 #[test]
-fn long_subjects_are_walked_by_several_teams_at_once() {
+fn long_subjects_are_walked_by_several_teams_at_once_or_in_windows() {
     // A database of 1 to 70,000 residues whose long subjects (`Tuning::is_long`) get a
     // long group each pair, walked by several teams at once, each on a pass of its own
     // (rounds of passes, long groups shorter than the pipeline's fill, teams of 4 and
-    // 8): every score and end cell is the reference's. A planted copy of a query scores
-    // past 32,767 (DNA, match 100: 16-bit saturation, then the 32-bit recompute) in a
-    // long subject and in a short one; one query at a time and two a launch.
+    // 8), or for short queries in overlapping windows (`scan::windows`: both queries,
+    // or only the shorter, whose alignments span at most 661 and 1,396 columns): every
+    // score and end cell is the reference's. A planted copy of a query scores past
+    // 32,767 (DNA, match 100: 16-bit saturation, then the 32-bit recompute) in a long
+    // subject and in a short one; one query at a time and two a launch.
     use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
+    use clsw::scan::windows::Windows;
     let mut rng = Rng::new(70);
     let sc = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 100, -90).unwrap(), Gaps::affine(150, 40).unwrap());
     let queries = [rng.codes(190, 4), rng.codes(400, 4)];
@@ -281,7 +284,14 @@ fn long_subjects_are_walked_by_several_teams_at_once() {
     };
     let base = from(5_000, 8);
     assert!(base.is_long(9_000, residues) && !base.is_long(3_500, residues));
-    let tunings = [base, Tuning { rows: 8, ..from(300, 4) }, Tuning { long_cover: 0, ..base }];
+    assert_eq!((sc.local_subject_span(190), sc.local_subject_span(400)), (Some(661), Some(1_396)));
+    let no_windows = Windows { stride: 0, overlap: 0 };
+    let tunings = [
+        base,
+        Tuning { windows: Windows { stride: 700, overlap: 1_000 }, ..base },
+        Tuning { rows: 8, windows: no_windows, ..from(300, 4) },
+        Tuning { long_cover: 0, ..base },
+    ];
     let pad = sc.matrix.size() as u8;
     for dev in common::test_devices() {
         for tuning in tunings {

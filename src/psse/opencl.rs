@@ -341,8 +341,11 @@ impl<'d> DeviceTile<'d> {
                 .arg(&1i32)?
                 .arg(&cells)?
                 .arg(&(self.layout.lengths.len() as i32))?
-                // A tile has no long groups: every pair one team.
-                .arg(&i32::MAX)?;
+                // A tile has no long groups (its shuffles are one subject's length):
+                // every pair one team, no windows.
+                .arg(&i32::MAX)?
+                .arg(&i32::MAX)?
+                .arg(&-1i32)?;
         } else if self.kernel == ScanKernel::TeamPairs {
             args.local(group * 4)?;
         }

@@ -30,8 +30,11 @@ pub struct GroupLayout {
     pub words: Vec<u32>,
     /// The first long group: from it on, each group holds the `lanes` subjects of its
     /// first slot alone (the longest subjects, which `scan_team` walks with several
-    /// teams at once); `groups()` when there are none.
+    /// teams at once); `first_window` when there are none.
     pub first_long: usize,
+    /// The first group of windows (`super::windows`): full groups again, after the long
+    /// ones, which a launch walks instead of them; `groups()` when there are none.
+    pub first_window: usize,
 }
 
 impl GroupLayout {
@@ -42,31 +45,44 @@ impl GroupLayout {
         lanes: usize,
         pad_code: u8,
     ) -> Result<GroupLayout> {
-        GroupLayout::with_long(subjects, group_size, lanes, pad_code, 0)
+        GroupLayout::with_long(subjects, group_size, lanes, pad_code, 0, 0)
     }
 
-    /// [`new`](Self::new), the `long` longest subjects in long groups, `lanes` a group.
+    /// [`new`](Self::new), the `long` longest subjects in long groups, `lanes` a group,
+    /// and the last `windows` of `subjects` (windows of the long ones) in full groups
+    /// after them.
     pub fn with_long<S: AsRef<[u8]> + Sync>(
         subjects: &[S],
         group_size: usize,
         lanes: usize,
         pad_code: u8,
         long: usize,
+        windows: usize,
     ) -> Result<GroupLayout> {
         assert!(lanes == 1 || lanes == 2, "lanes is 1 or 2");
-        let mut order: Vec<u32> = (0..subjects.len() as u32).collect();
-        order.sort_by_key(|&k| (subjects[k as usize].as_ref().len(), k));
+        let whole = subjects.len() - windows.min(subjects.len());
+        let by_length = |range: std::ops::Range<usize>| {
+            let mut order: Vec<u32> = (range.start as u32..range.end as u32).collect();
+            order.sort_by_key(|&k| (subjects[k as usize].as_ref().len(), k));
+            order
+        };
+        let mut order = by_length(0..whole);
+        order.extend(by_length(whole..subjects.len()));
         let per_group = group_size * lanes;
-        // Each group's subjects: a run of `order`, full groups then long ones.
-        let short = order.len() - long.min(order.len());
-        let mut runs: Vec<std::ops::Range<usize>> =
-            (0..short.div_ceil(per_group)).map(|g| g * per_group..((g + 1) * per_group).min(short)).collect();
+        let full = |a: usize, b: usize| (a..b).step_by(per_group.max(1)).map(move |g| g..(g + per_group).min(b));
+        // Each group's subjects: a run of `order`: full groups, long ones, then full
+        // groups of windows.
+        let short = whole - long.min(whole);
+        let mut runs: Vec<std::ops::Range<usize>> = full(0, short).collect();
         let first_long = runs.len();
-        runs.extend((short..order.len()).step_by(lanes).map(|a| a..(a + lanes).min(order.len())));
+        runs.extend((short..whole).step_by(lanes).map(|a| a..(a + lanes).min(whole)));
+        let first_window = runs.len();
+        runs.extend(full(whole, order.len()));
         let groups = runs.len();
         let cols_per_word = 4 / lanes;
         let mut l = GroupLayout {
             first_long,
+            first_window,
             group_size,
             lanes,
             subject_of: vec![u32::MAX; groups * per_group],
@@ -136,14 +152,34 @@ impl GroupLayout {
         self.group_cell[b] - self.group_cell[a]
     }
 
-    /// Consecutive runs of groups whose boundary rows fit in `budget` elements (a
-    /// group larger than the budget runs alone).
-    pub fn launches(&self, budget: u64) -> Vec<(usize, usize)> {
+    /// The groups a launch walks, counted in its own order: every group but the
+    /// windows (`windows` false), or every group but the long ones.
+    pub fn walked(&self, windows: bool) -> usize {
+        if windows { self.first_long + self.groups() - self.first_window } else { self.first_window }
+    }
+
+    /// The group that a launch's group `v` (of [`walked`](Self::walked)) is: past the
+    /// first long group, a launch of windows skips the long ones.
+    pub fn group(&self, v: usize, windows: bool) -> usize {
+        if windows && v >= self.first_long { v + self.first_window - self.first_long } else { v }
+    }
+
+    /// Boundary-row elements from the first of a launch's groups `a..b` to the end of
+    /// its last (the long groups between, when it skips them, included).
+    pub fn launch_cells(&self, a: usize, b: usize, windows: bool) -> u64 {
+        self.group_cell[self.group(b - 1, windows) + 1] - self.group_cell[self.group(a, windows)]
+    }
+
+    /// Consecutive runs of a launch's groups (of [`walked`](Self::walked)) whose
+    /// boundary rows fit in `budget` elements (a group larger than the budget runs
+    /// alone).
+    pub fn launches(&self, budget: u64, windows: bool) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         let mut a = 0;
-        while a < self.groups() {
+        let end = self.walked(windows);
+        while a < end {
             let mut b = a + 1;
-            while b < self.groups() && self.cells(a, b + 1) <= budget {
+            while b < end && self.launch_cells(a, b + 1, windows) <= budget {
                 b += 1;
             }
             out.push((a, b));
@@ -189,7 +225,7 @@ mod tests {
         // Seven subjects, groups of two slots of two lanes, the three longest in long
         // groups: one full group of the others, then two long groups (two and one).
         let subjects: Vec<Vec<u8>> = (1..=7).map(|n| vec![1u8; n]).collect();
-        let l = GroupLayout::with_long(&subjects, 2, 2, 24, 3).unwrap();
+        let l = GroupLayout::with_long(&subjects, 2, 2, 24, 3, 0).unwrap();
         assert_eq!((l.groups(), l.first_long), (3, 1));
         assert_eq!(&l.subject_of[4..], &[4, 5, u32::MAX, u32::MAX, 6, u32::MAX, u32::MAX, u32::MAX]);
         assert_eq!(l.group_len, vec![4, 6, 7]);
@@ -198,10 +234,30 @@ mod tests {
     }
 
     #[test]
+    fn windows_follow_the_long_groups_and_launches_skip_one_or_the_other() {
+        // Five subjects, the two longest long, then three windows (the last three
+        // entries, laid out by length among themselves): groups of two slots of two
+        // lanes.
+        let mut subjects: Vec<Vec<u8>> = (1..=5).map(|n| vec![1u8; n]).collect();
+        subjects.extend([vec![2u8; 3], vec![2u8; 2], vec![2u8; 3]]);
+        let l = GroupLayout::with_long(&subjects, 2, 2, 24, 2, 3).unwrap();
+        assert_eq!((l.groups(), l.first_long, l.first_window), (3, 1, 2));
+        assert_eq!(&l.subject_of[8..], &[6, 5, 7, u32::MAX]);
+        assert_eq!(l.group_len, vec![3, 5, 3]);
+        assert_eq!((l.walked(false), l.walked(true)), (2, 2));
+        assert_eq!((l.group(1, false), l.group(1, true), l.group(0, true)), (1, 2, 0));
+        // A launch of windows spans group 0 to 2 in the boundary row.
+        assert_eq!(l.launch_cells(0, 2, true), l.group_cell[3] - l.group_cell[0]);
+        assert_eq!(l.launches(1_000, true), vec![(0, 2)]);
+        assert_eq!(l.launches(6, true), vec![(0, 1), (1, 2)]);
+        assert_eq!(l.launches(1_000, false), vec![(0, 2)]);
+    }
+
+    #[test]
     fn launches_respect_the_budget() {
         let subjects: Vec<Vec<u8>> = (1..=10).map(|n| vec![0u8; n * 10]).collect();
         let l = GroupLayout::new(&subjects, 2, 1, 24).unwrap();
-        let runs = l.launches(100);
+        let runs = l.launches(100, false);
         assert_eq!(runs.first().unwrap().0, 0);
         assert_eq!(runs.last().unwrap().1, l.groups());
         for w in runs.windows(2) {

@@ -13,6 +13,7 @@ pub mod plain;
 pub(crate) mod profile;
 pub mod scanner;
 pub mod team;
+pub mod windows;
 
 use crate::device::ClDevice;
 use crate::error::Result;

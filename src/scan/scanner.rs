@@ -12,6 +12,7 @@
 use super::layout::GroupLayout;
 use super::outputs::{OutputsInFlight, ScoreOutputs};
 use super::profile::QueryProfile;
+use super::windows::{self, Windows};
 use super::{ScanOutput, inter, team};
 use crate::device::{ClDevice, KernelArgs, cl, events_span_seconds, launch};
 use crate::error::{Error, Result};
@@ -123,11 +124,23 @@ pub struct Tuning {
     /// `team` only: how much work a launch must hold for a subject's team not to set
     /// its length ([`is_long`](Self::is_long)); 0: no subject is long.
     pub long_cover: u64,
+    /// `team` only: how the long subjects are cut into windows for short queries
+    /// ([`windows`](super::windows)); a stride of 0: not cut.
+    pub windows: Windows,
 }
 
 impl Default for Tuning {
     fn default() -> Tuning {
-        Tuning { band: 32, group: 64, team: 8, team_group: 128, rows: 0, min_team: 8, long_cover: 131_000 }
+        Tuning {
+            band: 32,
+            group: 64,
+            team: 8,
+            team_group: 128,
+            rows: 0,
+            min_team: 8,
+            long_cover: 131_000,
+            windows: Windows { stride: 2048, overlap: 6144 },
+        }
     }
 }
 
@@ -219,11 +232,12 @@ impl SubjectBuffers {
 }
 
 /// A query's launches in flight ([`Scanner::launch`]): per part its launch events,
-/// span and output reads; then its inputs, kept until the caller releases them (fields
-/// drop in order: the reads are waited for first).
+/// span, output reads and the columns its windows skipped (`None`: it walked the long
+/// groups); then its inputs, kept until the caller releases them (fields drop in order:
+/// the reads are waited for first).
 struct Launched {
     lengths: Vec<usize>,
-    parts: Vec<(Vec<Event>, usize, OutputsInFlight)>,
+    parts: Vec<(Vec<Event>, usize, OutputsInFlight, Option<usize>)>,
     inputs: LaunchInputs,
 }
 
@@ -242,7 +256,28 @@ impl Part {
     /// The local profiles a `scan_team` launch of this part holds in teams of `team`:
     /// one per stage of its long groups, else one.
     fn profiles(&self, team: usize) -> usize {
-        if self.layout.first_long < self.layout.groups() { team::stages(team) } else { 1 }
+        if self.layout.first_long < self.layout.first_window { team::stages(team) } else { 1 }
+    }
+
+    /// The columns a launch of queries of `lengths`, in passes of `span` rows and teams
+    /// of `team`, skips at the start of each window when it walks the windows instead of
+    /// the long groups: when every query's alignments fit a window's reach and the
+    /// windows' walk is the shorter. A long pair is walked column by column, by one
+    /// team a pass and [`team::stages`] passes at once; a window by one team, its walked
+    /// columns once a pass.
+    fn window_skip(&self, lengths: &[usize], span: usize, team: usize, scoring: &Scoring) -> Option<usize> {
+        if self.windows.is_empty() {
+            return None;
+        }
+        let m = lengths.iter().copied().max().unwrap_or(0);
+        let skip = self.cut.skip(m, scoring)?;
+        let passes = m.div_ceil(span.max(1));
+        let stages = if passes > 1 { team::stages(team) } else { 1 };
+        let longest =
+            self.layout.group_len[self.layout.first_long..self.layout.first_window].iter().max().copied().unwrap_or(0);
+        let long_walk = longest as usize * passes.div_ceil(stages);
+        let window_walk = (self.cut.stride + self.cut.overlap - skip) * passes;
+        (window_walk < long_walk).then_some(skip)
     }
 }
 
@@ -255,8 +290,14 @@ struct Part {
     layout: GroupLayout,
     /// The part's subject k is the caller's subject `members[k]`.
     members: Vec<u32>,
-    /// Launches as runs of groups whose boundary rows (of every slot) fit one buffer.
+    /// Launches as runs of groups whose boundary rows (of every slot) fit one buffer:
+    /// walking the long groups, and walking the windows instead.
     launches: Vec<(usize, usize)>,
+    window_launches: Vec<(usize, usize)>,
+    /// How the long subjects were cut, and per window (the layout's subject
+    /// `members.len() + w`): the caller's subject, its first column and its output.
+    cut: Windows,
+    windows: Vec<(u32, i64, u32)>,
     /// The layout on the device, which every query reads.
     buffers: SubjectBuffers,
     /// Boundary elements of one slot: the largest launch's.
@@ -368,36 +409,75 @@ impl<'d> Scanner<'d> {
         }
         let elem = kind.boundary_bytes();
         let budget = BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem;
+        let cut = if kind == ScanKernel::Team { tuning.windows } else { Windows { stride: 0, overlap: 0 } };
         let layouts = split
             .into_iter()
             .map(|(kernel, slots_per_group, work_group, members, long)| {
-                let chosen: Vec<&[u8]> = members.iter().map(|&k| subjects[k as usize]).collect();
-                let layout = GroupLayout::with_long(&chosen, slots_per_group, kind.lanes(), pad_code, long)?;
-                Ok((kernel, work_group, members, layout))
+                // The long members (the longest, as GroupLayout takes them) cut into
+                // windows, which follow the members in the layout.
+                let mut by_length: Vec<u32> = members.clone();
+                by_length.sort_by_key(|&k| (subjects[k as usize].len(), k));
+                let cut_from = if cut.stride > 0 { &by_length[by_length.len() - long..] } else { &[] };
+                let mut windows = Vec::new();
+                let mut cuts: Vec<Vec<u8>> = Vec::new();
+                for &k in cut_from {
+                    for start in cut.starts(subjects[k as usize].len()) {
+                        windows.push((k, start, 0));
+                        cuts.push(cut.cut(subjects[k as usize], start, pad_code));
+                    }
+                }
+                let mut chosen: Vec<&[u8]> = members.iter().map(|&k| subjects[k as usize]).collect();
+                chosen.extend(cuts.iter().map(Vec::as_slice));
+                let layout =
+                    GroupLayout::with_long(&chosen, slots_per_group, kind.lanes(), pad_code, long, cuts.len())?;
+                for (p, &k) in layout.subject_of.iter().enumerate() {
+                    if let Some(w) = (k as usize).checked_sub(members.len()).filter(|_| k != u32::MAX) {
+                        windows[w].2 = p as u32;
+                    }
+                }
+                Ok((kernel, work_group, members, layout, windows))
             })
             .collect::<Result<Vec<_>>>()?;
         // Slots while every slot's boundary row of the largest group fits the budget.
         let largest_group =
-            layouts.iter().flat_map(|(_, _, _, l)| (0..l.groups()).map(|g| l.cells(g, g + 1))).max().unwrap_or(1);
+            layouts.iter().flat_map(|(_, _, _, l, _)| (0..l.groups()).map(|g| l.cells(g, g + 1))).max().unwrap_or(1);
         let slots = if kind == ScanKernel::Team {
             queries.clamp(1, MAX_SLOTS).min((budget / largest_group.max(1)).max(1) as usize)
         } else {
             1
         };
         let mut parts = Vec::new();
-        for (kernel, work_group, members, layout) in layouts {
-            let launches = layout.launches(budget / slots as u64);
-            let slot_cells = launches.iter().map(|&(a, b)| layout.cells(a, b)).max().unwrap_or(1);
+        for (kernel, work_group, members, layout, windows) in layouts {
+            let launches = layout.launches(budget / slots as u64, false);
+            let window_launches =
+                if windows.is_empty() { Vec::new() } else { layout.launches(budget / slots as u64, true) };
+            let slot_cells = (launches.iter().map(|&(a, b)| layout.launch_cells(a, b, false)))
+                .chain(window_launches.iter().map(|&(a, b)| layout.launch_cells(a, b, true)))
+                .max()
+                .unwrap_or(1);
             let words = dev.buffer_from(&layout.words)?;
             let buffers = SubjectBuffers::new(dev, words, &layout.group_word, &layout.lengths, &layout.group_cell)?;
             let scratch = Scratch::new(dev, (slot_cells * elem) as usize * slots, layout.lengths.len() * slots)?;
-            parts.push(Part { kernel, work_group, launches, buffers, layout, members, slot_cells, scratch });
+            parts.push(Part {
+                kernel,
+                work_group,
+                launches,
+                window_launches,
+                cut,
+                windows,
+                buffers,
+                layout,
+                members,
+                slot_cells,
+                scratch,
+            });
         }
         let mut position = vec![(0, 0); subjects.len()];
         for (q, part) in parts.iter().enumerate() {
             for (p, &k) in part.layout.subject_of.iter().enumerate() {
-                if k != u32::MAX {
-                    position[part.members[k as usize] as usize] = (q as u32, p as u32);
+                // Windows (past the members) land in `land`.
+                if let Some(&subject) = part.members.get(k as usize) {
+                    position[subject as usize] = (q as u32, p as u32);
                 }
             }
         }
@@ -582,14 +662,16 @@ impl<'d> Scanner<'d> {
             let work_group = part.work_group;
             let slot_entries = i32::try_from(part.layout.lengths.len())
                 .map_err(|_| Error::InvalidArgument("a scan_team launch over 2 G subject slots; split it".into()))?;
+            let skip = part.window_skip(&lengths, span, tuning.team, scoring);
+            let walks_windows = skip.is_some();
             let mut events = Vec::new();
-            for &(a, b) in &part.launches {
+            for &(a, b) in if walks_windows { &part.window_launches } else { &part.launches } {
                 let mut args = KernelArgs::new(&kernel);
                 part.buffers.args(
                     &mut args,
                     (&part.scratch.boundary, &part.scratch.outputs[set]),
                     profile,
-                    (part.layout.group_cell[a], a),
+                    (part.layout.group_cell[part.layout.group(a, walks_windows)], a),
                     self.kind,
                     scoring,
                     (span, if self.kind == ScanKernel::Team { tuning.team } else { 1 }, part.profiles(tuning.team)),
@@ -600,19 +682,21 @@ impl<'d> Scanner<'d> {
                         .arg(&(queries.len() as i32))?
                         .arg(&part.slot_cells)?
                         .arg(&slot_entries)?
-                        .arg(&(part.layout.first_long as i32))?;
+                        .arg(&(part.layout.first_long as i32))?
+                        .arg(&(part.layout.first_window as i32))?
+                        .arg(&skip.map_or(-1, |s| s as i32))?;
                 }
                 events.push(launch(&queue, &kernel, (b - a) * work_group * queries.len(), work_group)?);
             }
             kernels.push(kernel);
-            pending.push((span, events));
+            pending.push((span, events, skip));
         }
         let mut parts = Vec::with_capacity(pending.len());
-        for (part, (span, events)) in self.parts.iter().zip(pending) {
+        for (part, (span, events, skip)) in self.parts.iter().zip(pending) {
             // scan_team's score-only build writes no end cells, so they are not read;
             // the other kernels always give them.
             let reads = part.scratch.outputs[set].read_after(&queue, &[], ends || self.kind != ScanKernel::Team)?;
-            parts.push((events, span, reads));
+            parts.push((events, span, reads, skip));
         }
         Ok(Launched { lengths, parts, inputs: (profiles, kernels) })
     }
@@ -627,9 +711,11 @@ impl<'d> Scanner<'d> {
         }
         let span = parts[0].1;
         let mut results = Vec::with_capacity(parts.len());
+        let mut skips = Vec::with_capacity(parts.len());
         let mut events = Vec::new();
-        for (part_events, _, reads) in parts {
+        for (part_events, _, reads, skip) in parts {
             results.push(reads.wait()?);
+            skips.push(skip);
             events.extend(part_events);
         }
         // The launches' time on the device, from the first start to the last end, and
@@ -663,6 +749,18 @@ impl<'d> Scanner<'d> {
                     }
                 })
                 .collect();
+            // The long subjects of launches that walked their windows: the windows'
+            // results folded, in place of the long groups' (not walked).
+            for (q, part) in self.parts.iter().enumerate() {
+                let Some(skip) = skips[q] else { continue };
+                for run in part.windows.chunk_by(|a, b| a.0 == b.0) {
+                    let best = &mut out.scores[run[0].0 as usize];
+                    *best = LocalScore { score: 0, end: None };
+                    for &(_, start, p) in run {
+                        windows::fold(best, results[q].get(slot * entries[q] + p as usize), start + skip as i64);
+                    }
+                }
+            }
         }
         Ok((outs, inputs))
     }

@@ -10,13 +10,15 @@ use crate::error::{Error, Result};
 
 pub const SOURCE: KernelSource = KernelSource { name: "scan_team.cl", text: include_str!("../../cl/scan_team.cl") };
 
-/// `scan_team`: padded cell pairs per second (GCUPS) of each even number of rows per
-/// work-item from 8 to 24, from the team-8 score-only sweep on an H100
-/// (BENCHMARKS.md, "Rows per work-item"): what a pass of few rows pays for its steps'
-/// bookkeeping. Since the kernel walks long groups too, 26 to 30 rows run slower than
-/// 24 and fewer (BENCHMARKS.md, "Rows per work-item"), and 32 passes 128 registers.
+/// `scan_team`: padded cells per second (GCUPS) of each even number of rows per
+/// work-item from 8 to 24 in teams of 8, score only, on an H100 and the MFO database
+/// (BENCHMARKS.md, "Rows per work-item"): each shape's median over the queries of
+/// 1,500 residues and more, counting the padded rows. What a pass of few rows pays
+/// for its steps' bookkeeping, and an odd number of profile words per work-item (rows
+/// 10, 14, 18, 22) for its unpaired loads. 26 to 30 rows run slower than 24, and 32
+/// pass 128 registers.
 const TEAM_ROWS_GCUPS: [(usize, u64); 9] =
-    [(8, 3886), (10, 4127), (12, 4126), (14, 4260), (16, 4417), (18, 4428), (20, 4636), (22, 4670), (24, 4557)];
+    [(8, 3449), (10, 3757), (12, 4113), (14, 3744), (16, 4159), (18, 4181), (20, 4472), (22, 4370), (24, 4619)];
 
 impl Tuning {
     /// `scan_team`: true when a subject of `n` residues would set the length of a
@@ -138,14 +140,16 @@ mod tests {
     #[test]
     fn rows_per_work_item_weigh_padding_by_each_shapes_speed() {
         let t = Tuning::default();
-        // 176 rows are one pass of 8 x 22, the fastest shape: no padding.
+        // 192 rows are one pass of 8 x 24, the fastest shape: no padding.
+        assert_eq!(t.rows_for(&[192], 8, 4096), 24);
+        // 176 rows: one pass of 8 x 22 beats one of 8 x 24 (192 rows) at their speeds.
         assert_eq!(t.rows_for(&[176], 8, 4096), 22);
         // 208 rows: two passes of 8 x 14 (224 rows) beat two of 8 x 16 (256) and
         // three of 8 x 10 (240) at their speeds.
         assert_eq!(t.rows_for(&[208], 8, 4096), 14);
-        // 1,000 rows: six passes of 22 (1,056 rows) beat seven of 18 (1,008) at 18's
-        // speed (counting padded rows alone, 18 would win).
-        assert_eq!(t.rows_for(&[1000], 8, 4096), 22);
+        // 1,000 rows: seven passes of 18 (1,008 rows) beat six of 24 (1,152), the
+        // fastest shape, at 24's speed.
+        assert_eq!(t.rows_for(&[1000], 8, 4096), 18);
         // Local memory caps a pass: 160 rows for teams of 8 allow 20 rows at most.
         assert!(t.rows_for(&[176, 3000], 8, 160) <= 20);
         // Set rows are kept.

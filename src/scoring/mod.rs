@@ -108,6 +108,21 @@ impl Scoring {
         }
         Ok(())
     }
+
+    /// The most subject residues a local alignment with a positive score spans, for a
+    /// query of `m` residues: at most `m` pairs score, each at most `max(S)`, and the
+    /// subject residues past `m` lie in gaps of the query, at least one gap of that many
+    /// residues (`open` once, `extend` each: the reference's costs). So `n` residues
+    /// leave at most `m max(S) - open - (n - m) extend`, which must stay above 0.
+    /// `None` where gaps cost nothing to extend (no bound).
+    pub fn local_subject_span(&self, m: usize) -> Option<usize> {
+        if self.gaps.extend < 1 {
+            return None;
+        }
+        let top = self.matrix.max_score().max(0) as u128;
+        let room = (top * m as u128).saturating_sub(self.gaps.open.max(0) as u128 + 1);
+        usize::try_from(m as u128 + room / self.gaps.extend as u128).ok()
+    }
 }
 
 #[cfg(test)]
@@ -125,5 +140,35 @@ mod tests {
         let blosum = Scoring::with_default_gaps(Matrix::builtin("BLOSUM62").unwrap());
         assert!(blosum.check_lengths(usize::MAX, usize::MAX, "pair").is_err());
         assert!(blosum.check_lengths(100_000_000, 100_000_000, "pair").is_ok());
+    }
+
+    #[test]
+    fn no_positive_local_alignment_spans_more_subject_than_the_bound() {
+        use crate::reference::align;
+        // BLOSUM62 11/1: 3 query residues score at most 33, leaving 33 - 11 - 1 = 21
+        // residues of gap: 24 columns at most.
+        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+        assert_eq!(sc.local_subject_span(3), Some(24));
+        assert_eq!(sc.local_subject_span(0), Some(0));
+        assert_eq!(Scoring { gaps: Gaps { open: 0, extend: 0 }, ..sc.clone() }.local_subject_span(3), None);
+        // Optimal alignments of random pairs, and of repeats a long gap apart (the
+        // longest spans a bound allows), stay within it.
+        let mut next = crate::reference::testing::generator(7);
+        for case in 0..300 {
+            let (open, extend) = [(11, 1), (0, 1), (5, 3)][case % 3];
+            let gaps = Gaps::affine(open, extend).unwrap();
+            let sc = Scoring::new(Matrix::builtin(["BLOSUM62", "BLOSUM50"][case % 2]).unwrap(), gaps);
+            let m = 1 + next(12);
+            let q: Vec<u8> = (0..m).map(|_| next(20) as u8).collect();
+            let gap = next(40);
+            let mut s: Vec<u8> = q[..m / 2].to_vec();
+            s.extend((0..gap).map(|_| next(20) as u8));
+            s.extend_from_slice(&q[m / 2..]);
+            let bound = sc.local_subject_span(m).unwrap();
+            if let Some(a) = align(&q, &s, &sc) {
+                let span = a.subject_end - a.subject_start + 1;
+                assert!(span <= bound, "case {case}: span {span} over {bound}");
+            }
+        }
     }
 }

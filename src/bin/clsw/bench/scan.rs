@@ -8,6 +8,7 @@ use clap::Args;
 use clsw::device::ClDevice;
 use clsw::engine::self_test;
 use clsw::scan::scanner::{Scanner, Tuning};
+use clsw::scan::windows::Windows;
 use clsw::scan::{Variant, scan_once};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::{Alphabet, EmptyRecords, fasta};
@@ -99,6 +100,10 @@ pub struct BenchScanArgs {
     /// to be long (0: none is long); long subjects' pairs are walked by several teams.
     #[arg(long)]
     long_cover: Option<u64>,
+    /// `team`: long subjects cut into windows of STRIDE columns of their own, each
+    /// reaching OVERLAP columns back, for the queries short enough (STRIDE 0: not cut).
+    #[arg(long, num_args = 2, value_names = ["STRIDE", "OVERLAP"])]
+    windows: Vec<usize>,
 
     /// Scores without end cells (`team` then runs its score-only kernel; a search
     /// finds the ends of its hits afterwards).
@@ -246,6 +251,10 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         rows: defaults.rows,
         min_team: args.min_team.unwrap_or(defaults.min_team),
         long_cover: args.long_cover.unwrap_or(defaults.long_cover),
+        windows: match args.windows[..] {
+            [stride, overlap] => Windows { stride, overlap },
+            _ => defaults.windows,
+        },
     };
     if !tuning.band.is_multiple_of(2) || tuning.band == 0 || tuning.group == 0 {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
