@@ -26,7 +26,7 @@ use crate::scoring::Scoring;
 use std::ops::Range;
 
 /// Below any reachable E or F (see `crate::scan::native::striped`).
-const NEG: i16 = i16::MIN / 2;
+pub(super) const NEG: i16 = i16::MIN / 2;
 /// The score of a pair with a padding column: keeps padded cells out of every path.
 const PAD_SCORE: i16 = -1_000;
 /// Bytes of traceback bits kept at a time (one block of columns x rows x lanes).
@@ -57,14 +57,14 @@ pub fn align_rects(query: &[u8], rects: &[Rect<'_>], sc: &Scoring) -> Vec<Option
 /// The row loop of a column: the portable lane-by-lane one (the readable twin, and
 /// every processor's) or the AVX2 one ([`x86`]), which computes the same bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kernel {
+pub(super) enum Kernel {
     Portable,
     #[cfg(target_arch = "x86_64")]
     Avx2,
 }
 
 impl Kernel {
-    fn best() -> Kernel {
+    pub(super) fn best() -> Kernel {
         #[cfg(target_arch = "x86_64")]
         {
             if std::is_x86_feature_detected!("avx2") {
@@ -193,13 +193,40 @@ impl Column<'_> {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod x86 {
+pub(super) mod x86 {
     //! [`Column::rows`] on AVX2: a lane array is one 256-bit vector. Left to the
     //! compiler, the lane-by-lane loop vectorizes only in part (some lanes stay
     //! scalar) and runs 4-5 times slower.
 
     use super::{Bits, Column, Lanes, NEG, dir};
     use std::arch::x86_64::*;
+
+    /// [`crate::reference::dir::code`] of each lane: a cell's traceback bits (below 16)
+    /// from its H (`best`), diagonal `d`, E (`e`) and the gaps' open and extension
+    /// candidates. Masks are -1 where equal: the source is DIAG + (best != d) + (best
+    /// != d and best != E), 0 where best is 0.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(in crate::traceback) fn codes(
+        best: __m256i,
+        d: __m256i,
+        e: __m256i,
+        (e_open, e_ext): (__m256i, __m256i),
+        (f_open, f_ext): (__m256i, __m256i),
+    ) -> __m256i {
+        let one = _mm256_set1_epi16(1);
+        let (eq_d, eq_e) = (_mm256_cmpeq_epi16(best, d), _mm256_cmpeq_epi16(best, e));
+        let src = _mm256_add_epi16(
+            _mm256_add_epi16(_mm256_set1_epi16(dir::DIAG as i16), _mm256_andnot_si256(eq_d, one)),
+            _mm256_andnot_si256(_mm256_or_si256(eq_d, eq_e), one),
+        );
+        let src = _mm256_andnot_si256(_mm256_cmpeq_epi16(best, _mm256_setzero_si256()), src);
+        let flags = _mm256_or_si256(
+            _mm256_and_si256(_mm256_cmpgt_epi16(e_ext, e_open), _mm256_set1_epi16(dir::E_EXTENDED as i16)),
+            _mm256_and_si256(_mm256_cmpgt_epi16(f_ext, f_open), _mm256_set1_epi16(dir::F_EXTENDED as i16)),
+        );
+        _mm256_or_si256(src, flags)
+    }
 
     /// [`Column::rows`], the same cells and bits.
     ///
@@ -220,11 +247,6 @@ mod x86 {
         let load = |v: &Lanes| unsafe { _mm256_loadu_si256(v.as_ptr().cast()) };
         let (minus_oe, minus_ext) = (_mm256_set1_epi16(-c.oe), _mm256_set1_epi16(-c.extend));
         let (zero, neg) = (_mm256_setzero_si256(), _mm256_set1_epi16(NEG));
-        let (diag_bit, e_bit, f_bit) = (
-            _mm256_set1_epi16(dir::DIAG as i16),
-            _mm256_set1_epi16(dir::E_EXTENDED as i16),
-            _mm256_set1_epi16(dir::F_EXTENDED as i16),
-        );
         let (mut diag, mut up, mut f) = (zero, zero, neg);
         for r in 0..rows {
             // SAFETY: (every access below) r < rows, checked against each slice above;
@@ -241,19 +263,7 @@ mod x86 {
                 let d = _mm256_adds_epi16(diag, load(profile.get_unchecked(*c.query.get_unchecked(r) as usize)));
                 let best = _mm256_max_epi16(_mm256_max_epi16(d, ev), _mm256_max_epi16(fv, zero));
                 if BITS {
-                    // Masks are -1 where equal: the source is DIAG + (best != d) + (best
-                    // != d and best != E), 0 where best is 0.
-                    let (eq_d, eq_e) = (_mm256_cmpeq_epi16(best, d), _mm256_cmpeq_epi16(best, ev));
-                    let src = _mm256_add_epi16(
-                        _mm256_add_epi16(diag_bit, _mm256_andnot_si256(eq_d, _mm256_set1_epi16(1))),
-                        _mm256_andnot_si256(_mm256_or_si256(eq_d, eq_e), _mm256_set1_epi16(1)),
-                    );
-                    let src = _mm256_andnot_si256(_mm256_cmpeq_epi16(best, zero), src);
-                    let flags = _mm256_or_si256(
-                        _mm256_and_si256(_mm256_cmpgt_epi16(e_ext, e_open), e_bit),
-                        _mm256_and_si256(_mm256_cmpgt_epi16(f_ext, f_open), f_bit),
-                    );
-                    let all = _mm256_or_si256(src, flags);
+                    let all = codes(best, d, ev, (e_open, e_ext), (f_open, f_ext));
                     // Codes below 16: lane k's byte, then lane k + 8's shifted to its
                     // high nibble (a 16-bit shift moves no bit across a byte).
                     let bytes = _mm_packus_epi16(_mm256_castsi256_si128(all), _mm256_extracti128_si256::<1>(all));

@@ -21,7 +21,8 @@
 //!    comparison on the path (its tie rules included) picks the same way.
 //!
 //! The rectangles of a query's hits are traced back up to 16 at a time, one per SIMD lane
-//! ([`super::batch`]); a rectangle whose score leaves room for few gaps is
+//! ([`super::batch`]), a large one alone on every lane ([`super::wavefront`]); a
+//! rectangle whose score leaves room for few gaps is
 //! traced alone over the band of diagonals its alignments stay in
 //! ([`super::diagonal_band`]). Where 16 bits could saturate, or the cell is not where an alignment scoring `S`
 //! ends (the reversed scan's best is not `S`, or the rectangle's alignment scores
@@ -30,6 +31,7 @@
 
 use super::batch::{self, Rect, align_rects};
 use super::diagonal_band;
+use super::wavefront;
 use crate::align::Alignment;
 use crate::error::Result;
 use crate::memory;
@@ -92,7 +94,16 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
     })?;
     let in_bands: Vec<Option<Alignment>> =
         banded.par_iter().map(|&k| diagonal_band::align_in_band(query, rect(k), sc, band(k))).collect();
-    let mut order: Vec<usize> = (0..hits.len()).filter(|&k| rects[k].is_some() && bands[k].is_none()).collect();
+    // A rectangle of many rows is traced alone on every lane ([`wavefront`]): in a batch
+    // it would walk its rows one after another, and its query's other hits wait on it.
+    let (alone, mut order): (Vec<usize>, Vec<usize>) = (0..hits.len())
+        .filter(|&k| rects[k].is_some() && bands[k].is_none())
+        .partition(|&k| wavefront::worth_it(rect(k)));
+    ensure_for_threads(alone.iter().map(|&k| wavefront::working_bytes(rect(k))), || {
+        format!("the large tracebacks of the hits of a query of {} residues", query.len())
+    })?;
+    let in_wavefronts: Vec<Option<Alignment>> =
+        alone.par_iter().map(|&k| wavefront::align_rect(query, rect(k), sc)).collect();
     order.sort_by_key(|&k| (rect(k).rows.start, rect(k).rows.len(), rect(k).subject.len()));
     // A batch costs its largest rectangle whatever its number of lanes: with fewer
     // hits than threads x 16, smaller batches keep every thread busy. A batch computes
@@ -135,7 +146,8 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
     );
     let mut out: Vec<Option<Option<Alignment>>> = vec![None; hits.len()];
     let traced = traced.into_iter().flatten();
-    for (&k, a) in batches.iter().flat_map(|b| b.iter()).chain(&banded).zip(traced.chain(in_bands)) {
+    let ran = batches.iter().flat_map(|b| b.iter()).chain(&banded).chain(&alone);
+    for (&k, a) in ran.zip(traced.chain(in_bands).chain(in_wavefronts)) {
         // The rectangle's alignment must score the hit's score; else the whole prefix.
         out[k] = Some(a.filter(|a| a.score == hits[k].score));
     }
@@ -346,6 +358,50 @@ mod tests {
                 }
             }
             assert!(in_band >= 8, "{in_band} of {} hits in a band", hits.len());
+            assert_aligned_as_the_reference(&q, &hits, &sc);
+        }
+    }
+
+    #[test]
+    fn divergent_long_hits_traced_alone_on_every_lane_equal_the_reference() {
+        // Homologs of 300-900 residues, a fifth of their residues changed and a few
+        // gaps: rectangles of hundreds of rows and columns, too gapped for a band,
+        // which `wavefront` traces alone; ties included (DNA).
+        let mut next = generator(31);
+        for sc in [
+            Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap()),
+            Scoring::new(Matrix::builtin("EDNAFULL").unwrap(), Gaps::affine(10, 2).unwrap()),
+        ] {
+            let alpha = if sc.matrix.size() < 20 { 4 } else { 20 };
+            let q: Vec<u8> = (0..1_200).map(|_| next(alpha) as u8).collect();
+            let subjects: Vec<Vec<u8>> = (0..12)
+                .map(|_| {
+                    let a = next(q.len() - 900);
+                    let mut piece = q[a..a + 300 + next(600)].to_vec();
+                    for _ in 0..piece.len() / 5 {
+                        let at = next(piece.len());
+                        piece[at] = next(alpha) as u8;
+                    }
+                    for _ in 0..next(6) {
+                        let at = next(piece.len());
+                        if next(2) == 0 {
+                            piece.drain(at..(at + 1 + next(8)).min(piece.len()));
+                        } else {
+                            piece.splice(at..at, (0..1 + next(8)).map(|_| next(alpha) as u8).collect::<Vec<_>>());
+                        }
+                    }
+                    piece
+                })
+                .collect();
+            let hits = hits_of(&q, &subjects, &sc);
+            let mut alone = 0;
+            for h in &hits {
+                let Some(r) = rectangle(&q, h, &sc).unwrap().filter(wavefront::worth_it) else { continue };
+                let want = reference::align_ending_at(&q, h.subject, &sc, h.end);
+                assert_eq!(wavefront::align_rect(&q, &r, &sc), want, "rows {:?}", r.rows);
+                alone += 1;
+            }
+            assert!(alone >= 6, "{alone} of {} hits traced alone", hits.len());
             assert_aligned_as_the_reference(&q, &hits, &sc);
         }
     }
