@@ -10,8 +10,8 @@
 #   queries500.fasta.gz        ../shared/data (the 20 classic lengths are cut from it)
 #   uniprot20k.fasta.gz        ../shared/data (for `quick`)
 #   benches/real_gpu.sh mfo     MFO: team kernels with windows and long groups (the
-#                               default; windows of 1,024 / 4,096 and 4,096 / 8,192), long
-#                               groups alone (--windows 0 0) and neither (--long-cover 0), the real classic queries and the
+#                               default), long groups alone (--windows 0 0) and neither
+#                               (--long-cover 0), the real classic queries and the
 #                               20 classic lengths cut from queries500; CUDASW++4.0 DPX
 #                               on both query sets; both whole processes (50 hits)
 #   benches/real_gpu.sh quick   uniprot20k x 20 shuffled copies, with and without the
@@ -37,18 +37,17 @@ mfo)
   $B --write-queries "$out/real.fa" | tee "$out/mfo.txt"
   $B --windows 0 0 | tee "$out/mfo_no_windows.txt"
   $B --long-cover 0 | tee "$out/mfo_no_long.txt"
-  for w in "1024 4096" "4096 8192"; do $B --windows $w | tee "$out/mfo_windows_${w// /_}.txt"; done
   C="/tmp/clsw bench scan --device gpu --db /tmp/MFO.fa --queries $D/queries500.fasta.gz --variants team --scores-only --runs 3"
   $C --write-queries "$out/cut.fa" | tee "$out/mfo_cut.txt"
   mkdir -p /tmp/cdb && /tmp/makedb /tmp/MFO.fa /tmp/cdb/db > /dev/null
   /tmp/align --query "$out/real.fa" --db /tmp/cdb/db --dpx --top 50 --verbose 2>&1 | grep -E "GCUPS" | tee "$out/cudasw_dpx.txt"
   /tmp/align --query "$out/cut.fa" --db /tmp/cdb/db --dpx --top 50 --verbose 2>&1 | grep -E "GCUPS" | tee "$out/cudasw_dpx_cut.txt"
   # Whole processes, 50 hits each: a first run of each warms the caches (clsw's
-  # programs, the page cache), then two timed runs each.
+  # programs, the page cache), then three timed runs each, in turn.
   /tmp/clsw makedb /tmp/MFO.fa -o /tmp/mfo.clswdb > /dev/null
-  /tmp/clsw scan -q "$out/real.fa" -d /tmp/mfo.clswdb --device gpu > /dev/null 2>&1
+  /tmp/clsw scan -q "$out/real.fa" -d /tmp/mfo.clswdb --device gpu --progress > /dev/null 2> "$out/clsw_progress.txt"
   /tmp/align --query "$out/real.fa" --db /tmp/cdb/db --dpx --top 50 > /dev/null 2>&1
-  for i in 1 2; do
+  for i in 1 2 3; do
     { time /tmp/clsw scan -q "$out/real.fa" -d /tmp/mfo.clswdb --device gpu > "$out/clsw_hits.txt" 2> "$out/clsw_err.txt"; } 2>> "$out/wall_clsw.txt"
     { time /tmp/align --query "$out/real.fa" --db /tmp/cdb/db --dpx --top 50 > "$out/cudasw_hits.txt" 2>&1; } 2>> "$out/wall_cudasw.txt"
   done

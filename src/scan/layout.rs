@@ -123,19 +123,22 @@ impl GroupLayout {
             slices.push((g, mine));
             rest = tail;
         }
+        // Word by word, each written once and in order (a group's words are a few KB,
+        // its subjects' residues read as they go): faster than filling slot by slot,
+        // which wrote every word once per lane at a stride of the group.
         slices.into_par_iter().for_each(|(g, words)| {
             let members = members(g);
-            let n_words = words.len() / group_size.max(1);
-            for p in 0..per_group {
-                let (t, lane) = (p / lanes, p % lanes);
+            let seqs: Vec<&[u8]> =
+                (0..per_group).map(|p| members.get(p).map_or(&[][..], |&k| subjects[k as usize].as_ref())).collect();
+            for (w, row) in words.chunks_mut(group_size.max(1)).enumerate() {
                 // Empty lanes of a partly filled group hold the padding code too.
-                let s: &[u8] = members.get(p).map_or(&[], |&k| subjects[k as usize].as_ref());
-                for w in 0..n_words {
-                    let word = &mut words[w * group_size + t];
-                    for c in 0..cols_per_word {
-                        let code = s.get(w * cols_per_word + c).copied().unwrap_or(pad_code) as u32;
-                        *word |= code << (8 * (c * lanes + lane));
-                    }
+                let code = |s: &[u8], i: usize| s.get(i).copied().unwrap_or(pad_code) as u32;
+                let at = w * cols_per_word;
+                for (word, lanes_of) in row.iter_mut().zip(seqs.chunks(lanes)) {
+                    *word = match *lanes_of {
+                        [a, b] => code(a, at) | code(b, at) << 8 | code(a, at + 1) << 16 | code(b, at + 1) << 24,
+                        _ => (0..4).fold(0, |v, c| v | code(lanes_of[0], at + c) << (8 * c)),
+                    };
                 }
             }
         });
