@@ -67,6 +67,19 @@ fn one_thread_or_two_and_negative_gap_costs_give_the_same_search() {
 }
 
 #[test]
+fn thread_counts_past_four_per_cpu_are_refused_before_any_thread_starts() {
+    // 100,000 threads once stalled the machine: refused at once, with the cap named.
+    let (q, db) = (data("queries10.fasta"), data("uniprot300.fasta"));
+    for threads in ["100000", "99999999999"] {
+        let started = std::time::Instant::now();
+        let (code, out, err) = clsw(&["--threads", threads, "scan", "-q", &q, "-d", &db]);
+        assert_ne!(code, 0, "{threads}: {out}");
+        assert!(err.contains(&format!("--threads {threads}: at most 4 per logical CPU")), "{err}");
+        assert!(out.is_empty() && started.elapsed().as_secs() < 30, "{threads}");
+    }
+}
+
+#[test]
 fn standard_input_as_the_query_or_the_database() {
     let (q, db) = (data("queries10.fasta"), data("uniprot300.fasta"));
     let (code, want, err) = clsw(&["scan", "-q", &q, "-d", &db]);

@@ -94,6 +94,8 @@ impl Matrix {
     pub fn parse_ncbi(name: &str, text: &str, alphabet: Alphabet) -> Result<Matrix> {
         let mut columns: Option<Vec<u8>> = None;
         let mut rows: Vec<(u8, Vec<i32>)> = Vec::new();
+        // Each row's letter and line, for the errors that name them.
+        let mut row_lines: Vec<(u8, usize)> = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let line_no = i + 1;
             let line = line.trim();
@@ -108,7 +110,14 @@ impl Matrix {
                             "line {line_no}: expected a header of single letters, found '{bad}'"
                         )));
                     }
-                    columns = Some(fields.iter().map(|f| f.as_bytes()[0].to_ascii_uppercase()).collect());
+                    let letters: Vec<u8> = fields.iter().map(|f| f.as_bytes()[0].to_ascii_uppercase()).collect();
+                    if let Some(twice) = letters.iter().enumerate().find(|(k, c)| letters[..*k].contains(c)) {
+                        return Err(Error::Matrix(format!(
+                            "line {line_no}: letter '{}' twice in the header",
+                            *twice.1 as char
+                        )));
+                    }
+                    columns = Some(letters);
                 }
                 Some(cols) => {
                     if fields[0].len() != 1 {
@@ -134,11 +143,33 @@ impl Matrix {
                             cols.len()
                         )));
                     }
-                    rows.push((fields[0].as_bytes()[0].to_ascii_uppercase(), values));
+                    let letter = fields[0].as_bytes()[0].to_ascii_uppercase();
+                    if let Some(first) = row_lines.iter().find(|(l, _)| *l == letter) {
+                        return Err(Error::Matrix(format!(
+                            "line {line_no}: a second row for letter '{}' (the first is on line {})",
+                            letter as char, first.1
+                        )));
+                    }
+                    row_lines.push((letter, line_no));
+                    rows.push((letter, values));
                 }
             }
         }
         let cols = columns.ok_or_else(|| Error::Matrix(format!("{name}: no header line of letters")))?;
+        // Letters the alphabet reads as another (protein: U, O and J as X) have no scores
+        // of their own: a file that gives them some would be silently overruled.
+        if alphabet == Alphabet::Protein {
+            let x = rows.iter().find(|(r, _)| *r == b'X');
+            for ((letter, values), (_, line_no)) in rows.iter().zip(&row_lines) {
+                if b"UOJ".contains(letter) && x.is_none_or(|(_, xs)| xs != values) {
+                    return Err(Error::Matrix(format!(
+                        "line {line_no}: row '{}' has scores of its own, but clsw reads {} as X (its protein \
+                         alphabet has no code for U, O or J); give it X's row or leave it out",
+                        *letter as char, *letter as char
+                    )));
+                }
+            }
+        }
         Matrix::from_table(name, alphabet, &cols, &rows)
     }
 
@@ -148,6 +179,12 @@ impl Matrix {
     /// a column, except `*`, which gets the table's lowest score when absent (the rule
     /// of NCBI files, which are parsed into such a table first).
     pub fn from_table(name: &str, alphabet: Alphabet, cols: &[u8], rows: &[(u8, Vec<i32>)]) -> Result<Matrix> {
+        if let Some(c) = cols.iter().enumerate().find(|(k, c)| cols[..*k].contains(c)).map(|(_, c)| c) {
+            return Err(Error::Matrix(format!("{name}: letter '{}' names two columns", *c as char)));
+        }
+        if let Some((r, _)) = rows.iter().enumerate().find(|(k, (r, _))| rows[..*k].iter().any(|(q, _)| q == r)).map(|(_, r)| r) {
+            return Err(Error::Matrix(format!("{name}: letter '{}' names two rows", *r as char)));
+        }
         for (r, values) in rows {
             if values.len() != cols.len() {
                 return Err(Error::Matrix(format!(
@@ -314,6 +351,31 @@ mod tests {
         assert!(Matrix::parse_ncbi("x", bad, Alphabet::Dna).unwrap_err().to_string().contains("'x'"));
         let missing = " A C G T\nA 1 0 0 0\nC 0 1 0 0\nG 0 0 1 0\nT 0 0 0 1\n";
         assert!(Matrix::parse_ncbi("x", missing, Alphabet::Dna).unwrap_err().to_string().contains("'N'"));
+    }
+
+    #[test]
+    fn duplicate_letters_and_scores_for_letters_read_as_x_are_refused() {
+        let dna = "   A C G T N\nA 1 -1 -1 -1 0\nC -1 1 -1 -1 0\nG -1 -1 1 -1 0\nT -1 -1 -1 1 0\nN 0 0 0 0 0\n";
+        assert!(Matrix::parse_ncbi("t", dna, Alphabet::Dna).is_ok());
+        // A second, different row for C: the first used to win silently.
+        let twice = format!("{dna}C 5 5 5 5 5\n");
+        let msg = Matrix::parse_ncbi("t", &twice, Alphabet::Dna).unwrap_err().to_string();
+        assert!(msg.contains("line 7: a second row for letter 'C' (the first is on line 3)"), "{msg}");
+        let header = dna.replacen("N\n", "A\n", 1);
+        let msg = Matrix::parse_ncbi("t", &header, Alphabet::Dna).unwrap_err().to_string();
+        assert!(msg.contains("line 1: letter 'A' twice in the header"), "{msg}");
+        let rows = [(b'A', vec![1, 2]), (b'A', vec![1, 2])];
+        let msg = Matrix::from_table("t", Alphabet::Dna, b"AC", &rows).unwrap_err().to_string();
+        assert!(msg.contains("letter 'A' names two rows"), "{msg}");
+        // BLOSUM62 with U and O rows: X's scores are accepted (U and O read as X), scores
+        // of their own refused (they would be ignored).
+        let b62 = include_str!("matrices/BLOSUM62");
+        let x_row = b62.lines().find(|l| l.starts_with('X')).unwrap();
+        let with_x = format!("{b62}{}\n{}\n", x_row.replacen('X', "U", 1), x_row.replacen('X', "O", 1));
+        assert!(Matrix::parse_ncbi("t", &with_x, Alphabet::Protein).is_ok());
+        let own = x_row.replacen('X', "U", 1).replacen("-1", "9", 1);
+        let msg = Matrix::parse_ncbi("t", &format!("{b62}{own}\n"), Alphabet::Protein).unwrap_err().to_string();
+        assert!(msg.contains("row 'U' has scores of its own, but clsw reads U as X"), "{msg}");
     }
 
     #[test]

@@ -17,12 +17,16 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "clsw", version, about = "GPU sequence comparison (OpenCL): Smith-Waterman and friends")]
 struct Cli {
-    /// CPU threads for the host work and the native CPU path [default: every core].
+    /// CPU threads for the host work and the native CPU path, at most 4 per logical CPU
+    /// [default: every core].
     #[arg(long, global = true)]
     threads: Option<usize>,
     #[command(subcommand)]
     command: Command,
 }
+
+/// The most `--threads` per logical CPU.
+const THREADS_PER_CPU: usize = 4;
 
 /// Settings of the whole process: the thread pool, and a check of `CLSW_NATIVE_ISA`
 /// (the library ignores a name it does not know; the command refuses it).
@@ -31,6 +35,15 @@ fn set_up(cli: &Cli) -> clsw::Result<()> {
     if let Some(threads) = cli.threads {
         if threads == 0 {
             return Err(clsw::Error::InvalidArgument("--threads must be at least 1".into()));
+        }
+        // Each thread is a stack and a share of the cores: past a few per CPU they only
+        // cost (100,000 of them stalled the machine before any work).
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        if threads > THREADS_PER_CPU * cpus {
+            return Err(clsw::Error::InvalidArgument(format!(
+                "--threads {threads}: at most {THREADS_PER_CPU} per logical CPU, {} on this machine ({cpus} CPUs)",
+                THREADS_PER_CPU * cpus
+            )));
         }
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
