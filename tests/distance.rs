@@ -382,6 +382,28 @@ fn tables_without_a_header_name_their_samples_first() {
 }
 
 #[test]
+fn empty_tab_fields_are_missing_calls_and_a_byte_order_mark_is_no_name() {
+    // `A<TAB>0<TAB><TAB>2<TAB>1` once lost its empty field and shifted the later
+    // columns left (A-B 4 where NA in its place gives 6); a UTF-8 BOM stayed in the
+    // first sample's name.
+    let dir = scratch("tsv-empty");
+    let (tabs, nas) = (dir.join("tabs.tsv"), dir.join("nas.tsv"));
+    std::fs::write(&tabs, "\u{feff}A\t0\t\t2\t1\nB\t2\t0\t0\t\n").unwrap();
+    std::fs::write(&nas, "A 0 NA 2 1\nB 2 0 0 NA\n").unwrap();
+    let (t, n) = (read_genotype_table(&tabs).unwrap(), read_genotype_table(&nas).unwrap());
+    assert_eq!(t.names.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(), ["A", "B"]);
+    let (dt, _) = compute_on(&[], &t.packed, &opts(Variant::Cpu, true, false)).unwrap();
+    let (dn, _) = compute_on(&[], &n.packed, &opts(Variant::Cpu, true, false)).unwrap();
+    let want = reference::genotypes(&[vec![0i8, -1, 2, 1], vec![2, 0, 0, -1]], false);
+    assert_same(&dt, &want, true, "tabs");
+    assert_same(&dn, &want, true, "NA");
+    std::fs::write(&tabs, "A\t0\n\t2\n").unwrap();
+    let err = read_genotype_table(&tabs).unwrap_err().to_string();
+    assert!(err.contains("line 2: the sample's name (the first field) is empty"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn genotype_tables_are_never_guessed_at() {
     let dir = scratch("tsv-rules");
     let t = dir.join("g.tsv");

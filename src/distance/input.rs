@@ -285,8 +285,10 @@ fn is_header(fields: &[&str]) -> bool {
 
 /// Reads a genotype table. The format, with no guessing:
 ///
-/// - fields are separated by tabs or spaces; blank lines and lines starting with `#`
-///   are skipped;
+/// - fields are separated by tabs or spaces; in a line with a tab, by tabs alone, and
+///   an empty field there is a missing call (`A<TAB>0<TAB><TAB>2` is `A 0 NA 2`); blank
+///   lines and lines starting with `#` are skipped; a UTF-8 byte-order mark before the
+///   first line is not part of it;
 /// - every sample line is the sample's name, then one call per site: 0, 1, 2, or -1,
 ///   NA, `.` or N for a missing call;
 /// - the first line may be a header naming the columns: it is one when none of its
@@ -311,19 +313,29 @@ pub fn read_genotype_table(path: &Path) -> Result<Dataset> {
     let mut values = Vec::new();
     while let Some((no, line)) = lines.next_line()? {
         let k = no - 1;
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
+        // Tabs are kept at the ends: a last empty field is a missing call too.
+        let t = if k == 0 { line.trim_start_matches('\u{feff}') } else { &line[..] }
+            .trim_matches(|c: char| c != '\t' && c.is_whitespace());
+        if t.trim().is_empty() || t.starts_with('#') {
             continue;
         }
-        let fields: Vec<&str> = t.split_ascii_whitespace().collect();
+        let fields: Vec<&str> = if t.contains('\t') {
+            t.split('\t').map(str::trim).collect()
+        } else {
+            t.split_ascii_whitespace().collect()
+        };
         if std::mem::take(&mut first_line) && is_header(&fields) {
             header = Some((k + 1, fields.len()));
             continue;
         }
         let (id, calls) = (fields[0], &fields[1..]);
+        if id.is_empty() {
+            return Err(bad(k + 1, "the sample's name (the first field) is empty".into()));
+        }
         values.clear();
         for (f, tok) in calls.iter().enumerate() {
-            let g = genotype_token(tok).ok_or_else(|| {
+            let g = if tok.is_empty() { Some(-1) } else { genotype_token(tok) };
+            let g = g.ok_or_else(|| {
                 bad(
                     k + 1,
                     format!(

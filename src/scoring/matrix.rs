@@ -182,7 +182,9 @@ impl Matrix {
         if let Some(c) = cols.iter().enumerate().find(|(k, c)| cols[..*k].contains(c)).map(|(_, c)| c) {
             return Err(Error::Matrix(format!("{name}: letter '{}' names two columns", *c as char)));
         }
-        if let Some((r, _)) = rows.iter().enumerate().find(|(k, (r, _))| rows[..*k].iter().any(|(q, _)| q == r)).map(|(_, r)| r) {
+        if let Some((r, _)) =
+            rows.iter().enumerate().find(|(k, (r, _))| rows[..*k].iter().any(|(q, _)| q == r)).map(|(_, r)| r)
+        {
             return Err(Error::Matrix(format!("{name}: letter '{}' names two rows", *r as char)));
         }
         for (r, values) in rows {
