@@ -186,6 +186,24 @@ pub fn refuse_inputs(output: &Path, inputs: &[&Path]) -> Result<()> {
     Ok(())
 }
 
+/// Refuses two outputs of one command (`what`, as the user named them, and their paths)
+/// that are the same file, existing or not: the second written would replace the first.
+pub fn refuse_same_output((what_a, a): (&str, &Path), (what_b, b): (&str, &Path)) -> Result<()> {
+    let existing = regular_file_identity(a).is_some_and(|id| regular_file_identity(b) == Some(id));
+    let destination = |p: &Path| -> Option<PathBuf> {
+        let parent = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        Some(parent.canonicalize().ok()?.join(p.file_name()?))
+    };
+    if existing || destination(a).is_some_and(|d| destination(b) == Some(d)) {
+        return Err(Error::InvalidArgument(format!(
+            "{what_a} {} and {what_b} {} are the same file: one would replace the other; name two files",
+            a.display(),
+            b.display()
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(unix)]
 type Identity = (u64, u64);
 #[cfg(not(unix))]

@@ -140,6 +140,26 @@ fn bad_input_gives_clear_errors() {
 }
 
 #[test]
+fn the_table_and_the_output_in_one_file_are_refused() {
+    // `--table X -o X` once lost the table (the output replaced it) and exited 0.
+    let ok = data_dir().join("sw3/channels.csv");
+    let out = scratch("same.tsv", b"");
+    let dir = out.parent().unwrap().to_path_buf();
+    let relative = dir.join(".").join("same.tsv");
+    for (table, o) in [(&out, &out), (&out, &relative)] {
+        let (code, stdout, err) = clsw(&["sw3", "--series", s(&ok), "--table", s(table), "-o", s(o)]);
+        assert_eq!(code, 1, "{stdout}");
+        assert!(err.contains("are the same file"), "{err}");
+    }
+    // Not yet existing: still one file.
+    let new = dir.join("not_yet.tsv");
+    let _ = std::fs::remove_file(&new);
+    let (code, _, err) = clsw(&["sw3", "--series", s(&ok), "--table", s(&new), "-o", s(&new)]);
+    assert_eq!(code, 1);
+    assert!(err.contains("are the same file") && !new.exists(), "{err}");
+}
+
+#[test]
 fn bench_prints_rows_checked_against_the_reference() {
     for dev in test_devices() {
         let idx = dev.info.index.to_string();

@@ -144,6 +144,9 @@ fn span(start: usize, end: usize) -> (usize, usize) {
 
 pub fn run(args: &Sw3Args) -> Result<()> {
     let inputs: Vec<&Path> = args.files.iter().map(PathBuf::as_path).chain(args.series.as_deref()).collect();
+    if let (Some(table), Some(out)) = (args.table.as_deref(), args.output.out.as_deref()) {
+        clsw::outfile::refuse_same_output(("--table", table), ("-o", out))?;
+    }
     let mut table = args.table.as_deref().map(|p| crate::out::file(p, &inputs)).transpose()?;
     let input = match &args.series {
         Some(path) => series_input(args, path)?,
