@@ -314,7 +314,7 @@ pub fn read_genotype_table(path: &Path) -> Result<Dataset> {
     while let Some((no, line)) = lines.next_line()? {
         let k = no - 1;
         // Tabs are kept at the ends: a last empty field is a missing call too.
-        let t = if k == 0 { line.trim_start_matches('\u{feff}') } else { &line[..] }
+        let t = if k == 0 { line.trim_start_matches('\u{feff}') } else { line }
             .trim_matches(|c: char| c != '\t' && c.is_whitespace());
         if t.trim().is_empty() || t.starts_with('#') {
             continue;
