@@ -326,6 +326,15 @@ fn files_too_short_for_the_magic_are_damaged_databases_not_fasta() {
         let msg = Database::open(&path, None, EmptyRecords::Error).err().unwrap().to_string();
         assert!(msg.contains(name) && msg.contains("not a clsw prepared database"), "{name}: {msg}");
     }
+    // Named .clswdb with a damaged magic (a database's length): refused as a database,
+    // not read as bad FASTA.
+    let built = s.path("whole.clswdb");
+    let mut bytes = std::fs::read(&s.path("cut1.fa")).unwrap();
+    bytes.resize(4096, b'A');
+    bytes[..3].copy_from_slice(b"XLS");
+    std::fs::write(&built, &bytes).unwrap();
+    let msg = Database::open(&built, None, EmptyRecords::Error).err().unwrap().to_string();
+    assert!(msg.contains("whole.clswdb") && msg.contains("not a clsw prepared database"), "{msg}");
     // FASTA as short as that under another name is still FASTA.
     let path = s.path("tiny.fa");
     std::fs::write(&path, b">a\nA\n").unwrap();

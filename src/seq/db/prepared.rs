@@ -274,9 +274,10 @@ impl Database {
     }
 }
 /// Whether the file at `path` is a prepared database, whole or damaged: it starts with
-/// the magic, or it is too short to hold the magic and is either a beginning of it or
-/// named `*.clswdb`. Opening such a file then refuses it as truncated, so a damaged
-/// database is never read as FASTA.
+/// the magic, it is named `*.clswdb` (whatever its first bytes: a damaged magic is
+/// reported as such, not as bad FASTA), or it is too short to hold the magic and is a
+/// beginning of it. Opening such a file then refuses what is wrong with it, so a
+/// damaged database is never read as FASTA.
 pub fn is_prepared(path: &Path) -> Result<bool> {
     // A prepared database is a file to map; standard input is read as FASTA.
     if crate::seq::fasta::is_stdin(path) {
@@ -287,7 +288,7 @@ pub fn is_prepared(path: &Path) -> Result<bool> {
     file.take(MAGIC.len() as u64).read_to_end(&mut head).map_err(|e| Error::io(path, e))?;
     let short = head.len() < MAGIC.len();
     let named = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("clswdb"));
-    Ok(head == MAGIC || (short && ((!head.is_empty() && MAGIC.starts_with(&head)) || named)))
+    Ok(head == MAGIC || named || (short && !head.is_empty() && MAGIC.starts_with(&head)))
 }
 
 fn bad(name: &str, what: String) -> Error {
