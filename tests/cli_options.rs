@@ -80,6 +80,17 @@ fn thread_counts_past_four_per_cpu_are_refused_before_any_thread_starts() {
 }
 
 #[test]
+fn negative_values_are_refused_by_their_option_not_as_unknown_arguments() {
+    // clap read `-1` as an unknown option ("unexpected argument '-1' found").
+    let (q, db) = (data("queries10.fasta"), data("uniprot300.fasta"));
+    for (option, value) in [("--max-hits", "-1"), ("--threads", "-2"), ("--batch-residues", "-5")] {
+        let (code, _, err) = clsw(&["scan", "-q", &q, "-d", &db, option, value]);
+        assert_eq!(code, 2, "{option} {value}");
+        assert!(err.contains(&format!("invalid value '{value}' for '{option}")), "{option}: {err}");
+    }
+}
+
+#[test]
 fn standard_input_as_the_query_or_the_database() {
     let (q, db) = (data("queries10.fasta"), data("uniprot300.fasta"));
     let (code, want, err) = clsw(&["scan", "-q", &q, "-d", &db]);

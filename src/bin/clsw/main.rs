@@ -10,7 +10,7 @@ mod psse;
 mod scan;
 mod sw3;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use clsw::mpi::Comm;
 use std::process::ExitCode;
 
@@ -119,9 +119,20 @@ fn refuse_ranks(what: &str, ranks: Option<&dyn Comm>) -> clsw::Result<()> {
     }
 }
 
+/// `cmd` and every subcommand taking `-1` as a value (refused as out of range, or as
+/// the gap cost the ssearch36 way, by the option itself) rather than as an unknown
+/// option, which clap reports as "unexpected argument '-1' found".
+fn with_negative_numbers(cmd: clap::Command) -> clap::Command {
+    let names: Vec<String> = cmd.get_subcommands().map(|c| c.get_name().to_string()).collect();
+    names
+        .into_iter()
+        .fold(cmd.allow_negative_numbers(true), |cmd, name| cmd.mut_subcommand(name, with_negative_numbers))
+}
+
 fn main() -> ExitCode {
     end_quietly_on_closed_pipes();
-    let cli = Cli::parse();
+    let matches = with_negative_numbers(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let job = match mpi_job() {
         Ok(job) => job,
         Err(e) => {
