@@ -329,7 +329,7 @@ fn files_too_short_for_the_magic_are_damaged_databases_not_fasta() {
     // Named .clswdb with a damaged magic (a database's length): refused as a database,
     // not read as bad FASTA.
     let built = s.path("whole.clswdb");
-    let mut bytes = std::fs::read(&s.path("cut1.fa")).unwrap();
+    let mut bytes = std::fs::read(s.path("cut1.fa")).unwrap();
     bytes.resize(4096, b'A');
     bytes[..3].copy_from_slice(b"XLS");
     std::fs::write(&built, &bytes).unwrap();
