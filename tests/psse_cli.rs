@@ -133,6 +133,17 @@ fn bad_options_are_clear_errors() {
     let (code, _, err) = clsw(&["psse", "--query", q.to_str().unwrap(), "--subject", one.to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("no pair could be fitted"), "{err}");
+    // A run that fits nothing leaves an existing output file as it was.
+    let kept = std::env::temp_dir().join(format!("clsw-psse-kept-{}.tsv", std::process::id()));
+    std::fs::write(&kept, "earlier results\n").unwrap();
+    let before = std::fs::read(&kept).unwrap();
+    let run =
+        ["psse", "--query", q.to_str().unwrap(), "--subject", one.to_str().unwrap(), "-o", kept.to_str().unwrap()];
+    let (code, _, err) = clsw(&run);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no pair could be fitted") && err.contains("not written"), "{err}");
+    assert_eq!(std::fs::read(&kept).unwrap(), before);
+    let _ = std::fs::remove_file(&kept);
 }
 
 #[test]

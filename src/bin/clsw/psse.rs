@@ -176,17 +176,19 @@ fn write_run(args: &PsseArgs, inputs: &Inputs, run: &psse::PsseRun) -> Result<()
             }
         }
     }
-    out.finish()?;
     if !failed.is_empty() {
         eprintln!("clsw: psse: {} pair(s) without statistics (NA):", failed.len());
         for f in failed.iter().take(10) {
             eprintln!("  {f}");
         }
-        if failed.len() == run.pairs.len() {
-            return Err(Error::InvalidArgument("no pair could be fitted".into()));
-        }
     }
-    Ok(())
+    // A run that fitted nothing fails, and leaves an existing output file as it was.
+    if failed.len() == run.pairs.len() && !run.pairs.is_empty() {
+        let kept =
+            if args.output.out.is_some() { format!("; {} not written", out_name.display()) } else { String::new() };
+        return Err(Error::InvalidArgument(format!("no pair could be fitted{kept}")));
+    }
+    out.finish()
 }
 
 fn write_summary(
