@@ -82,6 +82,29 @@ mod tests {
     use crate::scoring::{Gaps, Matrix};
 
     #[test]
+    fn no_positive_local_alignment_spans_more_subject_than_scoring_s_bound() {
+        // Optimal alignments of random pairs, and of repeats a long gap apart (the
+        // longest spans a bound allows), stay within it.
+        let mut next = crate::reference::testing::generator(7);
+        for case in 0..300 {
+            let (open, extend) = [(11, 1), (0, 1), (5, 3)][case % 3];
+            let gaps = Gaps::affine(open, extend).unwrap();
+            let sc = Scoring::new(Matrix::builtin(["BLOSUM62", "BLOSUM50"][case % 2]).unwrap(), gaps);
+            let m = 1 + next(12);
+            let q: Vec<u8> = (0..m).map(|_| next(20) as u8).collect();
+            let gap = next(40);
+            let mut s: Vec<u8> = q[..m / 2].to_vec();
+            s.extend((0..gap).map(|_| next(20) as u8));
+            s.extend_from_slice(&q[m / 2..]);
+            let bound = sc.local_subject_span(m).unwrap();
+            if let Some(a) = crate::reference::align(&q, &s, &sc) {
+                let span = a.subject_end - a.subject_start + 1;
+                assert!(span <= bound, "case {case}: span {span} over {bound}");
+            }
+        }
+    }
+
+    #[test]
     fn windows_cover_the_subject_and_reach_back() {
         let w = Windows { stride: 4, overlap: 3 };
         let s: Vec<u8> = (0..10).collect();

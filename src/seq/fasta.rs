@@ -537,6 +537,16 @@ impl<R: BufRead> FastaReader<R> {
                 );
                 self.error(header_line, "", message)
             })?;
+            // A line end of CR alone (classic Mac OS) leaves the whole file on the
+            // header's line: refused, not read as a record without residues.
+            if let Some(at) = header.find('\r') {
+                let message = format!(
+                    "a carriage return at column {} of the header: the file's lines seem to end in CR alone (classic \
+                     Mac OS); convert them to \\n (e.g. tr '\\r' '\\n')",
+                    at + 2
+                );
+                return Err(self.error(header_line, "", message));
+            }
             let (id, description) = super::split_header(header);
             super::check_id(id).map_err(|m| self.error(header_line, "", m))?;
             let (id, description) = (id.to_string(), description.to_string());
@@ -722,6 +732,16 @@ mod tests {
         assert_eq!((b.residues.as_slice(), r.position().0, r.position().1), (&b".?*T"[..], 2, 3));
         let err = FastaReader::aligned(&b">a\nAC1\n"[..], "aln.fa").next_record().unwrap_err().to_string();
         assert!(err.contains("'1' at column 3 is not an alignment letter"), "{err}");
+    }
+
+    #[test]
+    fn line_ends_of_cr_alone_are_refused_not_read_as_empty_records() {
+        for empty in [EmptyRecords::Error, EmptyRecords::Skip] {
+            let err = read(b">a first\rMKV\r>b\rWW\r", empty).unwrap_err().to_string();
+            assert!(err.contains("line 1") && err.contains("end in CR alone"), "{err}");
+        }
+        // CR LF is a line end.
+        assert_eq!(read(b">a\r\nMKV\r\n", EmptyRecords::Error).unwrap().0[0].residues.len(), 3);
     }
 
     #[test]
