@@ -35,6 +35,40 @@ pub struct OutFile {
     /// Where the data end up: `path` with symlinks resolved.
     target: PathBuf,
     sink: Sink,
+    /// The temporary's entry in [`PENDING`], while it exists.
+    _pending: Option<Pending>,
+}
+
+/// Temporaries being written, for [`remove_pending_temporaries`].
+static PENDING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// A temporary's entry in [`PENDING`], removed when dropped (the temporary committed
+/// or removed).
+struct Pending(PathBuf);
+
+impl Pending {
+    fn new(path: &Path) -> Pending {
+        PENDING.lock().unwrap_or_else(|p| p.into_inner()).push(path.to_path_buf());
+        Pending(path.to_path_buf())
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        let mut pending = PENDING.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(k) = pending.iter().position(|p| *p == self.0) {
+            pending.swap_remove(k);
+        }
+    }
+}
+
+/// Removes the temporaries of every output still being written, leaving their targets
+/// as they were: for a process about to end on a signal (the `clsw` command's SIGINT
+/// and SIGTERM), which runs no destructors. The outputs cannot be committed after it.
+pub fn remove_pending_temporaries() {
+    for path in PENDING.lock().unwrap_or_else(|p| p.into_inner()).drain(..) {
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 enum Sink {
@@ -76,7 +110,11 @@ impl OutFile {
                 (path.to_path_buf(), Sink::Atomic(BufWriter::with_capacity(BUFFER, file), tmp))
             }
         };
-        Ok(OutFile { path: path.to_path_buf(), target, sink })
+        let pending = match &sink {
+            Sink::Atomic(_, tmp) => Some(Pending::new(tmp)),
+            Sink::Direct(_) => None,
+        };
+        Ok(OutFile { path: path.to_path_buf(), target, sink, _pending: pending })
     }
 
     /// The path as given to [`create`](OutFile::create).

@@ -203,3 +203,43 @@ fn a_run_that_fails_leaves_the_previous_output_untouched() {
     assert_eq!(code, 0, "{err}");
     assert!(std::fs::read_to_string(&out).unwrap().lines().count() > 10);
 }
+
+#[test]
+fn a_run_ended_by_a_signal_leaves_no_temporary_and_the_old_output() {
+    // SIGINT and SIGTERM once left `.NAME.XXXXXX.tmp` beside the intact output.
+    let dir = folder("signal");
+    let text = std::fs::read_to_string(data_dir().join("uniprot300.fasta")).unwrap();
+    let mut big = String::new();
+    for copy in 0..80 {
+        big.push_str(&text.replace('>', &format!(">c{copy}_")));
+    }
+    let db = dir.join("big.fa");
+    std::fs::write(&db, big).unwrap();
+    let out = dir.join("out.tsv");
+    for (signal, status) in [("INT", 130), ("TERM", 143)] {
+        std::fs::write(&out, "previous results\n").unwrap();
+        let q = data_dir().join("queries10.fasta");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_clsw"))
+            .args(["--threads", "1", "scan", "-q", s(&q), "-d", s(&db), "--device", "native", "--quiet", "-o"])
+            .arg(&out)
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // The temporary exists from the start of the run (the output is opened first).
+        let started = std::time::Instant::now();
+        while temporaries(&dir).is_empty() && started.elapsed().as_secs() < 60 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(!temporaries(&dir).is_empty(), "{signal}: no temporary while the scan ran");
+        let kill = Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap();
+        assert!(kill.success());
+        let code = child.wait().unwrap().code();
+        if code == Some(0) {
+            // The scan finished before the signal came: nothing to check this time.
+            continue;
+        }
+        assert_eq!(code, Some(status), "{signal}");
+        assert!(temporaries(&dir).is_empty(), "{signal}: {:?}", temporaries(&dir));
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous results\n", "{signal}");
+    }
+}

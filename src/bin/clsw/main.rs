@@ -129,8 +129,24 @@ fn with_negative_numbers(cmd: clap::Command) -> clap::Command {
         .fold(cmd.allow_negative_numbers(true), |cmd, name| cmd.mut_subcommand(name, with_negative_numbers))
 }
 
+/// On SIGINT, SIGTERM or SIGHUP, removes the temporaries of the outputs being written
+/// (their targets stay as they were) and ends with status 128 + the signal, as the
+/// default action would, without the `.NAME.XXXXXX.tmp` files that leaves behind.
+fn clean_up_on_signals() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                clsw::outfile::remove_pending_temporaries();
+                std::process::exit(128 + signal);
+            }
+        });
+    }
+}
+
 fn main() -> ExitCode {
     end_quietly_on_closed_pipes();
+    clean_up_on_signals();
     let matches = with_negative_numbers(Cli::command()).get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let job = match mpi_job() {
