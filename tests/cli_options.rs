@@ -1,7 +1,8 @@
 //! The options every command shares mean the same everywhere: `-o/--out`, `--outfmt`,
 //! `--threads`, `--device`; gap costs written the ssearch36 way (negative) mean what
 //! BLAST's positive ones do; `--threads 1` and `--threads 2` give the same results;
-//! `-` reads the query or the database from standard input.
+//! `-` reads the query or the database from standard input, and a FIFO works wherever
+//! a path is read.
 
 mod common;
 
@@ -88,6 +89,51 @@ fn negative_values_are_refused_by_their_option_not_as_unknown_arguments() {
         assert_eq!(code, 2, "{option} {value}");
         assert!(err.contains(&format!("invalid value '{value}' for '{option}")), "{option}: {err}");
     }
+}
+
+#[test]
+fn a_fifo_works_wherever_a_path_is_read() {
+    // A FIFO as the database, as makedb's input, as an align file or an sw3 file hung
+    // forever: the path was opened twice, and the second open waits for a writer.
+    let dir = scratch_dir().join("fifos");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = |name: &str, content: Vec<u8>| {
+        let path = dir.join(name);
+        assert!(std::process::Command::new("mkfifo").arg(&path).status().unwrap().success());
+        let writer = path.clone();
+        std::thread::spawn(move || std::fs::write(writer, content));
+        path
+    };
+    // Each run under `timeout`: a hang fails the test instead of holding CI.
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("timeout")
+            .arg("60")
+            .arg(env!("CARGO_BIN_EXE_clsw"))
+            .args(args)
+            .env("CLSW_DEVICE", "native")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (q, db) = (data("queries10.fasta"), data("uniprot300.fasta"));
+    let text = std::fs::read(&db).unwrap();
+    let want = run(&["scan", "-q", &q, "-d", &db]);
+    let db_fifo = fifo("db.fa", text.clone());
+    assert_eq!(run(&["scan", "-q", &q, "-d", s(&db_fifo)]), want);
+    let made = dir.join("made.clswdb");
+    let input = fifo("input.fa", text);
+    run(&["makedb", s(&input), "-o", s(&made)]);
+    assert_eq!(run(&["scan", "-q", &q, "-d", s(&made)]), want);
+    let (a, b, c) = (b">a\nMKVLAAGIWWE\n".to_vec(), b">b\nMKVLAGIWWE\n", b">c\nMKVLAAGIWE\n");
+    let (b, c) = (scratch("fifo_b.fa", b), scratch("fifo_c.fa", c));
+    let aligned = run(&["align", s(&fifo("a1.fa", a.clone())), s(&b), "--outfmt", "tabular"]);
+    assert!(aligned.lines().any(|l| l.starts_with("a\tb\t")), "{aligned}");
+    let triple = run(&["sw3", s(&fifo("a2.fa", a)), s(&b), s(&c)]);
+    assert!(!triple.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

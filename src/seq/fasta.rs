@@ -138,10 +138,61 @@ fn stdin_bytes() -> Result<&'static [u8]> {
     }
 }
 
-/// A file's bytes as they are (standard input for `-`, see [`is_stdin`]).
+/// The bytes of an input that is not a regular file (a FIFO, `/dev/fd/N` from process
+/// substitution, a character device), read whole on first use and kept, as standard
+/// input's are: it cannot be opened twice (the second `open` of a FIFO waits for a
+/// writer that has gone), and an input is read twice (its alphabet guessed, then its
+/// records; a database's first bytes checked for a prepared one's). Regular files and
+/// standard input: `None`.
+fn stream_bytes(path: &Path) -> Result<Option<&'static [u8]>> {
+    type Kept = std::sync::Mutex<Vec<(std::path::PathBuf, &'static [u8])>>;
+    static KEPT: Kept = std::sync::Mutex::new(Vec::new());
+    if is_stdin(path) || std::fs::metadata(path).map_or(true, |m| m.is_file() || m.is_dir()) {
+        return Ok(None);
+    }
+    let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, bytes)) = kept.iter().find(|(p, _)| p == path) {
+        return Ok(Some(bytes));
+    }
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let (mut bytes, mut chunk) = (Vec::new(), vec![0u8; 1 << 16]);
+    loop {
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        crate::memory::grow(&mut bytes, format_args!("{}", path.display()), n)?;
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+    // Kept for the process's life, as standard input's bytes are.
+    let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+    kept.push((path.to_path_buf(), bytes));
+    Ok(Some(bytes))
+}
+
+/// The first `n` bytes of an input (fewer when it is shorter), without consuming it:
+/// a FIFO or standard input is read whole and kept ([`stream_bytes`]).
+pub fn first_bytes(path: &Path, n: usize) -> Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(n);
+    raw_input(path)?.take(n as u64).read_to_end(&mut head).map_err(|e| Error::io(path, e))?;
+    Ok(head)
+}
+
+/// Whether `path` names a regular file (what a prepared database must be, to be mapped).
+pub fn is_regular_file(path: &Path) -> bool {
+    !is_stdin(path) && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// A file's bytes as they are (standard input for `-`, see [`is_stdin`]; a FIFO or
+/// another stream read whole once, see [`stream_bytes`]).
 fn raw_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     if is_stdin(path) {
         return Ok(Box::new(std::io::Cursor::new(stdin_bytes()?)));
+    }
+    if let Some(bytes) = stream_bytes(path)? {
+        return Ok(Box::new(std::io::Cursor::new(bytes)));
     }
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     Ok(Box::new(BufReader::with_capacity(1 << 20, file)))

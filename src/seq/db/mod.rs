@@ -276,6 +276,12 @@ impl Database {
         empty: EmptyRecords,
     ) -> Result<(Database, Option<ReadReport>)> {
         if is_prepared(path)? {
+            if !crate::seq::fasta::is_regular_file(path) {
+                return Err(Error::InvalidArgument(format!(
+                    "{}: a prepared database must be a regular file (it is mapped), not a stream",
+                    path.display()
+                )));
+            }
             let db = Database::open_prepared(path)?;
             if let Some(hint) = alphabet_hint
                 && hint != db.alphabet

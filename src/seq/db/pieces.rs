@@ -33,9 +33,12 @@ const WINDOW: usize = 64 << 20;
 const PIECES_PER_THREAD: usize = 4;
 
 /// The database's records and the report, or `None` when the streaming reader must
-/// read this file: gzip, standard input, small, one thread, or an input it must describe.
+/// read this file: gzip, standard input or another stream, small, one thread, or an
+/// input it must describe.
 pub(super) fn read(path: &Path, alphabet: Alphabet, empty: EmptyRecords) -> Result<Option<(Builder, ReadReport)>> {
-    if crate::seq::fasta::is_stdin(path) {
+    // Only a regular file can be read at offsets; a FIFO opened here would also lose
+    // the bytes the streaming reader keeps for it.
+    if !crate::seq::fasta::is_regular_file(path) {
         return Ok(None);
     }
     read_in_windows(path, alphabet, empty, WINDOW)

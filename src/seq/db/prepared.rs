@@ -53,7 +53,7 @@ use crate::outfile::OutFile;
 use crate::seq::alphabet::Alphabet;
 use memmap2::MmapOptions;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// The first 8 bytes of every prepared database, whatever its format version.
@@ -283,9 +283,9 @@ pub fn is_prepared(path: &Path) -> Result<bool> {
     if crate::seq::fasta::is_stdin(path) {
         return Ok(false);
     }
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut head = Vec::with_capacity(MAGIC.len());
-    file.take(MAGIC.len() as u64).read_to_end(&mut head).map_err(|e| Error::io(path, e))?;
+    // Read through the FASTA reader's input, which keeps a FIFO's bytes for the reading
+    // that follows (a FIFO opened twice waits forever).
+    let head = crate::seq::fasta::first_bytes(path, MAGIC.len())?;
     let short = head.len() < MAGIC.len();
     let named = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("clswdb"));
     Ok(head == MAGIC || named || (short && !head.is_empty() && MAGIC.starts_with(&head)))
