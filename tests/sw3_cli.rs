@@ -128,6 +128,10 @@ fn bad_input_gives_clear_errors() {
     let (code, _, err) = clsw(&["sw3", "--series", s(&ok), "--sax-alphabet", "30"]);
     assert_eq!(code, 1);
     assert!(err.contains("between 3 and 20"), "{err}");
+    // A word length past memory aborted the process allocating it.
+    let (code, _, err) = clsw(&["sw3", "--series", s(&ok), "--sax-word", "99999999999999"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("a SAX word of 99999999999999 segments"), "{err}");
     let (code, _, err) = clsw(&["sw3", "/nonexistent/a.fa", "/nonexistent/b.fa", "/nonexistent/c.fa"]);
     assert_eq!(code, 1, "{err}");
     let empty = scratch("empty.fa", b">e\n\n");

@@ -128,6 +128,11 @@ fn constant_channels_get_the_middle_symbol() {
     assert!(sax(&[1.0, f64::NAN], 2, 4).unwrap_err().to_string().contains("not finite"));
     assert!(sax(&[], 2, 4).is_err());
     assert!(sax(&[1.0, 2.0], 0, 4).is_err());
+    // Word lengths past memory or the address space: errors, not an abort.
+    for w in [99_999_999_999_999, usize::MAX] {
+        let err = sax(&[1.0, 2.0, 3.0], w, 4).unwrap_err().to_string();
+        assert!(err.contains(&format!("a SAX word of {w} segments")), "{err}");
+    }
 }
 
 #[test]

@@ -138,16 +138,16 @@ fn stdin_bytes() -> Result<&'static [u8]> {
     }
 }
 
-/// The bytes of an input that is not a regular file (a FIFO, `/dev/fd/N` from process
-/// substitution, a character device), read whole on first use and kept, as standard
-/// input's are: it cannot be opened twice (the second `open` of a FIFO waits for a
-/// writer that has gone), and an input is read twice (its alphabet guessed, then its
-/// records; a database's first bytes checked for a prepared one's). Regular files and
-/// standard input: `None`.
+/// The bytes of a FIFO (a named pipe, or `/dev/fd/N` from process substitution), read
+/// whole on first use and kept, as standard input's are: it cannot be opened twice
+/// (the second `open` waits for a writer that has gone), and an input is read twice
+/// (its alphabet guessed, then its records; a database's first bytes checked for a
+/// prepared one's). Anything else: `None` (a character device such as `/dev/zero` is
+/// opened as often as needed, and read a line at a time, within the line limits).
 fn stream_bytes(path: &Path) -> Result<Option<&'static [u8]>> {
     type Kept = std::sync::Mutex<Vec<(std::path::PathBuf, &'static [u8])>>;
     static KEPT: Kept = std::sync::Mutex::new(Vec::new());
-    if is_stdin(path) || std::fs::metadata(path).map_or(true, |m| m.is_file() || m.is_dir()) {
+    if is_stdin(path) || !is_fifo(path) {
         return Ok(None);
     }
     let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
@@ -170,6 +170,18 @@ fn stream_bytes(path: &Path) -> Result<Option<&'static [u8]>> {
     let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
     kept.push((path.to_path_buf(), bytes));
     Ok(Some(bytes))
+}
+
+/// Whether `path` is a FIFO (a named pipe, or a pipe behind `/dev/fd/N`).
+#[cfg(unix)]
+fn is_fifo(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+}
+
+#[cfg(not(unix))]
+fn is_fifo(_: &Path) -> bool {
+    false
 }
 
 /// The first `n` bytes of an input (fewer when it is shorter), without consuming it:

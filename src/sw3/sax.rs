@@ -232,6 +232,11 @@ pub fn sax(x: &[f64], w: usize, alpha: usize) -> Result<SaxWord> {
     if x.is_empty() {
         return Err(Error::InvalidArgument("SAX of an empty series".into()));
     }
+    // The word's segment bounds (s x points) must fit, and its values the memory: a
+    // word length from input (99,999,999,999) aborted the process allocating them.
+    let what = format!("a SAX word of {w} segments over {} points", x.len());
+    crate::memory::count(&what, &[w, x.len()])?;
+    crate::memory::ensure(&what, crate::memory::bytes_of::<f64>(w) * 2 + w as u128)?;
     if let Some(p) = x.iter().position(|v| !v.is_finite()) {
         return Err(Error::InvalidArgument(format!("SAX: value {} at position {} is not finite", x[p], p + 1)));
     }
