@@ -352,14 +352,14 @@ impl<'d> Scanner<'d> {
         if kind == ScanKernel::Team {
             tuning.check_team()?;
         }
-        // Per part: kernel, slots per group, work-group size, members, and how many of
-        // them (the longest) are long ones, in long groups.
-        let mut split: Vec<(&'static str, usize, usize, Vec<u32>, usize)> = match kind {
+        // Per part: kernel, slots per group, work-group size, members, and those of them
+        // that are long (the longest), in long groups.
+        let mut split: Vec<(&'static str, usize, usize, Vec<u32>, Vec<u32>)> = match kind {
             ScanKernel::TeamPairs => {
                 return Err(Error::InvalidArgument("scan_team_pairs aligns psse's query pairs, not a scan".into()));
             }
             ScanKernel::Inter | ScanKernel::InterWide => {
-                vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect(), 0)]
+                vec![(kind.kernel_name(), tuning.group, tuning.group, (0..subjects.len() as u32).collect(), Vec::new())]
             }
             ScanKernel::Team => {
                 // One part per team size (`team_for`: one for all unless `min_team` is
@@ -367,7 +367,7 @@ impl<'d> Scanner<'d> {
                 // the largest team's part, in long groups of their own.
                 let residues: u64 = subjects.iter().map(|s| s.len() as u64).sum();
                 let residues = residues.saturating_mul(queries.clamp(1, MAX_SLOTS) as u64);
-                let mut by_team: Vec<(usize, Vec<u32>, usize)> = Vec::new();
+                let mut by_team: Vec<(usize, Vec<u32>, Vec<u32>)> = Vec::new();
                 for k in 0..subjects.len() as u32 {
                     let n = subjects[k as usize].len();
                     let long = tuning.is_long(n, residues);
@@ -375,12 +375,14 @@ impl<'d> Scanner<'d> {
                     let part = match by_team.iter().position(|(t, _, _)| *t == team) {
                         Some(p) => p,
                         None => {
-                            by_team.push((team, Vec::new(), 0));
+                            by_team.push((team, Vec::new(), Vec::new()));
                             by_team.len() - 1
                         }
                     };
                     by_team[part].1.push(k);
-                    by_team[part].2 += long as usize;
+                    if long {
+                        by_team[part].2.push(k);
+                    }
                 }
                 by_team.sort_by_key(|(t, _, _)| *t);
                 by_team
@@ -413,11 +415,9 @@ impl<'d> Scanner<'d> {
         let layouts = split
             .into_iter()
             .map(|(kernel, slots_per_group, work_group, members, long)| {
-                // The long members (the longest, as GroupLayout takes them) cut into
-                // windows, which follow the members in the layout.
-                let mut by_length: Vec<u32> = members.clone();
-                by_length.sort_by_key(|&k| (subjects[k as usize].len(), k));
-                let cut_from = if cut.stride > 0 { &by_length[by_length.len() - long..] } else { &[] };
+                // The long members (`is_long` grows with the length: the longest, as
+                // GroupLayout takes them) cut into windows, which follow the members.
+                let cut_from = if cut.stride > 0 { &long[..] } else { &[] };
                 let mut windows = Vec::new();
                 let mut cuts: Vec<Vec<u8>> = Vec::new();
                 for &k in cut_from {
@@ -429,7 +429,7 @@ impl<'d> Scanner<'d> {
                 let mut chosen: Vec<&[u8]> = members.iter().map(|&k| subjects[k as usize]).collect();
                 chosen.extend(cuts.iter().map(Vec::as_slice));
                 let layout =
-                    GroupLayout::with_long(&chosen, slots_per_group, kind.lanes(), pad_code, long, cuts.len())?;
+                    GroupLayout::with_long(&chosen, slots_per_group, kind.lanes(), pad_code, long.len(), cuts.len())?;
                 for (p, &k) in layout.subject_of.iter().enumerate() {
                     if let Some(w) = (k as usize).checked_sub(members.len()).filter(|_| k != u32::MAX) {
                         windows[w].2 = p as u32;

@@ -5,6 +5,7 @@
 use super::SCORE_LIMIT;
 use crate::error::{Error, Result};
 use crate::seq::Alphabet;
+use crate::seq::alphabet::Encoded;
 use std::path::Path;
 
 /// A square table of integer scores over an alphabet's codes.
@@ -156,15 +157,17 @@ impl Matrix {
             }
         }
         let cols = columns.ok_or_else(|| Error::Matrix(format!("{name}: no header line of letters")))?;
-        // Letters the alphabet reads as another (protein: U, O and J as X) have no scores
-        // of their own: a file that gives them some would be silently overruled.
+        // Letters the protein alphabet reads as X (`Encoded::Substituted`: U, O, J) have
+        // no scores of their own: a file that gives them some would be silently overruled.
+        // (DNA files give ambiguity codes rows of their own by convention, read as N.)
         if alphabet == Alphabet::Protein {
             let x = rows.iter().find(|(r, _)| *r == b'X');
             for ((letter, values), (_, line_no)) in rows.iter().zip(&row_lines) {
-                if b"UOJ".contains(letter) && x.is_none_or(|(_, xs)| xs != values) {
+                let read_as_x = matches!(alphabet.encode(*letter), Encoded::Substituted(_));
+                if read_as_x && x.is_none_or(|(_, xs)| xs != values) {
                     return Err(Error::Matrix(format!(
                         "line {line_no}: row '{}' has scores of its own, but clsw reads {} as X (its protein \
-                         alphabet has no code for U, O or J); give it X's row or leave it out",
+                         alphabet has no code for it); give it X's row or leave it out",
                         *letter as char, *letter as char
                     )));
                 }

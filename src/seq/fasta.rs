@@ -110,6 +110,22 @@ pub fn is_stdin(path: &Path) -> bool {
     path == Path::new("-") || path == Path::new("/dev/stdin")
 }
 
+/// Everything `input` holds, taken fallibly ([`crate::memory`]); errors name `name`.
+fn read_whole(mut input: impl Read, name: impl AsRef<Path>) -> Result<Vec<u8>> {
+    let name = name.as_ref();
+    let (mut bytes, mut chunk) = (Vec::new(), vec![0u8; 1 << 16]);
+    loop {
+        let n = match input.read(&mut chunk) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::io(name, e)),
+        };
+        crate::memory::grow(&mut bytes, format_args!("{}", name.display()), n)?;
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+}
+
 /// Standard input, read whole on first use and kept: a pipe cannot be read twice, and
 /// an input is read twice (its alphabet guessed from its first residues, then its
 /// records). The bytes are taken fallibly ([`crate::memory`]); an error reading them is
@@ -118,19 +134,10 @@ fn stdin_bytes() -> Result<&'static [u8]> {
     static BYTES: std::sync::OnceLock<std::result::Result<Vec<u8>, (std::io::ErrorKind, String)>> =
         std::sync::OnceLock::new();
     let read = || -> std::result::Result<Vec<u8>, (std::io::ErrorKind, String)> {
-        let (mut bytes, mut chunk) = (Vec::new(), vec![0u8; 1 << 16]);
-        let mut input = std::io::stdin().lock();
-        loop {
-            let n = match input.read(&mut chunk) {
-                Ok(0) => return Ok(bytes),
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err((e.kind(), e.to_string())),
-            };
-            crate::memory::grow(&mut bytes, "standard input", n)
-                .map_err(|e| (std::io::ErrorKind::OutOfMemory, e.to_string()))?;
-            bytes.extend_from_slice(&chunk[..n]);
-        }
+        read_whole(std::io::stdin().lock(), "standard input").map_err(|e| match e {
+            Error::Io { source, .. } => (source.kind(), source.to_string()),
+            other => (std::io::ErrorKind::OutOfMemory, other.to_string()),
+        })
     };
     match BYTES.get_or_init(read) {
         Ok(bytes) => Ok(bytes),
@@ -154,18 +161,7 @@ fn stream_bytes(path: &Path) -> Result<Option<&'static [u8]>> {
     if let Some((_, bytes)) = kept.iter().find(|(p, _)| p == path) {
         return Ok(Some(bytes));
     }
-    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let (mut bytes, mut chunk) = (Vec::new(), vec![0u8; 1 << 16]);
-    loop {
-        let n = match file.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::io(path, e)),
-        };
-        crate::memory::grow(&mut bytes, format_args!("{}", path.display()), n)?;
-        bytes.extend_from_slice(&chunk[..n]);
-    }
+    let bytes = read_whole(File::open(path).map_err(|e| Error::io(path, e))?, path)?;
     // Kept for the process's life, as standard input's bytes are.
     let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
     kept.push((path.to_path_buf(), bytes));
