@@ -306,6 +306,10 @@ struct Part {
     scratch: Scratch,
 }
 
+/// A part before its layout: kernel, slots per group, work-group size, members, and
+/// those of them that are long (the longest), in long groups.
+type PartPlan = (&'static str, usize, usize, Vec<u32>, Vec<u32>);
+
 /// The most queries one `scan_team` launch scans ([`Scanner::for_queries`]).
 const MAX_SLOTS: usize = 32;
 
@@ -352,9 +356,7 @@ impl<'d> Scanner<'d> {
         if kind == ScanKernel::Team {
             tuning.check_team()?;
         }
-        // Per part: kernel, slots per group, work-group size, members, and those of them
-        // that are long (the longest), in long groups.
-        let mut split: Vec<(&'static str, usize, usize, Vec<u32>, Vec<u32>)> = match kind {
+        let mut split: Vec<PartPlan> = match kind {
             ScanKernel::TeamPairs => {
                 return Err(Error::InvalidArgument("scan_team_pairs aligns psse's query pairs, not a scan".into()));
             }
