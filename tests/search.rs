@@ -17,7 +17,7 @@ use clsw::reference::{LocalScore, sw_score};
 use clsw::scan::Variant;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::search::{
-    EvalueSource, SearchOptions, SearchResult, Searcher, StatsMethod, Strand, Strands, reverse_complement,
+    EvalueSource, SearchOptions, SearchPlan, SearchResult, Searcher, StatsMethod, Strand, Strands, reverse_complement,
 };
 use clsw::seq::{Alphabet, Database, EmptyRecords, Sequence};
 use common::{Rng, data_dir, read_fasta, test_devices};
@@ -610,6 +610,41 @@ fn multi_query_pipeline_equals_one_by_one_and_workers_split_the_database() {
             assert_eq!(p.statistics.params, w.statistics.params);
         }
     }
+}
+
+/// A search laid out for the selected devices while they open (`Engine::open_in_background`,
+/// `SearchPlan`) gives what `Searcher::new` gives, on one device and on two shares of it;
+/// a plan is refused by an engine of other devices, and a selection that fails is the
+/// opening's error.
+#[test]
+fn a_search_planned_while_the_devices_open_equals_one_made_after() {
+    let db = uniprot300();
+    let sc = blosum62();
+    let queries = read_fasta("queries10.fasta", Alphabet::Protein)[..3].to_vec();
+    let cpu = reference_engine();
+    let want = all_results(&Searcher::new(&cpu, &db, sc.clone(), SearchOptions::default()).unwrap(), &queries);
+    for engine in device_engines() {
+        let index = engine.opencl_devices()[0].info.index;
+        for spec in [format!("{index}"), format!("{index},{index},native")] {
+            let opening = Engine::open_in_background(Some(&spec));
+            let backends = opening.selected().expect("the devices are selected");
+            assert_eq!(backends.len(), spec.split(',').count());
+            let plan = SearchPlan::new(&backends, &db, sc.clone(), SearchOptions::default()).unwrap();
+            let (opened, seconds) = opening.join().unwrap();
+            assert!(seconds >= 0.0);
+            let s = plan.upload(&opened).unwrap();
+            assert_eq!(s.plan().len(), backends.len());
+            assert_same_results(&all_results(&s, &queries), &want, &spec);
+        }
+        // Planned for two shares, offered one device: refused, not scanned in part.
+        let two = Engine::new(vec![DeviceChoice::Index(index), DeviceChoice::Index(index)]).unwrap();
+        let plan = SearchPlan::new(&two.backends(), &db, sc.clone(), SearchOptions::default()).unwrap();
+        let e = plan.upload(&engine).err().expect("a plan for other devices is refused").to_string();
+        assert!(e.contains("planned for"), "{e}");
+    }
+    let opening = Engine::open_in_background(Some("99"));
+    assert!(opening.selected().is_none());
+    assert!(opening.join().err().expect("no device 99").to_string().contains("99"));
 }
 
 /// More queries than a device keeps launches' inputs for before it pauses to release

@@ -99,6 +99,25 @@ fn check(dev: &ClDevice, variant: Variant) -> Result<()> {
     }
 }
 
+/// An engine opening on a thread of its own ([`Engine::open_in_background`]).
+pub struct Opening {
+    selected: std::sync::mpsc::Receiver<Vec<Backend>>,
+    thread: std::thread::JoinHandle<Result<(Engine, f64)>>,
+}
+
+impl Opening {
+    /// Waits for the devices to be selected, not opened: `None` when the selection
+    /// failed ([`join`](Self::join) says why).
+    pub fn selected(&self) -> Option<Vec<Backend>> {
+        self.selected.recv().ok()
+    }
+
+    /// Waits for the engine, and gives the seconds it took to open.
+    pub fn join(self) -> Result<(Engine, f64)> {
+        self.thread.join().unwrap_or_else(|_| Err(Error::Internal("opening the devices panicked".into())))
+    }
+}
+
 /// A set of compute devices ready for work. Shareable between threads.
 pub struct Engine {
     workers: Vec<Worker>,
@@ -119,7 +138,11 @@ impl Engine {
     /// same time, each on a thread of its own; the first failure in the specification's
     /// order is the one returned.
     pub fn new(spec: impl Into<DeviceSpec>) -> Result<Engine> {
-        let backends = spec.into().select()?;
+        Engine::from_backends(spec.into().select()?)
+    }
+
+    /// [`new`](Self::new) of devices already selected.
+    pub fn from_backends(backends: Vec<Backend>) -> Result<Engine> {
         let opened: Vec<Result<Worker>> = std::thread::scope(|scope| {
             let opening: Vec<_> =
                 backends.into_iter().map(|backend| scope.spawn(move || open_worker(backend))).collect();
@@ -129,6 +152,22 @@ impl Engine {
                 .collect()
         });
         Ok(Engine { workers: opened.into_iter().collect::<Result<Vec<_>>>()? })
+    }
+
+    /// [`open`](Self::open) on a thread of its own: the caller goes on (reads its
+    /// inputs, lays out a search for the selected devices: [`Opening::selected`]) while
+    /// the devices start.
+    pub fn open_in_background(explicit: Option<&str>) -> Opening {
+        let explicit = explicit.map(str::to_string);
+        let (tx, selected) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            let backends = DeviceSpec::resolve(explicit.as_deref())?.select()?;
+            // The caller may have stopped waiting: the engine opens all the same.
+            let _ = tx.send(backends.clone());
+            Engine::from_backends(backends).map(|engine| (engine, start.elapsed().as_secs_f64()))
+        });
+        Opening { selected, thread }
     }
 
     /// Self-tests `variant` on every OpenCL device that does not run it by default (an
@@ -141,6 +180,17 @@ impl Engine {
             }
         }
         Ok(())
+    }
+
+    /// The devices in use, as [`DeviceSpec::select`] gave them.
+    pub fn backends(&self) -> Vec<Backend> {
+        self.workers
+            .iter()
+            .map(|w| match w {
+                Worker::OpenCl(d) => Backend::OpenCl(d.info.clone()),
+                Worker::Native => Backend::Native,
+            })
+            .collect()
     }
 
     /// One line per device in use.

@@ -14,7 +14,7 @@ use super::outputs::{OutputsInFlight, ScoreOutputs};
 use super::profile::QueryProfile;
 use super::windows::{self, Windows};
 use super::{ScanOutput, inter, team};
-use crate::device::{ClDevice, KernelArgs, cl, events_span_seconds, launch};
+use crate::device::{ClDevice, DeviceInfo, KernelArgs, cl, events_span_seconds, launch};
 use crate::error::{Error, Result};
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
@@ -252,7 +252,7 @@ pub(crate) const RETIRE_EVERY: usize = 64;
 /// Upper bound on the boundary-row buffer of one launch.
 const BOUNDARY_BYTES: u64 = 1 << 30;
 
-impl Part {
+impl PartLayout {
     /// The local profiles a `scan_team` launch of this part holds in teams of `team`:
     /// one per stage of its long groups, else one.
     fn profiles(&self, team: usize) -> usize {
@@ -281,8 +281,9 @@ impl Part {
     }
 }
 
-/// Subjects of one kernel's launches: their layout on the device and where they came from.
-struct Part {
+/// Subjects of one kernel's launches: their layout and where they came from, host work
+/// alone (a [`ScannerPlan`]'s).
+struct PartLayout {
     /// `scan_inter` or `scan_team`.
     kernel: &'static str,
     /// Work-items per work-group.
@@ -298,20 +299,39 @@ struct Part {
     /// `members.len() + w`): the caller's subject, its first column and its output.
     cut: Windows,
     windows: Vec<(u32, i64, u32)>,
-    /// The layout on the device, which every query reads.
-    buffers: SubjectBuffers,
     /// Boundary elements of one slot: the largest launch's.
     slot_cells: u64,
+}
+
+/// A part on its device.
+struct Part {
+    laid: PartLayout,
+    /// The layout on the device, which every query reads.
+    buffers: SubjectBuffers,
     /// The boundary rows and outputs of every slot, reused by every launch.
     scratch: Scratch,
 }
 
 /// A part before its layout: kernel, slots per group, work-group size, members, and
 /// those of them that are long (the longest), in long groups.
-type PartPlan = (&'static str, usize, usize, Vec<u32>, Vec<u32>);
+type PartMembers = (&'static str, usize, usize, Vec<u32>, Vec<u32>);
 
 /// The most queries one `scan_team` launch scans ([`Scanner::for_queries`]).
 const MAX_SLOTS: usize = 32;
+
+/// A scanner before its device: subjects laid out for a device of a given description,
+/// host work alone, which may run while the device opens ([`Scanner::upload`]).
+pub struct ScannerPlan<'d> {
+    kind: ScanKernel,
+    tuning: Tuning,
+    parts: Vec<PartLayout>,
+    subjects: Vec<&'d [u8]>,
+    position: Vec<(u32, u32)>,
+    slots: usize,
+    /// The largest allocation of the device it was made for: its launches' boundary
+    /// rows fit one.
+    max_alloc_bytes: u64,
+}
 
 /// A set of subjects laid out and resident on one device for an inter-task kernel.
 pub struct Scanner<'d> {
@@ -327,36 +347,22 @@ pub struct Scanner<'d> {
     slots: usize,
 }
 
-impl<'d> Scanner<'d> {
-    /// Lays out `subjects` (alphabet codes) and uploads them; `pad_code` is the
-    /// alphabet size (the profile's padding letter). Queries are scanned one at a time.
+impl<'d> ScannerPlan<'d> {
+    /// Lays out `subjects` for [`Scanner::for_queries`] on a device described by
+    /// `info`, without the device.
     pub fn new(
-        dev: &'d ClDevice,
-        kind: ScanKernel,
-        tuning: Tuning,
-        subjects: &[&'d [u8]],
-        pad_code: u8,
-    ) -> Result<Scanner<'d>> {
-        Scanner::for_queries(dev, kind, tuning, subjects, pad_code, 1)
-    }
-
-    /// [`new`](Self::new) for callers that scan `queries` queries together
-    /// ([`scores_many`](Self::scores_many)): `scan_team` then keeps boundary rows and
-    /// outputs for up to that many (at most 32) and scans them in one launch, within
-    /// the same boundary-row budget.
-    pub fn for_queries(
-        dev: &'d ClDevice,
+        info: &DeviceInfo,
         kind: ScanKernel,
         tuning: Tuning,
         subjects: &[&'d [u8]],
         pad_code: u8,
         queries: usize,
-    ) -> Result<Scanner<'d>> {
+    ) -> Result<ScannerPlan<'d>> {
         super::check_kernel_lengths(0, subjects.iter().map(|s| s.len()))?;
         if kind == ScanKernel::Team {
             tuning.check_team()?;
         }
-        let mut split: Vec<PartPlan> = match kind {
+        let mut split: Vec<PartMembers> = match kind {
             ScanKernel::TeamPairs => {
                 return Err(Error::InvalidArgument("scan_team_pairs aligns psse's query pairs, not a scan".into()));
             }
@@ -412,7 +418,7 @@ impl<'d> Scanner<'d> {
             }
         }
         let elem = kind.boundary_bytes();
-        let budget = BOUNDARY_BYTES.min(dev.info.max_alloc_bytes / 2) / elem;
+        let budget = BOUNDARY_BYTES.min(info.max_alloc_bytes / 2) / elem;
         let cut = if kind == ScanKernel::Team { tuning.windows } else { Windows { stride: 0, overlap: 0 } };
         let layouts = split
             .into_iter()
@@ -457,21 +463,16 @@ impl<'d> Scanner<'d> {
                 .chain(window_launches.iter().map(|&(a, b)| layout.launch_cells(a, b, true)))
                 .max()
                 .unwrap_or(1);
-            let words = dev.buffer_from(&layout.words)?;
-            let buffers = SubjectBuffers::new(dev, words, &layout.group_word, &layout.lengths, &layout.group_cell)?;
-            let scratch = Scratch::new(dev, (slot_cells * elem) as usize * slots, layout.lengths.len() * slots)?;
-            parts.push(Part {
+            parts.push(PartLayout {
                 kernel,
                 work_group,
                 launches,
                 window_launches,
                 cut,
                 windows,
-                buffers,
                 layout,
                 members,
                 slot_cells,
-                scratch,
             });
         }
         let mut position = vec![(0, 0); subjects.len()];
@@ -483,7 +484,70 @@ impl<'d> Scanner<'d> {
                 }
             }
         }
-        Ok(Scanner { dev, kind, tuning, parts, position, subjects: subjects.to_vec(), slots })
+        Ok(ScannerPlan {
+            kind,
+            tuning,
+            parts,
+            subjects: subjects.to_vec(),
+            position,
+            slots,
+            max_alloc_bytes: info.max_alloc_bytes,
+        })
+    }
+}
+
+impl<'d> Scanner<'d> {
+    /// Lays out `subjects` (alphabet codes) and uploads them; `pad_code` is the
+    /// alphabet size (the profile's padding letter). Queries are scanned one at a time.
+    pub fn new(
+        dev: &'d ClDevice,
+        kind: ScanKernel,
+        tuning: Tuning,
+        subjects: &[&'d [u8]],
+        pad_code: u8,
+    ) -> Result<Scanner<'d>> {
+        Scanner::for_queries(dev, kind, tuning, subjects, pad_code, 1)
+    }
+
+    /// [`new`](Self::new) for callers that scan `queries` queries together
+    /// ([`scores_many`](Self::scores_many)): `scan_team` then keeps boundary rows and
+    /// outputs for up to that many (at most 32) and scans them in one launch, within
+    /// the same boundary-row budget.
+    pub fn for_queries(
+        dev: &'d ClDevice,
+        kind: ScanKernel,
+        tuning: Tuning,
+        subjects: &[&'d [u8]],
+        pad_code: u8,
+        queries: usize,
+    ) -> Result<Scanner<'d>> {
+        Scanner::upload(dev, ScannerPlan::new(&dev.info, kind, tuning, subjects, pad_code, queries)?)
+    }
+
+    /// Uploads a plan's layout to `dev`, which must allow allocations as large as the
+    /// device the plan was made for.
+    pub fn upload(dev: &'d ClDevice, plan: ScannerPlan<'d>) -> Result<Scanner<'d>> {
+        let ScannerPlan { kind, tuning, parts, subjects, position, slots, max_alloc_bytes } = plan;
+        if dev.info.max_alloc_bytes < max_alloc_bytes {
+            return Err(Error::InvalidArgument(format!(
+                "subjects laid out for allocations of {max_alloc_bytes} bytes cannot go to {}, which allows {}",
+                dev.info.label(),
+                dev.info.max_alloc_bytes
+            )));
+        }
+        let elem = kind.boundary_bytes();
+        let parts = parts
+            .into_iter()
+            .map(|laid| {
+                let layout = &laid.layout;
+                let words = dev.buffer_from(&layout.words)?;
+                let buffers = SubjectBuffers::new(dev, words, &layout.group_word, &layout.lengths, &layout.group_cell)?;
+                let scratch =
+                    Scratch::new(dev, (laid.slot_cells * elem) as usize * slots, layout.lengths.len() * slots)?;
+                Ok(Part { laid, buffers, scratch })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Scanner { dev, kind, tuning, parts, position, subjects, slots })
     }
 
     /// Every subject's score and end; saturated subjects are recomputed at 32 bits.
@@ -604,7 +668,7 @@ impl<'d> Scanner<'d> {
     /// The tuning of `part`'s launches for queries of `lengths` scanned together, and
     /// its query rows per band or pass: scan_team's rows per work-item follow the
     /// queries' lengths and the part's team size.
-    fn part_tuning(&self, part: &Part, lengths: &[usize], letters: usize) -> (Tuning, usize) {
+    fn part_tuning(&self, part: &PartLayout, lengths: &[usize], letters: usize) -> (Tuning, usize) {
         if self.kind != ScanKernel::Team {
             return (self.tuning, self.tuning.band);
         }
@@ -629,7 +693,7 @@ impl<'d> Scanner<'d> {
         let letters = scoring.matrix.size() + 1;
         for &m in lengths.iter().filter(|&&m| m > 0) {
             for part in &self.parts {
-                self.kind.program(self.dev, &self.part_tuning(part, &[m], letters).0, false)?;
+                self.kind.program(self.dev, &self.part_tuning(&part.laid, &[m], letters).0, false)?;
             }
         }
         Ok(())
@@ -651,7 +715,7 @@ impl<'d> Scanner<'d> {
         // span share it), with each slot's padded rows (scan_team's).
         let mut profiles: Vec<(usize, QueryProfile, Option<Buffer<i32>>)> = Vec::new();
         for part in &self.parts {
-            let (tuning, span) = self.part_tuning(part, &lengths, letters);
+            let (tuning, span) = self.part_tuning(&part.laid, &lengths, letters);
             let program = self.kind.program(dev, &tuning, ends)?;
             if !profiles.iter().any(|(s, _, _)| *s == span) {
                 let profile = QueryProfile::of_slots(dev, self.kind, queries, scoring, span)?;
@@ -660,32 +724,36 @@ impl<'d> Scanner<'d> {
                 profiles.push((span, profile, slot_rows));
             }
             let (_, profile, slot_rows) = profiles.iter().find(|(s, _, _)| *s == span).expect("profile of this span");
-            let kernel = cl("clCreateKernel", Kernel::create(&program, part.kernel))?;
-            let work_group = part.work_group;
-            let slot_entries = i32::try_from(part.layout.lengths.len())
+            let kernel = cl("clCreateKernel", Kernel::create(&program, part.laid.kernel))?;
+            let work_group = part.laid.work_group;
+            let slot_entries = i32::try_from(part.laid.layout.lengths.len())
                 .map_err(|_| Error::InvalidArgument("a scan_team launch over 2 G subject slots; split it".into()))?;
-            let skip = part.window_skip(&lengths, span, tuning.team, scoring);
+            let skip = part.laid.window_skip(&lengths, span, tuning.team, scoring);
             let walks_windows = skip.is_some();
             let mut events = Vec::new();
-            for &(a, b) in if walks_windows { &part.window_launches } else { &part.launches } {
+            for &(a, b) in if walks_windows { &part.laid.window_launches } else { &part.laid.launches } {
                 let mut args = KernelArgs::new(&kernel);
                 part.buffers.args(
                     &mut args,
                     (&part.scratch.boundary, &part.scratch.outputs[set]),
                     profile,
-                    (part.layout.group_cell[part.layout.group(a, walks_windows)], a),
+                    (part.laid.layout.group_cell[part.laid.layout.group(a, walks_windows)], a),
                     self.kind,
                     scoring,
-                    (span, if self.kind == ScanKernel::Team { tuning.team } else { 1 }, part.profiles(tuning.team)),
+                    (
+                        span,
+                        if self.kind == ScanKernel::Team { tuning.team } else { 1 },
+                        part.laid.profiles(tuning.team),
+                    ),
                 )?;
                 if let Some(slot_rows) = slot_rows {
                     args.local(work_group * 6 * 4)?
                         .arg(&slot_rows.get())?
                         .arg(&(queries.len() as i32))?
-                        .arg(&part.slot_cells)?
+                        .arg(&part.laid.slot_cells)?
                         .arg(&slot_entries)?
-                        .arg(&(part.layout.first_long as i32))?
-                        .arg(&(part.layout.first_window as i32))?
+                        .arg(&(part.laid.layout.first_long as i32))?
+                        .arg(&(part.laid.layout.first_window as i32))?
                         .arg(&skip.map_or(-1, |s| s as i32))?;
                 }
                 events.push(launch(&queue, &kernel, (b - a) * work_group * queries.len(), work_group)?);
@@ -732,7 +800,7 @@ impl<'d> Scanner<'d> {
         // sequential writes) on this thread. Not on the thread pool: a search keeps the
         // pool busy with the hits of earlier queries, and a gather queued behind them
         // held up the device.
-        let entries: Vec<usize> = self.parts.iter().map(|p| p.layout.lengths.len()).collect();
+        let entries: Vec<usize> = self.parts.iter().map(|p| p.laid.layout.lengths.len()).collect();
         for (slot, out) in outs.iter_mut().enumerate() {
             if lengths[slot] == 0 {
                 continue;
@@ -755,7 +823,7 @@ impl<'d> Scanner<'d> {
             // results folded, in place of the long groups' (not walked).
             for (q, part) in self.parts.iter().enumerate() {
                 let Some(skip) = skips[q] else { continue };
-                for run in part.windows.chunk_by(|a, b| a.0 == b.0) {
+                for run in part.laid.windows.chunk_by(|a, b| a.0 == b.0) {
                     let best = &mut out.scores[run[0].0 as usize];
                     *best = LocalScore { score: 0, end: None };
                     for &(_, start, p) in run {

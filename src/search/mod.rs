@@ -73,14 +73,16 @@ pub use statistics::{EvalueSource, FIT_SAMPLE, SHUFFLES, Statistics, StatsMethod
 pub(crate) use statistics::{FitSample, Statistician};
 pub use strands::{Strand, Strands, reverse_complement};
 
+use crate::device::Backend;
 use crate::engine::{Engine, WorkerRef, split_by_size};
 use crate::error::{Error, Result};
 use crate::reference::LocalScore;
 use crate::scan::Variant;
-use crate::scan::scanner::{Scanner, Tuning};
+use crate::scan::scanner::{Scanner, ScannerPlan, Tuning};
 use crate::scoring::Scoring;
 use crate::seq::{Database, Sequence};
-use plan::{Share, plan_batches};
+use plan::{PlannedShare, Share, plan_batches};
+use rayon::prelude::*;
 use std::ops::Range;
 
 /// How a search runs and what it reports.
@@ -160,6 +162,114 @@ impl SearchOptions {
     }
 }
 
+/// A search before its devices: the database cut into one share per device and each
+/// resident share laid out, host work made from the devices' descriptions alone, which
+/// may run while the devices open ([`crate::engine::Opening`]). [`upload`](Self::upload)
+/// makes the [`Searcher`].
+pub struct SearchPlan<'a> {
+    db: &'a Database,
+    scoring: Scoring,
+    options: SearchOptions,
+    strands: Vec<Strand>,
+    shares: Vec<PlannedShare<'a>>,
+    lengths: Vec<usize>,
+}
+
+impl<'a> SearchPlan<'a> {
+    /// Cuts `db` into one share per backend (about equal residues) and lays out, all at
+    /// once, each share that stays resident on its device (or plans its batches when it
+    /// is too large).
+    pub fn new(
+        backends: &[Backend],
+        db: &'a Database,
+        scoring: Scoring,
+        options: SearchOptions,
+    ) -> Result<SearchPlan<'a>> {
+        if scoring.matrix.alphabet() != db.alphabet() {
+            return Err(Error::InvalidArgument(format!(
+                "matrix {} is for {} sequences, but the database is {}",
+                scoring.matrix.name(),
+                scoring.matrix.alphabet().name(),
+                db.alphabet().name()
+            )));
+        }
+        options.validate()?;
+        let strands = options.strands.for_alphabet(db.alphabet())?;
+        let lengths: Vec<usize> = db.lengths().iter().map(|&l| l as usize).collect();
+        let bounds = split_by_size(lengths.iter().copied(), backends.len());
+        let pad = scoring.matrix.size() as u8;
+        let plan_share = |(w, backend): (usize, &Backend)| -> Result<PlannedShare<'a>> {
+            let range = bounds[w]..bounds[w + 1];
+            let (batches, resident) = match backend {
+                Backend::Native => (vec![range.clone()], None),
+                Backend::OpenCl(info) => {
+                    // At most a quarter of the device: the next batch is laid out and
+                    // uploaded while one is scanned, so two may be there at once.
+                    let auto = (info.max_alloc_bytes / 2).min(info.global_mem_bytes / 4).max(1 << 20);
+                    let batches = plan_batches(range.clone(), &lengths, options.batch_residues.unwrap_or(auto));
+                    let resident = match options.variant_on(info).scan_kernel() {
+                        Some(kind) if batches.len() == 1 && !range.is_empty() => {
+                            let subjects: Vec<&[u8]> = range.clone().map(|k| db.residues(k)).collect();
+                            Some(ScannerPlan::new(info, kind, options.tuning, &subjects, pad, 1)?)
+                        }
+                        _ => None,
+                    };
+                    (batches, resident)
+                }
+            };
+            Ok(PlannedShare { backend: backend.clone(), range, batches, resident })
+        };
+        let shares = backends.par_iter().enumerate().map(plan_share).collect::<Result<Vec<_>>>()?;
+        Ok(SearchPlan { db, scoring, options, strands, shares, lengths })
+    }
+
+    /// The searcher of this plan on `engine`, whose devices must be the plan's backends
+    /// in order: each resident share uploaded to its device, all devices at once.
+    pub fn upload(self, engine: &'a Engine) -> Result<Searcher<'a>> {
+        let SearchPlan { db, scoring, options, strands, shares, lengths } = self;
+        let workers = engine.workers();
+        let same = |w: &WorkerRef<'_>, b: &Backend| match (w, b) {
+            (WorkerRef::Native, Backend::Native) => true,
+            (WorkerRef::OpenCl(dev), Backend::OpenCl(info)) => dev.info.index == info.index,
+            _ => false,
+        };
+        if workers.len() != shares.len() || !workers.iter().zip(&shares).all(|(w, s)| same(w, &s.backend)) {
+            return Err(Error::InvalidArgument(format!(
+                "a search planned for {} cannot run on {}",
+                shares.iter().map(|s| s.backend.label()).collect::<Vec<_>>().join(", "),
+                engine.describe().join(", ")
+            )));
+        }
+        if let Some(variant) = options.variant {
+            engine.check_variant(variant)?;
+        }
+        let uploaded: Vec<Result<Share<'a>>> = std::thread::scope(|scope| {
+            let uploads: Vec<_> = shares
+                .into_iter()
+                .zip(workers.iter().copied())
+                .map(|(share, worker)| {
+                    scope.spawn(move || {
+                        let PlannedShare { range, batches, resident, .. } = share;
+                        let resident = match (resident, worker) {
+                            (Some(plan), WorkerRef::OpenCl(dev)) => Some(Scanner::upload(dev, plan)?),
+                            _ => None,
+                        };
+                        Ok(Share { worker, range, batches, resident })
+                    })
+                })
+                .collect();
+            uploads
+                .into_iter()
+                .map(|u| u.join().unwrap_or_else(|_| Err(Error::Internal("uploading a share panicked".into()))))
+                .collect()
+        });
+        let shares = uploaded.into_iter().collect::<Result<Vec<_>>>()?;
+        let devices = workers.iter().map(|w| w.label()).collect();
+        let stats = Statistician::new(db, scoring.clone(), &options, &strands);
+        Ok(Searcher { db, scoring, options, strands, shares, lengths, devices, stats })
+    }
+}
+
 /// A database ready for search on an engine's devices.
 pub struct Searcher<'a> {
     db: &'a Database,
@@ -186,50 +296,10 @@ pub(crate) struct Scanned {
 
 impl<'a> Searcher<'a> {
     /// Prepares `db` for search on `engine`'s devices: splits it into one share per
-    /// device and uploads each share (or plans its batches when it is too large).
+    /// device and uploads each share (or plans its batches when it is too large); the
+    /// [`SearchPlan`] of the engine's devices, uploaded.
     pub fn new(engine: &'a Engine, db: &'a Database, scoring: Scoring, options: SearchOptions) -> Result<Searcher<'a>> {
-        if scoring.matrix.alphabet() != db.alphabet() {
-            return Err(Error::InvalidArgument(format!(
-                "matrix {} is for {} sequences, but the database is {}",
-                scoring.matrix.name(),
-                scoring.matrix.alphabet().name(),
-                db.alphabet().name()
-            )));
-        }
-        options.validate()?;
-        if let Some(variant) = options.variant {
-            engine.check_variant(variant)?;
-        }
-        let strands = options.strands.for_alphabet(db.alphabet())?;
-        let lengths: Vec<usize> = db.lengths().iter().map(|&l| l as usize).collect();
-        let workers = engine.workers();
-        let bounds = split_by_size(lengths.iter().copied(), workers.len());
-        let pad = scoring.matrix.size() as u8;
-        let mut shares = Vec::with_capacity(workers.len());
-        for (w, worker) in workers.iter().enumerate() {
-            let range = bounds[w]..bounds[w + 1];
-            let (batches, resident) = match worker {
-                WorkerRef::Native => (vec![range.clone()], None),
-                WorkerRef::OpenCl(dev) => {
-                    // At most a quarter of the device: the next batch is laid out and
-                    // uploaded while one is scanned, so two may be there at once.
-                    let auto = (dev.info.max_alloc_bytes / 2).min(dev.info.global_mem_bytes / 4).max(1 << 20);
-                    let batches = plan_batches(range.clone(), &lengths, options.batch_residues.unwrap_or(auto));
-                    let resident = match options.variant_on(&dev.info).scan_kernel() {
-                        Some(kind) if batches.len() == 1 && !range.is_empty() => {
-                            let subjects: Vec<&[u8]> = range.clone().map(|k| db.residues(k)).collect();
-                            Some(Scanner::new(dev, kind, options.tuning, &subjects, pad)?)
-                        }
-                        _ => None,
-                    };
-                    (batches, resident)
-                }
-            };
-            shares.push(Share { worker: *worker, range, batches, resident });
-        }
-        let devices = workers.iter().map(|w| w.label()).collect();
-        let stats = Statistician::new(db, scoring.clone(), &options, &strands);
-        Ok(Searcher { db, scoring, options, strands, shares, lengths, devices, stats })
+        SearchPlan::new(&engine.backends(), db, scoring, options)?.upload(engine)
     }
 
     /// The database searched.

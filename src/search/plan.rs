@@ -1,9 +1,19 @@
 //! Planning: how the database is cut into one share per device and, where a share is
 //! larger than its device holds, into batches.
 
+use crate::device::Backend;
 use crate::engine::WorkerRef;
-use crate::scan::scanner::Scanner;
+use crate::scan::scanner::{Scanner, ScannerPlan};
 use std::ops::Range;
+
+/// One device's share before the device is open: the share, its batches, and the
+/// resident share's layout ([`super::SearchPlan`]).
+pub(super) struct PlannedShare<'a> {
+    pub(super) backend: Backend,
+    pub(super) range: Range<usize>,
+    pub(super) batches: Vec<Range<usize>>,
+    pub(super) resident: Option<ScannerPlan<'a>>,
+}
 
 /// One device's contiguous share of the database.
 pub(super) struct Share<'a> {

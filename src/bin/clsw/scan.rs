@@ -3,11 +3,12 @@
 use crate::args::{AlphabetArg, DeviceArgs, Names, ScoringArgs};
 use crate::out::Output;
 use clap::Args;
+use clsw::engine::Opening;
 use clsw::mpi::Comm;
 use clsw::mpi::RankSearcher;
 use clsw::output::{FormatOptions, OutputFormat, ResultWriter};
 use clsw::scan::Variant;
-use clsw::search::{EvalueSource, SearchOptions, Searcher, StatsMethod, Strands};
+use clsw::search::{EvalueSource, SearchOptions, SearchPlan, StatsMethod, Strands};
 use clsw::seq::db::is_prepared;
 use clsw::seq::{AlphabetChoice, Database, EmptyRecords, fasta};
 use clsw::{Engine, Error, Result};
@@ -172,14 +173,12 @@ struct Inputs {
     database_seconds: f64,
     scoring: clsw::scoring::Scoring,
     queries: Vec<clsw::seq::Sequence>,
-    engine: Engine,
-    devices_seconds: f64,
     options: SearchOptions,
 }
 
-/// Reads the inputs and opens the output (`write`: this process writes it) and the
-/// devices, checking the options.
-fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<Inputs> {
+/// Reads the inputs and opens the output (`write`: this process writes it), checking
+/// the options, while the devices open (the engine's errors come after the inputs').
+fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<(Inputs, Opening)> {
     let format: OutputFormat = args.outfmt.parse()?;
     let variant = Variant::choice(&args.variant)?;
     let strands: Strands = match &args.strand {
@@ -194,22 +193,14 @@ fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<Input
     // Opened first: an output that is an input, or an unwritable one, fails before any work.
     let out = if write { Some(Output::open(args.out.as_deref(), &[&args.query, &args.db])?) } else { None };
     // The devices start (OpenCL, the self-test) while the database, the scoring and the
-    // queries are read; errors are reported in that order.
-    let (read, opened) = std::thread::scope(|scope| {
-        let opening = scope.spawn(|| {
-            let start = Instant::now();
-            Engine::open(args.device.device.as_deref()).map(|e| (e, start.elapsed().as_secs_f64()))
-        });
-        let read = open_database(args).and_then(|db| {
-            let seconds = process_start.elapsed().as_secs_f64();
-            let scoring = args.scoring.scoring(db.alphabet())?;
-            let queries = fasta::read_file(&args.query, db.alphabet(), EmptyRecords::Error)?;
-            Ok((db, seconds, scoring, queries))
-        });
-        (read, opening.join().unwrap_or_else(|_| Err(Error::Internal("opening the devices stopped".into()))))
-    });
-    let (db, database_seconds, scoring, (queries, report)) = read?;
-    let (engine, devices_seconds) = opened?;
+    // queries are read.
+    let opening = Engine::open_in_background(args.device.device.as_deref());
+    let (db, database_seconds, scoring, (queries, report)) = open_database(args).and_then(|db| {
+        let seconds = process_start.elapsed().as_secs_f64();
+        let scoring = args.scoring.scoring(db.alphabet())?;
+        let queries = fasta::read_file(&args.query, db.alphabet(), EmptyRecords::Error)?;
+        Ok((db, seconds, scoring, queries))
+    })?;
     let alphabet = db.alphabet();
     if let Some(note) = report.file_note(&args.query, alphabet) {
         eprintln!("clsw: {note}");
@@ -230,7 +221,7 @@ fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<Input
         ..SearchOptions::default()
     };
     options.validate()?;
-    Ok(Inputs { out, format, db, database_seconds, scoring, queries, engine, devices_seconds, options })
+    Ok((Inputs { out, format, db, database_seconds, scoring, queries, options }, opening))
 }
 
 /// `clsw scan`: one process, or (`ranks`) one rank of an MPI job.
@@ -238,15 +229,24 @@ pub fn run_scan(args: &ScanArgs, ranks: Option<&dyn Comm>) -> Result<()> {
     let process_start = Instant::now();
     match ranks {
         Some(comm) => run_ranks(args, comm, process_start),
-        None => run_alone(args, prepare(args, true, process_start)?, process_start),
+        None => {
+            let (inputs, opening) = prepare(args, true, process_start)?;
+            run_alone(args, inputs, opening, process_start)
+        }
     }
 }
 
-fn run_alone(args: &ScanArgs, inputs: Inputs, process_start: Instant) -> Result<()> {
-    let Inputs { out, format, db, database_seconds, scoring, queries, engine, devices_seconds, options } = inputs;
+fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: Instant) -> Result<()> {
+    let Inputs { out, format, db, database_seconds, scoring, queries, options } = inputs;
     let out = out.ok_or_else(|| Error::Internal("a scan without its output".into()))?;
+    // The shares laid out for the selected devices while they open.
+    let selected = opening.selected();
     let start = Instant::now();
-    let searcher = Searcher::new(&engine, &db, scoring.clone(), options.clone())?;
+    let plan = selected.map(|backends| SearchPlan::new(&backends, &db, scoring.clone(), options.clone()));
+    let layout_seconds = start.elapsed().as_secs_f64();
+    let (engine, devices_seconds) = opening.join()?;
+    let start = Instant::now();
+    let searcher = plan.ok_or_else(|| Error::Internal("devices opened but never selected".into()))??.upload(&engine)?;
     let upload_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
     searcher.prepare(&queries)?;
@@ -331,7 +331,7 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, process_start: Instant) -> Result<
         }
         eprintln!(
             "clsw: {} queries ({} residues) x {} subjects ({} residues){}; {}{devices}{}: {:.3e} cells in {:.2} s \
-             = {} GCUPS end to end (database {:.2} s, devices {:.2} s, upload {:.2} s, programs {:.2} s{}); {} subjects recomputed at 32 bits; {} hits; E-values {}",
+             = {} GCUPS end to end (database {:.2} s, devices {:.2} s beside them, layout {:.2} s, upload {:.2} s, programs {:.2} s{}); {} subjects recomputed at 32 bits; {} hits; E-values {}",
             thousands(queries.len() as u64),
             thousands(query_residues),
             thousands(db.len() as u64),
@@ -344,6 +344,7 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, process_start: Instant) -> Result<
             gcups(seconds),
             database_seconds,
             devices_seconds,
+            layout_seconds,
             upload_seconds,
             programs_seconds,
             match engine.opencl_devices().len() {
@@ -369,8 +370,9 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, process_start: Instant) -> Result<
 /// loaded).
 fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result<()> {
     let root = comm.rank() == 0;
-    let inputs = clsw::mpi::agree_on(comm, prepare(args, root, process_start))?;
-    let Inputs { out, format, db, scoring, queries, engine, options, .. } = inputs;
+    let prepared = prepare(args, root, process_start).and_then(|(inputs, opening)| Ok((inputs, opening.join()?.0)));
+    let (inputs, engine) = clsw::mpi::agree_on(comm, prepared)?;
+    let Inputs { out, format, db, scoring, queries, options, .. } = inputs;
     let speed = clsw::mpi::calibrate(&engine, &db, &scoring, &options);
     let share = clsw::mpi::share(comm, &engine, &db, speed)?;
     let labels = clsw::mpi::agree(comm, Ok(engine.describe().join(" + ").into_bytes()))?;
