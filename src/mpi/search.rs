@@ -191,7 +191,9 @@ impl<'a> RankSearcher<'a> {
                 }
                 (Some(local), _, _) => {
                     scope.spawn(move || {
-                        local.scan_all(queries, chunk, ahead, |s| tx.send(s.map(RankScan::from)).is_ok())
+                        // In query order: every rank exchanges its queries' results in one order.
+                        let order: Vec<usize> = (0..queries.len()).collect();
+                        local.scan_all(queries, &order, chunk, ahead, |s| tx.send(s.map(RankScan::from)).is_ok())
                     });
                 }
                 _ => {}

@@ -60,6 +60,7 @@
 //! `-Z`) and `n` the subject's own length.
 
 mod devices;
+use devices::scan_order;
 mod hits;
 mod plan;
 mod queries;
@@ -364,7 +365,11 @@ impl<'a> Searcher<'a> {
             // Devices may run a few queries ahead of the merge, but one chunk at most when
             // a chunk is many queries against a batched database (up to 256 MiB of scores).
             let ahead = if chunk > 1 { 1 } else { in_flight_max };
-            let scanner = scope.spawn(move || self.scan_all(queries, chunk, ahead, |s| tx.send(s).is_ok()));
+            // One query a chunk: the last few scanned longest first, their CPU work hidden
+            // behind the scans of the shorter ones.
+            let order: Vec<usize> =
+                if chunk == 1 { scan_order(queries, in_flight_max) } else { (0..queries.len()).collect() };
+            let scanner = scope.spawn(move || self.scan_all(queries, &order, chunk, ahead, |s| tx.send(s).is_ok()));
             let finished = rayon::in_place_scope(|pool| {
                 let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, Result<SearchResult>)>();
                 let mut ready = std::collections::BTreeMap::new();
@@ -434,7 +439,7 @@ impl<'a> Searcher<'a> {
     pub fn scores(&self, query: &Sequence) -> Result<(Vec<LocalScore>, Vec<Strand>)> {
         self.check_queries(std::slice::from_ref(query))?;
         let mut scanned = None;
-        self.scan_all(std::slice::from_ref(query), 1, 1, |s| {
+        self.scan_all(std::slice::from_ref(query), &[0], 1, 1, |s| {
             scanned = Some(s);
             false
         });
