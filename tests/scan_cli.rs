@@ -73,6 +73,12 @@ fn scan_on_the_native_path_and_the_default_device_agree() {
         let (code, split, err) = clsw_on(None, &["scan", "-q", s(&q), "-d", &db, "--device", "cpu,native"]);
         assert_eq!((code, &split), (0, &native), "{err}");
         assert!(err.contains("native CPU path"), "{err}");
+        // Two shares of the device, each streamed in batches: a database larger than a
+        // device's budget, on several devices, gives the resident search's output.
+        let (code, streamed, err) =
+            clsw_on(None, &["scan", "-q", s(&q), "-d", &db, "--device", "cpu,cpu", "--batch-residues", "30000"]);
+        assert_eq!((code, &streamed), (0, &native), "{err}");
+        assert!(err.contains("batches"), "{err}");
     }
 }
 

@@ -62,9 +62,8 @@ impl GroupLayout {
         assert!(lanes == 1 || lanes == 2, "lanes is 1 or 2");
         let whole = subjects.len() - windows.min(subjects.len());
         let by_length = |range: std::ops::Range<usize>| {
-            let mut order: Vec<u32> = (range.start as u32..range.end as u32).collect();
-            order.sort_by_key(|&k| (subjects[k as usize].as_ref().len(), k));
-            order
+            let order = crate::seq::db::by_length(range.len(), |i| subjects[range.start + i].as_ref().len());
+            order.into_iter().map(|i| i + range.start as u32).collect::<Vec<u32>>()
         };
         let mut order = by_length(0..whole);
         order.extend(by_length(whole..subjects.len()));

@@ -23,6 +23,7 @@ use super::alphabet::Alphabet;
 use super::fasta::{self, EmptyRecords, ReadReport};
 use crate::error::{Error, Result};
 use memmap2::Mmap;
+use rayon::prelude::*;
 use std::fmt;
 use std::path::Path;
 
@@ -143,10 +144,18 @@ impl Builder {
 
 /// Indices sorted by ascending length, ties by index.
 fn length_order(lengths: &[u32]) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..lengths.len() as u32).collect();
-    // Stable, so equal lengths keep database order.
-    order.sort_by_key(|&k| lengths[k as usize]);
-    order
+    by_length(lengths.len(), |k| lengths[k] as usize)
+}
+
+/// Indices `0..n` by `len(k)`, equal lengths in index order: each (length, index)
+/// pair one 64-bit key, sorted on every core (a stable sort through the lengths took
+/// 1 s for 4.4 M sequences on one).
+pub(crate) fn by_length(n: usize, len: impl Fn(usize) -> usize + Sync) -> Vec<u32> {
+    assert!(n <= u32::MAX as usize, "at most 2^32 - 1 sequences");
+    let mut keys: Vec<u64> =
+        (0..n).into_par_iter().map(|k| (len(k).min(u32::MAX as usize) as u64) << 32 | k as u64).collect();
+    keys.par_sort_unstable();
+    keys.into_par_iter().map(|key| key as u32).collect()
 }
 
 /// A FASTA file's records by one streaming reader.
@@ -215,7 +224,6 @@ impl Database {
         fill: impl Fn(usize, &mut [u8]) -> std::result::Result<(), E> + Sync,
         refused: impl Fn(String) -> E + Sync,
     ) -> std::result::Result<Database, E> {
-        use rayon::prelude::*;
         let mut builder = Builder::new(alphabet, 0);
         for (id, description, len) in records {
             builder.push_header(id, description, *len).map_err(&refused)?;

@@ -52,6 +52,7 @@ use crate::error::{Error, Result};
 use crate::outfile::OutFile;
 use crate::seq::alphabet::Alphabet;
 use memmap2::MmapOptions;
+use rayon::prelude::*;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
@@ -242,7 +243,11 @@ impl Database {
                 names.len()
             )));
         }
-        for k in 0..n {
+        // On every core: the first sequence whose id is refused, as one after another.
+        let refused = (0..n)
+            .into_par_iter()
+            .find_first(|&k| crate::seq::check_id(&names[name_offsets[2 * k]..name_offsets[2 * k + 1]]).is_err());
+        if let Some(k) = refused {
             crate::seq::check_id(&names[name_offsets[2 * k]..name_offsets[2 * k + 1]])
                 .map_err(|m| invalid(format!("sequence {}: {m}", k + 1)))?;
         }
@@ -391,13 +396,9 @@ fn check_header(name: &str, bytes: &[u8]) -> Result<Header> {
 /// The first byte of `codes` that is `>= limit`, if any. Scans in blocks so that the
 /// common case (none) compiles to a vectorised maximum.
 fn first_code_at_least(codes: &[u8], limit: u8) -> Option<u8> {
-    for block in codes.chunks(1 << 14) {
-        let max = block.iter().fold(0u8, |m, &c| m.max(c));
-        if max >= limit {
-            return block.iter().copied().find(|&c| c >= limit);
-        }
-    }
-    None
+    // Blocks on every core, the first offending one found as a scan in order would.
+    let block = codes.par_chunks(1 << 14).find_first(|block| block.iter().fold(0u8, |m, &c| m.max(c)) >= limit)?;
+    block.iter().copied().find(|&c| c >= limit)
 }
 
 /// A writer that hashes everything written through it (after the header).

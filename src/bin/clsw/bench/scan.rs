@@ -7,12 +7,15 @@ use super::{median_of_runs, opencl_devices, print_row, short_name, ssearch_matri
 use clap::Args;
 use clsw::device::ClDevice;
 use clsw::engine::self_test;
+use clsw::outfile::OutFile;
 use clsw::scan::scanner::{Scanner, Tuning};
 use clsw::scan::windows::Windows;
 use clsw::scan::{Variant, scan_once};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::{Alphabet, EmptyRecords, fasta};
 use clsw::{Error, Result};
+use rayon::prelude::*;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -136,13 +139,26 @@ fn write_fasta<'a>(
     records: impl IntoIterator<Item = (String, &'a [u8])>,
     alphabet: Alphabet,
 ) -> Result<()> {
-    let mut text = Vec::new();
-    for (header, s) in records {
-        text.extend_from_slice(format!(">{header}\n").as_bytes());
-        text.extend_from_slice(&alphabet.decode_all(s));
-        text.push(b'\n');
+    let records: Vec<(String, &[u8])> = records.into_iter().collect();
+    // Pieces of records as text, made in parallel and written in order: a database of
+    // 20 G residues is never one string.
+    let mut f = OutFile::create(path)?;
+    for piece in records.chunks(1 << 20) {
+        let text: Vec<Vec<u8>> = piece
+            .par_iter()
+            .map(|(header, s)| {
+                let mut text = Vec::with_capacity(header.len() + s.len() + 3);
+                text.extend_from_slice(format!(">{header}\n").as_bytes());
+                text.extend_from_slice(&alphabet.decode_all(s));
+                text.push(b'\n');
+                text
+            })
+            .collect();
+        for t in &text {
+            f.write_all(t).map_err(|e| Error::io(path, e))?;
+        }
     }
-    crate::out::write_whole(path, &text)
+    f.commit()
 }
 
 /// The lengths above 8,081 residues (the longest of `uniprot20k`) in Swiss-Prot's
@@ -159,17 +175,24 @@ fn realistic_database(db: &[clsw::seq::Sequence], copies: usize, long_tail: bool
             s.swap(i, rng.below(i + 1));
         }
     };
-    let mut out = Vec::with_capacity(db.len() * copies + LONG_TAIL.len());
-    for copy in 0..copies {
-        let mut rng = super::rng(copy as u64 + 1);
-        for s in db {
-            let mut r = s.residues.clone();
-            if copy > 0 {
-                shuffle(&mut r, &mut rng);
-            }
-            out.push(r);
-        }
-    }
+    // Copies in parallel, each with a generator of its own, in order.
+    let mut out: Vec<Vec<u8>> = (0..copies)
+        .into_par_iter()
+        .flat_map_iter(|copy| {
+            let mut rng = super::rng(copy as u64 + 1);
+            let copied: Vec<Vec<u8>> = db
+                .iter()
+                .map(|s| {
+                    let mut r = s.residues.clone();
+                    if copy > 0 {
+                        shuffle(&mut r, &mut rng);
+                    }
+                    r
+                })
+                .collect();
+            copied
+        })
+        .collect();
     if long_tail {
         let all: Vec<u8> = db.iter().flat_map(|s| s.residues.iter().copied()).collect();
         let mut rng = super::rng(0x7a11);
