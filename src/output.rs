@@ -37,6 +37,8 @@
 //!   QUAL `*`. Tags: `AS:i` raw score, `NM:i` edit distance (mismatches + gap
 //!   columns), and when available `ZE:f` E-value and `ZB:f` bit score. The header is
 //!   known only at the end, so records are held in memory until [`ResultWriter::finish`].
+//!   A query without an id (a `>` line alone) is named `*`, SAM's name for none; a hit
+//!   on a subject without an id is an error, as SAM names every reference (`@SQ SN`).
 //! * **JSON**: one array, one object per query (see [`query_json`]); E-values and bit
 //!   scores without statistics are `null`.
 
@@ -207,7 +209,7 @@ fn sam_record(result: &SearchResult, hit: &Hit, db: &Database, query_seq: &str, 
     }
     let mut line = format!(
         "{}\t{flag}\t{}\t{}\t255\t{}\t*\t0\t0\t{query_seq}\t*\tAS:i:{}\tNM:i:{}",
-        result.query_id,
+        sam_qname(&result.query_id),
         db.id(hit.subject),
         a.subject_start + 1,
         sam_cigar(a, result.query_len, eqx),
@@ -219,6 +221,11 @@ fn sam_record(result: &SearchResult, hit: &Hit, db: &Database, query_seq: &str, 
         line.push_str(&format!("\tZB:f:{:.1}", hit.bit_score));
     }
     line
+}
+
+/// A query's SAM QNAME: its id, or `*` (SAM's name for none) when it has none.
+fn sam_qname(id: &str) -> &str {
+    if id.is_empty() { "*" } else { id }
 }
 
 /// Letters of the query on a strand.
@@ -482,13 +489,23 @@ impl<'a, W: Write> ResultWriter<'a, W> {
             OutputFormat::Sam => {
                 if result.hits.iter().all(|h| h.alignment.is_none()) {
                     let seq = query_letters(query, Strand::Plus, self.scoring);
-                    writeln!(self.sam_records, "{}\t4\t*\t0\t0\t*\t*\t0\t0\t{seq}\t*", result.query_id)?;
+                    writeln!(self.sam_records, "{}\t4\t*\t0\t0\t*\t*\t0\t0\t{seq}\t*", sam_qname(&result.query_id))?;
                 }
                 let mut letters: [Option<String>; 2] = [None, None];
                 let mut primary = true;
                 for h in &result.hits {
                     if h.alignment.is_none() {
                         continue;
+                    }
+                    if self.db.id(h.subject).is_empty() {
+                        return Err(std::io::Error::new(
+                            std::io::ErrorKind::InvalidData,
+                            format!(
+                                "subject {} of the database has no id, and SAM names every reference sequence \
+                                 (@SQ SN); give it one, or choose another output format",
+                                h.subject + 1
+                            ),
+                        ));
                     }
                     let slot = if h.strand == Strand::Plus { 0 } else { 1 };
                     let seq = letters[slot].get_or_insert_with(|| query_letters(query, h.strand, self.scoring));

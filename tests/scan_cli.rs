@@ -445,3 +445,45 @@ fn regression_statistics_give_evalues_without_lambda() {
     let first = &results[0]["hits"];
     assert!(first[0]["evalue"].as_f64().unwrap() < 1e-20 && first[0]["bit_score"].as_f64().unwrap() > 60.0, "{first}");
 }
+
+/// SAM names every read and reference: a query without an id (a `>` line alone) is `*`,
+/// SAM's name for none, and a hit on a subject without an id is refused with a reason,
+/// the previous output left as it was.
+#[test]
+fn sam_names_a_query_without_an_id_and_refuses_a_subject_without_one() {
+    let protein = b"MKVLAAGIWKLHHEEGRTPQWLLKAVVDEFGHIKLMNPQRSTVWY";
+    let query = scratch("sam_noid_query.fa", &[b">\n".as_slice(), protein, b"\n"].concat());
+    let named = scratch("sam_named_db.fa", &[b">s1 first\n".as_slice(), protein, b"\n"].concat());
+    let (code, out, err) = clsw(&["scan", "-q", s(&query), "-d", s(&named), "--outfmt", "sam"]);
+    assert_eq!(code, 0, "{err}");
+    let records: Vec<&str> = out.lines().filter(|l| !l.starts_with('@')).collect();
+    assert_eq!(records.len(), 1, "{out}");
+    assert!(records[0].starts_with("*\t0\ts1\t1\t"), "{out}");
+    let unnamed = scratch("sam_unnamed_db.fa", &[b">\n".as_slice(), protein, b"\n"].concat());
+    let previous = scratch("sam_previous.sam", b"kept\n");
+    let (code, _, err) = clsw(&["scan", "-q", s(&query), "-d", s(&unnamed), "--outfmt", "sam", "-o", s(&previous)]);
+    assert_ne!(code, 0);
+    assert!(err.contains("subject 1 of the database has no id"), "{err}");
+    assert_eq!(std::fs::read(&previous).unwrap(), b"kept\n");
+}
+
+/// gzip data followed by bytes that are not a whole gzip member (junk, or a member cut
+/// at its header) is refused with a message that says so, not as a damaged or truncated
+/// first member; a member cut inside its data says that instead.
+#[test]
+fn gzip_with_trailing_junk_says_where_the_junk_is() {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(b">a\nMKVLAAGIWKLHHEEGRTPQWLL\n").unwrap();
+    let member = gz.finish().unwrap();
+    for (name, tail) in [("short", &b"junk"[..]), ("long", &b"junkjunkjunkjunkjunk"[..])] {
+        let path = scratch(&format!("trailing_{name}.fa.gz"), &[member.as_slice(), tail].concat());
+        let (code, _, err) = clsw(&["scan", "-q", s(&path), "-d", s(&path)]);
+        assert_ne!(code, 0);
+        assert!(err.contains("after 27 decompressed bytes: what follows the last complete gzip member"), "{err}");
+    }
+    let cut = scratch("cut.fa.gz", &member[..member.len() - 12]);
+    let (code, _, err) = clsw(&["scan", "-q", s(&cut), "-d", s(&cut)]);
+    assert_ne!(code, 0);
+    assert!(err.contains("incomplete deflate stream") && !err.contains("trailing"), "{err}");
+}

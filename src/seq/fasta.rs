@@ -212,10 +212,53 @@ pub fn open_input(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let mut reader = raw_input(path)?;
     let magic = reader.fill_buf().map_err(|e| Error::io(path, e))?;
     Ok(if magic.starts_with(&[0x1f, 0x8b]) {
-        Box::new(BufReader::with_capacity(1 << 20, MultiGzDecoder::new(reader)))
+        Box::new(BufReader::with_capacity(1 << 20, Gzip::new(reader)))
     } else {
         Box::new(reader)
     })
+}
+
+/// gzip data, every member in turn, whose errors past the first member say so: bytes
+/// after a complete member that are not a whole member (trailing junk, or a member cut
+/// short at its header) read as "unexpected end of file" or "invalid gzip header",
+/// which sounded like a damaged first member.
+struct Gzip<R: BufRead> {
+    inner: MultiGzDecoder<R>,
+    /// Bytes decompressed so far.
+    produced: u64,
+}
+
+impl<R: BufRead> Gzip<R> {
+    fn new(reader: R) -> Gzip<R> {
+        Gzip { inner: MultiGzDecoder::new(reader), produced: 0 }
+    }
+}
+
+impl<R: BufRead> Read for Gzip<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.inner.read(buf) {
+            Ok(n) => {
+                self.produced += n as u64;
+                Ok(n)
+            }
+            // flate2's errors for a member's header (a cut-off deflate stream is
+            // "incomplete deflate stream"): past output, a later member's header.
+            Err(e)
+                if self.produced > 0
+                    && matches!(e.to_string().as_str(), "unexpected end of file" | "invalid gzip header") =>
+            {
+                Err(std::io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{e} after {} decompressed bytes: what follows the last complete gzip member is not a \
+                         whole gzip member (trailing junk, or a member cut short; `gzip -t` calls it trailing garbage)",
+                        self.produced
+                    ),
+                ))
+            }
+            Err(e) => Err(e),
+        }
+    }
 }
 
 /// An input's name in messages: its path, or "standard input".
@@ -240,7 +283,7 @@ pub fn guess_alphabet(path: &Path) -> Result<Alphabet> {
     let mut reader = raw_input(path)?;
     let magic = reader.fill_buf().map_err(|e| Error::io(path, e))?;
     let input: Box<dyn Read> =
-        if magic.starts_with(&[0x1f, 0x8b]) { Box::new(MultiGzDecoder::new(reader)) } else { Box::new(reader) };
+        if magic.starts_with(&[0x1f, 0x8b]) { Box::new(Gzip::new(reader)) } else { Box::new(reader) };
     let mut sample = Vec::new();
     // Lines since the first FASTQ header (None: not FASTQ, or no header yet).
     let mut fastq_line: Option<usize> = None;
