@@ -532,6 +532,15 @@ fn bed_size_and_magic_are_checked() {
     sm[2] = 0;
     std::fs::write(dir.join("t.bed"), &sm).unwrap();
     assert!(read_bed(&dir.join("t")).unwrap_err().to_string().contains("sample-major"));
+    // A .fam one sample short: the .bed's size still fits (40 and 39 samples both take
+    // 10 bytes a variant), but the 40th sample's calls sit in the padding bits.
+    std::fs::write(dir.join("t.bed"), &bed).unwrap();
+    let fam = std::fs::read_to_string(src.with_extension("fam")).unwrap();
+    let short: String = fam.lines().take(39).map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join("t.fam"), short).unwrap();
+    let err = read_bed(&dir.join("t")).unwrap_err().to_string();
+    assert!(err.contains("t.bed: variant") && err.contains("past the 39 samples"), "{err}");
+    copy("fam", "t");
     // Missing files and an empty .fam.
     assert!(read_bed(&dir.join("nope")).unwrap_err().to_string().contains("nope.fam"));
     std::fs::write(dir.join("t.bed"), &bed).unwrap();

@@ -243,6 +243,20 @@ pub fn read_bed(prefix: &Path) -> Result<Dataset> {
         let count = (variants - w * 64).min(64);
         input.read_exact(&mut block[..count * row_bytes]).map_err(|e| Error::io(&bed, e))?;
         let block = &block[..count * row_bytes];
+        // The slots past the last sample in a variant's last byte are zero bits: calls
+        // there are samples the .fam does not list (a .fam a few samples short needs
+        // the same bytes).
+        if n % 4 != 0
+            && let Some(k) = (0..count).find(|&k| block[(k + 1) * row_bytes - 1] >> (2 * (n % 4)) != 0)
+        {
+            return Err(Error::InvalidArgument(format!(
+                "{}: variant {} has calls past the {n} samples that {} lists (its last byte's padding bits are \
+                 not zero): the .fam is missing samples, or the .bed is damaged",
+                bed.display(),
+                w * 64 + k + 1,
+                fam.display()
+            )));
+        }
         rows.par_iter_mut().enumerate().with_min_len(64).for_each(|(s, row)| {
             let (byte, shift) = (s / 4, (s % 4) * 2);
             let (mut x, mut y, mut v) = (0u64, 0u64, 0u64);
