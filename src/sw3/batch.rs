@@ -57,16 +57,7 @@ pub struct BatchRow {
 /// running the batch kernel (or the reference, in parallel over triples, for the native
 /// path). Results in the order of `triples`.
 pub fn batch(engine: &Engine, seqs: &[&[u8]], triples: &[[u32; 3]], scoring: &Scoring) -> Result<Vec<Sw3Score>> {
-    check_inputs(seqs, scoring)?;
-    if let Some((t, &bad)) =
-        triples.iter().enumerate().find_map(|(t, tri)| tri.iter().find(|&&s| s as usize >= seqs.len()).map(|s| (t, s)))
-    {
-        return Err(Error::InvalidArgument(format!(
-            "triple {}: sequence index {bad} out of range ({} sequences)",
-            t + 1,
-            seqs.len()
-        )));
-    }
+    check_inputs(seqs, triples, scoring)?;
     let workers = engine.workers();
     let cells = |t: &[u32; 3]| t.iter().map(|&s| seqs[s as usize].len() + 1).product::<usize>();
     let bounds = split_by_size(triples.iter().map(cells), workers.len());

@@ -236,7 +236,7 @@ pub fn score_on(
     scoring: &Scoring,
     tuning: &Tuning,
 ) -> Result<Run> {
-    check_inputs(&[a, b, c], scoring)?;
+    check_inputs(&[a, b, c], &[[0, 1, 2]], scoring)?;
     match variant {
         Variant::Tile => score_tile(dev, a, b, c, scoring, tuning),
         Variant::Plane => score_plane(dev, a, b, c, scoring),
@@ -441,20 +441,7 @@ pub fn batch_on(
     scoring: &Scoring,
     tuning: &Tuning,
 ) -> Result<BatchRun> {
-    check_inputs(seqs, scoring)?;
-    for (t, tri) in triples.iter().enumerate() {
-        if let Some(&bad) = tri.iter().find(|&&s| s as usize >= seqs.len()) {
-            return Err(Error::InvalidArgument(format!(
-                "triple {}: sequence index {bad} out of range ({} sequences)",
-                t + 1,
-                seqs.len()
-            )));
-        }
-        let total: usize = tri.iter().map(|&s| seqs[s as usize].len()).sum();
-        if total as u64 >= 1 << 28 {
-            return Err(Error::InvalidArgument(format!("triple {}: sequences too long", t + 1)));
-        }
-    }
+    check_inputs(seqs, triples, scoring)?;
     if triples.is_empty() {
         return Ok(BatchRun { scores: Vec::new(), kernel_seconds: 0.0 });
     }

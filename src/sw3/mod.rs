@@ -153,29 +153,52 @@ pub(crate) fn check_native_memory(
     memory::ensure(what, cells * per_cell * concurrent as u128)
 }
 
-/// Checks that codes fit the matrix and that no 32-bit score can overflow; every entry
+/// Checks that codes fit the matrix, that every triple (indices into `seqs`) names
+/// sequences of `seqs`, and that no 32-bit score of a triple can overflow; every entry
 /// point calls it.
-pub(crate) fn check_inputs(seqs: &[&[u8]], scoring: &Scoring) -> Result<()> {
+pub(crate) fn check_inputs(seqs: &[&[u8]], triples: &[[u32; 3]], scoring: &Scoring) -> Result<()> {
     for (s, seq) in seqs.iter().enumerate() {
         scoring.matrix.alphabet().check_codes(seq, format_args!("sequence {}", s + 1))?;
     }
     let m = scoring.matrix.max_score().abs().max(scoring.matrix.min_score().abs()) as i64;
-    let total: i64 = seqs.iter().map(|s| s.len() as i64).sum();
-    let bound = 3 * m.max(2 * (scoring.gaps.open + scoring.gaps.extend) as i64) * (total + 3);
-    if bound >= 1 << 28 {
-        return Err(Error::InvalidArgument(format!(
-            "sequences too long for 32-bit scores with this matrix ({total} residues in a triple)"
-        )));
-    }
     if m > i16::MAX as i64 {
         return Err(Error::InvalidArgument("substitution scores beyond 16 bits are not supported by sw3".into()));
+    }
+    let gaps = 2 * (scoring.gaps.open + scoring.gaps.extend) as i64;
+    for (t, tri) in triples.iter().enumerate() {
+        if let Some(&bad) = tri.iter().find(|&&s| s as usize >= seqs.len()) {
+            return Err(Error::InvalidArgument(format!(
+                "triple {}: sequence index {bad} out of range ({} sequences)",
+                t + 1,
+                seqs.len()
+            )));
+        }
+        // A cell's value stays within 3 x the largest step x the triple's residues.
+        let lens = tri.map(|s| seqs[s as usize].len() as i64);
+        let total: i64 = lens.iter().sum();
+        if 3 * m.max(gaps) * (total + 3) >= 1 << 28 {
+            let cause = if gaps > m {
+                format!("gap costs {} / {}", scoring.gaps.open, scoring.gaps.extend)
+            } else {
+                format!("substitution scores up to {m} in size")
+            };
+            return Err(Error::InvalidArgument(format!(
+                "triple {}: {} + {} + {} = {total} residues are too many for sw3's 32-bit scores with {cause} \
+                 (3 x {} x (residues + 3) must stay below 2^28); use shorter sequences",
+                t + 1,
+                lens[0],
+                lens[1],
+                lens[2],
+                m.max(gaps)
+            )));
+        }
     }
     Ok(())
 }
 
 /// The best local score of three sequences (alphabet codes) on the CPU: the reference.
 pub fn score_cpu(a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring) -> Result<Sw3Score> {
-    check_inputs(&[a, b, c], scoring)?;
+    check_inputs(&[a, b, c], &[[0, 1, 2]], scoring)?;
     check_native_memory([a.len(), b.len(), c.len()], scoring, false, 1)?;
     Ok(crate::reference::sw3::sw3_score(a, b, c, scoring))
 }
@@ -196,4 +219,30 @@ pub fn align_on(engine: &crate::Engine, a: &[u8], b: &[u8], c: &[u8], scoring: &
     align_from_end(a, b, c, scoring, best)?
         .map(Some)
         .ok_or_else(|| Error::Device(format!("the device's end cell {best:?} does not trace back to its score")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_inputs;
+    use crate::scoring::{Gaps, Matrix, Scoring};
+
+    /// The 32-bit bound is a triple's, not the whole set's: many small triples pass,
+    /// one too large is named with its lengths and the cost that bounds it.
+    #[test]
+    fn the_32_bit_bound_is_per_triple_and_names_its_cause() {
+        let blosum =
+            |open, extend| Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(open, extend).unwrap());
+        let small = vec![1u8; 40_000];
+        let many: Vec<&[u8]> = (0..100).map(|_| small.as_slice()).collect();
+        let triples: Vec<[u32; 3]> = (0..98).map(|k| [k, k + 1, k + 2]).collect();
+        check_inputs(&many, &triples, &blosum(11, 1)).expect("4 M residues in triples of 120,000");
+        let large = vec![1u8; 3_000_000];
+        let err = check_inputs(&[&small, &large, &large], &[[0, 1, 2]], &blosum(11, 1)).unwrap_err().to_string();
+        assert!(err.contains("triple 1: 40000 + 3000000 + 3000000 = 6040000 residues"), "{err}");
+        assert!(err.contains("gap costs 11 / 1"), "{err}");
+        let err = check_inputs(&[&large, &large, &large], &[[0, 1, 2]], &blosum(1, 1)).unwrap_err().to_string();
+        assert!(err.contains("substitution scores up to 11"), "{err}");
+        let err = check_inputs(&many, &[[0, 1, 100]], &blosum(11, 1)).unwrap_err().to_string();
+        assert!(err.contains("triple 1: sequence index 100 out of range (100 sequences)"), "{err}");
+    }
 }

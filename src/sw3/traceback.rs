@@ -47,7 +47,7 @@ pub fn align(a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring) -> Result<Option<A
 /// no alignment of that score ends there (or the score is 0); an error for inputs the
 /// model refuses or whose planes do not fit in memory.
 pub fn align_from_end(a: &[u8], b: &[u8], c: &[u8], scoring: &Scoring, best: Sw3Score) -> Result<Option<Alignment3>> {
-    check_inputs(&[a, b, c], scoring)?;
+    check_inputs(&[a, b, c], &[[0, 1, 2]], scoring)?;
     let Some(end) = best.end else { return Ok(None) };
     if end[0] > a.len() || end[1] > b.len() || end[2] > c.len() {
         return Ok(None);
@@ -65,7 +65,7 @@ pub fn align_with_limit(
     scoring: &Scoring,
     full_cells: usize,
 ) -> Result<Option<Alignment3>> {
-    check_inputs(&[a, b, c], scoring)?;
+    check_inputs(&[a, b, c], &[[0, 1, 2]], scoring)?;
     check_native_memory([a.len(), b.len(), c.len()], scoring, true, 1)?;
     let best = sw3_score(a, b, c, scoring);
     let Some(end) = best.end else { return Ok(None) };
