@@ -487,3 +487,24 @@ fn gzip_with_trailing_junk_says_where_the_junk_is() {
     assert_ne!(code, 0);
     assert!(err.contains("incomplete deflate stream") && !err.contains("trailing"), "{err}");
 }
+
+/// A database file larger than the memory a process may use: the room its size
+/// suggests is taken only where memory allows (it aborted reserving it), so what the
+/// file holds decides: here a record followed by 4 GiB of NUL bytes (a sparse file),
+/// refused at its first NUL under a 1 GiB limit, by `scan` and by `makedb`.
+#[test]
+fn a_database_larger_than_the_memory_limit_is_read_not_reserved() {
+    let db = scratch("sparse_db.fa", b">a\nMKVLAAGIWKLHH\n");
+    std::fs::OpenOptions::new().write(true).open(&db).unwrap().set_len(4 << 30).unwrap();
+    let q = scratch("sparse_q.fa", b">q\nMKVLAAGIW\n");
+    let out = scratch_dir().join("sparse.clswdb");
+    for args in [vec!["scan", "-q", s(&q), "-d", s(&db)], vec!["makedb", s(&db), "-o", s(&out)]] {
+        let (code, _, err) = clsw_limited(1, &args);
+        assert_eq!(code, 1, "{err}");
+        assert!(
+            err.contains("line 3 (record 1, 'a'): byte \\x00 at column 1 is not a protein residue letter"),
+            "{err}"
+        );
+    }
+    std::fs::remove_file(&db).unwrap();
+}

@@ -89,20 +89,28 @@ struct Builder {
 }
 
 impl Builder {
+    /// A builder whose residues may take `residue_capacity` bytes: room reserved now
+    /// where memory allows it (a file's size is a bound, not a need), else grown as
+    /// records come.
     fn new(alphabet: Alphabet, residue_capacity: usize) -> Builder {
+        let mut residues = Vec::new();
+        let _ = residues.try_reserve_exact(residue_capacity);
         Builder {
             alphabet,
             names: String::new(),
             name_offsets: vec![0],
             lengths: Vec::new(),
             offsets: vec![0],
-            residues: Vec::with_capacity(residue_capacity),
+            residues,
         }
     }
 
     /// Adds one record; `Err` carries the reason it cannot be stored.
     fn push(&mut self, seq: &Sequence) -> std::result::Result<(), String> {
         self.push_header(&seq.id, &seq.description, seq.residues.len())?;
+        self.residues.try_reserve(seq.residues.len()).map_err(|_| {
+            format!("not enough memory for the database's residues ({} bytes and more)", self.residues.len())
+        })?;
         self.residues.extend_from_slice(&seq.residues);
         Ok(())
     }
@@ -116,6 +124,16 @@ impl Builder {
         crate::seq::check_id(id)?;
         let len32 = u32::try_from(len)
             .map_err(|_| format!("sequence '{id}' has {len} residues, more than the {} allowed", u32::MAX))?;
+        let room = self.names.try_reserve(id.len() + description.len()).is_ok()
+            && self.name_offsets.try_reserve(2).is_ok()
+            && self.lengths.try_reserve(1).is_ok()
+            && self.offsets.try_reserve(1).is_ok();
+        if !room {
+            return Err(format!(
+                "not enough memory for the database's names and lengths ({} sequences so far)",
+                self.lengths.len()
+            ));
+        }
         self.names.push_str(id);
         self.name_offsets.push(self.names.len());
         self.names.push_str(description);

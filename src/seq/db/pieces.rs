@@ -88,7 +88,11 @@ fn read_in_windows(
 fn read_at(file: &File, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
     use std::os::unix::fs::FileExt;
     const PART: usize = 1 << 20;
-    let mut bytes = vec![0u8; len];
+    // Room the memory may not have (a window doubles past a long record): the
+    // streaming reader, which needs less at once, then reads the file.
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(len).map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+    bytes.resize(len, 0);
     bytes
         .par_chunks_mut(PART)
         .enumerate()
