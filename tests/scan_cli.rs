@@ -508,3 +508,25 @@ fn a_database_larger_than_the_memory_limit_is_read_not_reserved() {
     }
     std::fs::remove_file(&db).unwrap();
 }
+
+/// A query whose profile does not fit the memory a process may use, on an OpenCL
+/// device: an error naming the profile and its size, not an abort.
+#[test]
+fn a_query_profile_larger_than_the_memory_limit_is_an_error() {
+    if test_devices().is_empty() {
+        return;
+    }
+    let mut state = 5u64;
+    let letters = b"ACDEFGHIKLMNPQRSTVWY";
+    let mut text = b">big\n".to_vec();
+    text.extend((0..20_000_000).map(|_| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        letters[(state >> 33) as usize % letters.len()]
+    }));
+    text.push(b'\n');
+    let q = scratch("profile_query.fa", &text);
+    let db = scratch("profile_db.fa", b">s\nMKVLAAGIWKLHHEEGRTPQWLL\n");
+    let (code, out, err) = clsw_limited(1, &["scan", "-q", s(&q), "-d", s(&db), "--device", "cpu"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("out of memory: a query profile needs 2.0 GB"), "{err}");
+}

@@ -150,11 +150,14 @@ pub(crate) fn fits_16_bits(scoring: &Scoring) -> bool {
 /// Scores of a 16-bit profile: every value narrowed exactly, or an error (a scoring
 /// that does not fit 16 bits must have been sent to a 32-bit path first).
 pub(crate) fn narrow_scores(scores: &[i32]) -> Result<Vec<i16>> {
-    scores
-        .iter()
-        .map(|&v| i16::try_from(v))
-        .collect::<std::result::Result<_, _>>()
-        .map_err(|_| crate::Error::InvalidArgument("a score beyond 16 bits reached a 16-bit kernel".into()))
+    let mut narrow = crate::memory::vec_with_capacity("a query profile of 16-bit scores", scores.len())?;
+    for &v in scores {
+        narrow.push(
+            i16::try_from(v)
+                .map_err(|_| crate::Error::InvalidArgument("a score beyond 16 bits reached a 16-bit kernel".into()))?,
+        );
+    }
+    Ok(narrow)
 }
 
 /// The longest query or subject the OpenCL kernels take: they hold positions and

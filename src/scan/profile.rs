@@ -47,7 +47,8 @@ impl QueryProfile {
         super::check_kernel_lengths(longest, [])?;
         let m_pad = longest.div_ceil(span) * span;
         let letters = scoring.matrix.size() + 1;
-        let mut profile = vec![PAD_SCORE as i32; queries.len() * letters * m_pad];
+        let cells = crate::memory::count("a query profile", &[queries.len(), letters, m_pad])?;
+        let mut profile = crate::memory::vec_filled("a query profile", cells, PAD_SCORE as i32)?;
         for (slot, query) in queries.iter().enumerate() {
             for c in 0..letters - 1 {
                 let row = &mut profile[(slot * letters + c) * m_pad..][..query.len()];
@@ -72,7 +73,8 @@ impl QueryProfile {
         super::check_kernel_lengths(longest, [])?;
         let m_pad = longest.div_ceil(span) * span;
         let letters = scoring.matrix.size() + 1;
-        let mut profile = vec![PAD_SCORE as i32; 2 * letters * m_pad];
+        let cells = crate::memory::count("a paired query profile", &[2, letters, m_pad])?;
+        let mut profile = crate::memory::vec_filled("a paired query profile", cells, PAD_SCORE as i32)?;
         for (lane, query) in std::iter::once(a).chain(b).enumerate() {
             for c in 0..letters - 1 {
                 for (i, &q) in query.iter().enumerate() {
