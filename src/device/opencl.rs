@@ -276,6 +276,11 @@ impl ClDevice {
             let what = format!("a buffer on {} (which allows {} bytes per buffer)", self.info.label(), limit);
             return Err(Error::OutOfMemory { what, bytes });
         }
+        // A CPU device's buffers are this process's memory, and PoCL asserts (aborting
+        // the process) where it cannot allocate one: the room is tried first.
+        if self.info.kind == crate::device::DeviceKind::Cpu {
+            crate::memory::ensure(format_args!("a buffer on {}", self.info.label()), bytes)?;
+        }
         Ok(())
     }
 
