@@ -15,11 +15,17 @@
 //! An engine without OpenCL devices computes on the native CPU path
 //! ([`crate::scan::native`]: one subject per SIMD lane, on all cores).
 //!
+//! That setup is host work and uploads: [`SearchPlan::new`] does the host work (the
+//! shares, each resident share's layout) from the devices' descriptions alone, so it can
+//! run while the devices open ([`crate::engine::Engine::open_in_background`], as `clsw
+//! scan` does), and [`SearchPlan::upload`] writes every share to its device at once.
+//!
 //! [`Searcher::search_all`] runs the device scans on one thread and, on the calling
 //! thread, the CPU work of the previous query: E-values, the choice of hits and their
 //! alignments ([`align_hits`]: [`crate::reference::align`]'s alignment, traced back over
 //! the rectangle that must hold it, 16 hits at a time on the SIMD lanes). So the alignments of query
-//! i are computed while the devices scan query i + 1.
+//! i are computed while the devices scan query i + 1. The last few queries are scanned
+//! longest first, so that the CPU work no scan hides, the last query's, is the least.
 //!
 //! # Scores, hits and strands
 //!
