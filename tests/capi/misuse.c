@@ -520,6 +520,15 @@ static void out_of_memory(fixture *f, const char *dir) {
         lens[i] = 7;
     }
     memset(longs, 'W', 3 * 6000);
+    /* A subject of 20 M residues and a database of one of 100 M, made before the limit. */
+    size_t long_len = 20000000, huge_len = 100000000;
+    uint8_t *long_subject = malloc(huge_len);
+    REQUIRE(long_subject);
+    for (size_t i = 0; i < huge_len; i++) long_subject[i] = (uint8_t)"ACDEFGHIKLMNPQRSTVWY"[(i * 7 + i / 13) % 20];
+    const uint8_t *huge_seqs[1] = {long_subject};
+    size_t huge_lens[1] = {huge_len};
+    clsw_db *huge_db = NULL;
+    EXPECT(clsw_db_new_sequences(CLSW_ALPHABET_PROTEIN, 1, huge_seqs, huge_lens, NULL, &huge_db), CLSW_OK, "");
     clsw_engine *e = NULL;
     clsw_scoring *sc = NULL;
     EXPECT(clsw_engine_new("reference", &e), CLSW_OK, "");
@@ -547,9 +556,33 @@ static void out_of_memory(fixture *f, const char *dir) {
     EXPECT(clsw_sw3_score(e, sc, longs, 6000, longs + 6000, 6000, longs + 12000, 6000, NULL, &score, end),
            CLSW_ERR_OUT_OF_MEMORY, "6000 x 6000 x 6000 residues needs 2.3 GB");
     REQUIRE(score == -1);
+    /* A SAX word whose segments do not fit the limit (4.6 GB): refused before any write. */
+    double series[4] = {1, 2, 3, 4};
+    size_t word = (size_t)1 << 28;
+    uint8_t code = 0;
+    EXPECT(clsw_sax(series, 4, word, 4, &code, word, NULL), CLSW_ERR_OUT_OF_MEMORY, "a SAX word of 268435456 segments");
+    /* A short query against long subjects fits: the native kernel's memory follows the
+       query's rows (psse's shuffles of a 20 M-residue subject; a search of a database of
+       one 100 M-residue subject). */
+    clsw_psse_options few;
+    EXPECT(clsw_psse_options_init(&few, sizeof few), CLSW_OK, "");
+    few.shuffles = 4;
+    clsw_psse_result long_pr = {.size = sizeof long_pr};
+    EXPECT(clsw_psse(e, sc, q, 10, long_subject, long_len, &few, &long_pr), CLSW_OK, "");
+    clsw_searcher *huge = NULL;
+    clsw_hits *hits = NULL;
+    EXPECT(clsw_searcher_new(e, sc, huge_db, NULL, &huge), CLSW_OK, "");
+    EXPECT(clsw_searcher_search(huge, "q", long_subject + 5000, 40, &hits), CLSW_OK, "");
+    size_t found = 0;
+    EXPECT(clsw_hits_count(hits, &found), CLSW_OK, "");
+    REQUIRE(found == 1);
+    clsw_hits_free(hits);
+    clsw_searcher_free(huge);
     /* What fits still works after the refusals. */
     EXPECT(clsw_sw3_score(e, sc, longs, 60, longs, 50, longs, 40, NULL, &score, end), CLSW_OK, "");
     REQUIRE(score > 0);
+    clsw_db_free(huge_db);
+    free(long_subject);
     clsw_scoring_free(sc);
     clsw_engine_free(e);
     free(longs);
