@@ -509,10 +509,10 @@ fn a_database_larger_than_the_memory_limit_is_read_not_reserved() {
     std::fs::remove_file(&db).unwrap();
 }
 
-/// A query whose profile does not fit the memory a process may use, on an OpenCL
-/// device: an error naming the profile and its size, not an abort.
+/// A query whose profile, or a database whose layout, does not fit the memory a process
+/// may use, on an OpenCL device: an error naming it and its size, not an abort.
 #[test]
-fn a_query_profile_larger_than_the_memory_limit_is_an_error() {
+fn a_profile_or_layout_larger_than_the_memory_limit_is_an_error() {
     if test_devices().is_empty() {
         return;
     }
@@ -529,4 +529,9 @@ fn a_query_profile_larger_than_the_memory_limit_is_an_error() {
     let (code, out, err) = clsw_limited(1, &["scan", "-q", s(&q), "-d", s(&db), "--device", "cpu"]);
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     assert!(err.contains("out of memory: a query profile needs 2.0 GB"), "{err}");
+    // The same sequence as the database: its layout (a group of 64 slots, one of them
+    // 20 M residues long) does not fit either.
+    let (code, out, err) = clsw_limited(1, &["scan", "-q", s(&db), "-d", s(&q), "--device", "cpu"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("out of memory: the subjects laid out for the device needs 1.3 GB"), "{err}");
 }

@@ -114,7 +114,7 @@ impl GroupLayout {
                 l.lengths[g * per_group + p] = subjects[k as usize].as_ref().len() as u32;
             }
         }
-        l.words = vec![0u32; n_words];
+        l.words = crate::memory::vec_filled("the subjects laid out for the device", n_words, 0u32)?;
         let mut slices = Vec::with_capacity(groups);
         let mut rest = &mut l.words[..];
         for g in 0..groups {
