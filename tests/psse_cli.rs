@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::cli::{clsw, clsw_limited, s, same_output_on_two_devices, scratch};
+use common::cli::{clsw, clsw_limited, random_protein_fasta, s, same_output_on_two_devices, scratch};
 use common::{data_dir, test_devices};
 use std::path::PathBuf;
 
@@ -175,15 +175,7 @@ fn bench_prints_rates() {
 /// columns times its lanes (AVX-512's 32 lanes needed 2.6 GB and aborted).
 #[test]
 fn a_long_subject_fits_a_memory_limit_whatever_the_simd_level() {
-    let mut state = 9u64;
-    let letters = b"ACDEFGHIKLMNPQRSTVWY";
-    let mut text = b">long\n".to_vec();
-    text.extend((0..20_000_000).map(|_| {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        letters[(state >> 33) as usize % letters.len()]
-    }));
-    text.push(b'\n');
-    let subject = scratch("long_subject.fa", &text);
+    let (subject, _) = random_protein_fasta("long_subject.fa", 20_000_000, 9);
     let query = scratch("long_subject_query.fa", b">q\nMKVLAAGIWKLHHEEGRTPQWLL\n");
     let (code, out, err) =
         clsw_limited(1, &["psse", "--query", s(&query), "--subject", s(&subject), "--shuffles", "4"]);

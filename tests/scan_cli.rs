@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::cli::{clsw, clsw_limited, clsw_on, s, same_output_on_two_devices, scratch, scratch_dir};
+use common::cli::{
+    clsw, clsw_limited, clsw_on, random_protein_fasta, s, same_output_on_two_devices, scratch, scratch_dir,
+};
 use common::{data_dir, test_devices};
 use std::path::PathBuf;
 
@@ -301,18 +303,7 @@ fn an_endless_input_that_is_not_fasta_is_refused_at_its_first_byte() {
 /// fits) is taken fallibly too.
 #[test]
 fn alignments_that_do_not_fit_in_memory_are_an_error_not_an_abort() {
-    let mut state = 2u64;
-    let letters = b"ACDEFGHIKLMNPQRSTVWY";
-    let query: Vec<u8> = (0..12_000_000)
-        .map(|_| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            letters[(state >> 33) as usize % letters.len()]
-        })
-        .collect();
-    let mut text = b">long\n".to_vec();
-    text.extend_from_slice(&query);
-    text.push(b'\n');
-    let q = scratch("long_query.fa", &text);
+    let (q, query) = random_protein_fasta("long_query.fa", 12_000_000, 2);
     let tail = String::from_utf8(query[query.len() - 25..].to_vec()).unwrap();
     let db = scratch("long_query_db.fa", format!(">tail\n{tail}\n>other\nMKVLAAGIVGLLLASCSSEKPVQEHT\n").as_bytes());
     let (code, out, err) = clsw_limited(1, &["scan", "-q", s(&q), "-d", s(&db)]);
@@ -516,15 +507,7 @@ fn a_profile_or_layout_larger_than_the_memory_limit_is_an_error() {
     if test_devices().is_empty() {
         return;
     }
-    let mut state = 5u64;
-    let letters = b"ACDEFGHIKLMNPQRSTVWY";
-    let mut text = b">big\n".to_vec();
-    text.extend((0..20_000_000).map(|_| {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        letters[(state >> 33) as usize % letters.len()]
-    }));
-    text.push(b'\n');
-    let q = scratch("profile_query.fa", &text);
+    let (q, _) = random_protein_fasta("profile_query.fa", 20_000_000, 5);
     let db = scratch("profile_db.fa", b">s\nMKVLAAGIWKLHHEEGRTPQWLL\n");
     let (code, out, err) = clsw_limited(1, &["scan", "-q", s(&q), "-d", s(&db), "--device", "cpu"]);
     assert_eq!((code, out.as_str()), (1, ""), "{err}");

@@ -107,7 +107,8 @@ pub struct Opening {
 
 impl Opening {
     /// Waits for the devices to be selected, not opened: `None` when the selection
-    /// failed ([`join`](Self::join) says why).
+    /// failed ([`join`](Self::join) says why). The selection is given once: a second
+    /// call waits for the engine and gives `None`.
     pub fn selected(&self) -> Option<Vec<Backend>> {
         self.selected.recv().ok()
     }

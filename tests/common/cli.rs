@@ -99,6 +99,15 @@ pub fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
     p
 }
 
+/// A scratch FASTA file `name` of one record `>long` of `len` protein letters drawn
+/// with `seed`, and the letters.
+pub fn random_protein_fasta(name: &str, len: usize, seed: u64) -> (PathBuf, Vec<u8>) {
+    const LETTERS: &[u8; 20] = b"ACDEFGHIKLMNPQRSTVWY";
+    let letters: Vec<u8> = super::Rng::new(seed).codes(len, 20).into_iter().map(|c| LETTERS[c as usize]).collect();
+    let text = [b">long\n".as_slice(), &letters, b"\n"].concat();
+    (scratch(name, &text), letters)
+}
+
 /// A path as a command-line argument.
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
