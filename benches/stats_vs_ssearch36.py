@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """E-values of clsw's statistics methods beside ssearch36's, hit by hit.
 
-Runs `clsw scan` (--stats fit, regression, shuffle, published) and ssearch36 (-z 1, its
+Runs `clsw scan` (--stats auto, regression, fit, shuffle, published) and ssearch36 (-z 1, its
 default regression; -z 2, maximum likelihood; -z 3, Altschul-Gish published parameters;
 -z 11, regression on shuffled library sequences) on the
 same queries and database, BLOSUM62 11/1, 50 hits with E <= 10 each, and prints for
@@ -44,7 +44,7 @@ def main():
             (11, "regression on shuffles"),
         ]
     }
-    for method in ["fit", "regression", "shuffle", "published"]:
+    for method in ["auto", "regression", "fit", "shuffle", "published"]:
         mine = evalues([a.clsw, "scan", "-q", a.queries, "-d", a.db, "--stats", method, "--max-hits", "50"])
         for name, theirs in peers.items():
             ratios = sorted(math.log10(mine[k] / theirs[k]) for k in mine if k in theirs and mine[k] > 0 and theirs[k] > 0)

@@ -468,6 +468,14 @@ typedef struct clsw_search_options {
      * `-Z`); 0 (the default): the database's own.
      */
     uint64_t db_size;
+    /**
+     * Most alignments per subject (BLAST `-max_hsps`): its best, then further ones
+     * that do not overlap it in the subject, as ssearch36 lists them (each with its
+     * own E-value within a tenth of `evalue`); they follow their subject's best in the
+     * hits (`clsw_hit.hsp`). 0 or 1 (the default): the best alone. Appended later: a
+     * caller whose `size` ends before it gets the default.
+     */
+    size_t max_hsps;
 } clsw_search_options;
 
 /**
@@ -569,6 +577,12 @@ typedef struct clsw_hit {
      * NULL. Owned by the hits handle.
      */
     const char *cigar;
+    /**
+     * 0 for the subject's best alignment; 1, 2, ... for its further ones
+     * (`clsw_search_options.max_hsps`), which follow it, best first. Appended later: a
+     * caller whose `size` ends before it does not get it.
+     */
+    size_t hsp;
 } clsw_hit;
 
 /**

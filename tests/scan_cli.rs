@@ -37,7 +37,7 @@ fn scan_on_the_native_path_and_the_default_device_agree() {
     let (code, native, err) = clsw(&["scan", "--query", s(&q), "--db", &db]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("clsw: 3 queries (249 residues) x 299 subjects (169,296 residues)"), "{err}");
-    assert!(err.contains("native CPU path (SIMD, no OpenCL)") && err.contains("E-values fitted for 3"), "{err}");
+    assert!(err.contains("native CPU path (SIMD, no OpenCL)") && err.contains("E-values regression for 3"), "{err}");
     let lines: Vec<&str> = native.lines().collect();
     assert!(lines.len() > 10);
     // The first query's best hits: two identical 49-residue proteins (score 268, as
@@ -137,7 +137,7 @@ fn every_output_format_writes_and_parses() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 3);
-    assert_eq!(v[0]["evalue_source"], "fitted");
+    assert_eq!(v[0]["evalue_source"], "regression");
     assert_eq!(v[0]["hits"][0]["score"], 268);
     let (code, pairwise, err) = clsw(&["scan", "-q", s(&q), "-d", &db, "--outfmt", "pairwise", "--width", "50"]);
     assert_eq!(code, 0, "{err}");
@@ -321,7 +321,7 @@ fn first_subjects(n: usize) -> PathBuf {
 
 /// `--stats` chooses where E-values come from and `--dbsize` (`-Z`) fixes `D`: with
 /// BLAST's published parameters and a fixed size, a hit's E-value is the same in a
-/// database of 199 subjects (too few to fit) as in one of 260 (fitted by default).
+/// database of 199 subjects as in one of 260.
 #[test]
 fn dbsize_and_stats_pin_evalues_across_database_sizes() {
     let q = three_queries();
@@ -346,7 +346,7 @@ fn dbsize_and_stats_pin_evalues_across_database_sizes() {
     for k in &common {
         assert_eq!(a[*k], b[*k], "{k:?}");
     }
-    // By default the two databases' E-values differ: published for 199, fitted for 260.
+    // By default the two databases' E-values differ: the regression weighs more in 260.
     let (a, b) = (evalues(&small, &[]), evalues(&large, &[]));
     assert!(common.iter().any(|k| a.get(*k) != b.get(*k)));
     // Published parameters with the database's own size, the long name of -Z, and none.

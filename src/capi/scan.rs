@@ -129,6 +129,12 @@ pub struct clsw_search_options {
     /// The number of database sequences E-values count (`D` of `E = D P`; ssearch36
     /// `-Z`); 0 (the default): the database's own.
     pub db_size: u64,
+    /// Most alignments per subject (BLAST `-max_hsps`): its best, then further ones
+    /// that do not overlap it in the subject, as ssearch36 lists them (each with its
+    /// own E-value within a tenth of `evalue`); they follow their subject's best in the
+    /// hits (`clsw_hit.hsp`). 0 or 1 (the default): the best alone. Appended later: a
+    /// caller whose `size` ends before it gets the default.
+    pub max_hsps: usize,
 }
 
 versioned!(clsw_search_options, std::mem::offset_of!(clsw_search_options, stats));
@@ -147,6 +153,7 @@ impl Default for clsw_search_options {
             cigar: CLSW_CIGAR_NONE,
             stats: CLSW_STATS_AUTO,
             db_size: 0,
+            max_hsps: d.max_hsps,
         }
     }
 }
@@ -217,6 +224,7 @@ fn search_options(o: &clsw_search_options) -> Outcome<SearchOptions> {
         alignments: o.alignments != 0,
         stats,
         db_size,
+        max_hsps: o.max_hsps.max(1),
         ..SearchOptions::default()
     };
     if o.cigar != CLSW_CIGAR_NONE {
@@ -715,9 +723,13 @@ pub struct clsw_hit {
     /// subject forward; for the minus strand, of the reverse-complemented query), or
     /// NULL. Owned by the hits handle.
     pub cigar: *const c_char,
+    /// 0 for the subject's best alignment; 1, 2, ... for its further ones
+    /// (`clsw_search_options.max_hsps`), which follow it, best first. Appended later: a
+    /// caller whose `size` ends before it does not get it.
+    pub hsp: usize,
 }
 
-versioned!(clsw_hit);
+versioned!(clsw_hit, std::mem::offset_of!(clsw_hit, hsp));
 
 /// Copies hit `index` (0 is the best) into `*out`, whose `size` the caller sets to
 /// `sizeof(clsw_hit)`. The strings it points to belong to `hits`.
@@ -760,6 +772,7 @@ fn hit_of(h: &clsw_hits, index: usize) -> Outcome<clsw_hit> {
             c.percent_identity = a.percent_identity();
         }
         c.cigar = h.cigars[index].as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+        c.hsp = hit.hsp;
         Ok(c)
     }
 }

@@ -349,6 +349,7 @@ impl<'a> RankSearcher<'a> {
         let chosen: HashSet<usize> =
             hits.iter().filter(|h| h.subject >= self.first).map(|h| h.subject - self.first).collect();
         candidates.retain(|h| chosen.contains(&h.subject));
+        let fitted = statistics.clone();
         let aligning = scope.spawn(move || {
             let aligned = match &self.local {
                 Some(local) => self.host.install(|| {
@@ -357,7 +358,7 @@ impl<'a> RankSearcher<'a> {
                         .filter(|&i| held.contains(&scanned.subjects[i]))
                         .map(|i| (scanned.subjects[i], (scanned.scan.scores[i], scanned.scan.strands[i])))
                         .collect();
-                    local.check_and_attach(&query.residues, &scores, &mut candidates)
+                    local.check_and_attach(&query.residues, &scores, &mut candidates, &fitted)
                 }),
                 None => Ok(()),
             };
@@ -425,7 +426,8 @@ impl<'a> RankSearcher<'a> {
         reports: Vec<Vec<u8>>,
     ) -> Result<SearchResult> {
         let mut costs = Costs::default();
-        let mut aligned: HashMap<usize, Hit> = HashMap::new();
+        // Each subject's alignments, its best first.
+        let mut aligned: HashMap<usize, Vec<Hit>> = HashMap::new();
         for bytes in reports {
             let mut r = wire::Reader::new(&bytes);
             costs.recomputed += r.usize()?;
@@ -433,7 +435,7 @@ impl<'a> RankSearcher<'a> {
             costs.kernel_seconds_from_host |= r.u8()? != 0;
             while !r.is_empty() {
                 let h = wire::hit(&mut r)?;
-                aligned.insert(h.subject, h);
+                aligned.entry(h.subject).or_default().push(h);
             }
         }
         let hits = hits
@@ -447,7 +449,8 @@ impl<'a> RankSearcher<'a> {
                     ))
                 })
             })
-            .collect::<Result<Vec<Hit>>>()?;
+            .collect::<Result<Vec<Vec<Hit>>>>()?
+            .concat();
         let m = query.residues.len();
         Ok(SearchResult {
             query_index: scanned.scan.index,

@@ -5,8 +5,8 @@
 
 use crate::align::{Alignment, Op};
 use crate::error::{Error, Result};
-use crate::search::{EvalueSource, Hit, Statistics, Strand};
-use crate::stats::{KarlinAltschul, Regression};
+use crate::search::{Blend, EvalueSource, Hit, Statistics, Strand};
+use crate::stats::{BlastParameters, KarlinAltschul, Regression};
 
 pub fn put_u64(out: &mut Vec<u8>, v: u64) {
     out.extend_from_slice(&v.to_le_bytes());
@@ -92,6 +92,7 @@ pub fn put_hit(out: &mut Vec<u8>, h: &Hit) {
     out.push(matches!(h.strand, Strand::Minus) as u8);
     put_f64(out, h.evalue);
     put_f64(out, h.bit_score);
+    put_u64(out, h.hsp as u64);
     match &h.alignment {
         None => out.push(0),
         Some(a) => {
@@ -116,7 +117,7 @@ pub fn hit(r: &mut Reader<'_>) -> Result<Hit> {
     let subject = r.usize()?;
     let score = r.i32()?;
     let strand = if r.take(1)?[0] == 1 { Strand::Minus } else { Strand::Plus };
-    let (evalue, bit_score) = (r.f64()?, r.f64()?);
+    let (evalue, bit_score, hsp) = (r.f64()?, r.f64()?, r.usize()?);
     let alignment = match r.take(1)?[0] {
         0 => None,
         _ => {
@@ -150,7 +151,7 @@ pub fn hit(r: &mut Reader<'_>) -> Result<Hit> {
             })
         }
     };
-    Ok(Hit { subject, score, strand, evalue, bit_score, alignment })
+    Ok(Hit { subject, score, strand, evalue, bit_score, alignment, hsp })
 }
 
 /// A query's statistics, as rank 0 fitted them for every rank.
@@ -164,14 +165,24 @@ pub fn put_statistics(out: &mut Vec<u8>, s: &Statistics) {
             put_f64(out, ka.k);
         }
     }
+    match s.blast {
+        None => out.push(0),
+        Some(b) => {
+            out.push(1);
+            for v in [b.lambda, b.k, b.a, b.b, b.alpha, b.beta, b.sigma, b.tau] {
+                put_f64(out, v);
+            }
+        }
+    }
     match s.regression {
         None => out.push(0),
         Some(r) => {
             out.push(1);
-            for v in [r.rho, r.mu, r.rho_var, r.mu_var, r.var_floor] {
+            for v in [r.rho, r.mu, r.variance] {
                 put_f64(out, v);
             }
-            put_u64(out, r.kept as u64);
+            put_u64(out, r.outliers as u64);
+            put_u64(out, r.dropped as u64);
         }
     }
     match &s.note {
@@ -182,7 +193,22 @@ pub fn put_statistics(out: &mut Vec<u8>, s: &Statistics) {
         }
     }
     put_u64(out, s.db_sequences as u64);
+    match s.db_residues {
+        None => out.push(0),
+        Some(d) => {
+            out.push(1);
+            put_f64(out, d);
+        }
+    }
     put_u64(out, s.strands as u64);
+    match &s.blend {
+        None => out.push(0),
+        Some(b) => {
+            out.push(1);
+            put_f64(out, b.weight);
+            put_statistics(out, &b.prior);
+        }
+    }
 }
 
 pub fn statistics(r: &mut Reader<'_>) -> Result<Statistics> {
@@ -193,22 +219,44 @@ pub fn statistics(r: &mut Reader<'_>) -> Result<Statistics> {
         0 => None,
         _ => Some(KarlinAltschul { lambda: r.f64()?, k: r.f64()? }),
     };
+    let blast = match r.u8()? {
+        0 => None,
+        _ => Some(BlastParameters {
+            lambda: r.f64()?,
+            k: r.f64()?,
+            a: r.f64()?,
+            b: r.f64()?,
+            alpha: r.f64()?,
+            beta: r.f64()?,
+            sigma: r.f64()?,
+            tau: r.f64()?,
+        }),
+    };
     let regression = match r.u8()? {
         0 => None,
         _ => Some(Regression {
             rho: r.f64()?,
             mu: r.f64()?,
-            rho_var: r.f64()?,
-            mu_var: r.f64()?,
-            var_floor: r.f64()?,
-            kept: r.usize()?,
+            variance: r.f64()?,
+            outliers: r.usize()?,
+            dropped: r.usize()?,
         }),
     };
     let note = match r.u8()? {
         0 => None,
         _ => Some(r.str()?.to_string()),
     };
-    Ok(Statistics { source, params, regression, note, db_sequences: r.usize()?, strands: r.usize()? })
+    let db_sequences = r.usize()?;
+    let db_residues = match r.u8()? {
+        0 => None,
+        _ => Some(r.f64()?),
+    };
+    let strands = r.usize()?;
+    let blend = match r.u8()? {
+        0 => None,
+        _ => Some(Blend { weight: r.f64()?, prior: Box::new(statistics(r)?) }),
+    };
+    Ok(Statistics { source, params, blast, regression, note, db_sequences, db_residues, strands, blend })
 }
 
 /// An error that crosses ranks as part of a result (a psse pair's failed fit): the
@@ -245,26 +293,34 @@ mod tests {
         let fitted = Statistics {
             source: EvalueSource::Fitted,
             params: Some(KarlinAltschul { lambda: 0.2671, k: 0.0412 }),
+            blast: None,
             regression: None,
             note: Some("published: none for these costs".into()),
             db_sequences: 400_000,
+            db_residues: Some(1.5e8),
             strands: 2,
+            blend: None,
         };
         let regression = Statistics {
             source: EvalueSource::Regression,
             params: None,
-            regression: Some(Regression {
-                rho: 3.1,
-                mu: -2.5,
-                rho_var: 0.7,
-                mu_var: 1e-3,
-                var_floor: 0.25,
-                kept: 19_950,
-            }),
+            regression: Some(Regression { rho: 3.1, mu: -2.5, variance: 61.5, outliers: 45, dropped: 5 }),
             note: None,
             ..fitted.clone()
         };
-        for s in [fitted, regression] {
+        let blast = BlastParameters::published("BLOSUM62", 11, 1);
+        let published = Statistics {
+            source: EvalueSource::Published,
+            params: blast.map(|b| b.karlin_altschul()),
+            blast,
+            note: None,
+            ..fitted.clone()
+        };
+        let blended = Statistics {
+            blend: Some(Blend { prior: Box::new(published.clone()), weight: 0.375 }),
+            ..regression.clone()
+        };
+        for s in [fitted, regression, published, blended] {
             let mut bytes = Vec::new();
             put_statistics(&mut bytes, &s);
             let back = statistics(&mut Reader::new(&bytes)).unwrap();
@@ -288,7 +344,15 @@ mod tests {
             gap_columns: 3,
         };
         let hits = [
-            Hit { subject: 12, score: 57, strand: Strand::Minus, evalue: 1.5e-7, bit_score: 33.25, alignment: Some(a) },
+            Hit {
+                subject: 12,
+                score: 57,
+                strand: Strand::Minus,
+                evalue: 1.5e-7,
+                bit_score: 33.25,
+                alignment: Some(a),
+                hsp: 2,
+            },
             Hit {
                 subject: 1 << 40,
                 score: 3,
@@ -296,6 +360,7 @@ mod tests {
                 evalue: f64::NAN,
                 bit_score: -0.0,
                 alignment: None,
+                hsp: 0,
             },
         ];
         let mut bytes = Vec::new();

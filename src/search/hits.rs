@@ -13,6 +13,11 @@ use rayon::prelude::*;
 use std::collections::HashMap;
 use std::time::Instant;
 
+/// A hit gets further alignments with its subject when its E-value is at most this
+/// fraction of the search's threshold, and so does each of them (ssearch36's default:
+/// its `-E` threshold's tenth).
+pub const ALTERNATE_EVALUE_FRACTION: f64 = 0.1;
+
 /// Where the checks of hits find each subject's score and strand from the scan: a
 /// query's whole [`Scanned`], or the few subjects an MPI rank checks.
 pub(crate) trait ScoresOf: Sync {
@@ -52,6 +57,9 @@ pub struct Hit {
     /// The alignment of the query (reverse-complemented for [`Strand::Minus`]) with the
     /// subject; `None` when [`super::SearchOptions::alignments`] is off.
     pub alignment: Option<Alignment>,
+    /// 0 for the subject's best alignment; 1, 2, ... for its further ones
+    /// ([`super::SearchOptions::max_hsps`]), which follow it in the hit list, best first.
+    pub hsp: usize,
 }
 
 impl Hit {
@@ -284,6 +292,7 @@ impl Searcher<'_> {
                     evalue,
                     bit_score: statistics.bit_score(score, query_len, self.lengths[k]),
                     alignment: None,
+                    hsp: 0,
                 })
             })
             .collect();
@@ -312,13 +321,69 @@ impl Searcher<'_> {
     }
 
     /// Checks the scores of `hits` (subjects of this searcher's database) and, when
-    /// alignments are on, aligns them: what [`Self::finish`] does for its hits, for
-    /// hits chosen elsewhere (by the ranks of an MPI search together).
-    pub(crate) fn check_and_attach(&self, query: &[u8], scanned: &dyn ScoresOf, hits: &mut [Hit]) -> Result<()> {
+    /// alignments are on, aligns them and adds their further alignments: what
+    /// [`Self::finish`] does for its hits, for hits chosen elsewhere (by the ranks of an
+    /// MPI search together).
+    pub(crate) fn check_and_attach(
+        &self,
+        query: &[u8],
+        scanned: &dyn ScoresOf,
+        hits: &mut Vec<Hit>,
+        statistics: &Statistics,
+    ) -> Result<()> {
         let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(query) } else { vec![] };
         let subjects: Vec<usize> = hits.iter().map(|h| h.subject).collect();
         let aligned = self.check_and_align(query, &minus, scanned, &subjects)?;
-        self.attach(hits, aligned)
+        self.attach(hits, aligned)?;
+        self.add_alternates(query, &minus, statistics, hits)
+    }
+
+    /// Adds after each hit its further alignments with its subject, best first, up to
+    /// `max_hsps` alignments a subject ([`crate::traceback::alternates`]), as
+    /// ssearch36 lists them: only a hit whose E-value is at most a tenth of the
+    /// threshold ([`ALTERNATE_EVALUE_FRACTION`]) gets them, and only those with an
+    /// E-value of their own (the subject's length, their own score) within that tenth.
+    /// None without alignments or E-values.
+    fn add_alternates(&self, plus: &[u8], minus: &[u8], statistics: &Statistics, hits: &mut Vec<Hit>) -> Result<()> {
+        let max_more = self.options.max_hsps.saturating_sub(1);
+        if max_more == 0 || !self.options.alignments {
+            return Ok(());
+        }
+        let threshold = ALTERNATE_EVALUE_FRACTION * self.options.evalue;
+        let m = plus.len();
+        let more: Vec<Vec<Hit>> = hits
+            .par_iter()
+            .map(|h| {
+                let Some(best) = h.alignment.as_ref().filter(|_| h.evalue <= threshold) else {
+                    return Ok(Vec::new());
+                };
+                let (query, subject) =
+                    (if h.strand == Strand::Plus { plus } else { minus }, self.db.residues(h.subject));
+                let n = subject.len();
+                let keep = |score: i32| statistics.evalue(score, m, n) <= threshold;
+                let found = crate::traceback::alternates(query, subject, best, &self.scoring, &keep)?;
+                Ok(found
+                    .into_iter()
+                    .take(max_more)
+                    .enumerate()
+                    .map(|(i, a)| Hit {
+                        subject: h.subject,
+                        score: a.score,
+                        strand: h.strand,
+                        evalue: statistics.evalue(a.score, m, n),
+                        bit_score: statistics.bit_score(a.score, m, n),
+                        alignment: Some(a),
+                        hsp: i + 1,
+                    })
+                    .collect())
+            })
+            .collect::<Result<_>>()?;
+        let firsts = std::mem::take(hits);
+        for (h, more) in firsts.into_iter().zip(more) {
+            hits.push(h);
+            hits.extend(more);
+        }
+        Ok(())
     }
 
     /// Statistics, hit selection and alignments of one scanned query. The best-scoring
@@ -347,6 +412,7 @@ impl Searcher<'_> {
         let later: Vec<usize> = hits.iter().map(|h| h.subject).filter(|k| !aligned.contains_key(k)).collect();
         aligned.extend(self.check_and_align(&query.residues, &minus, &scanned, &later)?);
         self.attach(&mut hits, aligned)?;
+        self.add_alternates(&query.residues, &minus, &statistics, &mut hits)?;
         let cells = m as u64 * self.db.total_residues() * self.strands.len() as u64;
         Ok(SearchResult {
             query_index: scanned.index,
@@ -383,7 +449,15 @@ mod tests {
             crate::scoring::Gaps::affine(11, 1).unwrap(),
         );
         let searcher = Searcher::new(&engine, &db, sc, super::super::SearchOptions::default()).unwrap();
-        let hit = Hit { subject: 0, score: 25536, strand: Strand::Plus, evalue: 1.0, bit_score: 1.0, alignment: None };
+        let hit = Hit {
+            subject: 0,
+            score: 25536,
+            strand: Strand::Plus,
+            evalue: 1.0,
+            bit_score: 1.0,
+            alignment: None,
+            hsp: 0,
+        };
         let e = searcher.disagreement(&hit, "25536 has no positive alignment".into());
         let text = e.to_string();
         assert!(matches!(e, Error::Internal(_)), "{text}");

@@ -74,9 +74,9 @@ mod statistics;
 mod strands;
 
 pub use crate::traceback::HitEnd;
-pub use hits::{Hit, SearchResult, align_hits};
+pub use hits::{ALTERNATE_EVALUE_FRACTION, Hit, SearchResult, align_hits};
 pub use queries::query_notes;
-pub use statistics::{EvalueSource, FIT_SAMPLE, SHUFFLES, Statistics, StatsMethod};
+pub use statistics::{BLEND_FROM, BLEND_TO, Blend, EvalueSource, FIT_SAMPLE, SHUFFLES, Statistics, StatsMethod};
 pub(crate) use statistics::{FitSample, Statistician};
 pub use strands::{Strand, Strands, reverse_complement};
 
@@ -117,6 +117,11 @@ pub struct SearchOptions {
     /// The number of database sequences E-values count (`D` of `E = D P`; ssearch36
     /// `-Z`); `None`: the database's own.
     pub db_size: Option<usize>,
+    /// Most alignments listed per subject: its best, then further ones that do not
+    /// overlap it in the subject (ssearch36's alternate alignments; BLAST
+    /// `-max_hsps`), each with its own E-value at most a tenth of `evalue`
+    /// ([`ALTERNATE_EVALUE_FRACTION`]). Needs `alignments`. Default 1.
+    pub max_hsps: usize,
     /// Tuning of the inter-task kernels (`inter`, `team`).
     pub tuning: Tuning,
 }
@@ -132,6 +137,7 @@ impl Default for SearchOptions {
             alignments: true,
             stats: StatsMethod::Auto,
             db_size: None,
+            max_hsps: 1,
             tuning: Tuning::default(),
         }
     }
@@ -155,6 +161,9 @@ impl SearchOptions {
         }
         if self.db_size == Some(0) {
             return Err(Error::InvalidArgument("database size for E-values must be at least one sequence".into()));
+        }
+        if self.max_hsps == 0 {
+            return Err(Error::InvalidArgument("alignments per subject (max_hsps) must be at least 1".into()));
         }
         Ok(())
     }

@@ -14,7 +14,9 @@ use crate::reference::LocalScore;
 use crate::scan::native::{self, Report};
 use crate::scoring::Scoring;
 use crate::seq::Database;
-use crate::stats::{KarlinAltschul, MIN_FIT_SCORES, Regression, fit_length_corrected, fit_regression, published};
+use crate::stats::{
+    BlastParameters, KarlinAltschul, MIN_FIT_SCORES, Regression, Ungapped, fit_length_corrected, fit_regression,
+};
 use std::sync::OnceLock;
 
 crate::error::named_enum! {
@@ -38,9 +40,10 @@ crate::error::named_enum! {
     /// Where a search may take its E-values from ([`super::SearchOptions::stats`]).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum StatsMethod ("statistics method", "methods") {
-        /// The fit to the query's scores against the database when it succeeds (it
-        /// needs 200 positive scores), else BLAST's published parameters, else the fit
-        /// to shuffled subjects (a small DNA database): the default.
+        /// ssearch36's regression (else the maximum-likelihood fit) on a database of
+        /// [`BLEND_TO`] subjects or more; BLAST's published parameters (else the fit
+        /// to shuffled subjects) below [`BLEND_FROM`]; the two blended in between: the
+        /// default.
         Auto = "auto",
         /// Only the fit: no E-values where it fails.
         Fit = "fit",
@@ -66,38 +69,89 @@ pub struct Statistics {
     pub source: EvalueSource,
     /// `(lambda, K)`, present when `source` is `Fitted`, `Published` or `Shuffled`.
     pub params: Option<KarlinAltschul>,
+    /// BLAST's parameters (its finite-size correction), present when `source` is
+    /// `Published`.
+    pub blast: Option<BlastParameters>,
     /// The regression, present when `source` is `Regression`.
     pub regression: Option<Regression>,
-    /// Why the preferred source was not used (the fit's error), if it was not.
+    /// Why a source the method prefers was not used (its error), if one was not.
     pub note: Option<String>,
     /// Number of sequences in the database (`D` of the E-value), or the search's
     /// `db_size` where it gives one.
     pub db_sequences: usize,
-    /// Strands searched: a published P-value is combined over them.
+    /// Residues in the database (BLAST's `D`: a published E-value is the pair's times
+    /// `D / n`); `None` where the search's `db_size` fixes the number of subjects
+    /// instead (the pair's times `db_sequences`).
+    pub db_residues: Option<f64>,
+    /// Strands searched: a published E-value counts each.
     pub strands: usize,
+    /// The automatic statistics of a database of [`BLEND_FROM`] to [`BLEND_TO`]
+    /// subjects: this model's E-values and bit scores blended with another's.
+    pub blend: Option<Blend>,
+}
+
+/// A model blended with a prior one ([`Statistics::blend`]): E-values are
+/// `E^weight * E_prior^(1 - weight)`, bit scores the same mean of the two.
+#[derive(Debug, Clone)]
+pub struct Blend {
+    pub prior: Box<Statistics>,
+    /// The weight of the blending model (0 to 1).
+    pub weight: f64,
+}
+
+/// [`StatsMethod::Auto`] takes its E-values from a fit to the query's scores against
+/// a database of at least [`BLEND_TO`] subjects, and from the scores' prior model
+/// (BLAST's published parameters, else shuffles) below [`BLEND_FROM`]; in between, the
+/// two are blended with the fit's weight growing with the logarithm of the subjects'
+/// number, so that adding one subject never switches the model. 500 is where
+/// ssearch36 starts to fit its library's own scores instead of shuffles.
+pub const BLEND_FROM: usize = 100;
+pub const BLEND_TO: usize = 500;
+
+/// The fit's weight among `subjects` scores ([`BLEND_FROM`], [`BLEND_TO`]).
+fn fit_weight(subjects: usize) -> f64 {
+    let ln = |n: usize| (n.max(1) as f64).ln();
+    ((ln(subjects) - ln(BLEND_FROM)) / (ln(BLEND_TO) - ln(BLEND_FROM))).clamp(0.0, 1.0)
 }
 
 impl Statistics {
     /// The E-value of a raw score for a subject of `subject_len` (NaN without statistics).
     pub fn evalue(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
+        let own = self.own_evalue(score, query_len, subject_len);
+        match &self.blend {
+            Some(b) => {
+                let prior = b.prior.evalue(score, query_len, subject_len);
+                (b.weight * own.ln() + (1.0 - b.weight) * prior.ln()).exp()
+            }
+            None => own,
+        }
+    }
+
+    /// The E-value under this model alone.
+    fn own_evalue(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
         if let Some(r) = self.regression {
             return r.evalue(score as f64, subject_len, self.db_sequences);
         }
-        let Some(ka) = self.params else { return f64::NAN };
-        let (m, n) = (query_len.max(1), subject_len.max(1));
-        let d = self.db_sequences as f64;
-        match self.source {
-            EvalueSource::Published if self.strands > 1 => {
-                let p = ka.pvalue(score as f64, m, n);
-                // 1 - (1 - p)^s without cancellation for tiny p.
-                d * -(self.strands as f64 * (-p).ln_1p()).exp_m1()
-            }
-            _ => ka.evalue(score as f64, m, n, self.db_sequences),
+        if let Some(b) = self.blast {
+            // Each strand is a search of its own, as BLAST counts them.
+            let subjects = self.db_residues.map_or(self.db_sequences as f64, |d| d / subject_len.max(1) as f64);
+            return self.strands as f64 * subjects * b.pair_evalue(score as f64, query_len, subject_len);
         }
+        let Some(ka) = self.params else { return f64::NAN };
+        ka.evalue(score as f64, query_len.max(1), subject_len.max(1), self.db_sequences)
     }
 
     /// The bit score of a raw score (NaN without statistics).
     pub fn bit_score(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
+        let own = self.own_bit_score(score, query_len, subject_len);
+        match &self.blend {
+            Some(b) => b.weight * own + (1.0 - b.weight) * b.prior.bit_score(score, query_len, subject_len),
+            None => own,
+        }
+    }
+
+    /// The bit score under this model alone.
+    fn own_bit_score(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
         match (self.regression, self.params) {
             (Some(r), _) => r.bit_score(score as f64, query_len, subject_len),
             (None, Some(ka)) => ka.bit_score(score as f64),
@@ -138,6 +192,8 @@ pub(crate) struct FitSample {
 pub(crate) struct Statistician<'a> {
     db: &'a Database,
     scoring: Scoring,
+    /// The matrix's ungapped parameters: the regression's score cap.
+    ungapped: Ungapped,
     method: StatsMethod,
     db_size: Option<usize>,
     strands: Vec<Strand>,
@@ -149,13 +205,16 @@ pub(crate) struct Statistician<'a> {
 /// One source's model of a query's scores.
 enum Model {
     KarlinAltschul(KarlinAltschul),
+    Blast(BlastParameters),
     Regression(Regression),
+    None,
 }
 
 impl<'a> Statistician<'a> {
     pub(crate) fn new(db: &'a Database, scoring: Scoring, options: &super::SearchOptions, strands: &[Strand]) -> Self {
         Statistician {
             db,
+            ungapped: Ungapped::of(&scoring.matrix),
             scoring,
             method: options.stats,
             db_size: options.db_size,
@@ -164,45 +223,74 @@ impl<'a> Statistician<'a> {
         }
     }
 
-    /// The statistics of one query's scores: the sources of the search's method in
-    /// order, the first that succeeds; the failures before it are the note. `plus` is
-    /// the query, `minus` its reverse complement when that strand is searched (else
-    /// empty).
+    /// The statistics of one query's scores. A method of one source is that source's
+    /// model or none; [`StatsMethod::Auto`] is the fit (the regression, else the
+    /// maximum-likelihood fit) and the prior (BLAST's published parameters, else the
+    /// fit to shuffles) blended by the sample's size ([`BLEND_FROM`]); the failures are
+    /// the note. `plus` is the query, `minus` its reverse complement when that strand
+    /// is searched (else empty).
     pub(crate) fn statistics(&self, sample: &FitSample, plus: &[u8], minus: &[u8]) -> Statistics {
         use EvalueSource as S;
-        let order: &[EvalueSource] = match self.method {
-            StatsMethod::Auto => &[S::Fitted, S::Published, S::Shuffled],
-            StatsMethod::Fit => &[S::Fitted],
-            StatsMethod::Published => &[S::Published],
-            StatsMethod::Regression => &[S::Regression],
-            StatsMethod::Shuffle => &[S::Shuffled],
-            StatsMethod::None => &[],
-        };
         let mut failed: Vec<String> = Vec::new();
-        let mut statistics = Statistics {
-            source: S::None,
-            params: None,
-            regression: None,
-            note: None,
-            db_sequences: self.db_size.unwrap_or(self.db.len()),
-            strands: self.strands.len(),
-        };
-        for &source in order {
-            match self.model(source, sample, plus, minus) {
-                Ok(Model::KarlinAltschul(ka)) => statistics.params = Some(ka),
-                Ok(Model::Regression(r)) => statistics.regression = Some(r),
-                Err(why) => {
-                    failed.push(why);
-                    continue;
+        let mut first = |sources: &[EvalueSource]| -> Statistics {
+            for &source in sources {
+                match self.model(source, sample, plus, minus) {
+                    Ok(model) => return self.with_model(source, model),
+                    Err(why) => failed.push(why),
                 }
             }
-            statistics.source = source;
-            break;
-        }
-        if order.is_empty() {
+            self.with_model(S::None, Model::None)
+        };
+        let mut statistics = match self.method {
+            StatsMethod::Auto => {
+                let weight = fit_weight(sample.scores.len());
+                let fit = if weight > 0.0 { first(&[S::Regression, S::Fitted]) } else { first(&[]) };
+                if weight >= 1.0 && fit.source != S::None {
+                    fit
+                } else {
+                    let prior = first(&[S::Published, S::Shuffled]);
+                    match (fit.source, prior.source) {
+                        (S::None, _) => prior,
+                        (_, S::None) => fit,
+                        _ => Statistics { blend: Some(Blend { prior: Box::new(prior), weight }), ..fit },
+                    }
+                }
+            }
+            StatsMethod::Fit => first(&[S::Fitted]),
+            StatsMethod::Published => first(&[S::Published]),
+            StatsMethod::Regression => first(&[S::Regression]),
+            StatsMethod::Shuffle => first(&[S::Shuffled]),
+            StatsMethod::None => first(&[]),
+        };
+        if self.method == StatsMethod::None {
             failed.push("E-values turned off (statistics method none)".into());
         }
         statistics.note = (!failed.is_empty()).then(|| failed.join("; "));
+        statistics
+    }
+
+    /// The statistics of one model (none: `source` [`EvalueSource::None`]).
+    fn with_model(&self, source: EvalueSource, model: Model) -> Statistics {
+        let mut statistics = Statistics {
+            source,
+            params: None,
+            blast: None,
+            regression: None,
+            note: None,
+            db_sequences: self.db_size.unwrap_or(self.db.len()),
+            db_residues: self.db_size.is_none().then(|| self.db.total_residues() as f64),
+            strands: self.strands.len(),
+            blend: None,
+        };
+        match model {
+            Model::KarlinAltschul(ka) => statistics.params = Some(ka),
+            Model::Blast(b) => {
+                statistics.params = Some(b.karlin_altschul());
+                statistics.blast = Some(b);
+            }
+            Model::Regression(r) => statistics.regression = Some(r),
+            Model::None => {}
+        }
         statistics
     }
 
@@ -222,13 +310,13 @@ impl<'a> Statistician<'a> {
             EvalueSource::Fitted => fit_length_corrected(&sample.scores, &sample.lengths, plus.len())
                 .map(Model::KarlinAltschul)
                 .map_err(text),
-            EvalueSource::Regression => {
-                fit_regression(&sample.scores, &sample.lengths).map(Model::Regression).map_err(text)
-            }
+            EvalueSource::Regression => fit_regression(&sample.scores, &sample.lengths, plus.len(), self.ungapped)
+                .map(Model::Regression)
+                .map_err(text),
             EvalueSource::Published => {
                 let (matrix, gaps) = (self.scoring.matrix.name(), self.scoring.gaps);
-                published(matrix, gaps.open, gaps.extend)
-                    .map(Model::KarlinAltschul)
+                BlastParameters::published(matrix, gaps.open, gaps.extend)
+                    .map(Model::Blast)
                     .ok_or_else(|| format!("BLAST publishes no parameters for {matrix} {}/{}", gaps.open, gaps.extend))
             }
             EvalueSource::Shuffled => self.shuffled_fit(plus, minus).map(Model::KarlinAltschul).map_err(text),
@@ -302,21 +390,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn published_evalue_over_two_strands_is_about_twice_one() {
-        let ka = KarlinAltschul { lambda: 0.267, k: 0.041 };
+    fn published_evalues_count_the_strands_and_missing_ones_are_nan() {
+        let blast = BlastParameters::published("BLOSUM62", 11, 1);
         let one = Statistics {
             source: EvalueSource::Published,
-            params: Some(ka),
+            params: blast.map(|b| b.karlin_altschul()),
+            blast,
             regression: None,
             note: None,
             db_sequences: 1000,
+            db_residues: Some(300_000.0),
             strands: 1,
+            blend: None,
         };
         let two = Statistics { strands: 2, ..one.clone() };
         let (e1, e2) = (one.evalue(60, 300, 300), two.evalue(60, 300, 300));
-        assert!((e2 / e1 - 2.0).abs() < 1e-3, "{e1} {e2}");
-        assert!(two.evalue(0, 300, 300) <= 1000.0);
-        let none = Statistics { source: EvalueSource::None, params: None, ..one };
+        assert!((e2 / e1 - 2.0).abs() < 1e-12, "{e1} {e2}");
+        let none = Statistics { source: EvalueSource::None, params: None, blast: None, ..one };
         assert!(none.evalue(60, 300, 300).is_nan() && none.bit_score(60, 300, 300).is_nan());
     }
 }

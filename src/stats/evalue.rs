@@ -21,7 +21,7 @@
 //! Scores are treated as continuous values of the Gumbel: `P(S >= x)` is the Gumbel
 //! survival at `x`, without a lattice correction for integer scores.
 
-use super::blast_table::GAPPED;
+use super::blast::BlastParameters;
 use super::gumbel::{Gumbel, PAR_MIN, check_samples, solve_lawless};
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -260,20 +260,10 @@ impl Search {
     }
 }
 
-/// Gapped `(lambda, K)` published by NCBI BLAST for `matrix` (any case; `BL62` is
-/// `BLOSUM62`) with gap cost `gap_open + L * gap_extend`, or None for settings BLAST
-/// does not tabulate (e.g. BLOSUM50 10/2 and PAM250 10/2, the ssearch36 defaults,
-/// which BLAST does not support). Source: see `blast_table.rs`.
+/// Gapped `(lambda, K)` published by NCBI BLAST for `matrix` with gap cost
+/// `gap_open + L * gap_extend` ([`BlastParameters::published`]), or None.
 pub fn published(matrix: &str, gap_open: i32, gap_extend: i32) -> Option<KarlinAltschul> {
-    let upper = matrix.trim().to_ascii_uppercase();
-    let name = match upper.strip_prefix("BL") {
-        Some(d) if !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) => format!("BLOSUM{d}"),
-        _ => upper,
-    };
-    GAPPED
-        .iter()
-        .find(|(m, o, e, _, _)| *m == name && *o == gap_open && *e == gap_extend)
-        .map(|&(_, _, _, lambda, k)| KarlinAltschul { lambda, k })
+    BlastParameters::published(matrix, gap_open, gap_extend).map(|p| p.karlin_altschul())
 }
 
 #[cfg(test)]
@@ -292,18 +282,6 @@ mod tests {
         assert!((e / approx - 1.0).abs() < 1e-7, "{e} vs {approx}");
         // Body: a P-value is at most 1, an E-value at most D.
         assert!(B62.pvalue(0.0, 300, 400) <= 1.0 && B62.pvalue(0.0, 300, 400) > 0.999);
-    }
-
-    #[test]
-    fn table_lookups() {
-        assert_eq!(published("BLOSUM62", 11, 1), Some(B62));
-        assert_eq!(published("bl62", 11, 1), Some(B62));
-        assert_eq!(published("PAM30", 9, 1), Some(KarlinAltschul { lambda: 0.294, k: 0.11 }));
-        assert_eq!(published("BLOSUM45", 15, 2), Some(KarlinAltschul { lambda: 0.203, k: 0.041 }));
-        assert_eq!(published("BLOSUM62", 11, 3), None);
-        assert_eq!(published("BLOSUM50", 10, 2), None);
-        assert_eq!(published("EDNAFULL", 12, 4), None);
-        assert_eq!(published("BL", 11, 1), None);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Search statistics: the Gumbel distribution and its maximum-likelihood fits
 //! ([`gumbel`]), Karlin-Altschul E-values for database searches ([`evalue`]), with
 //! `(lambda, K)` fitted to a search's own scores, length-corrected, or taken from NCBI
-//! BLAST's published tables, and ssearch36's default regression of the scores on the
-//! logarithm of the subject length ([`regression`]).
+//! BLAST's published tables; blastp's own E-values with those parameters ([`blast`]);
+//! and ssearch36's default regression of the scores on the logarithm of the subject
+//! length ([`regression`]), whose score cap needs the matrix's ungapped parameters
+//! ([`ungapped`]).
 //!
 //! Typical use after scoring one query against a database:
 //!
@@ -17,11 +19,15 @@
 //! # assert!(e < 1e-3);
 //! ```
 
+pub mod blast;
 mod blast_table;
 pub mod evalue;
 pub mod gumbel;
 pub mod regression;
+pub mod ungapped;
 
+pub use blast::BlastParameters;
 pub use evalue::{KarlinAltschul, MIN_FIT_SCORES, fit_length_corrected, published};
 pub use gumbel::{Gumbel, fit_censored, fit_complete};
 pub use regression::{Regression, fit_regression};
+pub use ungapped::Ungapped;

@@ -194,7 +194,7 @@ class _DeviceInfo(ctypes.Structure):
 class _SearchOptions(ctypes.Structure):
     _fields_ = _layout(
         "size:size max_hits:size evalue:f64 batch_residues:u64 variant:u32 "
-        "strands:u32 alignments:i32 cigar:u32 stats:u32 db_size:u64"
+        "strands:u32 alignments:i32 cigar:u32 stats:u32 db_size:u64 max_hsps:size"
     )
 
 
@@ -204,7 +204,7 @@ class _Hit(ctypes.Structure):
         "strand:u32 evalue:f64 bit_score:f64 has_alignment:i32 query_start:size "
         "query_end:size subject_start:size subject_end:size length:size "
         "identities:size similarities:size mismatches:size gap_opens:size "
-        "gap_columns:size percent_identity:f64 cigar:str"
+        "gap_columns:size percent_identity:f64 cigar:str hsp:size"
     )
 
 
@@ -659,6 +659,7 @@ class Hit:
     percent_identity: float
     cigar: Optional[str]
     tabular: Optional[str]
+    hsp: int
 
 
 @dataclass
@@ -725,10 +726,12 @@ class Searcher(_Handle):
         batch_residues: Optional[int] = None,
         stats: Optional[str] = None,
         db_size: Optional[int] = None,
+        max_hsps: Optional[int] = None,
     ):
         """Options left at None keep the library's defaults (``clsw_search_options_init``).
         ``stats``: where E-values come from (auto, fit, published, regression, shuffle, none); ``db_size``: the
-        number of database sequences they count (ssearch36 -Z)."""
+        number of database sequences they count (ssearch36 -Z); ``max_hsps``: most alignments per subject
+        (its further ones follow its best in the hits, ``Hit.hsp`` 1, 2, ...)."""
         o = _options(
             _SearchOptions,
             _lib.clsw_search_options_init,
@@ -741,6 +744,7 @@ class Searcher(_Handle):
             cigar=cigar,
             stats=stats,
             db_size=db_size,
+            max_hsps=max_hsps,
             alignments=None if alignments is None else int(bool(alignments)),
         )
         p = _P()

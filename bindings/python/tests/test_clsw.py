@@ -116,8 +116,9 @@ def test_search_matches_the_command_line_tool(engine, uniprot, queries, blosum62
 
 def test_stats_and_db_size_choose_and_pin_evalues(engine, uniprot, queries, blosum62):
     qid, seq = queries[0]
-    fitted = clsw.Searcher(engine, blosum62, uniprot).search(seq, query_id=qid)
-    assert fitted.evalue_source == "fitted"
+    # 299 subjects: ssearch36's regression, blended with BLAST's parameters.
+    automatic = clsw.Searcher(engine, blosum62, uniprot).search(seq, query_id=qid)
+    assert automatic.evalue_source == "regression"
     pinned = clsw.Searcher(engine, blosum62, uniprot, stats="published", db_size=10 * len(uniprot))
     result = pinned.search(seq, query_id=qid)
     assert result.evalue_source == "published" and result.db_sequences == 10 * len(uniprot)
@@ -125,12 +126,29 @@ def test_stats_and_db_size_choose_and_pin_evalues(engine, uniprot, queries, blos
     assert none.evalue_source == "none" and all(math.isnan(h.evalue) for h in none.hits)
     # ssearch36's regression (no lambda) and the fit to shuffled subjects: the strong
     # first hit stays significant under every source.
-    for stats, source in [("regression", "regression"), ("shuffle", "shuffled")]:
+    for stats, source in [("fit", "fitted"), ("regression", "regression"), ("shuffle", "shuffled")]:
         other = clsw.Searcher(engine, blosum62, uniprot, stats=stats).search(seq, query_id=qid)
         assert other.evalue_source == source
         assert other.hits[0].evalue < 1e-10 and other.hits[0].evalue <= other.hits[-1].evalue
     with pytest.raises(ValueError):
         clsw.Searcher(engine, blosum62, uniprot, stats="maximum-likelihood")
+
+
+def test_max_hsps_lists_a_subjects_further_alignments(engine, uniprot, queries, blosum62):
+    # queries10's fifth record and a subject holding three copies of it (ssearch36
+    # lists three alignments there: tests/stats_tools.rs).
+    qid, seq = queries[4]
+    repeats = read_fasta(DATA / "repeats_subject.fasta")[0][1]
+    db = clsw.Database.from_sequences([uniprot.sequence(k) for k in range(len(uniprot))] + [repeats])
+    one = clsw.Searcher(engine, blosum62, db, stats="regression").search(seq, query_id=qid)
+    more = clsw.Searcher(engine, blosum62, db, stats="regression", max_hsps=5).search(seq, query_id=qid)
+    last = len(uniprot)
+    assert [h.hsp for h in one.hits if h.subject == last] == [0]
+    theirs = [h for h in more.hits if h.subject == last]
+    assert [h.hsp for h in theirs] == [0, 1, 2]
+    assert theirs[0].score >= theirs[1].score >= theirs[2].score
+    ranges = sorted((h.subject_start, h.subject_end) for h in theirs)
+    assert all(a[1] < b[0] for a, b in zip(ranges, ranges[1:]))
 
 
 def golden_rows():

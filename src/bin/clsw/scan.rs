@@ -6,7 +6,7 @@ use clap::Args;
 use clsw::engine::Opening;
 use clsw::mpi::Comm;
 use clsw::mpi::RankSearcher;
-use clsw::output::{FormatOptions, OutputFormat, ResultWriter};
+use clsw::output::{FormatOptions, OutputFormat, OutputSpec, ResultWriter};
 use clsw::scan::Variant;
 use clsw::search::{EvalueSource, SearchOptions, SearchPlan, StatsMethod, Strands};
 use clsw::seq::db::is_prepared;
@@ -35,6 +35,11 @@ pub struct ScanArgs {
     /// applied when no E-values are available.
     #[arg(long, default_value_t = 10.0)]
     evalue: f64,
+    /// Most alignments listed per subject (BLAST -max_hsps): its best, then further ones
+    /// that do not overlap it in the subject (ssearch36's alternate alignments), each
+    /// with its own E-value within a tenth of --evalue, as ssearch36 lists them.
+    #[arg(long, default_value_t = 1)]
+    max_hsps: usize,
     /// Where E-values come from: auto (the fit to the query's scores against the
     /// database when it succeeds, else BLAST's published parameters, else the fit to
     /// shuffled subjects), fit, published, regression (ssearch36's default, -z 1),
@@ -45,10 +50,17 @@ pub struct ScanArgs {
     /// database's own].
     #[arg(long, short = 'Z', visible_alias = "db-size")]
     dbsize: Option<usize>,
-    /// Output format: tabular (BLAST -outfmt 6), tabular-ext (plus raw score and CIGAR),
-    /// sam, json, pairwise, ssearch-m8 (ssearch36 -m 8's conventions).
-    #[arg(long, default_value = "tabular", value_parser = Names::of::<OutputFormat>(OutputFormat::ALL.map(OutputFormat::name)))]
+    /// Output format: tabular or 6 (BLAST -outfmt 6), tabular-comments or 7 (BLAST
+    /// -outfmt 7: with comment lines), tabular-ext (plus raw score and CIGAR), sam, json,
+    /// pairwise, ssearch-m8 (ssearch36 -m 8's conventions). The tabular formats take
+    /// BLAST's column names after the format, in one argument: "6 qseqid sseqid evalue
+    /// qlen slen qcovs btop" (std: BLAST's twelve standard columns; see the README).
+    #[arg(long, default_value = "tabular", value_parser = Names::of::<OutputSpec>(OutputFormat::ALL.map(OutputFormat::name)))]
     outfmt: String,
+    /// JSON: write each query's kernel and wall seconds (without, two runs of one search
+    /// write the same file).
+    #[arg(long)]
+    timings: bool,
     #[command(flatten)]
     device: DeviceArgs,
     /// Kernel variant on OpenCL devices: team, inter, intra, plain; auto: team on GPUs,
@@ -168,7 +180,7 @@ fn open_database(args: &ScanArgs) -> Result<Database> {
 struct Inputs {
     /// `None` on the ranks of an MPI job other than rank 0 (which writes alone).
     out: Option<Output>,
-    format: OutputFormat,
+    format: OutputSpec,
     db: Database,
     database_seconds: f64,
     scoring: clsw::scoring::Scoring,
@@ -179,7 +191,7 @@ struct Inputs {
 /// Reads the inputs and opens the output (`write`: this process writes it), checking
 /// the options, while the devices open (the engine's errors come after the inputs').
 fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<(Inputs, Opening)> {
-    let format: OutputFormat = args.outfmt.parse()?;
+    let format: OutputSpec = args.outfmt.parse()?;
     let variant = Variant::choice(&args.variant)?;
     let strands: Strands = match &args.strand {
         Some(s) => s.parse()?,
@@ -218,10 +230,23 @@ fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<(Inpu
         batch_residues: args.batch_residues,
         stats: args.stats.parse()?,
         db_size: args.dbsize,
+        max_hsps: args.max_hsps,
         ..SearchOptions::default()
     };
     options.validate()?;
     Ok((Inputs { out, format, db, database_seconds, scoring, queries, options }, opening))
+}
+
+/// The output's options from the command line, with the tabular formats' `columns`.
+fn format_options(args: &ScanArgs, columns: Vec<clsw::output::Column>) -> FormatOptions {
+    FormatOptions {
+        sam_eqx: args.sam_eqx,
+        width: args.width,
+        command_line: Some(std::env::args().collect::<Vec<_>>().join(" ")),
+        columns,
+        database: args.db.display().to_string(),
+        timings: args.timings,
+    }
 }
 
 /// `clsw scan`: one process, or (`ranks`) one rank of an MPI job.
@@ -254,14 +279,7 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
 
     let out_name = out.name();
     let io = |e| Error::io(&out_name, e);
-    let command_line = std::env::args().collect::<Vec<_>>().join(" ");
-    let mut writer = ResultWriter::new(
-        format,
-        out,
-        &db,
-        &scoring,
-        FormatOptions { sam_eqx: args.sam_eqx, width: args.width, command_line: Some(command_line) },
-    );
+    let mut writer = ResultWriter::new(format.format, out, &db, &scoring, format_options(args, format.columns));
 
     let query_residues: u64 = queries.iter().map(|q| q.len() as u64).sum();
     let strands_n = searcher.strands().len() as u64;
@@ -383,9 +401,8 @@ fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result
     searcher.prepare(&queries)?;
     let setup_seconds = process_start.elapsed().as_secs_f64();
 
-    let command_line = std::env::args().collect::<Vec<_>>().join(" ");
-    let format_options = FormatOptions { sam_eqx: args.sam_eqx, width: args.width, command_line: Some(command_line) };
-    let mut writer = out.map(|out| (out.name(), ResultWriter::new(format, out, &db, &scoring, format_options)));
+    let format_options = format_options(args, format.columns);
+    let mut writer = out.map(|out| (out.name(), ResultWriter::new(format.format, out, &db, &scoring, format_options)));
     let (mut hits, mut recomputed) = (0usize, 0usize);
     searcher.search_all(&queries, |result| {
         if let Some((name, w)) = &mut writer {
