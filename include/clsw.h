@@ -1,4 +1,6 @@
 /*
+ * SPDX-License-Identifier: MIT OR Apache-2.0
+ *
  * clsw: GPU sequence comparison (Smith-Waterman database search and alignment on
  * OpenCL devices, with a native CPU path, pairwise significance, all-pairs distance
  * matrices and three-sequence alignment) behind a stable C ABI.
