@@ -54,7 +54,7 @@ fn cli_scan(db: &Path, query: &[u8], options: &[&str]) -> (Alphabet, Vec<String>
     assert_eq!(code, 0, "{args:?}: {err}");
     let mut lines: Vec<String> = err.lines().map(str::to_string).collect();
     let summary = lines.pop().unwrap_or_default();
-    assert!(summary.contains(" queries ("), "{args:?}: {err}");
+    assert!(summary.contains(" query ("), "{args:?}: {err}");
     let alphabet = if summary.contains(", both strands") { Alphabet::Dna } else { Alphabet::Protein };
     (alphabet, lines)
 }

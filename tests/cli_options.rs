@@ -219,3 +219,25 @@ fn help_lists_the_librarys_names_and_the_real_defaults() {
     let distance = help("distance");
     assert!(distance.contains(&listed(clsw::distance::Metric::ALL.map(clsw::distance::Metric::name).to_vec())));
 }
+
+/// Every error clsw prints starts `clsw: error:`, whether the command line parser
+/// (clap) refuses an option or the library refuses an input; both exit with 2 and 1,
+/// and nothing goes to standard output.
+#[test]
+fn errors_have_one_prefix_and_warnings_say_when_nothing_will_be_printed() {
+    let (q, db) = (data("queries10.fasta"), data("uniprot300.fasta"));
+    let (code, out, err) = clsw(&["scan", "-q", &q, "-d", &db, "--max-hits", "many"]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.starts_with("clsw: error: invalid value 'many' for '--max-hits"), "{err}");
+    let (code, out, err) = clsw(&["scan", "-q", &q, "-d", "no/such/file.fasta"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.starts_with("clsw: error: ") && err.contains("no/such/file.fasta"), "{err}");
+    let (code, out, err) = clsw(&["scan", "-q", &q, "-d", &db, "--max-hits", "0"]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(err.starts_with("clsw: warning: --max-hits 0 reports no hit"), "{err}");
+    // Plural agreement in the summary.
+    let one = scratch("one_query.fasta", b">q\nMKYGVRYPKSGVHECMYGKRQAEQIWFLALRNGIAAVVVTDSGNGWEPS\n");
+    let (code, _, err) = clsw(&["scan", "-q", one.to_str().unwrap(), "-d", &db]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("clsw: 1 query (49 residues) x 299 subjects") && err.contains("for 1 query"), "{err}");
+}

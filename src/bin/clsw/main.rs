@@ -144,11 +144,30 @@ fn clean_up_on_signals() {
     }
 }
 
+/// A command line clap refuses: its message with the prefix every error of clsw's has
+/// (`clsw: error: ...`), exit status 2; `--help` and `--version` as clap prints them.
+fn command_line_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    eprint!("clsw: {}", e.render());
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
     end_quietly_on_closed_pipes();
     clean_up_on_signals();
-    let matches = with_negative_numbers(Cli::command()).get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let cli = match with_negative_numbers(Cli::command())
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+    {
+        Ok(cli) => cli,
+        Err(e) => return command_line_error(e),
+    };
     let job = match mpi_job() {
         Ok(job) => job,
         Err(e) => {

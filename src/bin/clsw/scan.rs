@@ -107,6 +107,11 @@ pub struct MakedbArgs {
     alphabet: AlphabetArg,
 }
 
+/// `n` things, singular or plural: `1 query`, `1,250 queries`.
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
 /// `1234567` -> `1,234,567`.
 fn thousands(n: u64) -> String {
     let s = n.to_string();
@@ -234,6 +239,9 @@ fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<(Inpu
         ..SearchOptions::default()
     };
     options.validate()?;
+    if options.max_hits == 0 && !args.quiet {
+        eprintln!("clsw: warning: --max-hits 0 reports no hit: the output will hold none");
+    }
     Ok((Inputs { out, format, db, database_seconds, scoring, queries, options }, opening))
 }
 
@@ -344,15 +352,15 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
         for (n, source) in sources.iter().zip(EvalueSource::ALL) {
             if *n > 0 {
                 let name = if source == EvalueSource::None { "unavailable" } else { source.name() };
-                evalues.push(format!("{name} for {n}"));
+                evalues.push(format!("{name} for {}", counted(*n as u64, "query", "queries")));
             }
         }
         eprintln!(
-            "clsw: {} queries ({} residues) x {} subjects ({} residues){}; {}{devices}{}: {:.3e} cells in {:.2} s \
-             = {} GCUPS end to end (database {:.2} s, devices {:.2} s beside them, layout {:.2} s, upload {:.2} s, programs {:.2} s{}); {} subjects recomputed at 32 bits; {} hits; E-values {}",
-            thousands(queries.len() as u64),
+            "clsw: {} ({} residues) x {} ({} residues){}; {}{devices}{}: {:.3e} cells in {:.2} s \
+             = {} GCUPS end to end (database {:.2} s, devices {:.2} s beside them, layout {:.2} s, upload {:.2} s, programs {:.2} s{}); {} recomputed at 32 bits; {}; E-values {}",
+            counted(queries.len() as u64, "query", "queries"),
             thousands(query_residues),
-            thousands(db.len() as u64),
+            counted(db.len() as u64, "subject", "subjects"),
             thousands(db.total_residues()),
             if strands_n > 1 { ", both strands" } else { "" },
             variant_note,
@@ -373,8 +381,8 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
                     gcups(kernel)
                 ),
             },
-            thousands(recomputed as u64),
-            thousands(hits as u64),
+            counted(recomputed as u64, "subject", "subjects"),
+            counted(hits as u64, "hit", "hits"),
             evalues.join(", ")
         );
     }
@@ -437,11 +445,11 @@ fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result
         let dealt = if share.dealt { "; the database dealt by chunks" } else { "" };
         let search = seconds - setup_seconds;
         eprintln!(
-            "clsw: {} queries ({} residues) x {} subjects ({} residues) on {} MPI ranks ({}{dealt}): {:.3e} cells in {:.2} s \
-             (setup {:.2} s, search {:.2} s = {:.2} GCUPS); {} subjects recomputed at 32 bits; {} hits",
-            thousands(queries.len() as u64),
+            "clsw: {} ({} residues) x {} ({} residues) on {} MPI ranks ({}{dealt}): {:.3e} cells in {:.2} s \
+             (setup {:.2} s, search {:.2} s = {:.2} GCUPS); {} recomputed at 32 bits; {}",
+            counted(queries.len() as u64, "query", "queries"),
             thousands(query_residues),
-            thousands(db.len() as u64),
+            counted(db.len() as u64, "subject", "subjects"),
             thousands(db.total_residues()),
             comm.size(),
             ranks.join("; "),
@@ -450,8 +458,8 @@ fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result
             setup_seconds,
             search,
             cells as f64 / search.max(1e-9) / 1e9,
-            thousands(recomputed as u64),
-            thousands(hits as u64)
+            counted(recomputed as u64, "subject", "subjects"),
+            counted(hits as u64, "hit", "hits")
         );
     }
     Ok(())
