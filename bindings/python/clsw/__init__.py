@@ -2,8 +2,8 @@
 
     import clsw
     engine = clsw.Engine()                                  # CLSW_DEVICE, else "auto"
-    scoring = clsw.Scoring.builtin("BLOSUM62", 11, 1)
-    db = clsw.Database.fasta("db.fasta")
+    scoring = clsw.Scoring("BLOSUM62", 11, 1)                # a built-in matrix, or a matrix file
+    db = clsw.Database("db.fasta")                          # FASTA or prepared (clsw makedb)
     searcher = clsw.Searcher(engine, scoring, db, max_hits=10)   # the database goes to the devices once
     result = searcher.search("MKTAYIAKQRQISFVKSHFSRQ", query_id="q1")
     for hit in result.hits:
@@ -28,6 +28,7 @@ import ctypes.util
 import os
 from dataclasses import dataclass
 from dataclasses import fields as _fields_of
+from pathlib import Path
 from typing import List, Optional, Sequence, Union
 
 import numpy as np
@@ -397,6 +398,14 @@ class _Handle:
     def __init__(self, ptr):
         self._ptr = ptr
 
+    @classmethod
+    def _wrap(cls, ptr):
+        """An object of this class owning ``ptr``, made without the class's own
+        constructor (whose arguments are the user's)."""
+        obj = cls.__new__(cls)
+        _Handle.__init__(obj, ptr)
+        return obj
+
     def close(self) -> None:
         ptr, self._ptr = self._ptr, None
         if ptr and self._free is not None:
@@ -484,6 +493,11 @@ class Engine(_Handle):
         _check(_lib.clsw_engine_device_count(self, ctypes.byref(n)))
         return n.value
 
+    def __repr__(self) -> str:
+        if not self._ptr:
+            return "Engine(<closed>)"
+        return f"<clsw.Engine: {'; '.join(self.describe().splitlines())}>"
+
 
 class Scoring(_Handle):
     """A substitution matrix and gap penalties (BLAST's convention: a gap of length L costs
@@ -493,6 +507,22 @@ class Scoring(_Handle):
     ``CLSW_GAPS_DEFAULT``, the customary values too."""
 
     _free = _lib.clsw_scoring_free
+
+    def __init__(self, matrix: str, gap_open: Optional[int] = None, gap_extend: Optional[int] = None):
+        """``Scoring("BLOSUM62", 11, 1)``: an NCBI-format matrix file where ``matrix`` names
+        one (as :meth:`file`), else a built-in matrix by name (as :meth:`builtin`)."""
+        made = (
+            Scoring.file(matrix, gap_open, gap_extend)
+            if Path(matrix).is_file()
+            else Scoring.builtin(str(matrix), gap_open, gap_extend)
+        )
+        _Handle.__init__(self, made._ptr)
+        made._ptr = None
+
+    def __repr__(self) -> str:
+        if not self._ptr:
+            return "Scoring(<closed>)"
+        return f"Scoring({self.name!r}, {self.gaps[0]}, {self.gaps[1]})"
 
     @staticmethod
     def _gaps(gap_open, gap_extend):
@@ -507,14 +537,14 @@ class Scoring(_Handle):
         """BLOSUM45/50/62/80/90, PAM30/70/250 or EDNAFULL."""
         p = _P()
         _check(_lib.clsw_scoring_new_builtin(matrix.encode("utf-8"), *cls._gaps(gap_open, gap_extend), ctypes.byref(p)))
-        return cls(p)
+        return cls._wrap(p)
 
     @classmethod
     def file(cls, path, gap_open: Optional[int] = None, gap_extend: Optional[int] = None) -> "Scoring":
         """An NCBI-format matrix file."""
         p = _P()
         _check(_lib.clsw_scoring_new_file(_path(path), *cls._gaps(gap_open, gap_extend), ctypes.byref(p)))
-        return cls(p)
+        return cls._wrap(p)
 
     @classmethod
     def match_mismatch(
@@ -526,7 +556,7 @@ class Scoring(_Handle):
                 _alphabet(alphabet), match, mismatch, *cls._gaps(gap_open, gap_extend), ctypes.byref(p)
             )
         )
-        return cls(p)
+        return cls._wrap(p)
 
     @property
     def alphabet(self) -> str:
@@ -551,12 +581,23 @@ class Database(_Handle):
 
     _free = _lib.clsw_db_free
 
+    def __init__(self, path, alphabet: str = "auto"):
+        """``Database("db.fasta")``: a database file of either kind, as :meth:`open`."""
+        made = Database.open(path, alphabet)
+        _Handle.__init__(self, made._ptr)
+        made._ptr = None
+
+    def __repr__(self) -> str:
+        if not self._ptr:
+            return "Database(<closed>)"
+        return f"<clsw.Database: {len(self)} {self.alphabet} sequences, {self.total_residues} residues>"
+
     @classmethod
     def fasta(cls, path, alphabet: str = "auto") -> "Database":
         """A FASTA file, plain or gzip; alphabet "protein", "dna" or "auto"."""
         p = _P()
         _check(_lib.clsw_db_new_fasta(_path(path), _alphabet(alphabet), ctypes.byref(p)))
-        return cls(p)
+        return cls._wrap(p)
 
     @classmethod
     def open(cls, path, alphabet: str = "auto", scoring: Optional["Scoring"] = None) -> "Database":
@@ -566,14 +607,14 @@ class Database(_Handle):
         from the residues. What that noted is in :attr:`notes`."""
         p = _P()
         _check(_lib.clsw_db_new_file(_path(path), _alphabet(alphabet), scoring, ctypes.byref(p)))
-        return cls(p)
+        return cls._wrap(p)
 
     @classmethod
     def prepared(cls, path) -> "Database":
         """A prepared database (``clsw makedb``, or :meth:`write_prepared`)."""
         p = _P()
         _check(_lib.clsw_db_new_prepared(_path(path), ctypes.byref(p)))
-        return cls(p)
+        return cls._wrap(p)
 
     @classmethod
     def from_sequences(
@@ -592,7 +633,7 @@ class Database(_Handle):
             cnames = (ctypes.c_char_p * n)(*encoded)
         p = _P()
         _check(_lib.clsw_db_new_sequences(_alphabet(alphabet), n, ptrs, lens, cnames, ctypes.byref(p)))
-        return cls(p)
+        return cls._wrap(p)
 
     def write_prepared(self, path) -> None:
         _check(_lib.clsw_db_write_prepared(self, _path(path)))

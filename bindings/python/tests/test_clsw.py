@@ -364,3 +364,19 @@ def test_errors_carry_status_and_message(engine, uniprot, blosum62, tmp_path):
     with pytest.raises(clsw.ClswError) as e:
         clsw.align(closed, "MKV", "MKV")
     assert e.value.status_name == "CLSW_ERR_NULL" and "scoring is NULL" in e.value.message
+
+
+def test_constructors_take_what_a_user_would_pass_and_objects_describe_themselves(engine, blosum62):
+    scoring = clsw.Scoring("BLOSUM62", 11, 1)
+    assert scoring.name == blosum62.name and scoring.gaps == (11, 1)
+    assert repr(scoring) == "Scoring('BLOSUM62', 11, 1)"
+    from_file = clsw.Scoring(DATA / "matrices" / "EBLOSUM50", 10, 2)
+    assert from_file.gaps == (10, 2) and from_file.alphabet == "protein"
+    with pytest.raises(clsw.ClswError):
+        clsw.Scoring("NO_SUCH_MATRIX")
+    db = clsw.Database(DATA / "uniprot300.fasta")
+    assert len(db) == 299 and repr(db) == "<clsw.Database: 299 protein sequences, 169296 residues>"
+    assert repr(engine).startswith("<clsw.Engine: ")
+    scoring.close()
+    assert repr(scoring) == "Scoring(<closed>)"
+    assert (Path(clsw.__file__).parent / "py.typed").is_file()
