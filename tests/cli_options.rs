@@ -241,3 +241,40 @@ fn errors_have_one_prefix_and_warnings_say_when_nothing_will_be_printed() {
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("clsw: 1 query (49 residues) x 299 subjects") && err.contains("for 1 query"), "{err}");
 }
+
+/// Every command's `--help` ends with a worked example on the bundled data, and the
+/// example runs (on the native path; the data directory and the output file put where
+/// this test keeps them).
+#[test]
+fn every_help_shows_an_example_that_runs() {
+    let out_file = scratch_dir().join("example.clswdb");
+    for command in ["align", "scan", "makedb", "distance", "sw3", "psse", "devices"] {
+        let (code, help, err) = clsw(&[command, "--help"]);
+        assert_eq!(code, 0, "{err}");
+        let example = help.lines().skip_while(|l| !l.starts_with("Example")).nth(1);
+        let example = example.unwrap_or_else(|| panic!("clsw {command} --help shows no example:\n{help}"));
+        let line = example.trim().strip_prefix("clsw ").unwrap_or_else(|| panic!("{example}"));
+        if command == "devices" {
+            continue; // its run is the engine's self-test, tested on its own
+        }
+        // Words, with the one double-quoted argument of scan's example kept whole.
+        let mut args: Vec<String> = Vec::new();
+        for (i, part) in line.split('"').enumerate() {
+            if i % 2 == 1 {
+                args.push(part.to_string());
+            } else {
+                args.extend(part.split_whitespace().map(str::to_string));
+            }
+        }
+        let data = data_dir().to_str().unwrap().to_string();
+        let args: Vec<String> = args
+            .into_iter()
+            .map(|a| a.replace("tests/data", &data))
+            .map(|a| if a.ends_with(".clswdb") { out_file.to_str().unwrap().to_string() } else { a })
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (code, out, err) = clsw(&args);
+        assert_eq!(code, 0, "clsw {}: {err}", args.join(" "));
+        assert!(!out.is_empty(), "clsw {} printed nothing", args.join(" "));
+    }
+}

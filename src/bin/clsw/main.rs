@@ -56,23 +56,42 @@ fn set_up(cli: &Cli) -> clsw::Result<()> {
 #[derive(Subcommand)]
 enum Command {
     /// List OpenCL platforms and devices, and run each device's self-test.
+    #[command(after_help = "Example:\n  clsw devices")]
     Devices,
     /// Align every sequence of A with every sequence of B (local, with traceback).
+    #[command(
+        after_help = "Example (from the source tree):\n  clsw align tests/data/gap_pairs.fasta tests/data/queries10.fasta --outfmt tabular"
+    )]
     Align(align::AlignArgs),
     /// Search a database with queries: every subject's exact Smith-Waterman score, the
     /// best hits with E-values and alignments.
+    #[command(
+        after_help = "Example (from the source tree):\n  clsw scan -q tests/data/queries10.fasta -d tests/data/uniprot300.fasta --outfmt \"6 qseqid sseqid evalue bitscore\""
+    )]
     Scan(scan::ScanArgs),
     /// Prepare a database for fast repeated searches (a memory-mapped file).
+    #[command(
+        after_help = "Example (from the source tree):\n  clsw makedb tests/data/uniprot300.fasta -o uniprot300.clswdb"
+    )]
     Makedb(scan::MakedbArgs),
     /// All-pairs distance matrix of a FASTA alignment (SNP distances) or of genotypes
     /// (PLINK .bed, 0/1/2 table).
-    #[command(visible_alias = "dist")]
+    #[command(
+        visible_alias = "dist",
+        after_help = "Example (from the source tree):\n  clsw distance tests/data/distance/hand.fa"
+    )]
     Distance(distance::DistanceArgs),
     /// Three-sequence local alignment (3-D Smith-Waterman) of FASTA records, or of every
     /// triple of channels of a time series as SAX words.
+    #[command(
+        after_help = "Example (from the source tree):\n  clsw sw3 tests/data/gap_pairs.fasta tests/data/gap_pairs.fasta tests/data/gap_pairs.fasta"
+    )]
     Sw3(sw3::Sw3Args),
     /// Pairwise statistical significance: shuffle each subject, align the query with every
     /// shuffle, fit a Gumbel, report lambda, K, P-value and E-value (like prss / ssearch36 -k).
+    #[command(
+        after_help = "Example (from the source tree):\n  clsw psse -q tests/data/queries10.fasta -s tests/data/gap_pairs.fasta --shuffles 200"
+    )]
     Psse(psse::PsseArgs),
     /// Benchmarks that print tables (GCUPS per variant, device and size).
     #[command(subcommand)]

@@ -27,10 +27,10 @@ enum PsseFormat {
 )))]
 pub struct PsseArgs {
     /// Query FASTA (plain or gzip): every record is compared with every subject.
-    #[arg(long)]
+    #[arg(long, short = 'q')]
     query: PathBuf,
     /// Subject FASTA (plain or gzip): the sequences that are shuffled.
-    #[arg(long)]
+    #[arg(long, short = 's')]
     subject: PathBuf,
     /// Shuffles per subject.
     #[arg(long, default_value_t = 1000)]
