@@ -43,7 +43,7 @@ fn devices() -> Vec<(usize, String, String, String)> {
     }
     if found.is_empty() {
         assert!(std::env::var("CLSW_REQUIRE_DEVICE").as_deref() != Ok("1"), "no OpenCL device:\n{listing}");
-        eprintln!("SKIPPED: no OpenCL device; set CLSW_REQUIRE_DEVICE=1 to make this a failure");
+        common::skipped("no OpenCL device; set CLSW_REQUIRE_DEVICE=1 to make this a failure");
     }
     found
 }

@@ -31,7 +31,7 @@ const PUT_TWICE: KernelSource = KernelSource {
 /// program from source and the counts below would not hold.
 fn devices() -> Vec<DeviceInfo> {
     if std::env::var_os("CLSW_DUMP_DIR").is_some() {
-        eprintln!("SKIPPED: CLSW_DUMP_DIR is set, which bypasses the disk cache");
+        common::skipped("CLSW_DUMP_DIR is set, which bypasses the disk cache");
         return Vec::new();
     }
     test_device_infos()

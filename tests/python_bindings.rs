@@ -5,6 +5,8 @@
 //! the test is skipped loudly, unless `CLSW_REQUIRE_PYTHON=1` (set by `.ci/run`), where
 //! it fails.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -30,7 +32,10 @@ fn python_bindings_pass_their_pytest_suite() {
                 Err(e) => e.to_string(),
             };
             assert!(!required, "CLSW_REQUIRE_PYTHON=1 but python3 with numpy and pytest is missing: {why}");
-            eprintln!("SKIPPED: python3 with numpy and pytest is missing ({}); pip install numpy pytest", why.trim());
+            common::skipped(&format!(
+                "python3 with numpy and pytest is missing ({}); pip install numpy pytest",
+                why.trim()
+            ));
             return;
         }
     }

@@ -141,7 +141,7 @@ fn opencl_cpu_or_reference() -> &'static str {
     if std::env::var("CLSW_REQUIRE_DEVICE").as_deref() == Ok("1") {
         panic!("CLSW_REQUIRE_DEVICE=1 but no CPU OpenCL device was found (install pocl-opencl-icd)");
     }
-    eprintln!("SKIPPED (OpenCL part): no CPU OpenCL device; running on the native path instead");
+    common::skipped("no CPU OpenCL device; running on the native path instead");
     "reference"
 }
 
@@ -469,7 +469,7 @@ fn asan_available() -> bool {
         .is_ok_and(|s| s.success());
     if !ok {
         assert!(std::env::var("CI").is_err(), "CI must have AddressSanitizer (libasan, part of gcc)");
-        eprintln!("SKIPPED: cc -fsanitize=address does not work here");
+        common::skipped("cc -fsanitize=address does not work here");
     }
     ok
 }
@@ -571,7 +571,7 @@ fn misuse_checks_are_clean_under_address_sanitizer() {
 fn align_example_is_clean_under_valgrind() {
     if Command::new("valgrind").arg("--version").output().is_err() {
         assert!(std::env::var("CI").is_err(), "CI must have valgrind");
-        eprintln!("SKIPPED: valgrind is not installed");
+        common::skipped("valgrind is not installed");
         return;
     }
     let (q, s) = related_pair();

@@ -34,7 +34,7 @@ fn programs() -> Option<(PathBuf, PathBuf)> {
 
 fn build() -> Option<(PathBuf, PathBuf)> {
     if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
-        eprintln!("SKIPPED: FASTA 36 is built here with its x86-64 Linux makefile only");
+        common::skipped("FASTA 36 is built here with its x86-64 Linux makefile only");
         return None;
     }
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
@@ -55,7 +55,9 @@ fn build() -> Option<(PathBuf, PathBuf)> {
     if !run.status.success() {
         let fetching = !out.join("fasta3_36.3.8i.14-Nov-2020.orig.tar.gz").is_file();
         if fetching && !required() {
-            eprintln!("SKIPPED: FASTA's source could not be fetched (set CLSW_REQUIRE_DEVICE=1 to fail):\n{log}");
+            common::skipped(&format!(
+                "FASTA's source could not be fetched (set CLSW_REQUIRE_DEVICE=1 to fail):\n{log}"
+            ));
             return None;
         }
         panic!("integrations/fasta36/build.sh failed:\n{log}");

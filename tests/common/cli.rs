@@ -128,7 +128,7 @@ pub fn two_device_specs() -> Vec<(String, Vec<(&'static str, &'static str)>)> {
     if code == 0 && listed >= 2 {
         specs.push(("0,1".to_string(), pocl));
     } else {
-        eprintln!("SKIPPED: --device 0,1: {listed} device(s) with POCL_DEVICES=\"pthread pthread\" {err}");
+        super::skipped(&format!("--device 0,1: {listed} device(s) with POCL_DEVICES=\"pthread pthread\" {err}"));
     }
     specs
 }

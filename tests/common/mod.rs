@@ -19,6 +19,28 @@ pub fn data_dir() -> PathBuf {
     if local.is_dir() { local } else { PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data") }
 }
 
+/// Where [`skipped`] lists the tests that could not run here: `CLSW_SKIP_LOG`, else
+/// `target/skipped-tests.log` in the source tree. `.ci/run` fails when it is not empty.
+pub fn skip_log() -> PathBuf {
+    match std::env::var_os("CLSW_SKIP_LOG") {
+        Some(p) => PathBuf::from(p),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/skipped-tests.log"),
+    }
+}
+
+/// A test (or a part of one) that cannot run here: says why on standard error and adds
+/// a line to [`skip_log`], so that a skip cannot pass for a test that ran (cargo shows
+/// no output of a passing test).
+pub fn skipped(why: &str) {
+    use std::io::Write;
+    let test = std::thread::current().name().unwrap_or("a test").to_string();
+    eprintln!("SKIPPED: {why}");
+    let line = format!("{} {test}: {}\n", std::env::args().next().unwrap_or_default(), why.replace('\n', " "));
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(skip_log()) {
+        let _ = f.write_all(line.as_bytes());
+    }
+}
+
 pub fn read_fasta(name: &str, alphabet: Alphabet) -> Vec<Sequence> {
     fasta::read_file(&data_dir().join(name), alphabet, EmptyRecords::Error).unwrap().0
 }
@@ -93,7 +115,7 @@ pub fn test_device_infos() -> Vec<DeviceInfo> {
         if std::env::var("CLSW_REQUIRE_DEVICE").as_deref() == Ok("1") {
             panic!("CLSW_REQUIRE_DEVICE=1 but no OpenCL device was found (install pocl-opencl-icd)");
         }
-        eprintln!("SKIPPED: no OpenCL device found; set CLSW_REQUIRE_DEVICE=1 to make this a failure");
+        skipped("no OpenCL device found; set CLSW_REQUIRE_DEVICE=1 to make this a failure");
     }
     devices
 }
