@@ -464,6 +464,20 @@ fn sam_records_parse_and_consume_the_query() {
     assert_eq!(primaries, 3);
     assert!(text.contains("nohit\t4\t*\t0\t0\t*"));
     assert!(text.lines().any(|l| l.split('\t').nth(5).is_some_and(|c| c.contains('S'))));
+    // Written query by query: the header and the first query's records are in the
+    // file once its result is written, before the next query's.
+    let path = std::env::temp_dir().join(format!("clsw-sam-stream-{}.sam", std::process::id()));
+    let mut w =
+        ResultWriter::new(OutputFormat::Sam, std::fs::File::create(&path).unwrap(), &db, &sc, FormatOptions::default());
+    w.write(&results[0], &queries[0]).unwrap();
+    let so_far = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(so_far.lines().filter(|l| l.starts_with("@SQ")).count(), db.len());
+    assert_eq!(so_far.lines().filter(|l| !l.starts_with('@')).count(), results[0].hits.len());
+    w.write(&results[1], &queries[1]).unwrap();
+    w.finish().unwrap();
+    let whole = std::fs::read_to_string(&path).unwrap();
+    assert!(whole.starts_with(&so_far) && whole.len() > so_far.len());
+    std::fs::remove_file(&path).unwrap();
     // =/X CIGARs on request.
     let mut w = ResultWriter::new(
         OutputFormat::Sam,

@@ -29,16 +29,15 @@
 //!   and starts with one `#` line naming the columns. **ssearch36 `-m 8`**
 //!   ([`ssearch_m8_line`]): the same columns with ssearch36's conventions.
 //! * **SAM**: the query is the read, the subject the reference. Header: `@HD VN:1.6
-//!   SO:unsorted`, one `@SQ` line per subject that appears in a record (order of first
-//!   appearance), `@PG`. Every hit is a record; the best hit of a query is primary, the
+//!   SO:unsorted`, one `@SQ` line per database subject (database order, as an aligner
+//!   lists its reference), `@PG`; then each query's records as its search ends. Every hit is a record; the best hit of a query is primary, the
 //!   others secondary (FLAG 256); a query without hits is an unmapped record (FLAG 4).
 //!   CIGAR uses `M` (or `=`/`X` with [`FormatOptions::sam_eqx`]) and soft-clips the
 //!   unaligned query ends, so it consumes the whole query. MAPQ is 255 (unavailable),
 //!   QUAL `*`. Tags: `AS:i` raw score, `NM:i` edit distance (mismatches + gap
-//!   columns), and when available `ZE:f` E-value and `ZB:f` bit score. The header is
-//!   known only at the end, so records are held in memory until [`ResultWriter::finish`].
-//!   A query without an id (a `>` line alone) is named `*`, SAM's name for none; a hit
-//!   on a subject without an id is an error, as SAM names every reference (`@SQ SN`).
+//!   columns), and when available `ZE:f` E-value and `ZB:f` bit score.
+//!   A query without an id (a `>` line alone) is named `*`, SAM's name for none; a
+//!   subject without an id is an error, as SAM names every reference (`@SQ SN`).
 //! * **JSON**: one array, one object per query (see [`query_json`]); E-values and bit
 //!   scores without statistics are `null`.
 
@@ -493,10 +492,6 @@ pub struct ResultWriter<'a, W: Write> {
     scoring: &'a Scoring,
     options: FormatOptions,
     written: usize,
-    /// SAM: records, and the subjects they name (order of first appearance).
-    sam_records: Vec<u8>,
-    sam_subjects: Vec<usize>,
-    sam_seen: std::collections::HashSet<usize>,
 }
 
 impl<'a, W: Write> ResultWriter<'a, W> {
@@ -507,23 +502,12 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         scoring: &'a Scoring,
         options: FormatOptions,
     ) -> ResultWriter<'a, W> {
-        ResultWriter {
-            format,
-            out,
-            db,
-            scoring,
-            options,
-            written: 0,
-            sam_records: Vec::new(),
-            sam_subjects: Vec::new(),
-            sam_seen: Default::default(),
-        }
+        ResultWriter { format, out, db, scoring, options, written: 0 }
     }
 
     /// Writes one query's result (`query` is the record that was searched) and flushes
     /// it, so that a reader downstream (`clsw scan ... | head`) has each query's lines
-    /// as soon as they are found. SAM holds its records back: its header lists the
-    /// subjects of every query's hits first.
+    /// as soon as they are found (SAM's header before the first).
     pub fn write(&mut self, result: &SearchResult, query: &Sequence) -> std::io::Result<()> {
         let first = self.written == 0;
         self.written += 1;
@@ -553,34 +537,21 @@ impl<'a, W: Write> ResultWriter<'a, W> {
                 }
             }
             OutputFormat::Sam => {
+                if first {
+                    self.sam_header()?;
+                }
                 if result.hits.iter().all(|h| h.alignment.is_none()) {
                     let seq = query_letters(query, Strand::Plus, self.scoring);
-                    writeln!(self.sam_records, "{}\t4\t*\t0\t0\t*\t*\t0\t0\t{seq}\t*", sam_qname(&result.query_id))?;
+                    writeln!(self.out, "{}\t4\t*\t0\t0\t*\t*\t0\t0\t{seq}\t*", sam_qname(&result.query_id))?;
                 }
                 let mut letters: [Option<String>; 2] = [None, None];
                 let mut primary = true;
-                for h in &result.hits {
-                    if h.alignment.is_none() {
-                        continue;
-                    }
-                    if self.db.id(h.subject).is_empty() {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::InvalidData,
-                            format!(
-                                "subject {} of the database has no id, and SAM names every reference sequence \
-                                 (@SQ SN); give it one, or choose another output format",
-                                h.subject + 1
-                            ),
-                        ));
-                    }
+                for h in result.hits.iter().filter(|h| h.alignment.is_some()) {
                     let slot = if h.strand == Strand::Plus { 0 } else { 1 };
                     let seq = letters[slot].get_or_insert_with(|| query_letters(query, h.strand, self.scoring));
                     let line = sam_record(result, h, self.db, seq, primary, self.options.sam_eqx);
-                    writeln!(self.sam_records, "{line}")?;
+                    writeln!(self.out, "{line}")?;
                     primary = false;
-                    if self.sam_seen.insert(h.subject) {
-                        self.sam_subjects.push(h.subject);
-                    }
                 }
             }
             OutputFormat::Json => {
@@ -601,6 +572,30 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         self.out.flush()
     }
 
+    /// SAM's header: `@HD`, one `@SQ` per database subject, `@PG`. A subject without an
+    /// id is an error: SAM names every reference.
+    fn sam_header(&mut self) -> std::io::Result<()> {
+        writeln!(self.out, "@HD\tVN:1.6\tSO:unsorted")?;
+        for k in 0..self.db.len() {
+            if self.db.id(k).is_empty() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "subject {} of the database has no id, and SAM names every reference sequence (@SQ SN); \
+                         give it one, or choose another output format",
+                        k + 1
+                    ),
+                ));
+            }
+            writeln!(self.out, "@SQ\tSN:{}\tLN:{}", self.db.id(k), self.db.seq_len(k))?;
+        }
+        write!(self.out, "@PG\tID:clsw\tPN:clsw\tVN:{}", crate::VERSION)?;
+        if let Some(cl) = &self.options.command_line {
+            write!(self.out, "\tCL:{}", cl.replace(['\t', '\n'], " "))?;
+        }
+        writeln!(self.out)
+    }
+
     /// `-outfmt 7`'s comment lines before a query's tabular lines, as BLAST+ writes
     /// them: the program, the query's header, the database, the columns (when there are
     /// hits) and the number of lines that follow.
@@ -618,25 +613,14 @@ impl<'a, W: Write> ResultWriter<'a, W> {
         writeln!(self.out, "# {lines} hits found")
     }
 
-    /// Ends the output (SAM: header and records; JSON: the closing bracket;
+    /// Ends the output (SAM without a query: its header; JSON: the closing bracket;
     /// `TabularComments`: BLAST's last comment line) and returns the writer, flushed.
     pub fn finish(mut self) -> std::io::Result<W> {
         match self.format {
             OutputFormat::TabularComments => writeln!(self.out, "# BLAST processed {} queries", self.written)?,
             OutputFormat::TabularExt if self.written == 0 => writeln!(self.out, "# {TABULAR_EXT_COLUMNS}")?,
             OutputFormat::Json => write!(self.out, "{}", if self.written == 0 { "[]\n" } else { "\n]\n" })?,
-            OutputFormat::Sam => {
-                writeln!(self.out, "@HD\tVN:1.6\tSO:unsorted")?;
-                for &k in &self.sam_subjects {
-                    writeln!(self.out, "@SQ\tSN:{}\tLN:{}", self.db.id(k), self.db.seq_len(k))?;
-                }
-                write!(self.out, "@PG\tID:clsw\tPN:clsw\tVN:{}", crate::VERSION)?;
-                if let Some(cl) = &self.options.command_line {
-                    write!(self.out, "\tCL:{}", cl.replace(['\t', '\n'], " "))?;
-                }
-                writeln!(self.out)?;
-                self.out.write_all(&self.sam_records)?;
-            }
+            OutputFormat::Sam if self.written == 0 => self.sam_header()?,
             _ => {}
         }
         self.out.flush()?;
