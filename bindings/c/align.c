@@ -7,7 +7,7 @@
  * EDNAFULL as the matrix for DNA). Prints the score, the 1-based coordinates, the
  * identity, the CIGAR strings and the alignment itself.
  *
- * Build: cc align.c $(pkg-config --cflags --libs clsw) -o align
+ * Build: cc align.c $(pkg-config --cflags --libs clsw) -Wl,-rpath,$(pkg-config --variable=libdir clsw) -o align
  */
 #include <clsw.h>
 #include <stdio.h>

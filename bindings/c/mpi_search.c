@@ -11,7 +11,7 @@
  * Fortran handle (MPI_Comm_c2f), and clsw works on a duplicate of it.
  *
  * Build (clsw built with the cargo feature `mpi`):
- *   mpicc mpi_search.c $(pkg-config --cflags --libs clsw) -o mpi_search
+ *   mpicc mpi_search.c $(pkg-config --cflags --libs clsw) -Wl,-rpath,$(pkg-config --variable=libdir clsw) -o mpi_search
  */
 #include <clsw.h>
 #include <mpi.h>

@@ -8,7 +8,7 @@
  * `clsw scan --outfmt tabular` prints: qseqid sseqid pident length mismatch gapopen
  * qstart qend sstart send evalue bitscore. The devices: CLSW_DEVICE, else "auto".
  *
- * Build: cc search.c $(pkg-config --cflags --libs clsw) -o search
+ * Build: cc search.c $(pkg-config --cflags --libs clsw) -Wl,-rpath,$(pkg-config --variable=libdir clsw) -o search
  */
 #include <clsw.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 // the differences, the compared sites and the IBS values, one line per row.
 // Compared with the Rust API's results by tests/distance_capi.rs.
 //
-// Build: c++ -std=c++17 distance.cpp $(pkg-config --cflags --libs clsw) -o distance
+// Build: c++ -std=c++17 distance.cpp $(pkg-config --cflags --libs clsw) -Wl,-rpath,$(pkg-config --variable=libdir clsw) -o distance
 #include "clsw.hpp"
 
 #include <cstdio>

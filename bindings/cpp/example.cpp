@@ -7,7 +7,7 @@
 // lines are tab-separated and meant to be compared with the Rust API's results
 // (tests/scan_capi.rs does).
 //
-// Build: c++ -std=c++17 example.cpp $(pkg-config --cflags --libs clsw) -o example
+// Build: c++ -std=c++17 example.cpp $(pkg-config --cflags --libs clsw) -Wl,-rpath,$(pkg-config --variable=libdir clsw) -o example
 #include "clsw.hpp"
 
 #include <algorithm>

@@ -6,7 +6,7 @@
 // clsw::psse_many (200 shuffles, seed 7, native path unless CLSW_DEVICE says otherwise).
 // Tab-separated lines, compared with the Rust API's results by tests/psse_capi.rs.
 //
-// Build: c++ -std=c++17 psse.cpp $(pkg-config --cflags --libs clsw) -o psse
+// Build: c++ -std=c++17 psse.cpp $(pkg-config --cflags --libs clsw) -Wl,-rpath,$(pkg-config --variable=libdir clsw) -o psse
 #include "clsw.hpp"
 
 #include <cstdio>

@@ -7,7 +7,7 @@
 // the SAX word of a short series. Compared with the Rust API's results by
 // tests/sw3_capi.rs.
 //
-// Build: c++ -std=c++17 sw3.cpp $(pkg-config --cflags --libs clsw) -o sw3
+// Build: c++ -std=c++17 sw3.cpp $(pkg-config --cflags --libs clsw) -Wl,-rpath,$(pkg-config --variable=libdir clsw) -o sw3
 #include "clsw.hpp"
 
 #include <cstdio>
