@@ -278,3 +278,26 @@ fn every_help_shows_an_example_that_runs() {
         assert!(!out.is_empty(), "clsw {} printed nothing", args.join(" "));
     }
 }
+
+/// The manual pages and the shell completions come from the same definitions as
+/// `--help`: every command and option is in them.
+#[test]
+fn manual_pages_and_completions_follow_the_command_line() {
+    let (code, man, err) = clsw(&["man"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(man.contains(".TH clsw 1"), "{man}");
+    for command in ["scan", "align", "psse", "distance", "sw3", "makedb", "devices"] {
+        assert!(man.contains(command), "clsw's page does not name {command}");
+    }
+    let (code, scan, err) = clsw(&["man", "scan"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(scan.contains(".TH clsw-scan 1") && scan.contains("\\-\\-max\\-hsps"), "{scan}");
+    let (code, _, err) = clsw(&["man", "nope"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no command 'nope'; commands are devices, align, scan"), "{err}");
+    for (shell, marker) in [("bash", "_clsw()"), ("zsh", "#compdef clsw"), ("fish", "complete -c clsw")] {
+        let (code, script, err) = clsw(&["completions", shell]);
+        assert_eq!(code, 0, "{err}");
+        assert!(script.contains(marker) && script.contains("max-hsps"), "{shell}: {script}");
+    }
+}

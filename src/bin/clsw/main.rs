@@ -96,6 +96,18 @@ enum Command {
     /// Benchmarks that print tables (GCUPS per variant, device and size).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Shell completions for clsw, on standard output.
+    #[command(after_help = "Example:\n  clsw completions bash > ~/.local/share/bash-completion/completions/clsw")]
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// The manual page (roff) of clsw, or of one of its commands, on standard output.
+    #[command(after_help = "Example:\n  clsw man scan > clsw-scan.1 && man ./clsw-scan.1")]
+    Man {
+        /// A command's page instead of clsw's own (scan, align, ...).
+        command: Option<String>,
+    },
 }
 
 /// A closed standard output (`clsw ... | head`) ends the process quietly, as it does
@@ -163,6 +175,25 @@ fn clean_up_on_signals() {
     }
 }
 
+/// `clsw man [COMMAND]`: the roff page of clsw or of one of its commands, from the
+/// same definitions `--help` prints.
+fn manual_page(command: Option<&str>) -> clsw::Result<()> {
+    let root = with_negative_numbers(Cli::command());
+    let page = match command {
+        None => root,
+        Some(name) => {
+            let sub = root.find_subcommand(name).cloned().ok_or_else(|| {
+                let names: Vec<&str> = root.get_subcommands().map(|c| c.get_name()).collect();
+                clsw::Error::InvalidArgument(format!("no command '{name}'; commands are {}", names.join(", ")))
+            })?;
+            sub.display_name(format!("clsw-{name}"))
+        }
+    };
+    let mut out = Vec::new();
+    clap_mangen::Man::new(page).render(&mut out).map_err(|e| clsw::Error::io("the manual page", e))?;
+    std::io::Write::write_all(&mut std::io::stdout(), &out).map_err(|e| clsw::Error::io("standard output", e))
+}
+
 /// A command line clap refuses: its message with the prefix every error of clsw's has
 /// (`clsw: error: ...`), exit status 2; `--help` and `--version` as clap prints them.
 fn command_line_error(e: clap::Error) -> ExitCode {
@@ -201,6 +232,8 @@ fn main() -> ExitCode {
         Command::Distance(args) => distance::run(args, ranks),
         command => {
             let name = match command {
+                Command::Completions { .. } => "completions",
+                Command::Man { .. } => "man",
                 Command::Devices => "devices",
                 Command::Align(_) => "align",
                 Command::Makedb(_) => "makedb",
@@ -214,6 +247,12 @@ fn main() -> ExitCode {
                 Command::Makedb(args) => scan::run_makedb(args),
                 Command::Sw3(args) => sw3::run(args),
                 Command::Bench(command) => bench::run(command),
+                Command::Completions { shell } => {
+                    let mut cmd = with_negative_numbers(Cli::command());
+                    clap_complete::generate(*shell, &mut cmd, "clsw", &mut std::io::stdout());
+                    Ok(())
+                }
+                Command::Man { command } => manual_page(command.as_deref()),
                 Command::Scan(_) | Command::Psse(_) | Command::Distance(_) => unreachable!("handled above"),
             }
         }
