@@ -70,7 +70,8 @@ pub struct ScanArgs {
         |s| Variant::choice(s).map(drop),
     ))]
     variant: String,
-    /// DNA strands of the query to search: both, plus, minus.
+    /// DNA strands of the query to search: both, plus, minus [default: both; a protein
+    /// search has one strand].
     #[arg(long, value_parser = Names::of::<Strands>(Strands::ALL.map(Strands::name)))]
     strand: Option<String>,
     /// Write the results here instead of standard output.
@@ -102,7 +103,7 @@ pub struct MakedbArgs {
     /// The prepared database to write (conventionally *.clswdb).
     #[arg(long, short = 'o')]
     out: PathBuf,
-    /// Sequence alphabet [default: guessed from the residues].
+    /// Sequence alphabet (auto: guessed from the residues).
     #[arg(long, value_enum, default_value_t = AlphabetArg::Auto)]
     alphabet: AlphabetArg,
 }
