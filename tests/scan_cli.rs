@@ -371,9 +371,11 @@ fn dbsize_and_stats_pin_evalues_across_database_sizes() {
         .map(|(e_own, e_big, n)| e_big / e_own / n)
         .collect();
     assert!(per_residue.len() > 5, "{per_residue:?}");
-    let first = per_residue[0];
-    // (E-values print with two or three digits.)
-    assert!(per_residue.iter().all(|r| (r / first - 1.0).abs() < 0.06), "{per_residue:?}");
+    // Against their median (E-values print with two or three digits: a few % each).
+    let mut sorted = per_residue.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    assert!(per_residue.iter().all(|r| (r / median - 1.0).abs() < 0.05), "{per_residue:?}");
     assert!(evalues(&large, &["--stats", "none"]).values().all(|e| e == "NA"));
     let (code, _, err) = clsw(&["scan", "-q", s(&q), "-d", s(&large), "--stats", "ml"]);
     assert_eq!(code, 2, "{err}");
