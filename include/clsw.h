@@ -1765,6 +1765,21 @@ enum clsw_status clsw_scoring_new_file(const char *path,
                                        struct clsw_scoring **out);
 
 /**
+ * A matrix named as the `clsw` command names one (`--matrix`): an NCBI-format file
+ * where `name_or_path` is one, else a built-in name (as `clsw_scoring_new_builtin`).
+ * Gaps as for `clsw_scoring_new_builtin`.
+ * Errors: as `clsw_scoring_new_file` for a file, `CLSW_ERR_INVALID_ARGUMENT` for an
+ * unknown name, `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `name_or_path` is NULL or NUL-terminated; `out` is NULL or writable.
+ */
+enum clsw_status clsw_scoring_new(const char *name_or_path,
+                                  int32_t gap_open,
+                                  int32_t gap_extend,
+                                  struct clsw_scoring **out);
+
+/**
  * `match_score` (> 0) for identical residues and `mismatch` (<= 0) for all other
  * pairs, the wildcard included, over `alphabet` (`CLSW_ALPHABET_PROTEIN` or
  * `CLSW_ALPHABET_DNA`). Gaps as for `clsw_scoring_new_builtin` (`CLSW_GAPS_DEFAULT`

@@ -92,6 +92,30 @@ pub unsafe extern "C" fn clsw_scoring_new_file(
     unsafe { new_handle(out, OUT, build) }
 }
 
+/// A matrix named as the `clsw` command names one (`--matrix`): an NCBI-format file
+/// where `name_or_path` is one, else a built-in name (as `clsw_scoring_new_builtin`).
+/// Gaps as for `clsw_scoring_new_builtin`.
+/// Errors: as `clsw_scoring_new_file` for a file, `CLSW_ERR_INVALID_ARGUMENT` for an
+/// unknown name, `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `name_or_path` is NULL or NUL-terminated; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_scoring_new(
+    name_or_path: *const c_char,
+    gap_open: i32,
+    gap_extend: i32,
+    out: *mut *mut clsw_scoring,
+) -> clsw_status {
+    let build = || {
+        // SAFETY: `name_or_path` is NULL or NUL-terminated (the caller's promise).
+        let name = unsafe { c_text(name_or_path, "name_or_path (the matrix)") }?;
+        make(Matrix::builtin_or_file(name)?, gap_open, gap_extend)
+    };
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, OUT, build) }
+}
+
 /// `match_score` (> 0) for identical residues and `mismatch` (<= 0) for all other
 /// pairs, the wildcard included, over `alphabet` (`CLSW_ALPHABET_PROTEIN` or
 /// `CLSW_ALPHABET_DNA`). Gaps as for `clsw_scoring_new_builtin` (`CLSW_GAPS_DEFAULT`

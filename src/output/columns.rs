@@ -169,13 +169,19 @@ impl Line<'_> {
             .letters
             .filter(|_| columns.iter().any(|c| matches!(c, Column::Qseq | Column::Sseq | Column::Btop)))
             .map(|(query, scoring)| self.aligned_rows(query, scoring));
-        let cells: Vec<String> = columns.iter().map(|&c| self.cell(c, aligned.as_ref())).collect();
+        let coordinates = blast_coordinates(self.alignment, self.hit.strand, self.result.query_len);
+        let cells: Vec<String> = columns.iter().map(|&c| self.cell(c, coordinates, aligned.as_ref())).collect();
         cells.join("\t")
     }
 
-    fn cell(&self, column: Column, aligned: Option<&(String, String)>) -> String {
+    /// One column's text; `(qs, qe, ss, se)` the alignment's BLAST coordinates.
+    fn cell(
+        &self,
+        column: Column,
+        (qs, qe, ss, se): (usize, usize, usize, usize),
+        aligned: Option<&(String, String)>,
+    ) -> String {
         let (r, h, a, db) = (self.result, self.hit, self.alignment, self.db);
-        let (qs, qe, ss, se) = blast_coordinates(a, h.strand, r.query_len);
         let percent = |n: usize| 100.0 * n as f64 / a.length().max(1) as f64;
         // Without the query's letters (the C ABI's fixed columns), none.
         let rows = || aligned.cloned().unwrap_or_default();

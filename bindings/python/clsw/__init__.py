@@ -28,7 +28,6 @@ import ctypes.util
 import os
 from dataclasses import dataclass
 from dataclasses import fields as _fields_of
-from pathlib import Path
 from typing import List, Optional, Sequence, Union
 
 import numpy as np
@@ -271,6 +270,7 @@ _declare("clsw_engine_device_count", [_H, ctypes.POINTER(_size)])
 _declare("clsw_engine_describe", [_H, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
 _declare("clsw_device_count", [ctypes.POINTER(_size)])
 _declare("clsw_device_get", [_size, ctypes.POINTER(_DeviceInfo)])
+_declare("clsw_scoring_new", [_c, _i32, _i32, _PP])
 _declare("clsw_scoring_new_builtin", [_c, _i32, _i32, _PP])
 _declare("clsw_scoring_new_file", [_c, _i32, _i32, _PP])
 _declare("clsw_scoring_new_match_mismatch", [_u32, _i32, _i32, _i32, _i32, _PP])
@@ -509,15 +509,11 @@ class Scoring(_Handle):
     _free = _lib.clsw_scoring_free
 
     def __init__(self, matrix: str, gap_open: Optional[int] = None, gap_extend: Optional[int] = None):
-        """``Scoring("BLOSUM62", 11, 1)``: an NCBI-format matrix file where ``matrix`` names
-        one (as :meth:`file`), else a built-in matrix by name (as :meth:`builtin`)."""
-        made = (
-            Scoring.file(matrix, gap_open, gap_extend)
-            if Path(matrix).is_file()
-            else Scoring.builtin(str(matrix), gap_open, gap_extend)
-        )
-        _Handle.__init__(self, made._ptr)
-        made._ptr = None
+        """``Scoring("BLOSUM62", 11, 1)``: a matrix as ``clsw --matrix`` names one (an
+        NCBI-format file where ``matrix`` is one, else a built-in name)."""
+        p = _P()
+        _check(_lib.clsw_scoring_new(_path(matrix), *self._gaps(gap_open, gap_extend), ctypes.byref(p)))
+        _Handle.__init__(self, p)
 
     def __repr__(self) -> str:
         if not self._ptr:
@@ -585,7 +581,7 @@ class Database(_Handle):
         """``Database("db.fasta")``: a database file of either kind, as :meth:`open`."""
         made = Database.open(path, alphabet)
         _Handle.__init__(self, made._ptr)
-        made._ptr = None
+        made._ptr = None  # owned by self now
 
     def __repr__(self) -> str:
         if not self._ptr:
