@@ -40,10 +40,12 @@ major=${version%%.*}
 [ -n "$version" ] || { echo "install.sh: no version in Cargo.toml" >&2; exit 1; }
 
 if [ "$build" = 1 ]; then
-  cargo build --release --lib --bin clsw
+  # The C libraries come from the package in capi/ (the clsw crate itself is an rlib).
+  cargo build --release -p clsw-capi
+  cargo build --release --bin clsw
 fi
 for f in libclsw.so libclsw.a; do
-  [ -f "$from/$f" ] || { echo "install.sh: $from/$f is missing (build with cargo build --release)" >&2; exit 1; }
+  [ -f "$from/$f" ] || { echo "install.sh: $from/$f is missing (build with cargo build --release -p clsw-capi)" >&2; exit 1; }
 done
 
 root="${DESTDIR:-}$prefix"

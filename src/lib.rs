@@ -30,9 +30,11 @@
 //! 11. [`search`]: database search (its shuffle statistics use psse's shuffles).
 //! 12. [`output`], [`mpi`]: the search's output formats (BLAST tabular, SAM, JSON,
 //!     pairwise); scan and psse shared among the ranks of an MPI job.
-//! 13. [`capi`]: the C ABI.
+//! 13. [`capi`]: the C ABI (Cargo feature `capi`; the package in `capi/` links it into
+//!     libclsw.so and libclsw.a).
 
 pub mod align;
+#[cfg(feature = "capi")]
 pub mod capi;
 pub mod cfmt;
 pub mod device;

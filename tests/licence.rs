@@ -13,8 +13,12 @@ fn read(path: &str) -> String {
 
 #[test]
 fn every_manifest_states_the_licence() {
+    // Stated once for the workspace (clsw and capi/'s clsw-capi), which both inherit.
     let line = format!("license = \"{LICENCE}\"");
     assert!(read("Cargo.toml").lines().any(|l| l == line), "Cargo.toml has no `{line}`");
+    for manifest in ["Cargo.toml", "capi/Cargo.toml"] {
+        assert!(read(manifest).lines().any(|l| l == "license.workspace = true"), "{manifest} does not inherit it");
+    }
     let python = format!("license = {{text = \"{LICENCE}\"}}");
     assert!(read("bindings/python/pyproject.toml").lines().any(|l| l == python), "pyproject.toml: `{python}`");
     assert!(read("scripts/clsw.pc.in").lines().any(|l| l == format!("License: {LICENCE}")));

@@ -17,7 +17,7 @@ fn library() -> PathBuf {
         .into_iter()
         .map(|d| d.join("libclsw.so"))
         .find(|p| p.is_file())
-        .expect("libclsw.so is not next to the test executable; build it with `cargo build --release --lib`")
+        .expect("libclsw.so is not next to the test executable; `cargo test` builds it (dev-dependency clsw-capi); by hand: `cargo build --release -p clsw-capi`")
 }
 
 #[test]

@@ -1,9 +1,9 @@
 """Builds the clsw wheel with the compiled library inside (the metadata is in pyproject.toml).
 
 `pip install bindings/python` (or `pip wheel bindings/python`) runs build_py below, which
-runs `cargo build --release --lib --no-default-features` on the crate two directories
-up and copies the shared library (libclsw.so, libclsw.dylib or clsw.dll) into the
-built package, next to clsw/__init__.py, where clsw finds it. Plain `cargo build`
+runs `cargo build --release -p clsw-capi` (capi/, the package that builds the C libraries
+of the crate two directories up) and copies the shared library (libclsw.so, libclsw.dylib
+or clsw.dll) into the built package, next to clsw/__init__.py, where clsw finds it. Plain `cargo build`
 with the flags of CI's library build, rather than setuptools-rust's `cargo rustc`
 route: CI's wheel build then reuses the library it has just built instead of
 compiling the crate again, and the wheel carries the same library that C users get.
@@ -39,7 +39,7 @@ def build_library() -> Path:
         raise RuntimeError("building the clsw Python package needs Rust's cargo: https://rustup.rs")
     # Messages as JSON on stdout give the library's path wherever the target directory is
     # (CARGO_TARGET_DIR, .cargo/config.toml); diagnostics still print, on stderr.
-    cmd = [cargo, "build", "--release", "--lib", "--no-default-features",
+    cmd = [cargo, "build", "--release", "-p", "clsw-capi",
            "--manifest-path", str(MANIFEST), "--message-format=json-render-diagnostics"]
     print(" ".join(cmd), flush=True)
     out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True).stdout

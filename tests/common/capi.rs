@@ -13,7 +13,7 @@ pub fn library_dir() -> PathBuf {
     [deps.clone(), deps.parent().unwrap().to_path_buf()]
         .into_iter()
         .find(|d| d.join("libclsw.so").is_file())
-        .expect("libclsw.so is not next to the test executable; build it with `cargo build --release --lib`")
+        .expect("libclsw.so is not next to the test executable; `cargo test` builds it (dev-dependency clsw-capi); by hand: `cargo build --release -p clsw-capi`")
 }
 
 /// Where cargo left libclsw.so and libclsw.a for this test run.
@@ -26,7 +26,9 @@ pub fn artifacts() -> PathBuf {
             return d.clone();
         }
     }
-    panic!("libclsw.so and libclsw.a are not in {candidates:?}; build them with `cargo build --release --lib`");
+    panic!(
+        "libclsw.so and libclsw.a are not in {candidates:?}; `cargo test` builds them (dev-dependency clsw-capi); by hand: `cargo build --release -p clsw-capi`"
+    );
 }
 
 /// Installs this test run's library into `prefix` with `scripts/install.sh`, as a user

@@ -28,13 +28,14 @@ pub fn skip_log() -> PathBuf {
     }
 }
 
-/// A test (or a part of one) that cannot run here: says why on standard error and adds
-/// a line to [`skip_log`], so that a skip cannot pass for a test that ran (cargo shows
-/// no output of a passing test).
+/// A test (or a part of one) that cannot run here: says so in `cargo test`'s own output
+/// and adds a line to [`skip_log`], so that a skip cannot pass for a test that ran.
+/// Written to standard error itself, not through `eprintln!`, which the test harness
+/// captures and shows only for a failing test.
 pub fn skipped(why: &str) {
     use std::io::Write;
     let test = std::thread::current().name().unwrap_or("a test").to_string();
-    eprintln!("SKIPPED: {why}");
+    let _ = std::io::stderr().write_all(format!("SKIPPED {test}: {why}\n").as_bytes());
     let line = format!("{} {test}: {}\n", std::env::args().next().unwrap_or_default(), why.replace('\n', " "));
     if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(skip_log()) {
         let _ = f.write_all(line.as_bytes());
