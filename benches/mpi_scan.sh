@@ -2,7 +2,7 @@
 # Issue 15's benchmark: clsw scan over the MPI ranks of one host, whole processes, on
 # the GPU machine from the repository root. Before the call, here:
 #   ../shared/tools/pack-for-device --data
-#   cargo build --release --features mpi && cp target/release/clsw .device/clsw
+#   cargo build --release --features mpi,bench && cp target/release/clsw .device/clsw
 #   benches/mpi_bundle.sh .device/openmpi     (Open MPI for a host without one)
 # Runs, in this order (the bar's first, so that a call cut short keeps them):
 #   cpu: the 20 classic queries against uniprot20k x 20 (prepared) on the native path,

@@ -2,6 +2,7 @@
 
 mod align;
 mod args;
+#[cfg(feature = "bench")]
 mod bench;
 mod devices;
 mod distance;
@@ -95,6 +96,7 @@ enum Command {
     Psse(psse::PsseArgs),
     /// Benchmarks that print tables (GCUPS per variant, device and size).
     #[command(subcommand)]
+    #[cfg(feature = "bench")]
     Bench(bench::BenchCommand),
     /// Shell completions for clsw, on standard output.
     #[command(after_help = "Example:\n  clsw completions bash > ~/.local/share/bash-completion/completions/clsw")]
@@ -238,7 +240,9 @@ fn main() -> ExitCode {
                 Command::Align(_) => "align",
                 Command::Makedb(_) => "makedb",
                 Command::Sw3(_) => "sw3",
-                _ => "bench",
+                #[cfg(feature = "bench")]
+                Command::Bench(_) => "bench",
+                Command::Scan(_) | Command::Psse(_) | Command::Distance(_) => unreachable!("handled above"),
             };
             refuse_ranks(name, ranks)?;
             match command {
@@ -246,6 +250,7 @@ fn main() -> ExitCode {
                 Command::Align(args) => align::run(args),
                 Command::Makedb(args) => scan::run_makedb(args),
                 Command::Sw3(args) => sw3::run(args),
+                #[cfg(feature = "bench")]
                 Command::Bench(command) => bench::run(command),
                 Command::Completions { shell } => {
                     let mut cmd = with_negative_numbers(Cli::command());

@@ -22,13 +22,6 @@ pub fn file(path: &Path, inputs: &[&Path]) -> Result<OutFile> {
     OutFile::create(path)
 }
 
-/// Writes `bytes` as the whole content of `path`, atomically.
-pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = OutFile::create(path)?;
-    f.write_all(bytes).map_err(|e| Error::io(path, e))?;
-    f.commit()
-}
-
 impl Output {
     /// The file at `path` (see [`file`]), or standard output when `path` is `None`.
     pub fn open(path: Option<&Path>, inputs: &[&Path]) -> Result<Output> {

@@ -12,6 +12,7 @@ use clap::Subcommand;
 use clsw::Result;
 use clsw::device::{Backend, DeviceInfo, DeviceSpec};
 use clsw::distance::generate::Rng;
+use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
@@ -139,7 +140,7 @@ pub fn print_row<S: AsRef<str>>(layout: &str, cells: &[S]) {
     println!("{}", padded.join(" "));
 }
 
-/// Writes a CSV file: the header line, then one line per row.
+/// Writes a CSV file, atomically: the header line, then one line per row.
 pub fn write_csv(path: &Path, header: &str, rows: &[String]) -> Result<()> {
     let mut text = String::with_capacity(header.len() + 1 + rows.iter().map(|r| r.len() + 1).sum::<usize>());
     text.push_str(header);
@@ -148,5 +149,7 @@ pub fn write_csv(path: &Path, header: &str, rows: &[String]) -> Result<()> {
         text.push_str(row);
         text.push('\n');
     }
-    crate::out::write_whole(path, text.as_bytes())
+    let mut file = clsw::outfile::OutFile::create(path)?;
+    file.write_all(text.as_bytes()).map_err(|e| clsw::Error::io(path, e))?;
+    file.commit()
 }
