@@ -3,20 +3,26 @@
 `pip install bindings/python` (or `pip wheel bindings/python`) runs build_py below, which
 runs `cargo build --release -p clsw-capi` (capi/, the package that builds the C libraries
 of the crate two directories up) and copies the shared library (libclsw.so, libclsw.dylib
-or clsw.dll) into the built package, next to clsw/__init__.py, where clsw finds it. Plain `cargo build`
-with the flags of CI's library build, rather than setuptools-rust's `cargo rustc`
-route: CI's wheel build then reuses the library it has just built instead of
-compiling the crate again, and the wheel carries the same library that C users get.
+or clsw.dll) into the built package, next to clsw/__init__.py, where clsw finds it: the
+library that `scripts/install.sh` installs for C users.
 
 The package loads the library with ctypes, so the wheel does not depend on the Python
 version or ABI, only on the platform: it is tagged py3-none-<platform>.
+
+pip captures a build's output and shows it only with `pip install -v` or when the build
+fails, which would leave a user looking at a silent minute or two while cargo compiles.
+So cargo's messages and progress bar go to the user's terminal (/dev/tty) when pip has
+taken stderr and a terminal can be opened; elsewhere (CI, no terminal, Windows) they go
+to stderr as before, where pip keeps them.
 """
 
 import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
+from typing import Optional, TextIO
 
 from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
@@ -28,6 +34,17 @@ except ImportError:
 
 MANIFEST = Path(__file__).resolve().parents[2] / "Cargo.toml"
 LIBRARY_SUFFIXES = (".so", ".dylib", ".dll")
+
+
+def terminal() -> Optional[TextIO]:
+    """The user's terminal, opened for writing, when this build's stderr is not one (pip
+    captures it); None when stderr already is a terminal or there is none to open."""
+    if sys.stderr.isatty():
+        return None
+    try:
+        return open("/dev/tty", "w")
+    except OSError:  # no controlling terminal (CI, a service) or no /dev/tty (Windows)
+        return None
 
 
 def build_library() -> Path:
@@ -42,7 +59,16 @@ def build_library() -> Path:
     cmd = [cargo, "build", "--release", "-p", "clsw-capi",
            "--manifest-path", str(MANIFEST), "--message-format=json-render-diagnostics"]
     print(" ".join(cmd), flush=True)
-    out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=True).stdout
+    tty = terminal()
+    try:
+        if tty:
+            # On a line of its own: pip's "Building wheel for clsw ..." has no newline yet.
+            print("\nclsw: building the library with cargo", file=tty, flush=True)
+        # stderr None (no terminal opened): cargo inherits this build's stderr.
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=tty, text=True, check=True).stdout
+    finally:
+        if tty:
+            tty.close()
     for line in out.splitlines():
         msg = json.loads(line) if line.startswith("{") else {}
         target = msg.get("target", {})

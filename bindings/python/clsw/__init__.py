@@ -23,14 +23,42 @@ scorings, databases and searchers may be shared between threads (the C calls rel
 the GIL). Coordinates are 1-based and inclusive, as BLAST prints them.
 """
 
+from __future__ import annotations
+
 import ctypes
 import ctypes.util
 import os
 from dataclasses import dataclass
 from dataclasses import fields as _fields_of
-from typing import List, Optional, Sequence, Union
+from functools import partial as _partial
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    ClassVar,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    Mapping,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Type,
+    TypedDict,
+    TypeVar,
+    Union,
+    overload,
+)
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:  # typing has Unpack from Python 3.11; type checkers know typing_extensions
+    from _typeshed import DataclassInstance
+    from typing_extensions import Unpack
 
 __all__ = [
     "ClswError",
@@ -64,7 +92,7 @@ __all__ = [
 
 # clsw_status values (include/clsw.h)
 OK = 0
-STATUS_NAMES = {
+STATUS_NAMES: Dict[int, str] = {
     0: "CLSW_OK",
     1: "CLSW_ERR_NULL",
     2: "CLSW_ERR_INVALID_ARGUMENT",
@@ -80,23 +108,38 @@ STATUS_NAMES = {
     12: "CLSW_ERR_NO_MPI",
 }
 ERR_BUFFER_TOO_SMALL = 8
+ERR_INTERNAL = 9
 
-ALPHABETS = {"protein": 0, "dna": 1, "auto": 2}
-ALPHABET_NAMES = {0: "protein", 1: "dna"}
-VARIANTS = {"fast": 0, "inter": 1, "intra": 2, "plain": 3, "team": 4, "auto": 5}
-STRANDS = {"both": 0, "plus": 1, "minus": 2}
-CIGARS = {None: 0, "extended": 1, "M": 2}
-STATS = {"auto": 0, "fit": 1, "published": 2, "none": 3, "regression": 4, "shuffle": 5}
-EVALUE_SOURCES = {0: "fitted", 1: "published", 2: "none", 3: "regression", 4: "shuffled"}
-HIT_STRANDS = {0: "plus", 1: "minus"}
-DEVICE_KINDS = {0: "gpu", 1: "cpu", 2: "other"}
+ALPHABETS: Dict[str, int] = {"protein": 0, "dna": 1, "auto": 2}
+ALPHABET_NAMES: Dict[int, str] = {0: "protein", 1: "dna"}
+VARIANTS: Dict[str, int] = {"fast": 0, "inter": 1, "intra": 2, "plain": 3, "team": 4, "auto": 5}
+STRANDS: Dict[str, int] = {"both": 0, "plus": 1, "minus": 2}
+CIGARS: Dict[Optional[str], int] = {None: 0, "extended": 1, "M": 2}
+STATS: Dict[str, int] = {"auto": 0, "fit": 1, "published": 2, "none": 3, "regression": 4, "shuffle": 5}
+EVALUE_SOURCES: Dict[int, str] = {0: "fitted", 1: "published", 2: "none", 3: "regression", 4: "shuffled"}
+HIT_STRANDS: Dict[int, str] = {0: "plus", 1: "minus"}
+DEVICE_KINDS: Dict[int, str] = {0: "gpu", 1: "cpu", 2: "other"}
 GAPS_DEFAULT = -1
+
+# What the functions below take. Residue letters: str (encoded as UTF-8), bytes or bytearray.
+_Residues = Union[str, bytes, bytearray]
+# A file path, as ``open`` takes one.
+_PathArg = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
+# A three-sequence input: residue letters, or alphabet codes (``codes=True``) as a numpy
+# array (e.g. a SAX word from :func:`sax`) or a sequence of ints.
+_Sw3Input = Union[str, bytes, bytearray, "NDArray[np.integer[Any]]", Sequence[int]]
+# A three-sequence end cell or coordinates: one 1-based position per sequence.
+_Triple = Tuple[int, int, int]
 
 
 class ClswError(Exception):
     """A failed clsw call: ``status`` (the C code), ``status_name`` and ``message``."""
 
-    def __init__(self, status: int, message: str):
+    status: int
+    status_name: str
+    message: str
+
+    def __init__(self, status: int, message: str) -> None:
         self.status = status
         self.status_name = STATUS_NAMES.get(status, "unknown clsw_status")
         self.message = message
@@ -142,6 +185,11 @@ class _Opaque(ctypes.Structure):
 
 _P = ctypes.POINTER(_Opaque)
 _PP = ctypes.POINTER(_P)
+if TYPE_CHECKING:
+    # A C handle (a pointer to an opaque clsw struct), as the annotations below name it.
+    _Ptr = ctypes._Pointer[_Opaque]
+    # One of a ctypes struct's ``_fields_``: a name and a C number type or an array of them.
+    _Field = Tuple[str, Union[Type[ctypes._SimpleCData[Any]], Type[ctypes.Array[Any]]]]
 
 
 class _H:
@@ -149,7 +197,7 @@ class _H:
     closed), a raw handle pointer, or None (NULL)."""
 
     @classmethod
-    def from_param(cls, obj):
+    def from_param(cls, obj: object) -> Optional[_Ptr]:
         if obj is None or isinstance(obj, _P):
             return obj
         if isinstance(obj, _Handle):
@@ -158,7 +206,7 @@ class _H:
 
 _size = ctypes.c_size_t
 _u8p = ctypes.POINTER(ctypes.c_uint8)
-_CTYPE = {
+_CTYPE: Dict[str, Type[ctypes._SimpleCData[Any]]] = {
     "size": _size,
     "i32": ctypes.c_int32,
     "u32": ctypes.c_uint32,
@@ -170,11 +218,11 @@ _CTYPE = {
 }
 
 
-def _layout(spec: str):
+def _layout(spec: str) -> List[_Field]:
     """The ``_fields_`` of a ctypes mirror of a clsw.h struct, from ``"name:type ..."``
     in declaration order (``type*N`` for an array of N); one table of C types serves
     every struct, and tests/test_drift.py checks each layout against the header."""
-    fields = []
+    fields: List[_Field] = []
     for item in spec.split():
         name, kind = item.split(":")
         kind, _, n = kind.partition("*")
@@ -225,14 +273,16 @@ class _AlignmentInfo(ctypes.Structure):
     )
 
 
-_DECLARED = set()
+_DECLARED: Set[str] = set()
+# A ctypes foreign function: called with the C arguments, returns the C result.
+_CFunction = Callable[..., Any]
 
 
-def _declare(name, args, restype=ctypes.c_int):
+def _declare(name: str, args: List[Any], restype: Optional[Type[ctypes._CData]] = ctypes.c_int) -> _CFunction:
     """Declares a C function's signature (tests/test_drift.py checks that every function
     in clsw.h is declared, and nothing else)."""
     _DECLARED.add(name)
-    f = getattr(_lib, name)
+    f: ctypes._NamedFuncPointer = getattr(_lib, name)
     f.argtypes = args
     f.restype = restype
     return f
@@ -241,7 +291,12 @@ def _declare(name, args, restype=ctypes.c_int):
 _c = ctypes.c_char_p
 
 
-def _options(struct, init, table=None, **fields):
+_S = TypeVar("_S", bound=ctypes.Structure)
+
+
+def _options(
+    struct: Type[_S], init: _CFunction, table: Optional[Mapping[str, Mapping[Any, int]]] = None, **fields: Any
+) -> _S:
     """An options struct filled by the library's ``clsw_*_options_init`` (the defaults
     live there, not here), then the fields the caller gave (None keeps the default).
     ``table`` maps a field to a dict that translates the caller's value."""
@@ -322,13 +377,18 @@ _declare("clsw_alignment_free", [_P], None)
 _declare("clsw_alignment_get", [_H, ctypes.POINTER(_AlignmentInfo)])
 
 
+def _flag(value: Optional[bool]) -> Optional[int]:
+    """A C boolean option: None (the library's default) stays None, else 0 or 1."""
+    return None if value is None else int(bool(value))
+
+
 def _check(status: int) -> None:
     if status != OK:
         raise ClswError(status, _lib.clsw_last_error().decode("utf-8", "replace"))
 
 
 
-def _got(struct, getter, *args):
+def _got(struct: Type[_S], getter: _CFunction, *args: Any) -> _S:
     """A versioned struct (``size`` set to this version's) filled by ``getter(*args, &out)``."""
     out = struct()
     out.size = ctypes.sizeof(out)
@@ -336,7 +396,7 @@ def _got(struct, getter, *args):
     return out
 
 
-def _items(struct, count, get, handle):
+def _items(struct: Type[_S], count: _CFunction, get: _CFunction, handle: _Ptr) -> Iterator[Tuple[int, _S]]:
     """``(index, struct)`` for each item of a results handle: ``count(handle, &n)`` of
     them, each read with ``get(handle, index, &out)``."""
     n = _size(0)
@@ -345,7 +405,10 @@ def _items(struct, count, get, handle):
         yield i, _got(struct, get, handle, i)
 
 
-def _from_struct(cls, s, **converted):
+_D = TypeVar("_D", bound="DataclassInstance")
+
+
+def _from_struct(cls: Type[_D], s: ctypes.Structure, **converted: Any) -> _D:
     """A public dataclass from its ctypes mirror: each field copied from the struct's
     field of the same name, except those given in ``converted`` (decoded text, names
     for codes)."""
@@ -353,7 +416,7 @@ def _from_struct(cls, s, **converted):
     return cls(**values, **converted)
 
 
-def _text(getter) -> str:
+def _text(getter: Callable[[ctypes.Array[ctypes.c_char], int, Any], int]) -> str:
     """Calls a (buf, len, needed) getter, growing the buffer once."""
     needed = _size(0)
     buf = ctypes.create_string_buffer(64)
@@ -365,7 +428,7 @@ def _text(getter) -> str:
     return buf.value.decode("utf-8", "replace")
 
 
-def _bytes(seq: Union[str, bytes, bytearray]) -> bytes:
+def _bytes(seq: _Residues) -> bytes:
     """Residue letters as bytes: str is encoded as UTF-8 (clsw names any byte that is not
     a residue letter, with its position)."""
     if isinstance(seq, str):
@@ -373,12 +436,12 @@ def _bytes(seq: Union[str, bytes, bytearray]) -> bytes:
     return bytes(seq)
 
 
-def _buffer(data: bytes):
+def _buffer(data: bytes) -> ctypes._Pointer[ctypes.c_uint8]:
     """A pointer to `data` for a `const uint8_t *` argument (kept alive by the caller)."""
     return ctypes.cast(ctypes.c_char_p(data), _u8p)
 
 
-def _path(path) -> bytes:
+def _path(path: _PathArg) -> bytes:
     return os.fsencode(path)
 
 
@@ -389,17 +452,21 @@ def _alphabet(name: str) -> int:
         raise ValueError(f"unknown alphabet {name!r}; use one of {sorted(ALPHABETS)}") from None
 
 
+_HandleT = TypeVar("_HandleT", bound="_Handle")
+
+
 class _Handle:
     """Owns one C handle; `close()` (or garbage collection) frees it. A closed handle
     passes NULL to the C API, which answers CLSW_ERR_NULL."""
 
-    _free = None
+    _free: ClassVar[Optional[_CFunction]] = None
+    _ptr: Optional[_Ptr]
 
-    def __init__(self, ptr):
+    def __init__(self, ptr: Optional[_Ptr]) -> None:
         self._ptr = ptr
 
     @classmethod
-    def _wrap(cls, ptr):
+    def _wrap(cls: Type[_HandleT], ptr: _Ptr) -> _HandleT:
         """An object of this class owning ``ptr``, made without the class's own
         constructor (whose arguments are the user's)."""
         obj = cls.__new__(cls)
@@ -407,17 +474,19 @@ class _Handle:
         return obj
 
     def close(self) -> None:
+        """Frees the C handle now (once; later calls do nothing)."""
         ptr, self._ptr = self._ptr, None
-        if ptr and self._free is not None:
-            type(self)._free(ptr)
+        free = type(self)._free
+        if ptr and free is not None:
+            free(ptr)
 
-    def __enter__(self):
+    def __enter__(self: _HandleT) -> _HandleT:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:  # interpreter shutdown
@@ -426,11 +495,14 @@ class _Handle:
 
 def version() -> str:
     """The library's version, "MAJOR.MINOR.PATCH"."""
-    return _lib.clsw_version().decode()
+    text: bytes = _lib.clsw_version()
+    return text.decode()
 
 
 @dataclass
 class DeviceInfo:
+    """One OpenCL device: ``kind`` "gpu", "cpu" or "other"; memory sizes in bytes."""
+
     index: int
     kind: str
     name: str
@@ -477,7 +549,7 @@ class Engine(_Handle):
 
     _free = _lib.clsw_engine_free
 
-    def __init__(self, device: Optional[str] = None):
+    def __init__(self, device: Optional[str] = None) -> None:
         p = _P()
         arg = None if device is None else device.encode("utf-8")
         _check(_lib.clsw_engine_new(arg, ctypes.byref(p)))
@@ -489,6 +561,7 @@ class Engine(_Handle):
 
     @property
     def device_count(self) -> int:
+        """How many devices the engine uses."""
         n = _size(0)
         _check(_lib.clsw_engine_device_count(self, ctypes.byref(n)))
         return n.value
@@ -508,7 +581,7 @@ class Scoring(_Handle):
 
     _free = _lib.clsw_scoring_free
 
-    def __init__(self, matrix: str, gap_open: Optional[int] = None, gap_extend: Optional[int] = None):
+    def __init__(self, matrix: _PathArg, gap_open: Optional[int] = None, gap_extend: Optional[int] = None) -> None:
         """``Scoring("BLOSUM62", 11, 1)``: a matrix as ``clsw --matrix`` names one (an
         NCBI-format file where ``matrix`` is one, else a built-in name)."""
         p = _P()
@@ -521,10 +594,10 @@ class Scoring(_Handle):
         return f"Scoring({self.name!r}, {self.gaps[0]}, {self.gaps[1]})"
 
     @staticmethod
-    def _gaps(gap_open, gap_extend):
+    def _gaps(gap_open: Optional[int], gap_extend: Optional[int]) -> Tuple[int, int]:
         if (gap_open is None) != (gap_extend is None):
             raise ValueError("give both gap_open and gap_extend, or neither")
-        if gap_open is None:
+        if gap_open is None or gap_extend is None:
             return GAPS_DEFAULT, GAPS_DEFAULT
         return int(gap_open), int(gap_extend)
 
@@ -536,7 +609,7 @@ class Scoring(_Handle):
         return cls._wrap(p)
 
     @classmethod
-    def file(cls, path, gap_open: Optional[int] = None, gap_extend: Optional[int] = None) -> "Scoring":
+    def file(cls, path: _PathArg, gap_open: Optional[int] = None, gap_extend: Optional[int] = None) -> "Scoring":
         """An NCBI-format matrix file."""
         p = _P()
         _check(_lib.clsw_scoring_new_file(_path(path), *cls._gaps(gap_open, gap_extend), ctypes.byref(p)))
@@ -546,6 +619,8 @@ class Scoring(_Handle):
     def match_mismatch(
         cls, alphabet: str, match: int, mismatch: int, gap_open: Optional[int] = None, gap_extend: Optional[int] = None
     ) -> "Scoring":
+        """``match`` for equal residues, ``mismatch`` (negative) for others; alphabet
+        "protein" or "dna"."""
         p = _P()
         _check(
             _lib.clsw_scoring_new_match_mismatch(
@@ -556,12 +631,13 @@ class Scoring(_Handle):
 
     @property
     def alphabet(self) -> str:
+        """The alphabet: "protein" or "dna"."""
         a = ctypes.c_uint32()
         _check(_lib.clsw_scoring_alphabet(self, ctypes.byref(a)))
         return ALPHABET_NAMES[a.value]
 
     @property
-    def gaps(self):
+    def gaps(self) -> Tuple[int, int]:
         """(gap_open, gap_extend)."""
         o, e = ctypes.c_int32(), ctypes.c_int32()
         _check(_lib.clsw_scoring_gaps(self, ctypes.byref(o), ctypes.byref(e)))
@@ -569,6 +645,7 @@ class Scoring(_Handle):
 
     @property
     def name(self) -> str:
+        """The matrix's name (e.g. "BLOSUM62", or "+2/-3" for match/mismatch)."""
         return _text(lambda b, n, need: _lib.clsw_scoring_name(self, b, n, need))
 
 
@@ -577,7 +654,7 @@ class Database(_Handle):
 
     _free = _lib.clsw_db_free
 
-    def __init__(self, path, alphabet: str = "auto"):
+    def __init__(self, path: _PathArg, alphabet: str = "auto") -> None:
         """``Database("db.fasta")``: a database file of either kind, as :meth:`open`."""
         made = Database.open(path, alphabet)
         _Handle.__init__(self, made._ptr)
@@ -589,14 +666,14 @@ class Database(_Handle):
         return f"<clsw.Database: {len(self)} {self.alphabet} sequences, {self.total_residues} residues>"
 
     @classmethod
-    def fasta(cls, path, alphabet: str = "auto") -> "Database":
+    def fasta(cls, path: _PathArg, alphabet: str = "auto") -> "Database":
         """A FASTA file, plain or gzip; alphabet "protein", "dna" or "auto"."""
         p = _P()
         _check(_lib.clsw_db_new_fasta(_path(path), _alphabet(alphabet), ctypes.byref(p)))
         return cls._wrap(p)
 
     @classmethod
-    def open(cls, path, alphabet: str = "auto", scoring: Optional["Scoring"] = None) -> "Database":
+    def open(cls, path: _PathArg, alphabet: str = "auto", scoring: Optional["Scoring"] = None) -> "Database":
         """A database file of either kind (FASTA or prepared), its alphabet chosen as
         ``clsw scan`` chooses it: ``alphabet`` unless "auto", else a prepared database's
         own, else ``scoring``'s (the matrix a user named; None for none), else guessed
@@ -606,7 +683,7 @@ class Database(_Handle):
         return cls._wrap(p)
 
     @classmethod
-    def prepared(cls, path) -> "Database":
+    def prepared(cls, path: _PathArg) -> "Database":
         """A prepared database (``clsw makedb``, or :meth:`write_prepared`)."""
         p = _P()
         _check(_lib.clsw_db_new_prepared(_path(path), ctypes.byref(p)))
@@ -614,16 +691,20 @@ class Database(_Handle):
 
     @classmethod
     def from_sequences(
-        cls, sequences: Sequence[Union[str, bytes]], names: Optional[Sequence[str]] = None, alphabet: str = "protein"
+        cls,
+        sequences: Sequence[_Residues],
+        names: Optional[Sequence[Optional[str]]] = None,
+        alphabet: str = "protein",
     ) -> "Database":
-        """Sequences (residue letters) in memory, with optional names ("id description")."""
+        """Sequences (residue letters) in memory, with optional names ("id description";
+        None for an unnamed one)."""
         data = [_bytes(s) for s in sequences]
         n = len(data)
         if names is not None and len(names) != n:
             raise ValueError(f"{len(names)} names for {n} sequences")
         ptrs = (_u8p * n)(*[_buffer(d) for d in data])
         lens = (_size * n)(*[len(d) for d in data])
-        cnames = None
+        cnames: Optional[ctypes.Array[ctypes.c_char_p]] = None
         if names is not None:
             encoded = [None if x is None else x.encode("utf-8") for x in names]
             cnames = (ctypes.c_char_p * n)(*encoded)
@@ -631,7 +712,8 @@ class Database(_Handle):
         _check(_lib.clsw_db_new_sequences(_alphabet(alphabet), n, ptrs, lens, cnames, ctypes.byref(p)))
         return cls._wrap(p)
 
-    def write_prepared(self, path) -> None:
+    def write_prepared(self, path: _PathArg) -> None:
+        """Writes the database in the prepared format (:meth:`prepared` reads it)."""
         _check(_lib.clsw_db_write_prepared(self, _path(path)))
 
     def __len__(self) -> int:
@@ -641,12 +723,14 @@ class Database(_Handle):
 
     @property
     def total_residues(self) -> int:
+        """Residues in all sequences."""
         n = ctypes.c_uint64(0)
         _check(_lib.clsw_db_total_residues(self, ctypes.byref(n)))
         return n.value
 
     @property
     def alphabet(self) -> str:
+        """The alphabet: "protein" or "dna"."""
         a = ctypes.c_uint32()
         _check(_lib.clsw_db_alphabet(self, ctypes.byref(a)))
         return ALPHABET_NAMES[a.value]
@@ -659,14 +743,17 @@ class Database(_Handle):
         return text.split("\n") if text else []
 
     def length(self, k: int) -> int:
+        """Sequence ``k``'s length in residues."""
         n = _size(0)
         _check(_lib.clsw_db_length(self, k, ctypes.byref(n)))
         return n.value
 
     def id(self, k: int) -> str:
+        """Sequence ``k``'s identifier (its FASTA header up to the first space)."""
         return _text(lambda b, n, need: _lib.clsw_db_id(self, k, b, n, need))
 
     def sequence(self, k: int) -> str:
+        """Sequence ``k``'s residue letters."""
         return _text(lambda b, n, need: _lib.clsw_db_sequence(self, k, b, n, need))
 
 
@@ -701,6 +788,11 @@ class Hit:
 
 @dataclass
 class SearchResult:
+    """One query's hits, best first, and how the search went: dynamic-programming
+    ``cells`` computed, where E-values came from (``evalue_source``: "fitted",
+    "published", "regression", "shuffled" or "none"; ``lambda_`` and ``k`` NaN without
+    statistics) and times in seconds."""
+
     hits: List[Hit]
     query_length: int
     db_sequences: int
@@ -715,15 +807,16 @@ class SearchResult:
     wall_seconds: float
 
 
-def _result(hits_ptr) -> SearchResult:
+def _result(hits_ptr: _Ptr) -> SearchResult:
+    """The search result of a hits handle, which it frees."""
     try:
         info = _got(_SearchInfo, _lib.clsw_hits_info, hits_ptr)
-        hits = []
+        hits: List[Hit] = []
         for i in range(info.hits):
             h = _got(_Hit, _lib.clsw_hits_get, hits_ptr, i)
             tabular = None
             if h.has_alignment:
-                tabular = _text(lambda b, n, need, i=i: _lib.clsw_hits_tabular(hits_ptr, i, 0, b, n, need))
+                tabular = _text(_partial(_lib.clsw_hits_tabular, hits_ptr, i, 0))
             hits.append(
                 _from_struct(
                     Hit,
@@ -764,7 +857,7 @@ class Searcher(_Handle):
         stats: Optional[str] = None,
         db_size: Optional[int] = None,
         max_hsps: Optional[int] = None,
-    ):
+    ) -> None:
         """Options left at None keep the library's defaults (``clsw_search_options_init``).
         ``stats``: where E-values come from (auto, fit, published, regression, shuffle, none); ``db_size``: the
         number of database sequences they count (ssearch36 -Z); ``max_hsps``: most alignments per subject
@@ -782,14 +875,14 @@ class Searcher(_Handle):
             stats=stats,
             db_size=db_size,
             max_hsps=max_hsps,
-            alignments=None if alignments is None else int(bool(alignments)),
+            alignments=_flag(alignments),
         )
         p = _P()
         _check(_lib.clsw_searcher_new(engine, scoring, db, ctypes.byref(o), ctypes.byref(p)))
         super().__init__(p)
         self._db_len = len(db)
 
-    def search(self, query: Union[str, bytes], query_id: str = "query") -> SearchResult:
+    def search(self, query: _Residues, query_id: str = "query") -> SearchResult:
         """Searches one query (residue letters)."""
         data = _bytes(query)
         p = _P()
@@ -797,13 +890,13 @@ class Searcher(_Handle):
         return _result(p)
 
     def search_many(
-        self, queries: Sequence[Union[str, bytes]], query_ids: Optional[Sequence[str]] = None
+        self, queries: Sequence[_Residues], query_ids: Optional[Sequence[str]] = None
     ) -> List[SearchResult]:
         """Searches several queries in one call (the devices scan the next query while the
         CPU aligns the hits of the previous one)."""
         data = [_bytes(q) for q in queries]
         n = len(data)
-        ids = None
+        ids: Optional[ctypes.Array[ctypes.c_char_p]] = None
         if query_ids is not None:
             ids = (ctypes.c_char_p * n)(*[x.encode("utf-8") for x in query_ids])
         ptrs = (_u8p * n)(*[_buffer(d) for d in data])
@@ -812,7 +905,7 @@ class Searcher(_Handle):
         _check(_lib.clsw_searcher_search_many(self, n, ids, ptrs, lens, outs))
         return [_result(outs[i]) for i in range(n)]
 
-    def scores(self, query: Union[str, bytes]) -> np.ndarray:
+    def scores(self, query: _Residues) -> NDArray[np.int32]:
         """Every subject's optimal local score, database order, as a numpy int32 array."""
         data = _bytes(query)
         out = np.zeros(self._db_len, dtype=np.int32)
@@ -845,7 +938,7 @@ class Alignment:
     subject_row: str
 
 
-def align(scoring: Scoring, query: Union[str, bytes], subject: Union[str, bytes]) -> Alignment:
+def align(scoring: Scoring, query: _Residues, subject: _Residues) -> Alignment:
     """The optimal local alignment of two sequences, with traceback."""
     q, s = _bytes(query), _bytes(subject)
     p = _P()
@@ -858,7 +951,7 @@ def align(scoring: Scoring, query: Union[str, bytes], subject: Union[str, bytes]
         _lib.clsw_alignment_free(p)
 
 
-def align_score(scoring: Scoring, query: Union[str, bytes], subject: Union[str, bytes]) -> int:
+def align_score(scoring: Scoring, query: _Residues, subject: _Residues) -> int:
     """The optimal local score alone (no traceback)."""
     q, s = _bytes(query), _bytes(subject)
     out = ctypes.c_int32()
@@ -931,10 +1024,17 @@ class PsseResult:
     cutoff: Optional[float]
     recomputed: int
     error: Optional[str] = None
-    scores: Optional[np.ndarray] = None
+    scores: Optional[NDArray[np.int32]] = None
 
 
-def _psse_options(shuffles, window, seed, censor_below, variant, keep_scores) -> _PsseOptions:
+def _psse_options(
+    shuffles: Optional[int],
+    window: Optional[int],
+    seed: Optional[int],
+    censor_below: Optional[float],
+    variant: Optional[str],
+    keep_scores: Optional[bool],
+) -> _PsseOptions:
     return _options(
         _PsseOptions,
         _lib.clsw_psse_options_init,
@@ -944,14 +1044,14 @@ def _psse_options(shuffles, window, seed, censor_below, variant, keep_scores) ->
         seed=seed,
         censor_below=None if censor_below is None else float(censor_below),
         variant=variant,
-        keep_scores=None if keep_scores is None else int(bool(keep_scores)),
+        keep_scores=_flag(keep_scores),
     )
 
 
-def _psse_result(r: _PsseResult, scores=None) -> PsseResult:
+def _psse_result(r: _PsseResult, scores: Optional[NDArray[np.int32]] = None) -> PsseResult:
     ok = r.status == OK
     # A pair that could not be fitted has no score or fitted numbers.
-    unfitted = {} if ok else dict.fromkeys(("score", "mu", "lambda_", "k", "p_value", "e_value"))
+    unfitted: Dict[str, None] = {} if ok else dict.fromkeys(("score", "mu", "lambda_", "k", "p_value", "e_value"))
     return _from_struct(
         PsseResult,
         r,
@@ -965,8 +1065,8 @@ def _psse_result(r: _PsseResult, scores=None) -> PsseResult:
 def psse(
     engine: Engine,
     scoring: Scoring,
-    query: Union[str, bytes],
-    subject: Union[str, bytes],
+    query: _Residues,
+    subject: _Residues,
     *,
     shuffles: Optional[int] = None,
     window: Optional[int] = None,
@@ -988,8 +1088,8 @@ def psse(
 def psse_many(
     engine: Engine,
     scoring: Scoring,
-    queries: Sequence[Union[str, bytes]],
-    subjects: Sequence[Union[str, bytes]],
+    queries: Sequence[_Residues],
+    subjects: Sequence[_Residues],
     *,
     shuffles: Optional[int] = None,
     window: Optional[int] = None,
@@ -1075,9 +1175,9 @@ class Distances:
     and ``families`` (file inputs; None for in-memory inputs), ``sites`` in the input and
     ``considered_sites`` (without the constant ones with ``ignore_constant``)."""
 
-    matrix: np.ndarray
-    compared: Optional[np.ndarray]
-    values: np.ndarray
+    matrix: NDArray[np.uint32]
+    compared: Optional[NDArray[np.uint32]]
+    values: NDArray[np.float64]
     metric: str
     names: Optional[List[str]]
     families: Optional[List[str]]
@@ -1085,30 +1185,36 @@ class Distances:
     considered_sites: int
 
 
-def _distance_options(count_gaps, count_n, ignore_constant, variant, metric, compared) -> _DistanceOptions:
-    flag = lambda v: None if v is None else int(bool(v))  # noqa: E731
+def _distance_options(
+    count_gaps: bool,
+    count_n: bool,
+    ignore_constant: Optional[bool],
+    variant: Optional[str],
+    metric: Optional[str],
+    compared: Optional[bool],
+) -> _DistanceOptions:
     o = _options(
         _DistanceOptions,
         _lib.clsw_distance_options_init,
         {"variant": DISTANCE_VARIANTS, "metric": METRICS},
-        ignore_constant=flag(ignore_constant),
+        ignore_constant=_flag(ignore_constant),
         variant=variant,
         metric=metric,
-        want_compared=flag(compared),
+        want_compared=_flag(compared),
     )
     o.coding |= (_DIST_COUNT_GAPS if count_gaps else 0) | (_DIST_COUNT_N if count_n else 0)
     return o
 
 
-def _read_distances(p, metric: str) -> Distances:
-    n = _size(0)
-    _check(_lib.clsw_distance_result_count(p, ctypes.byref(n)))
-    n = n.value
+def _read_distances(p: _Ptr, metric: str) -> Distances:
+    count = _size(0)
+    _check(_lib.clsw_distance_result_count(p, ctypes.byref(count)))
+    n = count.value
     sites, considered = ctypes.c_uint64(0), ctypes.c_uint64(0)
     _check(_lib.clsw_distance_result_sites(p, ctypes.byref(sites), ctypes.byref(considered)))
     matrix = np.zeros((n, n), dtype=np.uint32)
     _check(_lib.clsw_distance_result_matrix(p, matrix.ctypes.data_as(_u32p), matrix.size, None))
-    compared = None
+    compared: Optional[NDArray[np.uint32]] = None
     # The library decides whether the compared sites were counted (asked for, or implied
     # by the metric): a size query answers "too small" when they were.
     if _lib.clsw_distance_result_compared(p, None, 0, None) == ERR_BUFFER_TOO_SMALL:
@@ -1116,24 +1222,25 @@ def _read_distances(p, metric: str) -> Distances:
         _check(_lib.clsw_distance_result_compared(p, compared.ctypes.data_as(_u32p), compared.size, None))
     values = np.zeros((n, n), dtype=np.float64)
     _check(_lib.clsw_distance_result_values(p, values.ctypes.data_as(_f64p), values.size, None))
-    names = families = None
+    names: Optional[List[str]] = None
+    families: Optional[List[str]] = None
     if n > 0:
         first = _size(0)
         status = _lib.clsw_distance_result_name(p, 0, None, 0, ctypes.byref(first))
         if status == ERR_BUFFER_TOO_SMALL:  # the matrix has names (file inputs)
-            names = [_text(lambda b, k, need, i=i: _lib.clsw_distance_result_name(p, i, b, k, need)) for i in range(n)]
-            families = [_text(lambda b, k, need, i=i: _lib.clsw_distance_result_family(p, i, b, k, need)) for i in range(n)]
+            names = [_text(_partial(_lib.clsw_distance_result_name, p, i)) for i in range(n)]
+            families = [_text(_partial(_lib.clsw_distance_result_family, p, i)) for i in range(n)]
     return Distances(matrix, compared, values, metric, names, families, sites.value, considered.value)
 
 
 def distances(
     engine: Engine,
-    sequences: Optional[Sequence[Union[str, bytes]]] = None,
+    sequences: Optional[Sequence[_Residues]] = None,
     *,
-    fasta=None,
-    bfile=None,
-    genotypes=None,
-    genotype_table=None,
+    fasta: Optional[_PathArg] = None,
+    bfile: Optional[_PathArg] = None,
+    genotypes: Optional[ArrayLike] = None,
+    genotype_table: Optional[_PathArg] = None,
     count_gaps: bool = False,
     count_n: bool = False,
     ignore_constant: Optional[bool] = None,
@@ -1181,12 +1288,66 @@ def distances(
         _lib.clsw_distance_result_free(p)
 
 
-def distance_matrix(engine: Engine, sequences=None, *, compared: bool = False, **kwargs):
+class _DistanceInputs(TypedDict, total=False):
+    """The keyword arguments :func:`distance_matrix` passes on to :func:`distances`."""
+
+    fasta: Optional[_PathArg]
+    bfile: Optional[_PathArg]
+    genotypes: Optional[ArrayLike]
+    genotype_table: Optional[_PathArg]
+    count_gaps: bool
+    count_n: bool
+    ignore_constant: Optional[bool]
+    variant: Optional[str]
+    metric: Optional[str]
+
+
+@overload
+def distance_matrix(
+    engine: Engine,
+    sequences: Optional[Sequence[_Residues]] = None,
+    *,
+    compared: Literal[False] = False,
+    **kwargs: Unpack[_DistanceInputs],
+) -> NDArray[np.uint32]: ...
+
+
+@overload
+def distance_matrix(
+    engine: Engine,
+    sequences: Optional[Sequence[_Residues]] = None,
+    *,
+    compared: Literal[True],
+    **kwargs: Unpack[_DistanceInputs],
+) -> Tuple[NDArray[np.uint32], NDArray[np.uint32]]: ...
+
+
+@overload
+def distance_matrix(
+    engine: Engine,
+    sequences: Optional[Sequence[_Residues]] = None,
+    *,
+    compared: bool,
+    **kwargs: Unpack[_DistanceInputs],
+) -> Union[NDArray[np.uint32], Tuple[NDArray[np.uint32], NDArray[np.uint32]]]: ...
+
+
+def distance_matrix(
+    engine: Engine,
+    sequences: Optional[Sequence[_Residues]] = None,
+    *,
+    compared: bool = False,
+    **kwargs: Unpack[_DistanceInputs],
+) -> Union[NDArray[np.uint32], Tuple[NDArray[np.uint32], NDArray[np.uint32]]]:
     """The n x n matrix of differences (numpy uint32) of one input (see :func:`distances`
     for the inputs and options); with ``compared=True``, the pair (differences, compared
     sites)."""
     d = distances(engine, sequences, compared=compared, **kwargs)
-    return (d.matrix, d.compared) if compared else d.matrix
+    if not compared:
+        return d.matrix
+    if d.compared is None:  # asked for, so the library counted them
+        raise ClswError(ERR_INTERNAL, "the compared sites were asked for but not returned")
+    return d.matrix, d.compared
 
 
 # --- three-sequence alignment and SAX (src/capi/sw3.rs) ------------------------------------
@@ -1232,7 +1393,7 @@ class Sw3Score:
     of the last residue covered (None when the score is 0)."""
 
     score: int
-    end: Optional[tuple]
+    end: Optional[_Triple]
 
 
 @dataclass
@@ -1242,12 +1403,12 @@ class Sw3Alignment:
     empty when nothing scores above 0)."""
 
     score: int
-    start: tuple
-    end: tuple
+    start: _Triple
+    end: _Triple
     length: int
     identities: int
     gapped_columns: int
-    rows: tuple
+    rows: Tuple[str, str, str]
 
 
 @dataclass
@@ -1258,7 +1419,7 @@ class Sw3Row:
     b: int
     c: int
     score: int
-    end: Optional[tuple]
+    end: Optional[_Triple]
 
 
 _SW3_LETTERS = 0
@@ -1269,19 +1430,31 @@ def _sw3_options(codes: bool) -> _Sw3Options:
     return _options(_Sw3Options, _lib.clsw_sw3_options_init, input=_SW3_CODES if codes else None)
 
 
-def _sw3_seq(seq, codes: bool) -> bytes:
+def _sw3_seq(seq: _Sw3Input) -> bytes:
+    """The bytes of a three-sequence input: letters encoded, codes one byte each."""
     if isinstance(seq, np.ndarray):
         return np.ascontiguousarray(seq, dtype=np.uint8).tobytes()
-    if codes and not isinstance(seq, (str, bytes, bytearray)):
-        return bytes(bytearray(int(c) for c in seq))
-    return _bytes(seq)
+    if isinstance(seq, (str, bytes, bytearray)):
+        return _bytes(seq)
+    return bytes(bytearray(int(c) for c in seq))
 
 
-def sw3_score(engine: Engine, scoring: Scoring, a, b, c, *, codes: bool = False) -> Sw3Score:
+_T = TypeVar("_T")
+
+
+def _three(values: Iterable[_T]) -> Tuple[_T, _T, _T]:
+    """The three values of a per-sequence C array (or generator), as a tuple."""
+    a, b, c = values
+    return a, b, c
+
+
+def sw3_score(
+    engine: Engine, scoring: Scoring, a: _Sw3Input, b: _Sw3Input, c: _Sw3Input, *, codes: bool = False
+) -> Sw3Score:
     """The best local three-sequence score (sum of pairs; the scoring's gaps, gap_open 0
     for linear gaps) of residue letters, or of alphabet codes (e.g. SAX words from
     :func:`sax`) with ``codes=True``; a sequence may be empty."""
-    x, y, z = (_sw3_seq(s, codes) for s in (a, b, c))
+    x, y, z = (_sw3_seq(s) for s in (a, b, c))
     o = _sw3_options(codes)
     score = ctypes.c_int32()
     end = (_size * 3)()
@@ -1291,13 +1464,15 @@ def sw3_score(engine: Engine, scoring: Scoring, a, b, c, *, codes: bool = False)
             ctypes.byref(score), end,
         )
     )
-    return Sw3Score(score.value, tuple(end) if score.value > 0 else None)
+    return Sw3Score(score.value, _three(end) if score.value > 0 else None)
 
 
-def sw3_align(engine: Engine, scoring: Scoring, a, b, c, *, codes: bool = False) -> Sw3Alignment:
+def sw3_align(
+    engine: Engine, scoring: Scoring, a: _Sw3Input, b: _Sw3Input, c: _Sw3Input, *, codes: bool = False
+) -> Sw3Alignment:
     """The optimal three-sequence local alignment with traceback (arguments as for
     :func:`sw3_score`)."""
-    x, y, z = (_sw3_seq(s, codes) for s in (a, b, c))
+    x, y, z = (_sw3_seq(s) for s in (a, b, c))
     o = _sw3_options(codes)
     p = _P()
     _check(
@@ -1310,27 +1485,32 @@ def sw3_align(engine: Engine, scoring: Scoring, a, b, c, *, codes: bool = False)
         i = _got(_Sw3AlignmentInfo, _lib.clsw_sw3_alignment_get, p)
         return Sw3Alignment(
             i.score,
-            tuple(i.start),
-            tuple(i.end),
+            _three(i.start),
+            _three(i.end),
             i.length,
             i.identities,
             i.gapped_columns,
-            tuple((r or b"").decode() for r in i.rows),
+            _three((r or b"").decode() for r in i.rows),
         )
     finally:
         _lib.clsw_sw3_alignment_free(p)
 
 
 def sw3_batch(
-    engine: Engine, scoring: Scoring, sequences, *, triples=None, codes: bool = False
+    engine: Engine,
+    scoring: Scoring,
+    sequences: Sequence[_Sw3Input],
+    *,
+    triples: Optional[Union[Sequence[Sequence[int]], NDArray[np.integer[Any]]]] = None,
+    codes: bool = False,
 ) -> List[Sw3Row]:
     """Scores every triple a < b < c of ``sequences`` (or the given ``triples`` of indices,
     in the roles a, b, c) on the engine's devices; rows ranked by score, highest first
     (ties in triple order)."""
-    data = [_sw3_seq(s, codes) for s in sequences]
+    data = [_sw3_seq(s) for s in sequences]
     ptrs = (_u8p * max(len(data), 1))(*[_buffer(d) for d in data])
     lens = (_size * max(len(data), 1))(*[len(d) for d in data])
-    tri = None
+    tri: Optional[ctypes._Pointer[ctypes.c_uint32]] = None
     count = 0
     if triples is not None:
         t = np.ascontiguousarray(np.asarray(triples, dtype=np.uint32).reshape(-1, 3))
@@ -1343,14 +1523,26 @@ def sw3_batch(
     _check(_lib.clsw_sw3_batch(engine, scoring, len(data), ptrs, lens, tri, count, ctypes.byref(o), ctypes.byref(p)))
     try:
         return [
-            Sw3Row(r.a, r.b, r.c, r.score, tuple(r.end) if r.score > 0 else None)
+            Sw3Row(r.a, r.b, r.c, r.score, _three(r.end) if r.score > 0 else None)
             for _, r in _items(_Sw3Row, _lib.clsw_sw3_results_count, _lib.clsw_sw3_results_get, p)
         ]
     finally:
         _lib.clsw_sw3_results_free(p)
 
 
-def sax(series, word: int, alphabet: int, *, letters: bool = False):
+@overload
+def sax(series: ArrayLike, word: int, alphabet: int, *, letters: Literal[False] = False) -> NDArray[np.uint8]: ...
+
+
+@overload
+def sax(series: ArrayLike, word: int, alphabet: int, *, letters: Literal[True]) -> str: ...
+
+
+@overload
+def sax(series: ArrayLike, word: int, alphabet: int, *, letters: bool) -> Union[NDArray[np.uint8], str]: ...
+
+
+def sax(series: ArrayLike, word: int, alphabet: int, *, letters: bool = False) -> Union[NDArray[np.uint8], str]:
     """The SAX word of a numeric series: z-normalisation, ``word`` segment means (PAA),
     symbols among ``alphabet`` (3 to 20) Gaussian intervals. Returns the codes (numpy
     uint8, 0 .. alphabet - 1; align them with ``codes=True``), or the letters ('a' + code)
@@ -1374,7 +1566,7 @@ def sax(series, word: int, alphabet: int, *, letters: bool = False):
 # What the bindings take from include/clsw.h, by its C names: tests/test_drift.py compiles
 # a C program against the header and checks every struct's size and field offsets, every
 # constant, and that every declared function (and only those) has a ctypes signature.
-_C_STRUCTS = {
+_C_STRUCTS: Dict[str, Type[ctypes.Structure]] = {
     "clsw_device_info": _DeviceInfo,
     "clsw_search_options": _SearchOptions,
     "clsw_hit": _Hit,
@@ -1391,7 +1583,8 @@ _C_STRUCTS = {
 _C_FIELD_NAMES = {"lambda": "lambda_"}
 
 
-def _c_constants():
+def _c_constants() -> Dict[str, int]:
+    """Every clsw.h constant the bindings use, by its C name, with its value here."""
     table = {name: code for code, name in STATUS_NAMES.items()}
     table["CLSW_GAPS_DEFAULT"] = GAPS_DEFAULT
     for prefix, values in [
