@@ -11,10 +11,10 @@
 //! `src/` and fails on an edge against it.
 //!
 //! 1. [`error`]: the error type and status names.
-//! 2. [`memory`], [`outfile`], [`textfile`], [`cfmt`]: fallible allocation of buffers
-//!    whose size follows from input; output files written atomically (temporary, sync,
-//!    rename); text input read a bounded line at a time; numbers as C's printf writes
-//!    them.
+//! 2. [`memory`], [`mapped`], [`outfile`], [`textfile`], [`cfmt`]: fallible allocation
+//!    of buffers whose size follows from input; files mapped into memory, guarded against
+//!    being cut short; output files written atomically (temporary, sync, rename); text
+//!    input read a bounded line at a time; numbers as C's printf writes them.
 //! 3. [`seq`]: alphabets, FASTA reading, sequence databases.
 //! 4. [`scoring`]: substitution matrices and gap costs.
 //! 5. [`align`], [`stats`]: the pairwise alignment type and its display rows; Gumbel
@@ -41,6 +41,7 @@ pub mod device;
 pub mod distance;
 pub mod engine;
 pub mod error;
+pub mod mapped;
 pub mod memory;
 pub mod mpi;
 pub mod outfile;

@@ -461,3 +461,40 @@ fn well_sealed_but_invalid_content_is_refused() {
     std::fs::write(&path, &good).unwrap();
     assert_same(&db, &Database::open_prepared(&path).unwrap());
 }
+
+/// A prepared database cut short by another program while it is open (mapped): the
+/// pages past the new end read as zeros instead of ending the process with SIGBUS,
+/// and the database says it was cut, as does a search of it and a part of it.
+#[test]
+fn a_prepared_file_cut_short_while_open_is_reported_not_a_crash() {
+    use clsw::Engine;
+    use clsw::device::DeviceChoice;
+    use clsw::scoring::{Gaps, Matrix, Scoring};
+    use clsw::search::{SearchOptions, Searcher};
+    let s = Scratch::new("cut-short");
+    let (db, _) = Database::from_fasta(&uniprot(), Alphabet::Protein, EmptyRecords::Error).unwrap();
+    let (path, bytes) = prepared_file(&s, &db);
+    assert!(bytes.len() > 3 * 4096, "{}", bytes.len());
+    let opened = Database::open_prepared(&path).unwrap();
+    let engine = Engine::new(DeviceChoice::Native).unwrap();
+    let scoring = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+    let searcher = Searcher::new(&engine, &opened, scoring, SearchOptions::default()).unwrap();
+    let query = db.sequence(0);
+    assert!(searcher.search(&query).is_ok());
+    opened.check_intact().unwrap();
+
+    std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(4096).unwrap();
+    // Every residue is read: the lost pages give zeros (code 0), not a fault.
+    let zeros: usize = (0..opened.len()).map(|k| opened.residues(k).iter().filter(|&&c| c == 0).count()).sum();
+    assert!(zeros > 0);
+    let cut = |e: clsw::Error| {
+        let text = e.to_string();
+        assert!(text.contains(&format!("{} was cut short by another program", path.display())), "{text}");
+    };
+    cut(opened.check_intact().unwrap_err());
+    cut(searcher.search(&query).unwrap_err());
+    cut(searcher.scores(&query).unwrap_err());
+    cut(opened.part(0..2).unwrap_err());
+    // A database opened afterwards from the cut file is refused as truncated.
+    assert!(open_err(&path).contains("truncated"), "{}", open_err(&path));
+}

@@ -52,7 +52,7 @@ fn rank_search(
     options: &SearchOptions,
 ) -> clsw::Result<Vec<SearchResult>> {
     let share = share(comm, engine, db, calibrate(engine, db, scoring, options))?;
-    let part = share.part(db);
+    let part = clsw::mpi::agree_on(comm, share.part(db))?;
     let searcher =
         RankSearcher::new(comm, engine, db, part.as_ref().unwrap_or(db), &share, scoring.clone(), options.clone())?;
     let mut out = Vec::new();
@@ -152,9 +152,9 @@ fn an_opencl_rank_beside_native_ranks_finds_the_same() {
 fn native_ranks_deal_and_beside_an_opencl_rank_ranks_take_shares() {
     let (db, _, _) = protein();
     let dealt = run_ranks(3, |comm| share(comm, &native(), &db, Ok(1.0)).unwrap());
-    assert!(dealt.iter().all(|s| s.dealt && s.range == (0..db.len()) && s.part(&db).is_none()));
+    assert!(dealt.iter().all(|s| s.dealt && s.range == (0..db.len()) && s.part(&db).unwrap().is_none()));
     let fixed = run_ranks_without_draws(3, |comm| share(comm, &native(), &db, Ok(1.0)).unwrap());
-    assert!(fixed.iter().all(|s| !s.dealt && s.part(&db).is_some()), "no draws: fixed shares");
+    assert!(fixed.iter().all(|s| !s.dealt && s.part(&db).unwrap().is_some()), "no draws: fixed shares");
     let Some(device) = common::test_device_infos().into_iter().next() else { return };
     let seqs = read_fasta("dna_pairs.fasta", Alphabet::Dna);
     let db = Database::from_sequences(Alphabet::Dna, seqs[..4].to_vec());
@@ -179,7 +179,7 @@ fn native_ranks_deal_and_beside_an_opencl_rank_ranks_take_shares() {
 fn a_failing_rank_fails_every_rank_with_its_message() {
     let (db, queries, scoring) = protein();
     // Rank 1's database differs (one subject fewer): every rank refuses to start.
-    let fewer = db.part(0..db.len() - 1);
+    let fewer = db.part(0..db.len() - 1).unwrap();
     let outcomes = run_ranks(3, |comm| {
         let mine = if comm.rank() == 1 { &fewer } else { &db };
         rank_search(comm, &native(), mine, &queries, &scoring, &SearchOptions::default()).map(drop)
@@ -215,7 +215,7 @@ fn a_failure_in_the_middle_of_a_search_ends_every_rank() {
             let outcomes = run_ranks(n, |comm| {
                 let engine = native();
                 let share = share(comm, &engine, &db, calibrate(&engine, &db, &scoring, &options)).unwrap();
-                let part = share.part(&db);
+                let part = share.part(&db).unwrap();
                 let part = part.as_ref().unwrap_or(&db);
                 let searcher =
                     RankSearcher::new(comm, &engine, &db, part, &share, scoring.clone(), options.clone()).unwrap();

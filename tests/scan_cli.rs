@@ -521,6 +521,20 @@ fn a_database_larger_than_the_memory_limit_is_read_not_reserved() {
     std::fs::remove_file(&db).unwrap();
 }
 
+/// A query longer than one block of the native kernel's rows (8,192) against a long
+/// subject: the columns' boundaries between row blocks (two vectors a subject column,
+/// 1.3 GB here at the narrowest level) do not fit a 1 GiB limit: an error naming them,
+/// not an abort.
+#[test]
+fn native_column_boundaries_larger_than_the_memory_limit_are_an_error() {
+    let (q, _) = random_protein_fasta("blocks_query.fa", 10_000, 11);
+    let (db, _) = random_protein_fasta("blocks_db.fa", 40_000_000, 12);
+    let (code, out, err) = clsw_limited(1, &["scan", "-q", s(&q), "-d", s(&db), "--device", "native"]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("out of memory: native kernel's column boundaries needs"), "{err}");
+    std::fs::remove_file(&db).unwrap();
+}
+
 /// A query whose profile, or a database whose layout, does not fit the memory a process
 /// may use, on an OpenCL device: an error naming it and its size, not an abort.
 #[test]

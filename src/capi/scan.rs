@@ -423,7 +423,7 @@ fn rank_searcher<'o>(comm: i32, inputs: impl FnOnce() -> Outcome<SearcherInputs<
     // dropped after the searcher.
     let (e, d): (&'static Engine, &'static Database) = unsafe { (&*Arc::as_ptr(&engine), &*Arc::as_ptr(&db)) };
     let share = share(c, e, d, calibrate(e, d, &scoring, &opts))?;
-    let part = share.part(d).map_or_else(|| db.clone(), Arc::new);
+    let part = agree_on(c, share.part(d))?.map_or_else(|| db.clone(), Arc::new);
     // SAFETY: `part` is an Arc allocation the handle owns (`Ranks::_part`), dropped after
     // the searcher that borrows it, never mutated.
     let p: &'static Database = unsafe { &*Arc::as_ptr(&part) };

@@ -47,9 +47,10 @@ pub struct Share {
 
 impl Share {
     /// The database of this rank's searcher, when it is a part of `db` (its share);
-    /// `None` when `dealt`: the searcher holds `db` itself.
-    pub fn part(&self, db: &Database) -> Option<Database> {
-        (!self.dealt).then(|| db.part(self.range.clone()))
+    /// `None` when `dealt`: the searcher holds `db` itself. Fails as
+    /// [`Database::part`] does, on this rank alone: callers agree on it.
+    pub fn part(&self, db: &Database) -> Result<Option<Database>> {
+        (!self.dealt).then(|| db.part(self.range.clone())).transpose()
     }
 }
 
@@ -72,7 +73,7 @@ pub fn calibrate(engine: &Engine, db: &Database, scoring: &Scoring, options: &Se
             residues += lengths[start] as u64;
         }
     }
-    let sample = db.part(start..end);
+    let sample = db.part(start..end)?;
     let all = db.all_residues();
     let from = (all.len() / 2).saturating_sub(PROBE_LEN / 2);
     let probe = Sequence {

@@ -392,7 +392,10 @@ impl<'a> Searcher<'a> {
                 // Hands the finished results on to `sink` in query order.
                 let mut deliver = |ready: &mut std::collections::BTreeMap<usize, Result<SearchResult>>| {
                     while let Some(result) = ready.remove(&next) {
-                        sink(result?)?;
+                        let result = result?;
+                        // Read from a mapped file that was cut short: its zeros are not results.
+                        self.db.check_intact()?;
+                        sink(result)?;
                         next += 1;
                     }
                     Ok::<(), Error>(())
@@ -459,6 +462,7 @@ impl<'a> Searcher<'a> {
             false
         });
         let scanned = scanned.ok_or_else(|| Error::Device("scan returned no result".into()))??;
+        self.db.check_intact()?;
         Ok((scanned.scores, scanned.strands))
     }
 

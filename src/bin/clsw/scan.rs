@@ -403,7 +403,7 @@ fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result
     let speed = clsw::mpi::calibrate(&engine, &db, &scoring, &options);
     let share = clsw::mpi::share(comm, &engine, &db, speed)?;
     let labels = clsw::mpi::agree(comm, Ok(engine.describe().join(" + ").into_bytes()))?;
-    let part = share.part(&db);
+    let part = clsw::mpi::agree_on(comm, share.part(&db))?;
     let part = part.as_ref().unwrap_or(&db);
     let mut searcher = RankSearcher::new(comm, &engine, &db, part, &share, scoring.clone(), options.clone())?;
     searcher.report_progress(args.progress && !args.quiet);

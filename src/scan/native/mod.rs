@@ -232,6 +232,7 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
                     unsafe { pass(level, report, Width::Bytes, query, &residues, t) }
                 },
             );
+            let found = found.into_iter().collect::<Result<Vec<_>>>()?;
             for (&k, r) in batches.iter().flat_map(|b| b.iter()).zip(found.into_iter().flatten()) {
                 match r {
                     Some(r) => out.scores[k] = r,
@@ -276,7 +277,7 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
             let t = words.expect("batches only when words fit");
             // SAFETY: `level` was capped above, and Level::capped gives a supported level;
             // query codes are below the matrix's size (asserted above).
-            let found = unsafe { pass(level, report, Width::Words, query, &residues, t) };
+            let found = unsafe { pass(level, report, Width::Words, query, &residues, t) }?;
             Ok(batch.iter().zip(found).map(|(&k, r)| exact(k, r)).collect())
         }
         Words::Alone(k) => {
@@ -337,7 +338,7 @@ unsafe fn pass(
     query: &[u8],
     batch: &[&[u8]],
     t: &Tables,
-) -> Vec<Option<LocalScore>> {
+) -> Result<Vec<Option<LocalScore>>> {
     match report {
         // SAFETY: this function's contract is pass_of's.
         Report::Ends => unsafe { pass_of::<true>(level, width, query, batch, t) },
@@ -356,7 +357,7 @@ unsafe fn pass_of<const ENDS: bool>(
     query: &[u8],
     batch: &[&[u8]],
     t: &Tables,
-) -> Vec<Option<LocalScore>> {
+) -> Result<Vec<Option<LocalScore>>> {
     debug_assert!(level.supported());
     use vectors::*;
     // Each arm: `level` is supported (this function's contract), so the processor has
@@ -393,6 +394,7 @@ mod x86 {
     //! The kernel compiled once per level, so the vectors' intrinsics inline.
     use super::swipe::{Tables, align_batch};
     use super::vectors::Cells;
+    use crate::error::Result;
     use crate::reference::LocalScore;
 
     /// [`align_batch`] compiled for AVX-512F and AVX-512BW.
@@ -404,7 +406,7 @@ mod x86 {
         query: &[u8],
         batch: &[&[u8]],
         t: &Tables,
-    ) -> Vec<Option<LocalScore>> {
+    ) -> Result<Vec<Option<LocalScore>>> {
         // SAFETY: this function's contract is align_batch's.
         unsafe { align_batch::<V, ENDS>(query, batch, t) }
     }
@@ -418,7 +420,7 @@ mod x86 {
         query: &[u8],
         batch: &[&[u8]],
         t: &Tables,
-    ) -> Vec<Option<LocalScore>> {
+    ) -> Result<Vec<Option<LocalScore>>> {
         // SAFETY: this function's contract is align_batch's.
         unsafe { align_batch::<V, ENDS>(query, batch, t) }
     }
@@ -432,7 +434,7 @@ mod x86 {
         query: &[u8],
         batch: &[&[u8]],
         t: &Tables,
-    ) -> Vec<Option<LocalScore>> {
+    ) -> Result<Vec<Option<LocalScore>>> {
         // SAFETY: this function's contract is align_batch's.
         unsafe { align_batch::<V, ENDS>(query, batch, t) }
     }

@@ -20,6 +20,8 @@
 //! store a row less, and no search.
 
 use super::vectors::Cells;
+use crate::error::Result;
+use crate::memory;
 use crate::reference::LocalScore;
 use crate::scoring::Scoring;
 
@@ -87,7 +89,8 @@ impl Tables {
 
 /// Up to `V::LANES` subjects against `query` (codes below the matrix's size), one per
 /// lane, for a scoring that [`Tables::fits`] `V::TOP`. Per subject: its score and (with
-/// `ENDS`) its end, or `None` where the lane may have saturated.
+/// `ENDS`) its end, or `None` where the lane may have saturated. Fails only when the
+/// columns' boundary vectors of a query longer than one block cannot be allocated.
 ///
 /// # Safety
 /// The processor must have `V`'s instruction-set level, and every code of `query` must
@@ -98,7 +101,7 @@ pub(super) unsafe fn align_batch<V: Cells, const ENDS: bool>(
     query: &[u8],
     batch: &[&[u8]],
     t: &Tables,
-) -> Vec<Option<LocalScore>> {
+) -> Result<Vec<Option<LocalScore>>> {
     debug_assert!(batch.len() <= V::LANES && V::LANES <= 64 && t.fits(V::TOP));
     debug_assert!(query.len() < u32::MAX as usize && batch.iter().all(|s| s.len() < u32::MAX as usize));
     let m = query.len();
@@ -121,8 +124,8 @@ pub(super) unsafe fn align_batch<V: Cells, const ENDS: bool>(
     // with the subject, nor with the lanes (psse's 20 M-residue subject took 2.6 GB on
     // AVX-512's 32 lanes, 640 MB on SSE4.1's 8).
     let (bound_len, stride, sink) = if m > BLOCK_ROWS { (n + 2, 1, 0) } else { (4, 0, 2) };
-    let mut h_bound = vec![zero; bound_len];
-    let mut f_bound = vec![zero; bound_len];
+    let mut h_bound = memory::vec_filled("native kernel's column boundaries", bound_len, zero)?;
+    let mut f_bound = memory::vec_filled("native kernel's column boundaries", bound_len, zero)?;
     // S(a, s_j) and S(a, s_j+1) per letter a.
     let mut profiles = [vec![zero; letters], vec![zero; letters]];
     let mut best = zero;
@@ -228,11 +231,11 @@ pub(super) unsafe fn align_batch<V: Cells, const ENDS: bool>(
     // SAFETY: the processor has V's level (this function's contract).
     let best = unsafe { best.values() };
     let exact_max = t.exact_max(V::TOP);
-    (0..batch.len())
+    Ok((0..batch.len())
         .map(|l| {
             let score = best[l];
             (score <= exact_max)
                 .then(|| LocalScore { score, end: (ENDS && score > 0).then(|| (end[l].0 as usize, end[l].1 as usize)) })
         })
-        .collect()
+        .collect())
 }

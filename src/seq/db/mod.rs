@@ -22,7 +22,8 @@ use super::Sequence;
 use super::alphabet::Alphabet;
 use super::fasta::{self, EmptyRecords, ReadReport};
 use crate::error::{Error, Result};
-use memmap2::Mmap;
+use crate::mapped::MappedFile;
+use crate::memory;
 use rayon::prelude::*;
 use std::fmt;
 use std::path::Path;
@@ -33,7 +34,7 @@ enum Residues {
     Owned(Vec<u8>),
     /// A prepared file mapped into memory; the residues are `map[start..start + len]`,
     /// checked to be in bounds when the file was opened.
-    Mapped { map: Mmap, start: usize, len: usize },
+    Mapped { map: MappedFile, start: usize, len: usize },
 }
 
 impl Residues {
@@ -41,7 +42,7 @@ impl Residues {
     fn as_slice(&self) -> &[u8] {
         match self {
             Residues::Owned(v) => v,
-            Residues::Mapped { map, start, len } => &map[*start..*start + *len],
+            Residues::Mapped { map, start, len } => &map.bytes()[*start..*start + *len],
         }
     }
 }
@@ -278,8 +279,10 @@ impl Database {
     }
 
     /// The records `range` of this database, in order, as a database of their own (a
-    /// copy of their names and residues): one rank's share of an MPI search.
-    pub fn part(&self, range: std::ops::Range<usize>) -> Database {
+    /// copy of their names and residues): one rank's share of an MPI search. Fails when
+    /// memory is short, or when this database's mapped file was cut short
+    /// ([`check_intact`](Database::check_intact)).
+    pub fn part(&self, range: std::ops::Range<usize>) -> Result<Database> {
         let residues = &self.all_residues()[self.offsets[range.start] as usize..self.offsets[range.end] as usize];
         let mut builder = Builder::new(self.alphabet, 0);
         for k in range {
@@ -287,8 +290,10 @@ impl Database {
             let stored = builder.push_header(self.id(k), self.description(k), self.seq_len(k));
             debug_assert!(stored.is_ok());
         }
-        builder.residues = residues.to_vec();
-        builder.finish()
+        builder.residues = memory::vec_with_capacity("a part of the database", residues.len())?;
+        builder.residues.extend_from_slice(residues);
+        self.check_intact()?;
+        Ok(builder.finish())
     }
 
     /// Opens a database file of either kind: a prepared database (recognised by its
@@ -409,6 +414,16 @@ impl Database {
     /// Whether the residues are read from a memory-mapped prepared file.
     pub fn is_mapped(&self) -> bool {
         matches!(self.residues, Residues::Mapped { .. })
+    }
+
+    /// An error when the residues are those of a mapped prepared file that another
+    /// program cut short while it was open: what was read from its lost pages since
+    /// were zeros ([`crate::mapped`]). Jobs call it before they report results.
+    pub fn check_intact(&self) -> Result<()> {
+        match &self.residues {
+            Residues::Mapped { map, .. } => map.check(),
+            Residues::Owned(_) => Ok(()),
+        }
     }
 }
 

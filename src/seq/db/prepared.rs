@@ -44,14 +44,15 @@
 //! [`Database::residues`] slices into the mapping. Like every memory-mapped file, it
 //! must not be modified by another program while it is open; `write_prepared` writes
 //! a temporary file and renames it over the destination ([`crate::outfile`]), so
-//! rebuilding a database that is open elsewhere is safe.
+//! rebuilding a database that is open elsewhere is safe. A file cut short while open
+//! does not end the process ([`crate::mapped`]): [`Database::check_intact`] reports it.
 
 use super::checksum::{Hasher, checksum};
 use super::{Database, Residues, length_order};
 use crate::error::{Error, Result};
+use crate::mapped::MappedFile;
 use crate::outfile::OutFile;
 use crate::seq::alphabet::Alphabet;
-use memmap2::MmapOptions;
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
@@ -166,13 +167,9 @@ impl Database {
         if file_len == 0 {
             return Err(bad(&name, "is empty, not a clsw prepared database".to_string()));
         }
-        // SAFETY: the mapping is read-only; the file must not be changed by another
-        // program while it is open (documented above), as with any mapped file.
-        // Every byte read from it is validated before use.
-        let map = unsafe { MmapOptions::new().populate().map(&file) }.map_err(|e| Error::io(path, e))?;
-        #[cfg(unix)]
-        let _ = map.advise(memmap2::Advice::Sequential);
-        let bytes: &[u8] = &map;
+        // Every byte read from the map is validated before use.
+        let map = MappedFile::map(&file, path)?;
+        let bytes: &[u8] = map.bytes();
         if bytes.len() as u64 != file_len {
             return Err(bad(&name, "changed size while it was being opened".to_string()));
         }
