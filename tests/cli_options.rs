@@ -1,8 +1,8 @@
 //! The options every command shares mean the same everywhere: `-o/--out`, `--outfmt`,
-//! `--threads`, `--device`; gap costs written the ssearch36 way (negative) mean what
-//! BLAST's positive ones do; `--threads 1` and `--threads 2` give the same results;
-//! `-` reads the query or the database from standard input, and a FIFO works wherever
-//! a path is read.
+//! `--threads`, `--device`, `--quiet`, `--progress`; gap costs written the ssearch36
+//! way (negative) mean what BLAST's positive ones do; `--threads 1` and `--threads 2`
+//! give the same results; `-` reads the query or the database from standard input, and
+//! a FIFO works wherever a path is read.
 
 mod common;
 
@@ -31,16 +31,13 @@ fn every_job_command_takes_out_outfmt_threads_and_device() {
         let out = scratch_dir().join(format!("opts_{name}.out"));
         let mut with = vec!["--threads", "1"];
         with.extend(&args);
-        with.extend(["-o", s(&out)]);
-        if name != "align" {
-            with.extend(["--device", "native"]);
-        }
+        with.extend(["-o", s(&out), "--device", "native"]);
         let (code, stdout, err) = clsw(&with);
         assert_eq!(code, 0, "{name}: {err}");
         assert!(stdout.is_empty(), "{name} wrote to standard output with -o: {stdout}");
         let written = std::fs::read_to_string(&out).unwrap();
         // The same run without -o writes the same to standard output.
-        let (code, plain, err) = clsw(&with[..with.len() - if name == "align" { 2 } else { 4 }]);
+        let (code, plain, err) = clsw(&with[..with.len() - 4]);
         assert_eq!(code, 0, "{name}: {err}");
         let strip = |t: &str| t.lines().filter(|l| !l.starts_with("# clsw sw3")).collect::<Vec<_>>().join("\n");
         assert_eq!(strip(&written), strip(&plain), "{name}");
@@ -232,6 +229,23 @@ fn errors_have_one_prefix_and_warnings_say_when_nothing_will_be_printed() {
     let (code, out, err) = clsw(&["scan", "-q", &q, "-d", "no/such/file.fasta"]);
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     assert!(err.starts_with("clsw: error: ") && err.contains("no/such/file.fasta"), "{err}");
+    // The same in every job command: an option it does not know (clap), a file it
+    // cannot read (the library).
+    let missing = "no/such/file.fasta";
+    for args in [
+        vec!["psse", "-q", &q, "-s", missing],
+        vec!["align", &q, missing],
+        vec!["sw3", &q, &q, missing],
+        vec!["distance", missing],
+        vec!["makedb", missing, "-o", "no/such/out.clswdb"],
+    ] {
+        let (code, out, err) = clsw(&[&args[..], &["--no-such-option"]].concat());
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert!(err.starts_with("clsw: error: unexpected argument '--no-such-option'"), "{args:?}: {err}");
+        let (code, out, err) = clsw(&args);
+        assert_eq!((code, out.as_str()), (1, ""), "{args:?}: {err}");
+        assert!(err.starts_with("clsw: error: ") && err.contains(missing), "{args:?}: {err}");
+    }
     let (code, out, err) = clsw(&["scan", "-q", &q, "-d", &db, "--max-hits", "0"]);
     assert_eq!((code, out.as_str()), (0, ""), "{err}");
     assert!(err.starts_with("clsw: warning: --max-hits 0 reports no hit"), "{err}");
@@ -240,6 +254,48 @@ fn errors_have_one_prefix_and_warnings_say_when_nothing_will_be_printed() {
     let (code, _, err) = clsw(&["scan", "-q", one.to_str().unwrap(), "-d", &db]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("clsw: 1 query (49 residues) x 299 subjects") && err.contains("for 1 query"), "{err}");
+}
+
+/// `--quiet` leaves standard error empty on success (notes, warnings, progress and
+/// summaries too; errors are still printed), and standard output as it was, over
+/// `--progress`; `--progress` off a terminal prints lines on standard error and changes
+/// nothing on standard output (psse and sw3 then compute in steps: the same results).
+#[test]
+fn quiet_silences_standard_error_and_progress_leaves_standard_output_alone() {
+    // Every command that reads these notes that J is read as X.
+    let q = scratch("report_q.fa", b">q1\nMKVLAAGIVGLLLAJ\n>q2\nMKVLSAGIVGLW\n");
+    let t = scratch("report_t.fa", b">t1\nMKVLSAGIVGLLA\n>t2\nGGKVLAAGWVG\n>t3\nKVLAAGIVGL\n");
+    let (db, aln) = (data("uniprot300.fasta"), data("distance/hand.fa"));
+    let made = scratch_dir().join("report.clswdb");
+    // Each command, and a line of its progress.
+    let commands: [(Vec<&str>, &str); 5] = [
+        (vec!["scan", "-q", s(&q), "-d", &db, "--max-hits", "3"], "clsw: query 2/2 q2 "),
+        (vec!["psse", "-q", s(&q), "-s", s(&t), "--shuffles", "50", "--outfmt", "tsv"], "clsw: psse: 6/6 pairs"),
+        (vec!["align", s(&q), s(&t), "--device", "gpu"], "clsw: align: 6/6 pairs"),
+        (vec!["sw3", s(&q), s(&t), s(&t)], "clsw: sw3: 18/18 triples"),
+        (vec!["distance", &aln], "clsw: distance: counting 5 sequences x 12 sites"),
+    ];
+    // sw3's first line holds its time.
+    let untimed = |t: &str| t.lines().filter(|l| !l.starts_with("# clsw sw3")).collect::<Vec<_>>().join("\n");
+    for (args, progress_line) in commands {
+        let (code, plain, err) = clsw(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(!err.is_empty() && !plain.is_empty(), "{args:?}: nothing on standard error to silence");
+        let (code, quiet, err) = clsw(&[&args[..], &["--quiet", "--progress"]].concat());
+        assert_eq!((code, err.as_str()), (0, ""), "{args:?} --quiet");
+        assert_eq!(untimed(&quiet), untimed(&plain), "{args:?} --quiet");
+        let (code, out, err) = clsw(&[&args[..], &["--progress"]].concat());
+        assert_eq!(code, 0, "{args:?} --progress: {err}");
+        assert_eq!(untimed(&out), untimed(&plain), "{args:?} --progress");
+        assert!(err.contains(progress_line), "{args:?} --progress: {err}");
+    }
+    // makedb: its note on standard error, its summary on standard output; --quiet neither.
+    let (code, out, err) = clsw(&["makedb", s(&q), "-o", s(&made)]);
+    assert!(code == 0 && out.starts_with("wrote ") && err.contains("J x1"), "{out}{err}");
+    let (code, out, err) = clsw(&["makedb", s(&q), "-o", s(&made), "--quiet"]);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    let (code, _, err) = clsw(&["scan", "-q", s(&q), "-d", s(&made), "--quiet"]);
+    assert_eq!((code, err.as_str()), (0, ""), "the database --quiet wrote");
 }
 
 /// Every command's `--help` ends with a worked example on the bundled data, and the

@@ -6,6 +6,7 @@ mod bench;
 mod devices;
 mod distance;
 mod out;
+mod progress;
 mod psse;
 mod scan;
 mod sw3;
