@@ -1,5 +1,6 @@
 //! The options every command shares mean the same everywhere: `-o/--out`, `--outfmt`,
-//! `--threads`, `--device`, `--quiet`, `--progress`; gap costs written the ssearch36
+//! `--threads`, `--device`, `--quiet`, `--progress`, and each command's `--help` lists
+//! them under the same names and states its defaults; gap costs written the ssearch36
 //! way (negative) mean what BLAST's positive ones do; `--threads 1` and `--threads 2`
 //! give the same results; `-` reads the query or the database from standard input, and
 //! a FIFO works wherever a path is read.
@@ -217,6 +218,147 @@ fn help_lists_the_librarys_names_and_the_real_defaults() {
     assert!(distance.contains(&listed(clsw::distance::Metric::ALL.map(clsw::distance::Metric::name).to_vec())));
 }
 
+/// The options several commands share, each as `--help` names it (short and long).
+const SHARED: [&str; 10] = [
+    "-q --query",
+    "-d --db",
+    "-s --subject",
+    "-o --out",
+    "--device",
+    "--threads",
+    "--quiet",
+    "--progress",
+    "--outfmt",
+    "--variant",
+];
+
+/// Which command has which of [`SHARED`], in its order: `x` has it, `.` leaves it out
+/// on purpose (no database in psse, no kernel variant in align and sw3, no device in
+/// makedb, nothing for progress to follow in makedb, no reports beside the tables of
+/// the benchmarks).
+const TABLE: &str = "
+command          -q  -d  -s  -o  device  threads  quiet  progress  outfmt  variant
+scan             x   x   .   x   x       x        x      x         x       x
+psse             x   .   x   x   x       x        x      x         x       x
+align            .   .   .   x   x       x        x      x         x       .
+sw3              .   .   .   x   x       x        x      x         .       .
+distance         .   .   .   x   x       x        x      x         x       x
+makedb           .   .   .   x   .       x        x      .         .       .
+devices          .   .   .   .   .       x        .      .         .       .
+man              .   .   .   .   .       x        .      .         .       .
+completions      .   .   .   .   .       x        .      .         .       .
+bench            .   .   .   .   .       x        .      .         .       .
+bench scan       .   x   .   .   x       x        .      .         .       .
+bench search     x   x   .   .   x       x        .      .         .       .
+bench distance   .   .   .   .   x       x        .      .         .       .
+bench sw3        .   .   .   .   x       x        .      .         .       .
+bench psse       .   .   .   .   x       x        .      .         .       .
+";
+
+/// The rows of [`TABLE`]: each command (`bench scan`) with its marks.
+fn table() -> Vec<(String, Vec<bool>)> {
+    let mut rows = TABLE.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<&str> = rows.next().unwrap().split_whitespace().collect();
+    assert_eq!(header.len(), SHARED.len() + 1, "a column per shared option");
+    rows.map(|row| {
+        let words: Vec<&str> = row.split_whitespace().collect();
+        let (command, marks) = words.split_at(words.len() - SHARED.len());
+        (command.join(" "), marks.iter().map(|&m| m == "x").collect())
+    })
+    .collect()
+}
+
+/// `clsw COMMAND --help` (COMMAND may be `bench scan`).
+fn help_of(command: &str) -> String {
+    let args: Vec<&str> = command.split(' ').chain(["--help"]).collect();
+    let (code, out, err) = clsw(&args);
+    assert_eq!(code, 0, "clsw {command} --help: {err}");
+    out
+}
+
+/// The names on an option's first line of `--help` (`-q, --query <QUERY>  ...` gives
+/// `-q --query`), `None` for a line that starts no option: an option's line is indented
+/// less than its help text, whose lists (`- pairwise: ...`) also start with `-`.
+fn option_names(line: &str) -> Option<String> {
+    let text = line.trim_start();
+    if line.len() - text.len() > 6 || !text.starts_with('-') {
+        return None;
+    }
+    let names: Vec<&str> =
+        text.split_whitespace().take_while(|w| w.starts_with('-')).map(|w| w.trim_end_matches(',')).collect();
+    Some(names.join(" "))
+}
+
+/// The help of the option named `names` (as [`option_names`] gives them) in `help`, its
+/// lines joined, up to the next option or heading; `None` when `help` lists no such option.
+fn option_help(help: &str, names: &str) -> Option<String> {
+    let mut lines = help.lines().skip_while(|l| option_names(l).as_deref() != Some(names));
+    let first = lines.next()?;
+    let rest = lines.take_while(|l| option_names(l).is_none() && (l.is_empty() || l.starts_with(' ')));
+    let text: Vec<&str> = std::iter::once(first).chain(rest).flat_map(str::split_whitespace).collect();
+    Some(text.join(" "))
+}
+
+/// Every command's `--help` lists the shared options of its row of [`TABLE`] under the
+/// same short and long names (and no other command uses those names), shows an example,
+/// and states the defaults of a chosen set of options.
+#[test]
+fn every_help_lists_its_shared_options_an_example_and_the_defaults() {
+    let psse_variant = format!("[default: {}]", clsw::psse::Variant::default().name());
+    let defaults: Vec<(&str, &str, &str)> = vec![
+        ("scan", "--max-hits", "[default: 50]"),
+        ("scan", "--evalue", "[default: 10]"),
+        ("scan", "--stats", "[default: auto]"),
+        ("scan", "--outfmt", "[default: tabular]"),
+        ("scan", "--variant", "[default: auto]"),
+        ("scan", "--strand", "[default: both;"),
+        ("scan", "--matrix", "[default: BLOSUM62 for protein, EDNAFULL for DNA]"),
+        ("psse", "--matrix", "[default: BLOSUM50 for protein (prss's), EDNAFULL for DNA]"),
+        ("psse", "--shuffles", "[default: 1000]"),
+        ("psse", "--outfmt", "[default: auto]"),
+        ("psse", "--variant", &psse_variant),
+        ("align", "--outfmt", "[default: pairwise]"),
+        ("align", "--width", "[default: 60]"),
+        ("align", "--device", "[default: native]"),
+        ("sw3", "--top", "[default: 20]"),
+        ("sw3", "--sax-alphabet", "[default: 8]"),
+        ("sw3", "--gap-open", "[default: the matrix's usual]"),
+        ("distance", "--outfmt", "[default: square]"),
+        ("distance", "--variant", "[default: bitplane]"),
+        ("distance", "--metric", "[default: diff;"),
+        ("makedb", "--alphabet", "[default: auto]"),
+    ];
+    for (command, marks) in table() {
+        let help = help_of(&command);
+        let example = help.lines().skip_while(|l| !l.starts_with("Example")).nth(1).map(str::trim);
+        let of_itself = |e: &str| e == format!("clsw {command}") || e.starts_with(&format!("clsw {command} "));
+        assert!(example.is_some_and(of_itself), "clsw {command} --help shows no example of itself:\n{help}");
+        let listed: Vec<String> = help.lines().filter_map(option_names).collect();
+        for (names, mark) in SHARED.iter().zip(marks) {
+            // The short and the long name are each this option's alone.
+            let clashes: Vec<&String> = listed
+                .iter()
+                .filter(|l| l.as_str() != *names && l.split(' ').any(|n| names.split(' ').any(|m| m == n)))
+                .collect();
+            assert!(clashes.is_empty(), "clsw {command}: {clashes:?} instead of {names}");
+            let has = listed.iter().any(|l| l == names);
+            assert_eq!(has, mark, "clsw {command} --help {} {names}", if has { "lists" } else { "lacks" });
+        }
+        // Options with a device state where it comes from when none is named.
+        let device = option_help(&help, "--device");
+        if let Some(device) = device.filter(|_| command != "align") {
+            assert!(device.contains("[default: CLSW_DEVICE, else auto]"), "clsw {command}: {device}");
+        }
+        let threads = option_help(&help, "--threads").unwrap();
+        assert!(threads.contains("[default: every core]"), "clsw {command}: {threads}");
+    }
+    for (command, option, default) in defaults {
+        let help = help_of(command);
+        let text = option_help(&help, option).unwrap_or_else(|| panic!("clsw {command} has no {option}"));
+        assert!(text.contains(default), "clsw {command} {option} does not state {default}: {text}");
+    }
+}
+
 /// Every error clsw prints starts `clsw: error:`, whether the command line parser
 /// (clap) refuses an option or the library refuses an input; both exit with 2 and 1,
 /// and nothing goes to standard output.
@@ -300,13 +442,14 @@ fn quiet_silences_standard_error_and_progress_leaves_standard_output_alone() {
 
 /// Every command's `--help` ends with a worked example on the bundled data, and the
 /// example runs (on the native path; the data directory and the output file put where
-/// this test keeps them).
+/// this test keeps them); the benchmarks' examples too, at sizes that take a moment.
 #[test]
 fn every_help_shows_an_example_that_runs() {
     let out_file = scratch_dir().join("example.clswdb");
-    for command in ["align", "scan", "makedb", "distance", "sw3", "psse", "devices"] {
-        let (code, help, err) = clsw(&[command, "--help"]);
-        assert_eq!(code, 0, "{err}");
+    let commands = ["align", "scan", "makedb", "distance", "sw3", "psse", "devices"];
+    let benchmarks = ["bench", "bench scan", "bench search", "bench distance", "bench sw3", "bench psse"];
+    for command in commands.into_iter().chain(benchmarks) {
+        let help = help_of(command);
         let example = help.lines().skip_while(|l| !l.starts_with("Example")).nth(1);
         let example = example.unwrap_or_else(|| panic!("clsw {command} --help shows no example:\n{help}"));
         let line = example.trim().strip_prefix("clsw ").unwrap_or_else(|| panic!("{example}"));

@@ -95,7 +95,10 @@ enum Command {
     )]
     Psse(psse::PsseArgs),
     /// Benchmarks that print tables (GCUPS per variant, device and size).
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example (from the source tree):\n  clsw bench scan --queries tests/data/queries10.fasta -d tests/data/uniprot300.fasta --lengths 144,464 --variants native"
+    )]
     Bench(bench::BenchCommand),
     /// Shell completions for clsw, on standard output.
     #[command(after_help = "Example:\n  clsw completions bash > ~/.local/share/bash-completion/completions/clsw")]
