@@ -1,8 +1,9 @@
 //! The options every command shares mean the same everywhere: `-o/--out`, `--outfmt`,
-//! `--threads`, `--device`; gap costs written the ssearch36 way (negative) mean what
-//! BLAST's positive ones do; `--threads 1` and `--threads 2` give the same results;
-//! `-` reads the query or the database from standard input, and a FIFO works wherever
-//! a path is read.
+//! `--threads`, `--device`, `--quiet`, `--progress`, and each command's `--help` lists
+//! them under the same names and states its defaults; gap costs written the ssearch36
+//! way (negative) mean what BLAST's positive ones do; `--threads 1` and `--threads 2`
+//! give the same results; `-` reads the query or the database from standard input, and
+//! a FIFO works wherever a path is read.
 
 mod common;
 
@@ -31,16 +32,13 @@ fn every_job_command_takes_out_outfmt_threads_and_device() {
         let out = scratch_dir().join(format!("opts_{name}.out"));
         let mut with = vec!["--threads", "1"];
         with.extend(&args);
-        with.extend(["-o", s(&out)]);
-        if name != "align" {
-            with.extend(["--device", "native"]);
-        }
+        with.extend(["-o", s(&out), "--device", "native"]);
         let (code, stdout, err) = clsw(&with);
         assert_eq!(code, 0, "{name}: {err}");
         assert!(stdout.is_empty(), "{name} wrote to standard output with -o: {stdout}");
         let written = std::fs::read_to_string(&out).unwrap();
         // The same run without -o writes the same to standard output.
-        let (code, plain, err) = clsw(&with[..with.len() - if name == "align" { 2 } else { 4 }]);
+        let (code, plain, err) = clsw(&with[..with.len() - 4]);
         assert_eq!(code, 0, "{name}: {err}");
         let strip = |t: &str| t.lines().filter(|l| !l.starts_with("# clsw sw3")).collect::<Vec<_>>().join("\n");
         assert_eq!(strip(&written), strip(&plain), "{name}");
@@ -220,6 +218,147 @@ fn help_lists_the_librarys_names_and_the_real_defaults() {
     assert!(distance.contains(&listed(clsw::distance::Metric::ALL.map(clsw::distance::Metric::name).to_vec())));
 }
 
+/// The options several commands share, each as `--help` names it (short and long).
+const SHARED: [&str; 10] = [
+    "-q --query",
+    "-d --db",
+    "-s --subject",
+    "-o --out",
+    "--device",
+    "--threads",
+    "--quiet",
+    "--progress",
+    "--outfmt",
+    "--variant",
+];
+
+/// Which command has which of [`SHARED`], in its order: `x` has it, `.` leaves it out
+/// on purpose (no database in psse, no kernel variant in align and sw3, no device in
+/// makedb, nothing for progress to follow in makedb, no reports beside the tables of
+/// the benchmarks).
+const TABLE: &str = "
+command          -q  -d  -s  -o  device  threads  quiet  progress  outfmt  variant
+scan             x   x   .   x   x       x        x      x         x       x
+psse             x   .   x   x   x       x        x      x         x       x
+align            .   .   .   x   x       x        x      x         x       .
+sw3              .   .   .   x   x       x        x      x         .       .
+distance         .   .   .   x   x       x        x      x         x       x
+makedb           .   .   .   x   .       x        x      .         .       .
+devices          .   .   .   .   .       x        .      .         .       .
+man              .   .   .   .   .       x        .      .         .       .
+completions      .   .   .   .   .       x        .      .         .       .
+bench            .   .   .   .   .       x        .      .         .       .
+bench scan       .   x   .   .   x       x        .      .         .       .
+bench search     x   x   .   .   x       x        .      .         .       .
+bench distance   .   .   .   .   x       x        .      .         .       .
+bench sw3        .   .   .   .   x       x        .      .         .       .
+bench psse       .   .   .   .   x       x        .      .         .       .
+";
+
+/// The rows of [`TABLE`]: each command (`bench scan`) with its marks.
+fn table() -> Vec<(String, Vec<bool>)> {
+    let mut rows = TABLE.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<&str> = rows.next().unwrap().split_whitespace().collect();
+    assert_eq!(header.len(), SHARED.len() + 1, "a column per shared option");
+    rows.map(|row| {
+        let words: Vec<&str> = row.split_whitespace().collect();
+        let (command, marks) = words.split_at(words.len() - SHARED.len());
+        (command.join(" "), marks.iter().map(|&m| m == "x").collect())
+    })
+    .collect()
+}
+
+/// `clsw COMMAND --help` (COMMAND may be `bench scan`).
+fn help_of(command: &str) -> String {
+    let args: Vec<&str> = command.split(' ').chain(["--help"]).collect();
+    let (code, out, err) = clsw(&args);
+    assert_eq!(code, 0, "clsw {command} --help: {err}");
+    out
+}
+
+/// The names on an option's first line of `--help` (`-q, --query <QUERY>  ...` gives
+/// `-q --query`), `None` for a line that starts no option: an option's line is indented
+/// less than its help text, whose lists (`- pairwise: ...`) also start with `-`.
+fn option_names(line: &str) -> Option<String> {
+    let text = line.trim_start();
+    if line.len() - text.len() > 6 || !text.starts_with('-') {
+        return None;
+    }
+    let names: Vec<&str> =
+        text.split_whitespace().take_while(|w| w.starts_with('-')).map(|w| w.trim_end_matches(',')).collect();
+    Some(names.join(" "))
+}
+
+/// The help of the option named `names` (as [`option_names`] gives them) in `help`, its
+/// lines joined, up to the next option or heading; `None` when `help` lists no such option.
+fn option_help(help: &str, names: &str) -> Option<String> {
+    let mut lines = help.lines().skip_while(|l| option_names(l).as_deref() != Some(names));
+    let first = lines.next()?;
+    let rest = lines.take_while(|l| option_names(l).is_none() && (l.is_empty() || l.starts_with(' ')));
+    let text: Vec<&str> = std::iter::once(first).chain(rest).flat_map(str::split_whitespace).collect();
+    Some(text.join(" "))
+}
+
+/// Every command's `--help` lists the shared options of its row of [`TABLE`] under the
+/// same short and long names (and no other command uses those names), shows an example,
+/// and states the defaults of a chosen set of options.
+#[test]
+fn every_help_lists_its_shared_options_an_example_and_the_defaults() {
+    let psse_variant = format!("[default: {}]", clsw::psse::Variant::default().name());
+    let defaults: Vec<(&str, &str, &str)> = vec![
+        ("scan", "--max-hits", "[default: 50]"),
+        ("scan", "--evalue", "[default: 10]"),
+        ("scan", "--stats", "[default: auto]"),
+        ("scan", "--outfmt", "[default: tabular]"),
+        ("scan", "--variant", "[default: auto]"),
+        ("scan", "--strand", "[default: both;"),
+        ("scan", "--matrix", "[default: BLOSUM62 for protein, EDNAFULL for DNA]"),
+        ("psse", "--matrix", "[default: BLOSUM50 for protein (prss's), EDNAFULL for DNA]"),
+        ("psse", "--shuffles", "[default: 1000]"),
+        ("psse", "--outfmt", "[default: auto]"),
+        ("psse", "--variant", &psse_variant),
+        ("align", "--outfmt", "[default: pairwise]"),
+        ("align", "--width", "[default: 60]"),
+        ("align", "--device", "[default: native]"),
+        ("sw3", "--top", "[default: 20]"),
+        ("sw3", "--sax-alphabet", "[default: 8]"),
+        ("sw3", "--gap-open", "[default: the matrix's usual]"),
+        ("distance", "--outfmt", "[default: square]"),
+        ("distance", "--variant", "[default: bitplane]"),
+        ("distance", "--metric", "[default: diff;"),
+        ("makedb", "--alphabet", "[default: auto]"),
+    ];
+    for (command, marks) in table() {
+        let help = help_of(&command);
+        let example = help.lines().skip_while(|l| !l.starts_with("Example")).nth(1).map(str::trim);
+        let of_itself = |e: &str| e == format!("clsw {command}") || e.starts_with(&format!("clsw {command} "));
+        assert!(example.is_some_and(of_itself), "clsw {command} --help shows no example of itself:\n{help}");
+        let listed: Vec<String> = help.lines().filter_map(option_names).collect();
+        for (names, mark) in SHARED.iter().zip(marks) {
+            // The short and the long name are each this option's alone.
+            let clashes: Vec<&String> = listed
+                .iter()
+                .filter(|l| l.as_str() != *names && l.split(' ').any(|n| names.split(' ').any(|m| m == n)))
+                .collect();
+            assert!(clashes.is_empty(), "clsw {command}: {clashes:?} instead of {names}");
+            let has = listed.iter().any(|l| l == names);
+            assert_eq!(has, mark, "clsw {command} --help {} {names}", if has { "lists" } else { "lacks" });
+        }
+        // Options with a device state where it comes from when none is named.
+        let device = option_help(&help, "--device");
+        if let Some(device) = device.filter(|_| command != "align") {
+            assert!(device.contains("[default: CLSW_DEVICE, else auto]"), "clsw {command}: {device}");
+        }
+        let threads = option_help(&help, "--threads").unwrap();
+        assert!(threads.contains("[default: every core]"), "clsw {command}: {threads}");
+    }
+    for (command, option, default) in defaults {
+        let help = help_of(command);
+        let text = option_help(&help, option).unwrap_or_else(|| panic!("clsw {command} has no {option}"));
+        assert!(text.contains(default), "clsw {command} {option} does not state {default}: {text}");
+    }
+}
+
 /// Every error clsw prints starts `clsw: error:`, whether the command line parser
 /// (clap) refuses an option or the library refuses an input; both exit with 2 and 1,
 /// and nothing goes to standard output.
@@ -232,6 +371,23 @@ fn errors_have_one_prefix_and_warnings_say_when_nothing_will_be_printed() {
     let (code, out, err) = clsw(&["scan", "-q", &q, "-d", "no/such/file.fasta"]);
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     assert!(err.starts_with("clsw: error: ") && err.contains("no/such/file.fasta"), "{err}");
+    // The same in every job command: an option it does not know (clap), a file it
+    // cannot read (the library).
+    let missing = "no/such/file.fasta";
+    for args in [
+        vec!["psse", "-q", &q, "-s", missing],
+        vec!["align", &q, missing],
+        vec!["sw3", &q, &q, missing],
+        vec!["distance", missing],
+        vec!["makedb", missing, "-o", "no/such/out.clswdb"],
+    ] {
+        let (code, out, err) = clsw(&[&args[..], &["--no-such-option"]].concat());
+        assert_eq!((code, out.as_str()), (2, ""), "{args:?}: {err}");
+        assert!(err.starts_with("clsw: error: unexpected argument '--no-such-option'"), "{args:?}: {err}");
+        let (code, out, err) = clsw(&args);
+        assert_eq!((code, out.as_str()), (1, ""), "{args:?}: {err}");
+        assert!(err.starts_with("clsw: error: ") && err.contains(missing), "{args:?}: {err}");
+    }
     let (code, out, err) = clsw(&["scan", "-q", &q, "-d", &db, "--max-hits", "0"]);
     assert_eq!((code, out.as_str()), (0, ""), "{err}");
     assert!(err.starts_with("clsw: warning: --max-hits 0 reports no hit"), "{err}");
@@ -242,15 +398,58 @@ fn errors_have_one_prefix_and_warnings_say_when_nothing_will_be_printed() {
     assert!(err.contains("clsw: 1 query (49 residues) x 299 subjects") && err.contains("for 1 query"), "{err}");
 }
 
+/// `--quiet` leaves standard error empty on success (notes, warnings, progress and
+/// summaries too; errors are still printed), and standard output as it was, over
+/// `--progress`; `--progress` off a terminal prints lines on standard error and changes
+/// nothing on standard output (psse and sw3 then compute in steps: the same results).
+#[test]
+fn quiet_silences_standard_error_and_progress_leaves_standard_output_alone() {
+    // Every command that reads these notes that J is read as X.
+    let q = scratch("report_q.fa", b">q1\nMKVLAAGIVGLLLAJ\n>q2\nMKVLSAGIVGLW\n");
+    let t = scratch("report_t.fa", b">t1\nMKVLSAGIVGLLA\n>t2\nGGKVLAAGWVG\n>t3\nKVLAAGIVGL\n");
+    let (db, aln) = (data("uniprot300.fasta"), data("distance/hand.fa"));
+    let made = scratch_dir().join("report.clswdb");
+    // Each command, and a line of its progress.
+    let commands: [(Vec<&str>, &str); 5] = [
+        (vec!["scan", "-q", s(&q), "-d", &db, "--max-hits", "3"], "clsw: query 2/2 q2 "),
+        (vec!["psse", "-q", s(&q), "-s", s(&t), "--shuffles", "50", "--outfmt", "tsv"], "clsw: psse: 6/6 pairs"),
+        (vec!["align", s(&q), s(&t), "--device", "gpu"], "clsw: align: 6/6 pairs"),
+        (vec!["sw3", s(&q), s(&t), s(&t)], "clsw: sw3: 18/18 triples"),
+        (vec!["distance", &aln], "clsw: distance: counting 5 sequences x 12 sites"),
+    ];
+    // sw3's first line holds its time.
+    let untimed = |t: &str| t.lines().filter(|l| !l.starts_with("# clsw sw3")).collect::<Vec<_>>().join("\n");
+    for (args, progress_line) in commands {
+        let (code, plain, err) = clsw(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(!err.is_empty() && !plain.is_empty(), "{args:?}: nothing on standard error to silence");
+        let (code, quiet, err) = clsw(&[&args[..], &["--quiet", "--progress"]].concat());
+        assert_eq!((code, err.as_str()), (0, ""), "{args:?} --quiet");
+        assert_eq!(untimed(&quiet), untimed(&plain), "{args:?} --quiet");
+        let (code, out, err) = clsw(&[&args[..], &["--progress"]].concat());
+        assert_eq!(code, 0, "{args:?} --progress: {err}");
+        assert_eq!(untimed(&out), untimed(&plain), "{args:?} --progress");
+        assert!(err.contains(progress_line), "{args:?} --progress: {err}");
+    }
+    // makedb: its note on standard error, its summary on standard output; --quiet neither.
+    let (code, out, err) = clsw(&["makedb", s(&q), "-o", s(&made)]);
+    assert!(code == 0 && out.starts_with("wrote ") && err.contains("J x1"), "{out}{err}");
+    let (code, out, err) = clsw(&["makedb", s(&q), "-o", s(&made), "--quiet"]);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    let (code, _, err) = clsw(&["scan", "-q", s(&q), "-d", s(&made), "--quiet"]);
+    assert_eq!((code, err.as_str()), (0, ""), "the database --quiet wrote");
+}
+
 /// Every command's `--help` ends with a worked example on the bundled data, and the
 /// example runs (on the native path; the data directory and the output file put where
-/// this test keeps them).
+/// this test keeps them); the benchmarks' examples too, at sizes that take a moment.
 #[test]
 fn every_help_shows_an_example_that_runs() {
     let out_file = scratch_dir().join("example.clswdb");
-    for command in ["align", "scan", "makedb", "distance", "sw3", "psse", "devices"] {
-        let (code, help, err) = clsw(&[command, "--help"]);
-        assert_eq!(code, 0, "{err}");
+    let commands = ["align", "scan", "makedb", "distance", "sw3", "psse", "devices"];
+    let benchmarks = ["bench", "bench scan", "bench search", "bench distance", "bench sw3", "bench psse"];
+    for command in commands.into_iter().chain(benchmarks) {
+        let help = help_of(command);
         let example = help.lines().skip_while(|l| !l.starts_with("Example")).nth(1);
         let example = example.unwrap_or_else(|| panic!("clsw {command} --help shows no example:\n{help}"));
         let line = example.trim().strip_prefix("clsw ").unwrap_or_else(|| panic!("{example}"));

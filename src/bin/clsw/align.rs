@@ -1,9 +1,11 @@
 //! `clsw align`: local alignment with traceback of every pair of two FASTA files.
 
-use crate::args::{ScoringArgs, read_sequences};
+use crate::args::{DeviceArgs, ReportArgs, ScoringArgs, read_sequences};
+use crate::progress::{Progress, STEPS};
 use clap::ValueEnum;
 use clsw::align::Alignment;
 use clsw::align::display::{TABULAR_COLUMNS, pairwise_view, tabular_line};
+use clsw::device::{DeviceChoice, DeviceSpec};
 use clsw::scoring::Scoring;
 use clsw::seq::Sequence;
 use clsw::{Error, Result, traceback};
@@ -20,6 +22,10 @@ enum AlignFormat {
 }
 
 #[derive(clap::Args)]
+#[command(mut_arg("device", |a| a.help(
+    "Accepted as in every job command, but align computes on the CPU, on --threads cores (its \
+     traceback has no OpenCL kernel): a device other than native is noted and not used [default: native]"
+)))]
 pub struct AlignArgs {
     /// FASTA file of first sequences (plain or gzip).
     a: PathBuf,
@@ -34,13 +40,25 @@ pub struct AlignArgs {
     width: usize,
     #[command(flatten)]
     output: crate::args::OutArgs,
+    #[command(flatten)]
+    device: DeviceArgs,
+    #[command(flatten)]
+    report: ReportArgs,
 }
 
 pub fn run(args: &AlignArgs) -> Result<()> {
+    if let Some(text) = &args.device.device {
+        let spec: DeviceSpec = text.parse()?;
+        if spec.choices().iter().any(|c| *c != DeviceChoice::Native) {
+            args.report.note(format_args!(
+                "--device {spec}: align computes on the CPU (its traceback has no OpenCL kernel); the device is not used"
+            ));
+        }
+    }
     let alphabet = args.scoring.alphabet_for(&args.a)?;
     let scoring = args.scoring.scoring(alphabet)?;
-    let a = read_sequences(&args.a, alphabet)?;
-    let b = read_sequences(&args.b, alphabet)?;
+    let a = read_sequences(&args.a, alphabet, &args.report)?;
+    let b = read_sequences(&args.b, alphabet, &args.report)?;
     let pairs: Vec<(&Sequence, &Sequence)> = a.iter().flat_map(|x| b.iter().map(move |y| (x, y))).collect();
     for (x, y) in &pairs {
         scoring.check_lengths(x.residues.len(), y.residues.len(), format_args!("'{}' and '{}'", x.id, y.id))?;
@@ -51,13 +69,27 @@ pub fn run(args: &AlignArgs) -> Result<()> {
     if args.outfmt == AlignFormat::Tabular {
         writeln!(out, "# {TABULAR_COLUMNS}").map_err(io)?;
     }
+    let cells =
+        |batch: &[(&Sequence, &Sequence)]| -> u64 { batch.iter().map(|(x, y)| (x.len() * y.len()) as u64).sum() };
+    let total = pairs.len();
+    let progress = Progress::new(&args.report, Some(cells(&pairs)), format!("0/{total} pairs"), false);
     // A few pairs per thread at a time, each batch written as soon as it is aligned, so
-    // a reader downstream (`| head`) has the first results at once.
-    for batch in pairs.chunks(rayon::current_num_threads() * 4) {
+    // a reader downstream (`| head`) has the first results at once; at most STEPS
+    // batches when progress is shown, a line each.
+    let mut batch_pairs = rayon::current_num_threads() * 4;
+    if progress.shown() {
+        batch_pairs = batch_pairs.max(total.div_ceil(STEPS));
+    }
+    let mut done = 0;
+    for batch in pairs.chunks(batch_pairs) {
         let alignments: Vec<_> =
             batch.par_iter().map(|(x, y)| traceback::align(&x.residues, &y.residues, &scoring)).collect();
         write_batch(&mut out, batch, &alignments, args, &scoring).map_err(io)?;
         out.flush().map_err(io)?;
+        done += batch.len();
+        progress.advance(cells(batch), format!("{done}/{total} pairs"), || {
+            format!("align: {done}/{total} pairs, {:.1} s", progress.seconds())
+        });
     }
     out.finish()
 }

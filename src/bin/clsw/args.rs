@@ -1,5 +1,5 @@
-//! Options several commands share: the devices, the scoring and alphabet, and reading
-//! FASTA inputs with their notes on standard error.
+//! Options several commands share: the devices, the output, what is reported on
+//! standard error, the scoring and alphabet, and reading FASTA inputs with their notes.
 
 use clap::ValueEnum;
 use clsw::Result;
@@ -66,6 +66,29 @@ pub struct OutArgs {
     /// Write the results to this file (whole, or not at all) instead of standard output.
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
+}
+
+/// `--progress` and `--quiet`, the same in every job command: what it reports on
+/// standard error beside its results (errors are always reported).
+#[derive(clap::Args, Clone, Copy)]
+pub struct ReportArgs {
+    /// Report progress on standard error: a bar on a terminal, one line per step
+    /// otherwise.
+    #[arg(long)]
+    pub progress: bool,
+    /// Nothing on standard error but errors: no notes, warnings, progress or summary
+    /// (over --progress).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl ReportArgs {
+    /// A note on standard error (`clsw: TEXT`), unless `--quiet`.
+    pub fn note(&self, text: impl std::fmt::Display) {
+        if !self.quiet {
+            eprintln!("clsw: {text}");
+        }
+    }
 }
 
 /// Options shared by everything that scores alignments.
@@ -137,10 +160,11 @@ impl ScoringArgs {
     }
 }
 
-pub fn read_sequences(path: &Path, alphabet: Alphabet) -> Result<Vec<Sequence>> {
-    let (seqs, report) = fasta::read_file(path, alphabet, EmptyRecords::Error)?;
-    if let Some(note) = report.file_note(path, alphabet) {
-        eprintln!("clsw: {note}");
+/// The records of the FASTA file `path`, its note (letters substituted) reported.
+pub fn read_sequences(path: &Path, alphabet: Alphabet, report: &ReportArgs) -> Result<Vec<Sequence>> {
+    let (seqs, read) = fasta::read_file(path, alphabet, EmptyRecords::Error)?;
+    if let Some(note) = read.file_note(path, alphabet) {
+        report.note(note);
     }
     Ok(seqs)
 }

@@ -1,7 +1,9 @@
 //! `clsw distance` (alias `dist`): all-pairs distance matrices of an alignment or of
 //! genotypes.
 
+use crate::args::ReportArgs;
 use crate::out::Output;
+use crate::progress::Progress;
 use clap::{Args, ValueEnum};
 use clsw::distance::input::{bfile_paths, read_alignment, read_bed, read_genotype_table};
 use clsw::distance::output::{Format, files, write_binary, write_long, write_plink, write_square};
@@ -25,6 +27,10 @@ pub enum FormatArg {
 }
 
 #[derive(Args)]
+#[command(mut_arg("progress", |a| a.help(
+    "Report progress on standard error: the phase (reading, counting, writing) beside a spinner on a \
+     terminal, one line per phase otherwise"
+)))]
 pub struct DistanceArgs {
     /// FASTA multiple alignment (plain or gzip); all sequences the same length.
     #[arg(required_unless_present_any = ["bfile", "genotypes"], conflicts_with_all = ["bfile", "genotypes"])]
@@ -80,9 +86,8 @@ pub struct DistanceArgs {
     /// Leave the top-left cell empty (snp-dists -b).
     #[arg(long)]
     blank_corner: bool,
-    /// No summary on standard error.
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    report: ReportArgs,
 }
 
 fn read_input(args: &DistanceArgs) -> Result<(Dataset, String)> {
@@ -152,7 +157,7 @@ struct Inputs {
 
 /// Checks the options, opens the output (`write`: this process writes it) and reads
 /// the input.
-fn prepare(args: &DistanceArgs, write: bool) -> Result<Inputs> {
+fn prepare(args: &DistanceArgs, write: bool, progress: &Progress) -> Result<Inputs> {
     clsw::distance::check_coding_flags(
         args.count_gaps,
         args.count_n,
@@ -169,6 +174,8 @@ fn prepare(args: &DistanceArgs, write: bool) -> Result<Inputs> {
     };
     let out = if write { open_output(args, metric)? } else { None };
     let t0 = Instant::now();
+    let inputs: Vec<String> = input_files(args).iter().map(|p| p.display().to_string()).collect();
+    progress.phase(format!("distance: reading {}", inputs.join(", ")));
     let (data, source) = read_input(args)?;
     let opts = Options {
         variant,
@@ -184,8 +191,13 @@ fn prepare(args: &DistanceArgs, write: bool) -> Result<Inputs> {
 /// blocks of the sites and whose rank 0 writes what one process writes.
 pub fn run(args: &DistanceArgs, ranks: Option<&dyn Comm>) -> Result<()> {
     let root = ranks.is_none_or(|c| c.rank() == 0);
-    let inputs = clsw::mpi::agree_if(ranks, prepare(args, root))?;
+    // Rank 0 reports for the job.
+    let report = ReportArgs { quiet: args.report.quiet || !root, ..args.report };
+    let progress = Progress::new(&report, None, String::new(), false);
+    let inputs = clsw::mpi::agree_if(ranks, prepare(args, root, &progress))?;
     let Inputs { metric, opts, out, data, source, read_seconds } = inputs;
+    let what = if data.packed.coding().is_genotype() { "samples" } else { "sequences" };
+    progress.phase(format!("distance: counting {} {what} x {} sites", data.packed.len(), data.packed.sites()));
     let engine = match opts.variant {
         Variant::Cpu => None,
         _ => Some(Engine::open(args.device.device.as_deref())),
@@ -202,9 +214,13 @@ pub fn run(args: &DistanceArgs, ranks: Option<&dyn Comm>) -> Result<()> {
         Err(e) => Err(e),
         Ok(Some((dm, stats))) => {
             let t1 = Instant::now();
+            let target = out
+                .as_ref()
+                .map_or_else(|| format!("{}.*", prefix(args).display()), |o| o.name().display().to_string());
+            progress.phase(format!("distance: writing {target}"));
             let written = write_output(args, out, &data, &dm, metric);
-            if written.is_ok() && !args.quiet {
-                let what = if data.packed.coding().is_genotype() { "samples" } else { "sequences" };
+            drop(progress);
+            if written.is_ok() && !args.report.quiet {
                 eprintln!(
                     "clsw distance: {} {what} of {} sites from {source} ({:.2} s); {} sites counted ({}) on {} in \
                      {:.2} s; output {:.2} s",
@@ -239,7 +255,7 @@ fn write_output(
         } else {
             write_binary(&prefix(args), &data.names, dm, metric, args.compared)?
         };
-        if !args.quiet {
+        if !args.report.quiet {
             let list: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
             eprintln!("clsw distance: wrote {}", list.join(", "));
         }

@@ -7,6 +7,7 @@ mod bench;
 mod devices;
 mod distance;
 mod out;
+mod progress;
 mod psse;
 mod scan;
 mod sw3;
@@ -95,7 +96,10 @@ enum Command {
     )]
     Psse(psse::PsseArgs),
     /// Benchmarks that print tables (GCUPS per variant, device and size).
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example (from the source tree):\n  clsw bench scan --queries tests/data/queries10.fasta -d tests/data/uniprot300.fasta --lengths 144,464 --variants native"
+    )]
     #[cfg(feature = "bench")]
     Bench(bench::BenchCommand),
     /// Shell completions for clsw, on standard output.

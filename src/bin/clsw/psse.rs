@@ -1,9 +1,10 @@
 //! `clsw psse`: pairwise statistical significance from shuffles, a prss-like summary for
 //! one pair, a TSV table for many.
 
+use crate::progress::{Progress, STEPS};
 use clap::{Args, ValueEnum};
 use clsw::mpi::Comm;
-use clsw::psse::{self, PsseOptions, PsseResult};
+use clsw::psse::{self, PairBlock, PsseOptions, PsseResult};
 use clsw::scoring::Scoring;
 use clsw::seq::{Alphabet, Sequence};
 use clsw::{Engine, Error, Result};
@@ -69,6 +70,8 @@ pub struct PsseArgs {
     /// Show a histogram of the shuffle scores beside the fitted distribution (summary).
     #[arg(long)]
     histogram: bool,
+    #[command(flatten)]
+    report: crate::args::ReportArgs,
     // Last: the heading applies to every argument after it.
     #[command(flatten, next_help_heading = "Scoring (protein default here: BLOSUM50, gap open 10, extend 2, as prss)")]
     scoring: crate::args::ScoringArgs,
@@ -97,8 +100,8 @@ struct Inputs {
 fn prepare(args: &PsseArgs) -> Result<Inputs> {
     let alphabet = args.scoring.alphabet_for(&args.query)?;
     let scoring = args.scoring.request().resolve(alphabet, clsw::psse::DEFAULT_MATRICES)?;
-    let queries = crate::args::read_sequences(&args.query, alphabet)?;
-    let subjects = crate::args::read_sequences(&args.subject, alphabet)?;
+    let queries = crate::args::read_sequences(&args.query, alphabet, &args.report)?;
+    let subjects = crate::args::read_sequences(&args.subject, alphabet, &args.report)?;
     let opts = PsseOptions {
         shuffles: args.shuffles,
         window: args.window,
@@ -120,24 +123,75 @@ pub fn run(args: &PsseArgs, ranks: Option<&dyn Comm>) -> Result<()> {
     let Inputs { queries, subjects, opts, engine } = &inputs;
     let q: Vec<&[u8]> = queries.iter().map(|s| s.residues.as_slice()).collect();
     let s: Vec<&[u8]> = subjects.iter().map(|s| s.residues.as_slice()).collect();
-    let run = match ranks {
-        None => psse::psse_run(engine, &q, &s, opts).map(Some),
+    let pairs = match ranks {
+        None => pairs_with_progress(args, engine, &q, &s, opts).map(Some),
+        // The ranks share the pairs in one call: no progress.
         Some(comm) => {
             let speed = clsw::mpi::psse_speed(engine, &q, &s, opts);
-            clsw::mpi::psse_run(comm, engine, &q, &s, opts, speed)
+            clsw::mpi::psse_run(comm, engine, &q, &s, opts, speed).map(|run| run.map(|run| run.pairs))
         }
     };
     // Rank 0 writes; every rank learns whether it could (and of what failed on rank 0
     // alone: reading the ranks' results).
-    let written = run.and_then(|run| run.as_ref().map_or(Ok(()), |run| write_run(args, &inputs, run)));
+    let written = pairs.and_then(|pairs| pairs.as_deref().map_or(Ok(()), |pairs| write_run(args, &inputs, pairs)));
     clsw::mpi::agree_if(ranks, written)
 }
 
+/// Every pair's outcome, query-major: [`psse::psse_run`]'s in one call, or, with progress
+/// shown, in [`STEPS`] blocks of pairs, the bar advancing by each block's cells (a pair's
+/// shuffles are keyed by its subject, so [`psse::psse_block`] gives the same outcomes).
+fn pairs_with_progress(
+    args: &PsseArgs,
+    engine: &Engine,
+    q: &[&[u8]],
+    s: &[&[u8]],
+    opts: &PsseOptions,
+) -> Result<Vec<Result<PsseResult>>> {
+    let residues =
+        |set: &[&[u8]], range: std::ops::Range<usize>| -> u64 { set[range].iter().map(|x| x.len() as u64).sum() };
+    let cells = |b: &PairBlock| residues(q, b.queries.clone()) * residues(s, b.subjects.clone());
+    let total = q.len() * s.len();
+    let all = PairBlock { queries: 0..q.len(), subjects: 0..s.len() };
+    let progress = Progress::new(&args.report, Some(cells(&all)), format!("0/{total} pairs"), false);
+    let steps = if progress.shown() { STEPS } else { 1 };
+    let mut pairs = Vec::with_capacity(total);
+    for block in blocks(q.len(), s.len(), steps) {
+        pairs.extend(psse::psse_block(engine, q, s, &block, opts)?.pairs);
+        let done = pairs.len();
+        progress.advance(cells(&block), format!("{done}/{total} pairs"), || {
+            format!("psse: {done}/{total} pairs, {:.1} s", progress.seconds())
+        });
+    }
+    Ok(pairs)
+}
+
+/// The pairs of `queries` x `subjects` in about `steps` blocks, query-major: rows of
+/// queries against every subject while there are at least `steps` queries, else each
+/// query against its subjects in pieces.
+fn blocks(queries: usize, subjects: usize, steps: usize) -> Vec<PairBlock> {
+    if queries >= steps {
+        let rows = queries.div_ceil(steps);
+        (0..queries)
+            .step_by(rows)
+            .map(|q| PairBlock { queries: q..(q + rows).min(queries), subjects: 0..subjects })
+            .collect()
+    } else {
+        let width = subjects.div_ceil(steps / queries.max(1)).max(1);
+        (0..queries)
+            .flat_map(|q| {
+                (0..subjects)
+                    .step_by(width)
+                    .map(move |s| PairBlock { queries: q..q + 1, subjects: s..(s + width).min(subjects) })
+            })
+            .collect()
+    }
+}
+
 /// Writes every pair's outcome: a summary or a TSV line each.
-fn write_run(args: &PsseArgs, inputs: &Inputs, run: &psse::PsseRun) -> Result<()> {
+fn write_run(args: &PsseArgs, inputs: &Inputs, pairs: &[Result<PsseResult>]) -> Result<()> {
     let Inputs { queries, subjects, opts, engine } = inputs;
     let summary = match args.format {
-        PsseFormat::Auto => run.pairs.len() == 1,
+        PsseFormat::Auto => pairs.len() == 1,
         PsseFormat::Summary => true,
         PsseFormat::Tsv => false,
     };
@@ -148,7 +202,7 @@ fn write_run(args: &PsseArgs, inputs: &Inputs, run: &psse::PsseRun) -> Result<()
     if !summary {
         writeln!(out, "query\tsubject\tscore\tmu\tlambda\tK\tP\tE").map_err(io)?;
     }
-    for (i, r) in run.pairs.iter().enumerate() {
+    for (i, r) in pairs.iter().enumerate() {
         let (qs, ss) = (&queries[i / subjects.len()], &subjects[i % subjects.len()]);
         match (r, summary) {
             (Ok(r), true) => write_summary(&mut out, qs, ss, r, opts, engine, args.histogram).map_err(io)?,
@@ -176,14 +230,14 @@ fn write_run(args: &PsseArgs, inputs: &Inputs, run: &psse::PsseRun) -> Result<()
             }
         }
     }
-    if !failed.is_empty() {
+    if !failed.is_empty() && !args.report.quiet {
         eprintln!("clsw: psse: {} pair(s) without statistics (NA):", failed.len());
         for f in failed.iter().take(10) {
             eprintln!("  {f}");
         }
     }
     // A run that fitted nothing fails, and leaves an existing output file as it was.
-    if failed.len() == run.pairs.len() && !run.pairs.is_empty() {
+    if failed.len() == pairs.len() && !pairs.is_empty() {
         let kept =
             if args.output.out.is_some() { format!("; {} not written", out_name.display()) } else { String::new() };
         return Err(Error::InvalidArgument(format!("no pair could be fitted{kept}")));

@@ -1,7 +1,8 @@
 //! `clsw scan` (database search) and `clsw makedb` (prepared databases).
 
-use crate::args::{AlphabetArg, DeviceArgs, Names, ScoringArgs};
+use crate::args::{AlphabetArg, DeviceArgs, Names, OutArgs, ReportArgs, ScoringArgs};
 use crate::out::Output;
+use crate::progress::Progress;
 use clap::Args;
 use clsw::engine::Opening;
 use clsw::mpi::Comm;
@@ -12,12 +13,14 @@ use clsw::search::{EvalueSource, SearchOptions, SearchPlan, StatsMethod, Strands
 use clsw::seq::db::is_prepared;
 use clsw::seq::{AlphabetChoice, Database, EmptyRecords, fasta};
 use clsw::{Engine, Error, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(Args)]
+#[command(mut_arg("progress", |a| a.help(
+    "Report progress on standard error: the bar on a terminal (drawn there without --progress too), \
+     one line per query otherwise"
+)))]
 pub struct ScanArgs {
     /// FASTA file of queries (plain or gzip), one search per record; `-`: standard input.
     #[arg(long, short = 'q')]
@@ -74,16 +77,10 @@ pub struct ScanArgs {
     /// search has one strand].
     #[arg(long, value_parser = Names::of::<Strands>(Strands::ALL.map(Strands::name)))]
     strand: Option<String>,
-    /// Write the results here instead of standard output.
-    #[arg(long, short = 'o')]
-    out: Option<PathBuf>,
-    /// Report progress: the bar on a terminal (shown anyway there), one line per query
-    /// on standard error otherwise.
-    #[arg(long)]
-    progress: bool,
-    /// No progress bar and no summary line.
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    output: OutArgs,
+    #[command(flatten)]
+    report: ReportArgs,
     /// Most residues uploaded to one device at a time; larger databases are scanned in
     /// batches [default: from the device's memory].
     #[arg(long)]
@@ -106,6 +103,9 @@ pub struct MakedbArgs {
     /// Sequence alphabet (auto: guessed from the residues).
     #[arg(long, value_enum, default_value_t = AlphabetArg::Auto)]
     alphabet: AlphabetArg,
+    /// No note on standard error and no summary (errors are always reported).
+    #[arg(long)]
+    quiet: bool,
 }
 
 /// `n` things, singular or plural: `1 query`, `1,250 queries`.
@@ -136,10 +136,13 @@ pub fn run_makedb(args: &MakedbArgs) -> Result<()> {
         )));
     }
     let (db, report) = Database::from_fasta(&args.input, alphabet, EmptyRecords::Skip)?;
-    if let Some(note) = report.file_note(&args.input, alphabet) {
+    if let Some(note) = report.file_note(&args.input, alphabet).filter(|_| !args.quiet) {
         eprintln!("clsw: {note}");
     }
     db.write_prepared(&args.out)?;
+    if args.quiet {
+        return Ok(());
+    }
     println!(
         "wrote {}: {} {} sequences, {} residues, longest {}",
         args.out.display(),
@@ -170,11 +173,11 @@ fn open_database(args: &ScanArgs) -> Result<Database> {
         AlphabetChoice::for_database(path, args.scoring.alphabet.given(), || args.scoring.request().matrix_alphabet())?;
     // Printed before the reading, which may fail.
     for note in &choice.notes {
-        eprintln!("clsw: {note}");
+        args.report.note(note);
     }
     let (db, notes) = choice.open(path, EmptyRecords::Skip)?;
     for note in &notes {
-        eprintln!("clsw: {note}");
+        args.report.note(note);
     }
     if db.is_empty() {
         return Err(Error::InvalidArgument(format!("{}: the database holds no sequences", path.display())));
@@ -209,7 +212,7 @@ fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<(Inpu
         ));
     }
     // Opened first: an output that is an input, or an unwritable one, fails before any work.
-    let out = if write { Some(Output::open(args.out.as_deref(), &[&args.query, &args.db])?) } else { None };
+    let out = if write { Some(Output::open(args.output.out.as_deref(), &[&args.query, &args.db])?) } else { None };
     // The devices start (OpenCL, the self-test) while the database, the scoring and the
     // queries are read.
     let opening = Engine::open_in_background(args.device.device.as_deref());
@@ -221,12 +224,12 @@ fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<(Inpu
     })?;
     let alphabet = db.alphabet();
     if let Some(note) = report.file_note(&args.query, alphabet) {
-        eprintln!("clsw: {note}");
+        args.report.note(note);
     }
     // The library's rule (the searcher checks it again): refused before any work.
     strands.for_alphabet(alphabet)?;
     for note in clsw::search::query_notes(&queries, alphabet, &args.query) {
-        eprintln!("clsw: {note}");
+        args.report.note(note);
     }
     let options = SearchOptions {
         variant,
@@ -240,8 +243,8 @@ fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<(Inpu
         ..SearchOptions::default()
     };
     options.validate()?;
-    if options.max_hits == 0 && !args.quiet {
-        eprintln!("clsw: warning: --max-hits 0 reports no hit: the output will hold none");
+    if options.max_hits == 0 {
+        args.report.note("warning: --max-hits 0 reports no hit: the output will hold none");
     }
     Ok((Inputs { out, format, db, database_seconds, scoring, queries, options }, opening))
 }
@@ -293,20 +296,7 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
     let query_residues: u64 = queries.iter().map(|q| q.len() as u64).sum();
     let strands_n = searcher.strands().len() as u64;
     let total_cells = query_residues * db.total_residues() * strands_n;
-    let terminal = std::io::stderr().is_terminal();
-    let bar = if args.quiet || !terminal {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::with_draw_target(Some(total_cells), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {percent:>3}% {msg} ETA {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_message(format!("0/{} queries", queries.len()));
-        bar.enable_steady_tick(std::time::Duration::from_millis(250));
-        bar
-    };
-    let line_progress = args.progress && !terminal && !args.quiet;
+    let progress = Progress::new(&args.report, Some(total_cells), format!("0/{} queries", queries.len()), true);
 
     let (mut done, mut kernel, mut recomputed, mut hits) = (0usize, 0.0f64, 0usize, 0usize);
     let mut kernel_from_host = false;
@@ -319,11 +309,9 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
         recomputed += result.recomputed;
         hits += result.hits.len();
         sources[EvalueSource::ALL.iter().position(|&s| s == result.statistics.source).unwrap_or(0)] += 1;
-        bar.inc(result.cells);
-        bar.set_message(format!("{done}/{} queries", queries.len()));
-        if line_progress {
-            eprintln!(
-                "clsw: query {done}/{} {} ({} residues): {} hits, {:.2} s (scan {:.2} s, kernels {:.2} s)",
+        progress.advance(result.cells, format!("{done}/{} queries", queries.len()), || {
+            format!(
+                "query {done}/{} {} ({} residues): {} hits, {:.2} s (scan {:.2} s, kernels {:.2} s)",
                 queries.len(),
                 result.query_id,
                 result.query_len,
@@ -331,16 +319,16 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
                 result.wall_seconds,
                 result.scan_seconds,
                 result.kernel_seconds
-            );
-        }
+            )
+        });
         Ok(())
     })?;
-    bar.finish_and_clear();
+    drop(progress);
     writer.finish().map_err(io)?.finish()?;
     let seconds = process_start.elapsed().as_secs_f64();
     let clock = if kernel_from_host { " (host clock: the device gives no profiling times)" } else { "" };
 
-    if !args.quiet {
+    if !args.report.quiet {
         let devices = searcher.devices().join(", ");
         let batches: usize = searcher.plan().iter().map(|(_, _, b)| b).sum();
         let mut variants: Vec<&str> =
@@ -406,7 +394,7 @@ fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result
     let part = clsw::mpi::agree_on(comm, share.part(&db))?;
     let part = part.as_ref().unwrap_or(&db);
     let mut searcher = RankSearcher::new(comm, &engine, &db, part, &share, scoring.clone(), options.clone())?;
-    searcher.report_progress(args.progress && !args.quiet);
+    searcher.report_progress(args.report.progress && !args.report.quiet);
     searcher.prepare(&queries)?;
     let setup_seconds = process_start.elapsed().as_secs_f64();
 
@@ -426,7 +414,7 @@ fn run_ranks(args: &ScanArgs, comm: &dyn Comm, process_start: Instant) -> Result
         None => Ok(()),
     };
     clsw::mpi::agree_on(comm, finished)?;
-    if root && !args.quiet {
+    if root && !args.report.quiet {
         let seconds = process_start.elapsed().as_secs_f64();
         let query_residues: u64 = queries.iter().map(|q| q.len() as u64).sum();
         let cells = query_residues * db.total_residues() * searcher.strands().len() as u64;

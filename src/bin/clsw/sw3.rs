@@ -1,6 +1,7 @@
 //! `clsw sw3`: three-sequence local alignment of FASTA records, or of every triple of
 //! channels of a time series turned into SAX words.
 
+use crate::progress::{Progress, STEPS};
 use clap::Args;
 use clsw::engine::WorkerRef;
 use clsw::scoring::Scoring;
@@ -44,6 +45,8 @@ pub struct Sw3Args {
     width: usize,
     #[command(flatten)]
     output: crate::args::OutArgs,
+    #[command(flatten)]
+    report: crate::args::ReportArgs,
 }
 
 /// Everything a run aligns: names, codes, how to print codes, the triples.
@@ -74,11 +77,11 @@ fn series_input(args: &Sw3Args, path: &Path) -> Result<Input> {
         seqs.push(w.codes);
     }
     if !constant.is_empty() {
-        eprintln!(
-            "clsw: {}: constant channel(s) (zero variance; every segment gets the middle symbol): {}",
+        args.report.note(format_args!(
+            "{}: constant channel(s) (zero variance; every segment gets the middle symbol): {}",
             path.display(),
             constant.join(", ")
-        );
+        ));
     }
     Ok(Input {
         names: series.names,
@@ -98,7 +101,7 @@ fn fasta_input(args: &Sw3Args) -> Result<Input> {
     let alphabet = args.scoring.alphabet_for(&args.files[0])?;
     let scoring = args.scoring.scoring(alphabet)?;
     let sets: Vec<Vec<Sequence>> =
-        args.files.iter().map(|f| crate::args::read_sequences(f, alphabet)).collect::<Result<_>>()?;
+        args.files.iter().map(|f| crate::args::read_sequences(f, alphabet, &args.report)).collect::<Result<_>>()?;
     let mut names = Vec::new();
     let mut seqs = Vec::new();
     let mut first = [0u32; 3];
@@ -137,6 +140,26 @@ pub fn describe(sc: &Scoring) -> String {
     format!("sum of pairs, {}, {gaps}", sc.matrix.name())
 }
 
+/// Every triple's score: [`sw3::batch`]'s in one call, or, with progress shown, in
+/// [`STEPS`] calls of a share of the triples each, the bar advancing by their cells.
+fn scores_with_progress(args: &Sw3Args, engine: &Engine, seqs: &[&[u8]], input: &Input) -> Result<Vec<sw3::Sw3Score>> {
+    let cells = |triples: &[[u32; 3]]| -> u64 {
+        triples.iter().map(|t| t.iter().map(|&x| seqs[x as usize].len() as u64).product::<u64>()).sum()
+    };
+    let total = input.triples.len();
+    let progress = Progress::new(&args.report, Some(cells(&input.triples)), format!("0/{total} triples"), false);
+    let steps = if progress.shown() { STEPS } else { 1 };
+    let mut scores = Vec::with_capacity(total);
+    for share in input.triples.chunks(total.div_ceil(steps).max(1)) {
+        scores.extend(sw3::batch(engine, seqs, share, &input.scoring)?);
+        let done = scores.len();
+        progress.advance(cells(share), format!("{done}/{total} triples"), || {
+            format!("sw3: {done}/{total} triples, {:.1} s", progress.seconds())
+        });
+    }
+    Ok(scores)
+}
+
 /// 1-based first and last positions of a segment (an empty one prints as `end+1 end`).
 fn span(start: usize, end: usize) -> (usize, usize) {
     (start + 1, end)
@@ -155,7 +178,7 @@ pub fn run(args: &Sw3Args) -> Result<()> {
     let engine = Engine::open(args.device.device.as_deref())?;
     let refs: Vec<&[u8]> = input.seqs.iter().map(|s| s.as_slice()).collect();
     let t = Instant::now();
-    let scores = sw3::batch(&engine, &refs, &input.triples, &input.scoring)?;
+    let scores = scores_with_progress(args, &engine, &refs, &input)?;
     let score_s = t.elapsed().as_secs_f64();
     let rows = sw3::ranked(&input.triples, &scores)?;
     let top: Vec<&BatchRow> = rows.iter().filter(|r| r.score.score > 0).take(args.top).collect();

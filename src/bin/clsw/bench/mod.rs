@@ -19,18 +19,29 @@ use std::time::Instant;
 #[derive(Subcommand)]
 pub enum BenchCommand {
     /// Database search: GCUPS per kernel variant, device and query length.
+    #[command(
+        after_help = "Example (from the source tree):\n  clsw bench scan --queries tests/data/queries10.fasta -d tests/data/uniprot300.fasta --lengths 144,464 --variants native"
+    )]
     Scan(scan::BenchScanArgs),
     /// Database search, whole process: the wall clock of `clsw scan` runs beside their
     /// kernel time, optionally beside CUDASW++4.0's whole process.
+    #[command(
+        after_help = "Example (from the source tree):\n  clsw bench search -q tests/data/queries10.fasta -d tests/data/uniprot300.fasta --runs default"
+    )]
     Search(search::BenchSearchArgs),
     /// Distance matrices: generated SNP alignments, time and comparisons per second.
-    #[command(visible_alias = "dist")]
+    #[command(
+        visible_alias = "dist",
+        after_help = "Example:\n  clsw bench distance --samples 50 --sites 100000 --variants cpu"
+    )]
     Distance(distance::BenchDistanceArgs),
     /// Three-sequence alignment: cells per second per variant, device and length, and for
     /// a batch of all triples of channels, beside the CPU reference.
+    #[command(after_help = "Example:\n  clsw bench sw3 --lengths 64 --channels 8 --channel-length 64")]
     Sw3(sw3::BenchSw3Args),
     /// Pairwise statistical significance: pairs and shuffle alignments per second per
     /// device and kernel variant, optionally beside ssearch36 -k.
+    #[command(after_help = "Example:\n  clsw bench psse --num-subjects 10 --shuffles 100 --variants native")]
     Psse(psse::BenchPsseArgs),
 }
 

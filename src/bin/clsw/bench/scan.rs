@@ -33,7 +33,7 @@ const CSV_HEADER: &str =
 #[derive(Args)]
 pub struct BenchScanArgs {
     /// Database FASTA (plain or gzip).
-    #[arg(long, required_unless_present = "pseudodb")]
+    #[arg(long, short = 'd', required_unless_present = "pseudodb")]
     db: Option<PathBuf>,
     /// Instead of --db, CUDASW++4.0's peak benchmark: COUNT copies of one random
     /// sequence of LENGTH residues (`--pseudodb 1000000 1024`, as its `--pseudodb`).

@@ -27,7 +27,7 @@ pub struct BenchSearchArgs {
     /// a user searching a database repeatedly would (CUDASW++4.0 prepares its own too).
     #[arg(long)]
     prepared: Option<PathBuf>,
-    /// Devices, as for `clsw scan --device`.
+    /// Devices, as for `clsw scan --device` [default: CLSW_DEVICE, else auto].
     #[arg(long)]
     device: Option<String>,
     /// Runs, each `clsw scan` with these extra options: `default` (none), `hits1000`
