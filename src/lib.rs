@@ -10,7 +10,7 @@
 //! there are no cycles. `tests/layers.rs` reads this list and every `crate::` path in
 //! `src/` and fails on an edge against it.
 //!
-//! 1. [`error`]: the error type and status names.
+//! 1. [`error`], [`words`]: the error type and status names; counts in messages.
 //! 2. [`memory`], [`mapped`], [`outfile`], [`textfile`], [`cfmt`]: fallible allocation
 //!    of buffers whose size follows from input; files mapped into memory, guarded against
 //!    being cut short; output files written atomically (temporary, sync, rename); text
@@ -56,6 +56,7 @@ pub mod stats;
 pub mod sw3;
 pub mod textfile;
 pub mod traceback;
+pub mod words;
 
 pub use engine::Engine;
 pub use error::{Error, Result};

@@ -122,7 +122,7 @@ fn a_database_gets_the_same_alphabet_and_notes_from_the_cli_the_c_abi_and_rust()
     let (dna, protein) = (dna_db("same"), protein_db_with_notes("same"));
     let warning =
         format!("warning: {} looks like DNA but is read as protein, as the matrix is a protein matrix", dna.display());
-    let read = format!("{}: letters read as X: U x1; 1 empty record(s) skipped: 'empty' (line 3)", protein.display());
+    let read = format!("{}: letters read as X: U x1; 1 empty record skipped: 'empty' (line 3)", protein.display());
     // (database, query, --alphabet, --matrix, the alphabet, where it came from, the notes)
     type Case<'a> = (&'a Path, &'a [u8], Option<Alphabet>, Option<&'a str>, Alphabet, AlphabetSource, Vec<String>);
     let cases: Vec<Case> = vec![

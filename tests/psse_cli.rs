@@ -99,7 +99,7 @@ fn many_pairs_give_a_table_with_na_for_unfittable_pairs() {
     // The homolog's P is tiny; the one-residue subject cannot be fitted.
     assert!(lines[2][6].parse::<f64>().unwrap() < 1e-10, "{:?}", lines[2]);
     assert_eq!(&lines[3][2..], ["NA"; 6]);
-    assert!(err.contains("2 pair(s) without statistics"), "{err}");
+    assert!(err.contains("2 pairs without statistics"), "{err}");
     let (code, out, _) = clsw(&[&base[..], &["--shuffles", "50", "--format", "summary"]].concat());
     assert_eq!(code, 0);
     assert_eq!(out.matches("unshuffled s-w score").count(), 4, "{out}");

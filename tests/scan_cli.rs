@@ -114,7 +114,7 @@ fn makedb_then_scan_the_prepared_database() {
     assert!(err.contains("letters read as X: J x1, O x1, U x1"), "{err}");
     assert!(err.contains("'empty' (line 3)"), "{err}");
     assert!(
-        text.contains("2 protein sequences") && text.contains("3 letters stored as X; 1 empty records skipped"),
+        text.contains("2 protein sequences") && text.contains("3 letters stored as X; 1 empty record skipped"),
         "{text}"
     );
 }

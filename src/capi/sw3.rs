@@ -372,7 +372,8 @@ pub unsafe extern "C" fn clsw_sw3_batch(
             .collect::<Outcome<_>>()?;
         let list: Vec<[u32; 3]> = if triple_count == 0 {
             if count < 3 {
-                return Err(Failure::invalid(format!("{count} sequence(s): all triples need at least 3")));
+                let sequences = crate::words::counted(count as u64, "sequence", "sequences");
+                return Err(Failure::invalid(format!("{sequences}: all triples need at least 3")));
             }
             sw3::all_triples(count)?
         } else {

@@ -45,6 +45,7 @@ use super::packed::Packed;
 use super::{Counts, Tuning, Variant, Want, tri_index};
 use crate::device::{ClDevice, KernelArgs, KernelSource, cl, event_seconds, launch};
 use crate::error::{Error, Result};
+use crate::words::counted;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
 use opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING, cl_long};
@@ -102,10 +103,10 @@ impl Plan {
 
     fn describe(&self, n: usize) -> String {
         format!(
-            "{n} samples in {} block(s) of {}, {} site chunk(s) of {} sites, {} unit(s)",
-            self.blocks,
+            "{n} samples in {} of {}, {} of {} sites, {}",
+            counted(self.blocks as u64, "block", "blocks"),
             self.block,
-            self.total.div_ceil(self.chunk),
+            counted(self.total.div_ceil(self.chunk) as u64, "site chunk", "site chunks"),
             self.chunk * SW,
             self.units.len()
         )

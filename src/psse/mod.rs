@@ -353,7 +353,11 @@ where
     // as floating point for the likelihood): about 24 bytes a shuffle, for as many pairs
     // at once as there are threads.
     let concurrent = rayon::current_num_threads().min(block.len());
-    let what = format!("the fits of {concurrent} pair(s) of {} shuffles each", opts.shuffles);
+    let what = format!(
+        "the fits of {} of {} shuffles each",
+        crate::words::counted(concurrent as u64, "pair", "pairs"),
+        opts.shuffles
+    );
     memory::ensure(what, (opts.shuffles as u128 + 1) * 24 * concurrent as u128)?;
     let workers = engine.workers();
     let shares = share_pairs(&queries, &subjects, block, &vec![1.0; workers.len()]);

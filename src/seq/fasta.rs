@@ -70,7 +70,8 @@ impl ReadReport {
         if !self.empty_records.is_empty() {
             let list: Vec<String> =
                 self.empty_records.iter().map(|(line, id)| format!("'{id}' (line {line})")).collect();
-            parts.push(format!("{} empty record(s) skipped: {}", list.len(), list.join(", ")));
+            let count = crate::words::counted(list.len() as u64, "empty record", "empty records");
+            parts.push(format!("{count} skipped: {}", list.join(", ")));
         }
         if parts.is_empty() { None } else { Some(parts.join("; ")) }
     }

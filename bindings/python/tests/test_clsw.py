@@ -275,7 +275,7 @@ def test_open_chooses_the_alphabet_and_notes_as_the_command_line(tmp_path):
     assert e.value.status_name == "CLSW_ERR_INVALID_ARGUMENT" and "prepared dna database" in e.value.message
     protein = tmp_path / "protein.fa"
     protein.write_text(">p1\nMKVLAAGIVGLLUAQWERTY\n>empty\n>p2\nHHKLMNPQRSTVWYMKVLAA\n")
-    read = f"{protein}: letters read as X: U x1; 1 empty record(s) skipped: 'empty' (line 3)"
+    read = f"{protein}: letters read as X: U x1; 1 empty record skipped: 'empty' (line 3)"
     assert clsw.Database.open(protein).notes == [read]
     assert clsw.Database.fasta(protein).notes == [read]
     assert clsw.Database.from_sequences(["MKV"]).notes == []

@@ -4,6 +4,7 @@
 use clsw::device::{ClDevice, DeviceKind, DeviceSpec, list_devices};
 use clsw::engine::self_test;
 use clsw::scan::Variant;
+use clsw::words::counted;
 use clsw::{Error, Result};
 
 fn gib(bytes: u64) -> String {
@@ -61,7 +62,10 @@ pub fn run() -> Result<()> {
         Err(e) => println!("\ndevice choice '{choice}': {e}"),
     }
     if failed > 0 {
-        return Err(Error::Device(format!("{failed} device(s) failed the self-test")));
+        return Err(Error::Device(format!(
+            "{} the self-test",
+            counted(failed as u64, "device failed", "devices failed")
+        )));
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ use clsw::mpi::Comm;
 use clsw::psse::{self, PairBlock, PsseOptions, PsseResult};
 use clsw::scoring::Scoring;
 use clsw::seq::{Alphabet, Sequence};
+use clsw::words::counted;
 use clsw::{Engine, Error, Result};
 use std::io::Write;
 use std::path::PathBuf;
@@ -231,7 +232,7 @@ fn write_run(args: &PsseArgs, inputs: &Inputs, pairs: &[Result<PsseResult>]) -> 
         }
     }
     if !failed.is_empty() && !args.report.quiet {
-        eprintln!("clsw: psse: {} pair(s) without statistics (NA):", failed.len());
+        eprintln!("clsw: psse: {} without statistics (NA):", counted(failed.len() as u64, "pair", "pairs"));
         for f in failed.iter().take(10) {
             eprintln!("  {f}");
         }

@@ -12,6 +12,7 @@ use clsw::scan::Variant;
 use clsw::search::{EvalueSource, SearchOptions, SearchPlan, StatsMethod, Strands};
 use clsw::seq::db::is_prepared;
 use clsw::seq::{AlphabetChoice, Database, EmptyRecords, fasta};
+use clsw::words::{counted, thousands};
 use clsw::{Engine, Error, Result};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -108,24 +109,6 @@ pub struct MakedbArgs {
     quiet: bool,
 }
 
-/// `n` things, singular or plural: `1 query`, `1,250 queries`.
-fn counted(n: u64, one: &str, many: &str) -> String {
-    format!("{} {}", thousands(n), if n == 1 { one } else { many })
-}
-
-/// `1234567` -> `1,234,567`.
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 pub fn run_makedb(args: &MakedbArgs) -> Result<()> {
     clsw::outfile::refuse_inputs(&args.out, &[&args.input])?;
     let (alphabet, _) = AlphabetChoice::fasta(&args.input, args.alphabet.given(), || Ok(None))?;
@@ -144,20 +127,21 @@ pub fn run_makedb(args: &MakedbArgs) -> Result<()> {
         return Ok(());
     }
     println!(
-        "wrote {}: {} {} sequences, {} residues, longest {}",
+        "wrote {}: {} {} {}, {} residues, longest {}",
         args.out.display(),
         thousands(db.len() as u64),
         alphabet.name(),
+        if db.len() == 1 { "sequence" } else { "sequences" },
         thousands(db.total_residues()),
         thousands(db.max_len() as u64)
     );
     let substituted: u64 = report.substituted.iter().map(|(_, n)| n).sum();
     if substituted > 0 || !report.empty_records.is_empty() {
         println!(
-            "  {} letters stored as {}; {} empty records skipped",
-            thousands(substituted),
+            "  {} stored as {}; {} skipped",
+            counted(substituted, "letter", "letters"),
             alphabet.decode(alphabet.wildcard()) as char,
-            report.empty_records.len()
+            counted(report.empty_records.len() as u64, "empty record", "empty records")
         );
     }
     Ok(())

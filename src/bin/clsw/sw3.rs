@@ -8,6 +8,7 @@ use clsw::scoring::Scoring;
 use clsw::seq::Sequence;
 use clsw::sw3::sax;
 use clsw::sw3::{self, Alignment3, BatchRow};
+use clsw::words::counted;
 use clsw::{Engine, Error, Result};
 use rayon::prelude::*;
 use std::io::Write;
@@ -63,7 +64,8 @@ fn series_input(args: &Sw3Args, path: &Path) -> Result<Input> {
     let series = sax::read_series(path)?;
     let n = series.channels.len();
     if n < 3 {
-        return Err(Error::InvalidArgument(format!("{}: {n} channel(s); sw3 needs at least 3", path.display())));
+        let channels = counted(n as u64, "channel", "channels");
+        return Err(Error::InvalidArgument(format!("{}: {channels}; sw3 needs at least 3", path.display())));
     }
     let length = series.channels[0].len();
     let word = args.sax_word.unwrap_or(length);
@@ -78,8 +80,9 @@ fn series_input(args: &Sw3Args, path: &Path) -> Result<Input> {
     }
     if !constant.is_empty() {
         args.report.note(format_args!(
-            "{}: constant channel(s) (zero variance; every segment gets the middle symbol): {}",
+            "{}: {} (zero variance; every segment gets the middle symbol): {}",
             path.display(),
+            if constant.len() == 1 { "a constant channel" } else { "constant channels" },
             constant.join(", ")
         ));
     }
@@ -252,8 +255,8 @@ pub fn run(args: &Sw3Args) -> Result<()> {
         }
     }
     if top.len() < rows.len() && args.table.is_none() {
-        writeln!(out, "# {} more triple(s) not shown (--top, or --table FILE for all)", rows.len() - top.len())
-            .map_err(io)?;
+        let more = counted((rows.len() - top.len()) as u64, "more triple", "more triples");
+        writeln!(out, "# {more} not shown (--top, or --table FILE for all)").map_err(io)?;
     }
     for (r, aln) in top.iter().zip(&alignments) {
         let Some(a) = aln else { continue };

@@ -8,6 +8,7 @@ use clsw::device::DeviceChoice;
 use clsw::psse::{self, PsseOptions, Variant};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::{Alphabet, EmptyRecords, fasta};
+use clsw::words::counted;
 use clsw::{Engine, Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -120,10 +121,10 @@ pub fn run(args: &BenchPsseArgs) -> Result<()> {
     let pairs = queries.len() * subjects.len();
     let residues = |v: &[Vec<u8>]| v.iter().map(|s| s.len()).sum::<usize>();
     println!(
-        "# clsw bench psse: {} queries ({} aa) x {} subjects ({} aa) x {} shuffles, {}; median of {} runs after a \
+        "# clsw bench psse: {} ({} aa) x {} subjects ({} aa) x {} shuffles, {}; median of {} runs after a \
          warm-up on every query x 10 subjects; e2e_s = host clock around psse_run (shuffles, alignments, fits); kernel_s / shuffle_s = device time \
          of the alignment / shuffle kernels (profiling events); cells = m n (shuffles + 1) per pair",
-        queries.len(),
+        counted(queries.len() as u64, "query", "queries"),
         residues(&queries),
         subjects.len(),
         residues(&subjects),
@@ -161,7 +162,7 @@ pub fn run(args: &BenchPsseArgs) -> Result<()> {
         let r = time.last;
         let failed = r.pairs.iter().filter(|p| p.is_err()).count();
         if failed > 0 {
-            eprintln!("clsw: {label}: {failed} pair(s) could not be fitted");
+            eprintln!("clsw: {label}: {} not be fitted", counted(failed as u64, "pair could", "pairs could"));
         }
         let row = Row {
             variant: variant_name.clone(),
