@@ -28,7 +28,8 @@ fn python_bindings_pass_their_pytest_suite() {
         Ok(o) if o.status.success() => {}
         other => {
             let why = match other {
-                Ok(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
+                // Python's last line says what is missing (the traceback before it does not).
+                Ok(o) => String::from_utf8_lossy(&o.stderr).trim().lines().last().unwrap_or("").to_string(),
                 Err(e) => e.to_string(),
             };
             assert!(!required, "CLSW_REQUIRE_PYTHON=1 but python3 with numpy and pytest is missing: {why}");
