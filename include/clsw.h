@@ -1290,7 +1290,12 @@ enum clsw_status clsw_db_notes(const struct clsw_db *db, char *buf, size_t len, 
 /**
  * Opens a prepared database written by `clsw_db_write_prepared` or `clsw makedb`:
  * checked (magic, version, checksums, content) and memory-mapped, not parsed. The
- * file must not be modified while the database is open.
+ * file must not be modified while the database is open. A file cut short meanwhile
+ * does not end the process: the first mapping installs a SIGBUS handler that reads
+ * the lost pages as zeros, and searches of the database then fail with
+ * `CLSW_ERR_INVALID_ARGUMENT` naming the file; a SIGBUS elsewhere goes to the handler
+ * installed before (a host that installs its own SIGBUS handler later should pass
+ * on the signals it does not own).
  * Errors: `CLSW_ERR_IO`, `CLSW_ERR_INVALID_ARGUMENT` (not a prepared database, a
  * damaged or truncated one, another format version: the message says which),
  * `CLSW_ERR_NULL`.
