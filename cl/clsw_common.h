@@ -1,7 +1,8 @@
 /* Shared definitions for every clsw kernel family (prepended to each .cl source).
  *
  * Vendor macros: CLSW_NV is 1 on NVIDIA's OpenCL platform (inline PTX allowed),
- * 0 elsewhere. Every kernel must keep a portable path for CLSW_NV == 0.
+ * 0 elsewhere and on a device asked for the portable kernels (`--portable`,
+ * CLSW_PORTABLE=1). Every kernel must keep a portable path for CLSW_NV == 0.
  */
 #ifndef CLSW_NV
 #define CLSW_NV 0

@@ -56,8 +56,12 @@
  * Gaps. BLAST's convention: a gap of length L costs gap_open + L * gap_extend.
  *
  * Devices. clsw_engine_new(NULL, ...) uses the CLSW_DEVICE environment variable, else
- * "auto": the fastest GPU, else the native CPU path. OpenCL is loaded at run time, so a
- * program linked with clsw starts on machines without any OpenCL.
+ * "auto": the fastest GPU, else the native CPU path. CLSW_PORTABLE=1 makes an engine's
+ * OpenCL devices build the portable kernels, with no vendor code (no inline PTX on
+ * NVIDIA), to check and time them on a GPU; 0 or unset, the vendor's where it has
+ * them; another value makes clsw_engine_new fail with CLSW_ERR_INVALID_ARGUMENT. OpenCL
+ * is loaded at run time, so a program linked with clsw starts on machines without any
+ * OpenCL.
  *
  * THREAD SAFETY
  *
@@ -1463,7 +1467,9 @@ enum clsw_status clsw_db_sequence(const struct clsw_db *db,
  * OpenCL device such as PoCL), `"native"` (the native CPU path, no OpenCL; `"reference"` is an older spelling),
  * `"all"` (every GPU), a device index (`"0"`), a name substring (`"H100"`), or a
  * comma-separated list of these (the work is split over all of them). NULL means
- * the `CLSW_DEVICE` environment variable, or `"auto"` when it is unset.
+ * the `CLSW_DEVICE` environment variable, or `"auto"` when it is unset. Whatever the
+ * choice, `CLSW_PORTABLE=1` makes the OpenCL devices build the portable kernels (no
+ * vendor code).
  *
  * Every OpenCL device runs a known-answer self-test first (a fraction of a second;
  * the first use of a device also compiles its kernels). On success `*out` is a new
@@ -1471,7 +1477,7 @@ enum clsw_status clsw_db_sequence(const struct clsw_db *db,
  *
  * Errors: `CLSW_ERR_DEVICE` (no such device, or a device failed its self-test),
  * `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`, `CLSW_ERR_INVALID_ARGUMENT` (an empty
- * choice), `CLSW_ERR_NULL` (`out` is NULL).
+ * choice, or `CLSW_PORTABLE` neither 1 nor 0), `CLSW_ERR_NULL` (`out` is NULL).
  *
  * # Safety
  * `device` is NULL or NUL-terminated; `out` is NULL or writable.

@@ -1,5 +1,5 @@
 //! The options every command shares mean the same everywhere: `-o/--out`, `--outfmt`,
-//! `--threads`, `--device`, `--quiet`, `--progress`, and each command's `--help` lists
+//! `--threads`, `--device`, `--portable`, `--quiet`, `--progress`, and each command's `--help` lists
 //! them under the same names and states its defaults; gap costs written the ssearch36
 //! way (negative) mean what BLAST's positive ones do; `--threads 1` and `--threads 2`
 //! give the same results; `-` reads the query or the database from standard input, and
@@ -219,12 +219,13 @@ fn help_lists_the_librarys_names_and_the_real_defaults() {
 }
 
 /// The options several commands share, each as `--help` names it (short and long).
-const SHARED: [&str; 10] = [
+const SHARED: [&str; 11] = [
     "-q --query",
     "-d --db",
     "-s --subject",
     "-o --out",
     "--device",
+    "--portable",
     "--threads",
     "--quiet",
     "--progress",
@@ -234,25 +235,26 @@ const SHARED: [&str; 10] = [
 
 /// Which command has which of [`SHARED`], in its order: `x` has it, `.` leaves it out
 /// on purpose (no database in psse, no kernel variant in align and sw3, no device in
-/// makedb, nothing for progress to follow in makedb, no reports beside the tables of
-/// the benchmarks).
+/// makedb, none to choose in devices, which self-tests them all, portable with
+/// `CLSW_PORTABLE=1`, nothing for progress to follow in makedb, no reports beside the
+/// tables of the benchmarks).
 const TABLE: &str = "
-command          -q  -d  -s  -o  device  threads  quiet  progress  outfmt  variant
-scan             x   x   .   x   x       x        x      x         x       x
-psse             x   .   x   x   x       x        x      x         x       x
-align            .   .   .   x   x       x        x      x         x       .
-sw3              .   .   .   x   x       x        x      x         .       .
-distance         .   .   .   x   x       x        x      x         x       x
-makedb           .   .   .   x   .       x        x      .         .       .
-devices          .   .   .   .   .       x        .      .         .       .
-man              .   .   .   .   .       x        .      .         .       .
-completions      .   .   .   .   .       x        .      .         .       .
-bench            .   .   .   .   .       x        .      .         .       .
-bench scan       .   x   .   .   x       x        .      .         .       .
-bench search     x   x   .   .   x       x        .      .         .       .
-bench distance   .   .   .   .   x       x        .      .         .       .
-bench sw3        .   .   .   .   x       x        .      .         .       .
-bench psse       .   .   .   .   x       x        .      .         .       .
+command          -q  -d  -s  -o  device  portable  threads  quiet  progress  outfmt  variant
+scan             x   x   .   x   x       x         x        x      x         x       x
+psse             x   .   x   x   x       x         x        x      x         x       x
+align            .   .   .   x   x       x         x        x      x         x       .
+sw3              .   .   .   x   x       x         x        x      x         .       .
+distance         .   .   .   x   x       x         x        x      x         x       x
+makedb           .   .   .   x   .       .         x        x      .         .       .
+devices          .   .   .   .   .       .         x        .      .         .       .
+man              .   .   .   .   .       .         x        .      .         .       .
+completions      .   .   .   .   .       .         x        .      .         .       .
+bench            .   .   .   .   .       .         x        .      .         .       .
+bench scan       .   x   .   .   x       x         x        .      .         .       .
+bench search     x   x   .   .   x       x         x        .      .         .       .
+bench distance   .   .   .   .   x       x         x        .      .         .       .
+bench sw3        .   .   .   .   x       x         x        .      .         .       .
+bench psse       .   .   .   .   x       x         x        .      .         .       .
 ";
 
 /// The rows of [`TABLE`]: each command (`bench scan`) with its marks.
@@ -348,6 +350,10 @@ fn every_help_lists_its_shared_options_an_example_and_the_defaults() {
         let device = option_help(&help, "--device");
         if let Some(device) = device.filter(|_| command != "align") {
             assert!(device.contains("[default: CLSW_DEVICE, else auto]"), "clsw {command}: {device}");
+        }
+        let portable = option_help(&help, "--portable");
+        if let Some(portable) = portable.filter(|_| command != "align") {
+            assert!(portable.contains("[default: CLSW_PORTABLE=1 turns it on]"), "clsw {command}: {portable}");
         }
         let threads = option_help(&help, "--threads").unwrap();
         assert!(threads.contains("[default: every core]"), "clsw {command}: {threads}");

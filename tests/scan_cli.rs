@@ -4,7 +4,7 @@
 mod common;
 
 use common::cli::{
-    clsw, clsw_limited, clsw_on, random_protein_fasta, s, same_output_on_two_devices, scratch, scratch_dir,
+    clsw, clsw_env, clsw_limited, clsw_on, random_protein_fasta, s, same_output_on_two_devices, scratch, scratch_dir,
 };
 use common::{data_dir, test_devices};
 use std::path::PathBuf;
@@ -92,6 +92,34 @@ fn a_list_of_two_devices_gives_the_native_results() {
     let q = three_queries();
     let db = data("uniprot300.fasta");
     same_output_on_two_devices(&["scan", "-q", s(&q), "-d", &db, "--outfmt", "tabular-ext"], str::to_string);
+}
+
+/// `--portable` and `CLSW_PORTABLE=1` build the portable kernels on the device and give
+/// the same search (on a GPU, the check of the portable code against the vendor's; PoCL
+/// has no vendor code, so there they build the same programs), and the summary and
+/// `clsw devices` say so; a `CLSW_PORTABLE` other than 1 or 0 is refused, naming it.
+#[test]
+fn portable_kernels_give_the_same_search() {
+    let Some(dev) = test_devices().into_iter().next() else { return };
+    let (q, db, index) = (three_queries(), data("uniprot300.fasta"), dev.info.index.to_string());
+    let args = ["scan", "-q", s(&q), "-d", &db, "--outfmt", "tabular-ext", "--device", &index];
+    let run = |portable: &str, extra: &[&str]| clsw_env(&[("CLSW_PORTABLE", portable)], None, &[&args, extra].concat());
+    let (code, want, err) = run("0", &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("portable kernels"), "{err}");
+    for (portable, extra) in [("0", &["--portable"][..]), ("1", &[]), (" 1", &["--portable"])] {
+        let (code, got, err) = run(portable, extra);
+        assert_eq!((code, &got), (0, &want), "CLSW_PORTABLE={portable} {extra:?}: {err}");
+        assert!(err.contains(&format!("[{index}] ")) && err.contains(", portable kernels"), "{err}");
+    }
+    let (code, listing, err) = clsw_env(&[("CLSW_PORTABLE", "1")], None, &["devices"]);
+    assert_eq!(code, 0, "{listing}{err}");
+    assert!(listing.contains("    kernels:       portable"), "{listing}");
+    for bad in ["yes", "2", "on"] {
+        let (code, out, err) = run(bad, &["--portable"]);
+        assert_eq!((code, out.as_str()), (1, ""), "{err}");
+        assert!(err.contains(&format!("CLSW_PORTABLE: '{bad}'")), "{err}");
+    }
 }
 
 #[test]

@@ -9,7 +9,7 @@ mod common;
 
 use clsw::Engine;
 use clsw::align::{Alignment, Op};
-use clsw::device::DeviceChoice;
+use clsw::device::{DeviceChoice, DeviceSpec};
 use clsw::output::{
     FormatOptions, OutputFormat, ResultWriter, blast_coordinates, format_bit_score, format_evalue, tabular_line,
 };
@@ -631,8 +631,8 @@ fn multi_query_pipeline_equals_one_by_one_and_workers_split_the_database() {
 }
 
 /// A search laid out for the selected devices while they open (`Engine::open_in_background`,
-/// `SearchPlan`) gives what `Searcher::new` gives, on one device and on two shares of it;
-/// a plan is refused by an engine of other devices, and a selection that fails is the
+/// `SearchPlan`) gives what `Searcher::new` gives, on one device and on two shares of it
+/// building the portable kernels; a plan is refused by an engine of other devices, and a selection that fails is the
 /// opening's error.
 #[test]
 fn a_search_planned_while_the_devices_open_equals_one_made_after() {
@@ -643,13 +643,20 @@ fn a_search_planned_while_the_devices_open_equals_one_made_after() {
     let want = all_results(&Searcher::new(&cpu, &db, sc.clone(), SearchOptions::default()).unwrap(), &queries);
     for engine in device_engines() {
         let index = engine.opencl_devices()[0].info.index;
-        for spec in [format!("{index}"), format!("{index},{index},native")] {
-            let opening = Engine::open_in_background(Some(&spec));
+        // The second opening builds the portable kernels on every OpenCL device it opens.
+        for (spec, portable) in [(format!("{index}"), false), (format!("{index},{index},native"), true)] {
+            let opening = Engine::open_in_background(spec.parse::<DeviceSpec>().unwrap().with_portable(portable));
             let backends = opening.selected().expect("the devices are selected");
             assert_eq!(backends.len(), spec.split(',').count());
             let plan = SearchPlan::new(&backends, &db, sc.clone(), SearchOptions::default()).unwrap();
             let (opened, seconds) = opening.join().unwrap();
             assert!(seconds >= 0.0);
+            assert!(opened.opencl_devices().iter().all(|d| d.portable() == portable), "{spec}");
+            let labels = opened.describe();
+            assert_eq!(
+                labels.iter().filter(|l| l.ends_with(", portable kernels")).count(),
+                if portable { 2 } else { 0 }
+            );
             let s = plan.upload(&opened).unwrap();
             assert_eq!(s.plan().len(), backends.len());
             assert_same_results(&all_results(&s, &queries), &want, &spec);
@@ -660,7 +667,7 @@ fn a_search_planned_while_the_devices_open_equals_one_made_after() {
         let e = plan.upload(&engine).err().expect("a plan for other devices is refused").to_string();
         assert!(e.contains("planned for"), "{e}");
     }
-    let opening = Engine::open_in_background(Some("99"));
+    let opening = Engine::open_in_background(DeviceChoice::Index(99));
     assert!(opening.selected().is_none());
     assert!(opening.join().err().expect("no device 99").to_string().contains("99"));
 }

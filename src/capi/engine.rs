@@ -68,7 +68,9 @@ fn fixed<const N: usize>(s: &str) -> [c_char; N] {
 /// OpenCL device such as PoCL), `"native"` (the native CPU path, no OpenCL; `"reference"` is an older spelling),
 /// `"all"` (every GPU), a device index (`"0"`), a name substring (`"H100"`), or a
 /// comma-separated list of these (the work is split over all of them). NULL means
-/// the `CLSW_DEVICE` environment variable, or `"auto"` when it is unset.
+/// the `CLSW_DEVICE` environment variable, or `"auto"` when it is unset. Whatever the
+/// choice, `CLSW_PORTABLE=1` makes the OpenCL devices build the portable kernels (no
+/// vendor code).
 ///
 /// Every OpenCL device runs a known-answer self-test first (a fraction of a second;
 /// the first use of a device also compiles its kernels). On success `*out` is a new
@@ -76,7 +78,7 @@ fn fixed<const N: usize>(s: &str) -> [c_char; N] {
 ///
 /// Errors: `CLSW_ERR_DEVICE` (no such device, or a device failed its self-test),
 /// `CLSW_ERR_OPENCL`, `CLSW_ERR_BUILD`, `CLSW_ERR_INVALID_ARGUMENT` (an empty
-/// choice), `CLSW_ERR_NULL` (`out` is NULL).
+/// choice, or `CLSW_PORTABLE` neither 1 nor 0), `CLSW_ERR_NULL` (`out` is NULL).
 ///
 /// # Safety
 /// `device` is NULL or NUL-terminated; `out` is NULL or writable.

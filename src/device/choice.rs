@@ -1,6 +1,7 @@
 //! Which device(s) to compute on: the one parser of `--device`, `CLSW_DEVICE` and the C
 //! API's device text, for every job. A specification is one choice or a comma-separated
-//! list of them (`0,2`, `gpu,native`); each choice is a share of the work.
+//! list of them (`0,2`, `gpu,native`); each choice is a share of the work. It also says
+//! whether the devices build the portable kernels (`--portable`, `CLSW_PORTABLE`).
 
 use super::{DeviceInfo, DeviceKind, list_devices};
 use crate::error::{Error, Result};
@@ -78,24 +79,40 @@ impl fmt::Display for DeviceChoice {
     }
 }
 
-/// What a user asked for: one [`DeviceChoice`] or several, each a share of the work.
+/// What a user asked for: one [`DeviceChoice`] or several, each a share of the work,
+/// and whether their kernels are the portable ones.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceSpec {
     choices: Vec<DeviceChoice>,
+    portable: bool,
 }
 
 impl DeviceSpec {
-    /// `explicit` when given, else `CLSW_DEVICE` when set and not blank, else `auto`.
+    /// `explicit` when given, else `CLSW_DEVICE` when set and not blank, else `auto`;
+    /// portable as `CLSW_PORTABLE` says ([`portable_from`]).
     pub fn resolve(explicit: Option<&str>) -> Result<DeviceSpec> {
-        match explicit {
-            Some(s) => s.parse(),
+        let spec: DeviceSpec = match explicit {
+            Some(s) => s.parse()?,
             None => match std::env::var("CLSW_DEVICE") {
                 Ok(s) if !s.trim().is_empty() => {
-                    s.parse().map_err(|e| Error::InvalidArgument(format!("CLSW_DEVICE: {e}")))
+                    s.parse().map_err(|e| Error::InvalidArgument(format!("CLSW_DEVICE: {e}")))?
                 }
-                _ => Ok(DeviceChoice::Auto.into()),
+                _ => DeviceChoice::Auto.into(),
             },
-        }
+        };
+        Ok(spec.with_portable(portable_from(std::env::var("CLSW_PORTABLE"))?))
+    }
+
+    /// This specification with every OpenCL device building the portable kernels
+    /// (`on`) or its vendor's where it has them (see `ClDevice::with_portable`).
+    pub fn with_portable(mut self, on: bool) -> DeviceSpec {
+        self.portable = on;
+        self
+    }
+
+    /// True when the devices build the portable kernels.
+    pub fn portable(&self) -> bool {
+        self.portable
     }
 
     /// The choices, in the order given.
@@ -117,7 +134,7 @@ impl FromStr for DeviceSpec {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         let choices = s.split(',').map(str::parse).collect::<Result<Vec<DeviceChoice>>>()?;
-        Ok(DeviceSpec { choices })
+        Ok(DeviceSpec { choices, portable: false })
     }
 }
 
@@ -130,14 +147,31 @@ impl fmt::Display for DeviceSpec {
 
 impl From<DeviceChoice> for DeviceSpec {
     fn from(choice: DeviceChoice) -> DeviceSpec {
-        DeviceSpec { choices: vec![choice] }
+        DeviceSpec { choices: vec![choice], portable: false }
     }
 }
 
 impl From<Vec<DeviceChoice>> for DeviceSpec {
     /// An empty list is refused by [`DeviceSpec::select`].
     fn from(choices: Vec<DeviceChoice>) -> DeviceSpec {
-        DeviceSpec { choices }
+        DeviceSpec { choices, portable: false }
+    }
+}
+
+/// Whether `CLSW_PORTABLE` (its value from `std::env::var`) asks for the portable
+/// kernels: `1` yes; `0`, blank or unset no; anything else is an error naming it.
+fn portable_from(value: std::result::Result<String, std::env::VarError>) -> Result<bool> {
+    let text = match value {
+        Err(std::env::VarError::NotPresent) => return Ok(false),
+        Err(std::env::VarError::NotUnicode(v)) => v.to_string_lossy().into_owned(),
+        Ok(v) => v,
+    };
+    match text.trim() {
+        "" | "0" => Ok(false),
+        "1" => Ok(true),
+        other => Err(Error::InvalidArgument(format!(
+            "CLSW_PORTABLE: '{other}' is not 1 (build the portable kernels) or 0 (the vendor's where it has them)"
+        ))),
     }
 }
 
@@ -220,25 +254,6 @@ pub(crate) fn select_from(choice: &DeviceChoice, devices: &[DeviceInfo]) -> Resu
 mod tests {
     use super::*;
 
-    fn dev(index: usize, name: &str, kind: DeviceKind, cu: u32) -> DeviceInfo {
-        DeviceInfo {
-            index,
-            platform: if kind == DeviceKind::Gpu { "NVIDIA CUDA".into() } else { "Portable Computing Language".into() },
-            platform_vendor: String::new(),
-            name: name.into(),
-            kind,
-            global_mem_bytes: 0,
-            max_alloc_bytes: 0,
-            local_mem_bytes: 0,
-            compute_units: cu,
-            clock_mhz: 1000,
-            max_work_group_size: 256,
-            opencl_c_version: String::new(),
-            driver_version: String::new(),
-            id: std::ptr::null_mut(),
-        }
-    }
-
     fn names(b: &[Backend]) -> Vec<String> {
         b.iter()
             .map(|b| match b {
@@ -267,16 +282,32 @@ mod tests {
         assert_eq!("H100".parse::<DeviceSpec>().unwrap().choices(), [DeviceChoice::Name("H100".into())]);
         assert!("0,".parse::<DeviceSpec>().is_err());
         assert!(",".parse::<DeviceSpec>().is_err());
-        assert_eq!(DeviceSpec::resolve(Some("native")).unwrap(), DeviceChoice::Native.into());
+        assert_eq!(DeviceSpec::resolve(Some("native")).unwrap().choices(), [DeviceChoice::Native]);
         assert!(DeviceSpec::from(Vec::new()).select().is_err());
+        assert!(!spec.portable() && spec.with_portable(true).portable());
+    }
+
+    #[test]
+    fn clsw_portable_is_one_zero_or_an_error_naming_it() {
+        use std::env::VarError;
+        let from = |v: &str| portable_from(Ok(v.to_string()));
+        assert!(!portable_from(Err(VarError::NotPresent)).unwrap());
+        assert!(from("1").unwrap() && from(" 1\n").unwrap());
+        assert!(!from("0").unwrap() && !from("").unwrap() && !from("  ").unwrap());
+        for bad in ["yes", "true", "2", "on"] {
+            let msg = from(bad).unwrap_err().to_string();
+            assert!(msg.contains("CLSW_PORTABLE") && msg.contains(&format!("'{bad}'")), "{msg}");
+        }
+        let not_unicode = VarError::NotUnicode(std::ffi::OsString::from("x"));
+        assert!(portable_from(Err(not_unicode)).unwrap_err().to_string().contains("CLSW_PORTABLE"));
     }
 
     #[test]
     fn auto_prefers_the_biggest_gpu_then_the_native_path() {
         let devs = vec![
-            dev(0, "pocl", DeviceKind::Cpu, 16),
-            dev(1, "small", DeviceKind::Gpu, 10),
-            dev(2, "H200", DeviceKind::Gpu, 132),
+            DeviceInfo::described(0, "pocl", DeviceKind::Cpu, 16),
+            DeviceInfo::described(1, "small", DeviceKind::Gpu, 10),
+            DeviceInfo::described(2, "H200", DeviceKind::Gpu, 132),
         ];
         assert_eq!(names(&select_from(&DeviceChoice::Auto, &devs).unwrap()), ["H200"]);
         assert_eq!(names(&select_from(&DeviceChoice::Cpu, &devs).unwrap()), ["pocl"]);
@@ -289,7 +320,7 @@ mod tests {
 
     #[test]
     fn impossible_choices_say_what_exists() {
-        let devs = vec![dev(0, "pocl", DeviceKind::Cpu, 2)];
+        let devs = vec![DeviceInfo::described(0, "pocl", DeviceKind::Cpu, 2)];
         let msg = select_from(&DeviceChoice::Gpu, &devs).unwrap_err().to_string();
         assert!(msg.contains("no GPU") && msg.contains("[0] pocl"), "{msg}");
         assert!(select_from(&DeviceChoice::Index(3), &devs).is_err());

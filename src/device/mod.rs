@@ -75,6 +75,31 @@ impl DeviceInfo {
     }
 }
 
+#[cfg(test)]
+impl DeviceInfo {
+    /// A device as a platform would describe it, with no OpenCL handle, for tests of
+    /// what is decided from the description: a GPU on NVIDIA's platform, any other kind
+    /// on PoCL.
+    pub(crate) fn described(index: usize, name: &str, kind: DeviceKind, compute_units: u32) -> DeviceInfo {
+        DeviceInfo {
+            index,
+            platform: if kind == DeviceKind::Gpu { "NVIDIA CUDA".into() } else { "Portable Computing Language".into() },
+            platform_vendor: String::new(),
+            name: name.into(),
+            kind,
+            global_mem_bytes: 0,
+            max_alloc_bytes: 0,
+            local_mem_bytes: 0,
+            compute_units,
+            clock_mhz: 1000,
+            max_work_group_size: 256,
+            opencl_c_version: String::new(),
+            driver_version: String::new(),
+            id: std::ptr::null_mut(),
+        }
+    }
+}
+
 /// Every OpenCL device of every platform. No OpenCL library, or no platform, gives an
 /// empty list; a platform that fails to answer is skipped.
 ///

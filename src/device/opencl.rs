@@ -49,6 +49,8 @@ pub struct ClDevice {
     disk: ProgramCache,
     /// Build options added to every program of this device ([`ClDevice::with_build_options`]).
     build_options: String,
+    /// No vendor code in this device's programs ([`ClDevice::with_portable`]).
+    portable: bool,
     built_from_source: AtomicUsize,
     loaded_from_disk: AtomicUsize,
 }
@@ -73,6 +75,7 @@ impl ClDevice {
             programs: Mutex::new(HashMap::new()),
             disk,
             build_options: String::new(),
+            portable: false,
             built_from_source: AtomicUsize::new(0),
             loaded_from_disk: AtomicUsize::new(0),
         })
@@ -86,6 +89,27 @@ impl ClDevice {
         self.build_options.push(' ');
         self.build_options.push_str(options);
         self
+    }
+
+    /// This device building the portable kernels (`on`): `CLSW_NV` stays 0 even on
+    /// NVIDIA, so a GPU runs the code every other device runs, to check and time it
+    /// beside the vendor's. Its programs and self-test verdicts are cached apart, since
+    /// their build options differ.
+    pub fn with_portable(mut self, on: bool) -> ClDevice {
+        self.portable = on;
+        self
+    }
+
+    /// True when this device builds the portable kernels ([`with_portable`](Self::with_portable)).
+    pub fn portable(&self) -> bool {
+        self.portable
+    }
+
+    /// The device's line in listings: its [`DeviceInfo::label`], and `portable kernels`
+    /// when it builds them by request.
+    pub fn label(&self) -> String {
+        let label = self.info.label();
+        if self.portable { format!("{label}, portable kernels") } else { label }
     }
 
     /// The disk cache this device's programs are kept in.
@@ -103,7 +127,7 @@ impl ClDevice {
 
     /// Builds (or returns the cached) program for `source` with `-D name=value`
     /// options. On NVIDIA platforms `CLSW_NV=1` is defined, so kernels can guard
-    /// inline PTX with `#if CLSW_NV`.
+    /// inline PTX with `#if CLSW_NV` (not on a [portable](Self::with_portable) device).
     ///
     /// Programs are cached in memory for the device's lifetime and on disk across
     /// processes ([`ProgramCache`]); a disk entry that fails to load for any reason is
@@ -174,23 +198,9 @@ impl ClDevice {
         Some(program)
     }
 
-    /// The options a program of this device is built with: the OpenCL C version, the
-    /// vendor's define, `defines`, [`with_build_options`](Self::with_build_options)'
-    /// and `CLSW_CL_OPTIONS`.
-    fn build_options_with(&self, defines: &[(&str, String)]) -> String {
-        let mut options = String::from("-cl-std=CL1.2");
-        if self.info.is_nvidia() {
-            options.push_str(" -D CLSW_NV=1");
-        }
-        for (name, value) in defines {
-            options.push_str(&format!(" -D {name}={value}"));
-        }
-        options.push_str(&self.build_options);
-        if let Ok(extra) = std::env::var("CLSW_CL_OPTIONS") {
-            options.push(' ');
-            options.push_str(&extra);
-        }
-        options
+    /// The options a program of this device is built with ([`build_options`]).
+    pub(crate) fn build_options_with(&self, defines: &[(&str, String)]) -> String {
+        build_options(&self.info, self.portable, defines, &self.build_options)
     }
 
     /// The disk key of a verdict on this device's programs of `sources` (the
@@ -295,6 +305,25 @@ impl ClDevice {
     }
 }
 
+/// The options a program of `info` is built with: the OpenCL C version, the vendor's
+/// define (none when `portable`), `defines`, `added` (a device's
+/// [`with_build_options`](ClDevice::with_build_options)) and `CLSW_CL_OPTIONS`.
+fn build_options(info: &DeviceInfo, portable: bool, defines: &[(&str, String)], added: &str) -> String {
+    let mut options = String::from("-cl-std=CL1.2");
+    if info.is_nvidia() && !portable {
+        options.push_str(" -D CLSW_NV=1");
+    }
+    for (name, value) in defines {
+        options.push_str(&format!(" -D {name}={value}"));
+    }
+    options.push_str(added);
+    if let Ok(extra) = std::env::var("CLSW_CL_OPTIONS") {
+        options.push(' ');
+        options.push_str(&extra);
+    }
+    options
+}
+
 /// Writes a built program's binary (PTX text on NVIDIA) and build log to `dir`, for
 /// kernel work: `CLSW_DUMP_DIR=dir` turns it on, `CLSW_CL_OPTIONS=-cl-nv-verbose` makes
 /// NVIDIA's log report registers and spills. Failures to write are reported, not fatal.
@@ -385,4 +414,28 @@ pub fn event_seconds(event: &opencl3::event::Event) -> Result<f64> {
     let start = cl("clGetEventProfilingInfo", event.profiling_command_start())?;
     let end = cl("clGetEventProfilingInfo", event.profiling_command_end())?;
     Ok(end.saturating_sub(start) as f64 * 1e-9)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::DeviceKind;
+
+    /// A portable build has no vendor code, so its programs (and verdicts) are keyed
+    /// apart from the vendor's on NVIDIA, and alike elsewhere.
+    #[test]
+    fn portable_builds_leave_out_the_vendor_code_and_are_keyed_apart() {
+        let nvidia = DeviceInfo::described(0, "H100", DeviceKind::Gpu, 132);
+        let pocl = DeviceInfo::described(1, "pocl", DeviceKind::Cpu, 16);
+        assert!(nvidia.is_nvidia() && !pocl.is_nvidia());
+        let defines = [("TEAM", "8".to_string())];
+        let options = |info: &DeviceInfo, portable| build_options(info, portable, &defines, " -cl-opt-disable");
+        let (vendor, portable) = (options(&nvidia, false), options(&nvidia, true));
+        assert!(vendor.contains("-D CLSW_NV=1") && vendor.contains("-D TEAM=8"), "{vendor}");
+        assert!(!portable.contains("CLSW_NV=1") && portable.contains("-D TEAM=8 -cl-opt-disable"), "{portable}");
+        let key = |info: &DeviceInfo, options: &str| program_key(info, "scan_team.cl", COMMON_HEADER, options);
+        assert_ne!(key(&nvidia, &vendor), key(&nvidia, &portable));
+        assert_eq!(options(&pocl, false), options(&pocl, true));
+        assert!(!options(&pocl, false).contains("CLSW_NV=1"));
+    }
 }

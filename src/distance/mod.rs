@@ -460,7 +460,7 @@ pub fn compute_on(devices: &[&ClDevice], packed: &Packed, opts: &Options) -> Res
         cpu::compute(work, want)?
     } else {
         stats.variant = Some(opts.variant);
-        stats.backend = devices.iter().map(|d| d.info.label()).collect::<Vec<_>>().join(", ");
+        stats.backend = devices.iter().map(|d| d.label()).collect::<Vec<_>>().join(", ");
         let (c, kernel_seconds, plan) = opencl::compute(devices, work, want, opts.variant, &opts.tuning)?;
         stats.kernel_seconds = kernel_seconds;
         stats.plan = plan;

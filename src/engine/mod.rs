@@ -28,7 +28,7 @@ impl WorkerRef<'_> {
     /// The line [`Engine::describe`] prints for this worker.
     pub fn label(&self) -> String {
         match self {
-            WorkerRef::OpenCl(d) => d.info.label(),
+            WorkerRef::OpenCl(d) => d.label(),
             WorkerRef::Native => Backend::Native.label(),
         }
     }
@@ -79,12 +79,13 @@ pub fn split_by_weights(sizes: impl IntoIterator<Item = usize>, weights: &[f64])
     bounds
 }
 
-/// One device of a specification, opened and (an OpenCL device) self-tested.
-fn open_worker(backend: Backend) -> Result<Worker> {
+/// One device of a specification, opened (an OpenCL device building the portable
+/// kernels when `portable`) and self-tested.
+fn open_worker(backend: Backend, portable: bool) -> Result<Worker> {
     match backend {
         Backend::Native => Ok(Worker::Native),
         Backend::OpenCl(info) => {
-            let dev = ClDevice::new(info)?;
+            let dev = ClDevice::new(info)?.with_portable(portable);
             check(&dev, Variant::for_device(&dev.info))?;
             Ok(Worker::OpenCl(Box::new(dev)))
         }
@@ -94,7 +95,7 @@ fn open_worker(backend: Backend) -> Result<Worker> {
 /// Refuses `dev` unless it passes `variant`'s self-test (or a pass is recalled).
 fn check(dev: &ClDevice, variant: Variant) -> Result<()> {
     match selftest::verdict(dev, variant)? {
-        Some(f) => Err(Error::Device(format!("{} failed its self-test and was refused: {f}", dev.info.label()))),
+        Some(f) => Err(Error::Device(format!("{} failed its self-test and was refused: {f}", dev.label()))),
         None => Ok(()),
     }
 }
@@ -126,7 +127,8 @@ pub struct Engine {
 
 impl Engine {
     /// The engine for a user's device text (`--device`, the C API's choice): `explicit`
-    /// when given, else `CLSW_DEVICE`, else `auto` (see [`DeviceSpec::resolve`]).
+    /// when given, else `CLSW_DEVICE`, else `auto`, portable as `CLSW_PORTABLE` says (see
+    /// [`DeviceSpec::resolve`]).
     pub fn open(explicit: Option<&str>) -> Result<Engine> {
         Engine::new(DeviceSpec::resolve(explicit)?)
     }
@@ -137,16 +139,19 @@ impl Engine {
     /// `"0,2".parse::<DeviceSpec>()?`, or an OpenCL device beside the native path. Every
     /// OpenCL device must pass the self-test of its own variant. The devices open at the
     /// same time, each on a thread of its own; the first failure in the specification's
-    /// order is the one returned.
+    /// order is the one returned. Every OpenCL device builds the portable kernels when
+    /// the specification says so ([`DeviceSpec::with_portable`]).
     pub fn new(spec: impl Into<DeviceSpec>) -> Result<Engine> {
-        Engine::from_backends(spec.into().select()?)
+        let spec = spec.into();
+        Engine::from_backends(spec.select()?, spec.portable())
     }
 
-    /// [`new`](Self::new) of devices already selected.
-    pub fn from_backends(backends: Vec<Backend>) -> Result<Engine> {
+    /// [`new`](Self::new) of devices already selected, building the portable kernels
+    /// when `portable`.
+    pub fn from_backends(backends: Vec<Backend>, portable: bool) -> Result<Engine> {
         let opened: Vec<Result<Worker>> = std::thread::scope(|scope| {
             let opening: Vec<_> =
-                backends.into_iter().map(|backend| scope.spawn(move || open_worker(backend))).collect();
+                backends.into_iter().map(|backend| scope.spawn(move || open_worker(backend, portable))).collect();
             opening
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|_| Err(Error::Internal("opening a device panicked".into()))))
@@ -155,18 +160,18 @@ impl Engine {
         Ok(Engine { workers: opened.into_iter().collect::<Result<Vec<_>>>()? })
     }
 
-    /// [`open`](Self::open) on a thread of its own: the caller goes on (reads its
+    /// [`new`](Self::new) on a thread of its own: the caller goes on (reads its
     /// inputs, lays out a search for the selected devices: [`Opening::selected`]) while
-    /// the devices start.
-    pub fn open_in_background(explicit: Option<&str>) -> Opening {
-        let explicit = explicit.map(str::to_string);
+    /// the devices are selected and start.
+    pub fn open_in_background(spec: impl Into<DeviceSpec>) -> Opening {
+        let spec = spec.into();
         let (tx, selected) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
             let start = std::time::Instant::now();
-            let backends = DeviceSpec::resolve(explicit.as_deref())?.select()?;
+            let backends = spec.select()?;
             // The caller may have stopped waiting: the engine opens all the same.
             let _ = tx.send(backends.clone());
-            Engine::from_backends(backends).map(|engine| (engine, start.elapsed().as_secs_f64()))
+            Engine::from_backends(backends, spec.portable()).map(|engine| (engine, start.elapsed().as_secs_f64()))
         });
         Opening { selected, thread }
     }
@@ -196,13 +201,7 @@ impl Engine {
 
     /// One line per device in use.
     pub fn describe(&self) -> Vec<String> {
-        self.workers
-            .iter()
-            .map(|w| match w {
-                Worker::OpenCl(d) => d.info.label(),
-                Worker::Native => Backend::Native.label(),
-            })
-            .collect()
+        self.workers().iter().map(WorkerRef::label).collect()
     }
 
     /// The workers in use, in the order [`describe`](Engine::describe) lists them.

@@ -545,7 +545,8 @@ def devices() -> List[DeviceInfo]:
 
 class Engine(_Handle):
     """The devices work runs on. ``device``: "auto", "gpu", "cpu", "reference", "all", an
-    index, a name substring or a comma-separated list; None means CLSW_DEVICE, else "auto"."""
+    index, a name substring or a comma-separated list; None means CLSW_DEVICE, else "auto".
+    CLSW_PORTABLE=1 in the environment builds the portable kernels (no vendor code)."""
 
     _free = _lib.clsw_engine_free
 

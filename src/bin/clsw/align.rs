@@ -26,6 +26,9 @@ enum AlignFormat {
     "Accepted as in every job command, but align computes on the CPU, on --threads cores (its \
      traceback has no OpenCL kernel): a device other than native is noted and not used [default: native]"
 )))]
+#[command(mut_arg("portable", |a| a.help(
+    "Accepted as in every job command, but align runs no kernel: noted and not used"
+)))]
 pub struct AlignArgs {
     /// FASTA file of first sequences (plain or gzip).
     a: PathBuf,
@@ -47,13 +50,20 @@ pub struct AlignArgs {
 }
 
 pub fn run(args: &AlignArgs) -> Result<()> {
-    if let Some(text) = &args.device.device {
-        let spec: DeviceSpec = text.parse()?;
-        if spec.choices().iter().any(|c| *c != DeviceChoice::Native) {
-            args.report.note(format_args!(
-                "--device {spec}: align computes on the CPU (its traceback has no OpenCL kernel); the device is not used"
-            ));
-        }
+    let spec = args.device.device.as_deref().map(str::parse::<DeviceSpec>).transpose()?;
+    let mut unused: Vec<String> = spec
+        .filter(|spec| spec.choices().iter().any(|c| *c != DeviceChoice::Native))
+        .map(|spec| format!("--device {spec}"))
+        .into_iter()
+        .collect();
+    if args.device.portable {
+        unused.push("--portable".into());
+    }
+    if !unused.is_empty() {
+        args.report.note(format_args!(
+            "{}: align computes on the CPU (its traceback has no OpenCL kernel); no device is used",
+            unused.join(", ")
+        ));
     }
     let alphabet = args.scoring.alphabet_for(&args.a)?;
     let scoring = args.scoring.scoring(alphabet)?;

@@ -3,11 +3,12 @@
 
 use clap::ValueEnum;
 use clsw::Result;
+use clsw::device::DeviceSpec;
 use clsw::scoring::{DEFAULT_MATRICES, Scoring, ScoringRequest};
 use clsw::seq::{Alphabet, AlphabetChoice, EmptyRecords, Sequence, fasta};
 use std::path::{Path, PathBuf};
 
-/// `--device`, the same text in every job command.
+/// `--device` and `--portable`, the same in every job command.
 #[derive(clap::Args)]
 pub struct DeviceArgs {
     /// Devices: auto, gpu, cpu, native (the SIMD CPU path, no OpenCL), all, rank-gpu (the
@@ -16,6 +17,20 @@ pub struct DeviceArgs {
     /// [default: CLSW_DEVICE, else auto].
     #[arg(long)]
     pub device: Option<String>,
+    /// Build the portable kernels on every OpenCL device, with no vendor code (no
+    /// inline PTX on NVIDIA), to check and time them there [default: CLSW_PORTABLE=1
+    /// turns it on].
+    #[arg(long)]
+    pub portable: bool,
+}
+
+impl DeviceArgs {
+    /// The devices asked for: `--device`, else `CLSW_DEVICE`, else auto; portable with
+    /// `--portable`, else as `CLSW_PORTABLE` says.
+    pub fn spec(&self) -> Result<DeviceSpec> {
+        let spec = DeviceSpec::resolve(self.device.as_deref())?;
+        Ok(if self.portable { spec.with_portable(true) } else { spec })
+    }
 }
 
 /// The values of an option that names one of the library's enumerations: the library's

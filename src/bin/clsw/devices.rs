@@ -1,5 +1,6 @@
-//! `clsw devices`: every OpenCL device with the self-test of its own scan variant, and
-//! what the device choice (`CLSW_DEVICE`, else auto) uses.
+//! `clsw devices`: every OpenCL device with the self-test of its own scan variant (of the
+//! portable kernels with `CLSW_PORTABLE=1`), and what the device choice (`CLSW_DEVICE`,
+//! else auto) uses.
 
 use clsw::device::{ClDevice, DeviceKind, DeviceSpec, list_devices};
 use clsw::engine::self_test;
@@ -18,6 +19,7 @@ pub fn run() -> Result<()> {
         println!("For GPUs install the vendor's OpenCL driver; for CPUs, PoCL (pocl-opencl-icd).");
         return Ok(());
     }
+    let choice = DeviceSpec::resolve(None)?;
     let mut failed = 0;
     for d in &devices {
         let kind = match d.kind {
@@ -35,10 +37,14 @@ pub fn run() -> Result<()> {
             d.local_mem_bytes / 1024
         );
         println!("    OpenCL C:      {}", d.opencl_c_version.trim());
+        if choice.portable() {
+            println!("    kernels:       portable (CLSW_PORTABLE=1: no vendor code)");
+        }
         // The variant a run uses on this device unless it names another (which is
         // tested the first time a run does).
         let variant = Variant::for_device(d);
-        let result = ClDevice::new(d.clone()).and_then(|dev| self_test(&dev, &[variant]));
+        let result =
+            ClDevice::new(d.clone()).and_then(|dev| self_test(&dev.with_portable(choice.portable()), &[variant]));
         match result {
             Ok(t) if t.passed() => println!(
                 "    self-test:     passed (variant {variant}: {} pairs equal to the reference, {:.2} s)",
@@ -54,7 +60,6 @@ pub fn run() -> Result<()> {
             }
         }
     }
-    let choice = DeviceSpec::resolve(None)?;
     match choice.select() {
         Ok(b) => {
             println!("\ndevice choice '{choice}' uses: {}", b.iter().map(|b| b.label()).collect::<Vec<_>>().join(", "))

@@ -200,7 +200,7 @@ pub fn run(args: &DistanceArgs, ranks: Option<&dyn Comm>) -> Result<()> {
     progress.phase(format!("distance: counting {} {what} x {} sites", data.packed.len(), data.packed.sites()));
     let engine = match opts.variant {
         Variant::Cpu => None,
-        _ => Some(Engine::open(args.device.device.as_deref())),
+        _ => Some(args.device.spec().and_then(Engine::new)),
     };
     let engine = clsw::mpi::agree_if(ranks, engine.transpose())?;
     let devices = engine.as_ref().map_or_else(Vec::new, |e| e.opencl_devices());

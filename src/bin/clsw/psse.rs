@@ -113,7 +113,7 @@ fn prepare(args: &PsseArgs) -> Result<Inputs> {
         ..PsseOptions::new(scoring)
     };
     opts.validate()?;
-    let engine = Engine::open(args.device.device.as_deref())?;
+    let engine = Engine::new(args.device.spec()?)?;
     Ok(Inputs { queries, subjects, opts, engine })
 }
 

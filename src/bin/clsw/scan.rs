@@ -182,7 +182,8 @@ struct Inputs {
 }
 
 /// Reads the inputs and opens the output (`write`: this process writes it), checking
-/// the options, while the devices open (the engine's errors come after the inputs').
+/// the options (the device specification's text among them), while the devices open
+/// (the engine's errors come after the inputs').
 fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<(Inputs, Opening)> {
     let format: OutputSpec = args.outfmt.parse()?;
     let variant = Variant::choice(&args.variant)?;
@@ -199,7 +200,7 @@ fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<(Inpu
     let out = if write { Some(Output::open(args.output.out.as_deref(), &[&args.query, &args.db])?) } else { None };
     // The devices start (OpenCL, the self-test) while the database, the scoring and the
     // queries are read.
-    let opening = Engine::open_in_background(args.device.device.as_deref());
+    let opening = Engine::open_in_background(args.device.spec()?);
     let (db, database_seconds, scoring, (queries, report)) = open_database(args).and_then(|db| {
         let seconds = process_start.elapsed().as_secs_f64();
         let scoring = args.scoring.scoring(db.alphabet())?;

@@ -178,7 +178,7 @@ pub fn run(args: &Sw3Args) -> Result<()> {
         Some(path) => series_input(args, path)?,
         None => fasta_input(args)?,
     };
-    let engine = Engine::open(args.device.device.as_deref())?;
+    let engine = Engine::new(args.device.spec()?)?;
     let refs: Vec<&[u8]> = input.seqs.iter().map(|s| s.as_slice()).collect();
     let t = Instant::now();
     let scores = scores_with_progress(args, &engine, &refs, &input)?;
@@ -219,7 +219,7 @@ pub fn run(args: &Sw3Args) -> Result<()> {
             .workers()
             .iter()
             .map(|w| match w {
-                WorkerRef::OpenCl(d) => d.info.label(),
+                WorkerRef::OpenCl(d) => d.label(),
                 WorkerRef::Native => "the CPU reference (parallel over triples)".to_string(),
             })
             .collect::<Vec<_>>()

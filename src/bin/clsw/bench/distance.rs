@@ -2,6 +2,7 @@
 //! alignments, time and comparisons per second per variant, device and tile.
 
 use super::{median, opencl_devices, print_row, short_name, timed, write_csv};
+use crate::args::DeviceArgs;
 use clap::Args;
 use clsw::device::ClDevice;
 use clsw::distance::generate::{AlignmentShape, snp_alignment};
@@ -35,9 +36,8 @@ pub struct BenchDistanceArgs {
     /// Variants to run: bitplane, charpacked, cpu (all host cores).
     #[arg(long, value_delimiter = ',', default_value = "bitplane,cpu")]
     variants: Vec<String>,
-    /// OpenCL devices (as for --device elsewhere) [default: CLSW_DEVICE, else auto].
-    #[arg(long)]
-    device: Option<String>,
+    #[command(flatten)]
+    device: DeviceArgs,
     /// bitplane tiles to try, RTxWGxKW (register tile, work-group side, words per step),
     /// e.g. 4x16x8,8x8x8 [4x16x8].
     #[arg(long, value_delimiter = ',')]
@@ -119,11 +119,11 @@ pub fn run(args: &BenchDistanceArgs) -> Result<()> {
     let needs_devices = variants.iter().any(|v| *v != Variant::Cpu);
     let mut devices = Vec::new();
     if needs_devices {
-        let (infos, native) = opencl_devices(args.device.as_deref())?;
+        let (opened, native) = opencl_devices(&args.device)?;
         if native {
             return Err(Error::Device("no OpenCL device for the kernel variants (run with --variants cpu)".into()));
         }
-        devices = infos.into_iter().map(ClDevice::new).collect::<Result<_>>()?;
+        devices = opened;
     }
     let mut rows = Vec::new();
     print_row(

@@ -8,9 +8,10 @@ mod scan;
 mod search;
 mod sw3;
 
+use crate::args::DeviceArgs;
 use clap::Subcommand;
 use clsw::Result;
-use clsw::device::{Backend, DeviceInfo, DeviceSpec};
+use clsw::device::{Backend, ClDevice, DeviceInfo};
 use clsw::distance::generate::Rng;
 use std::io::Write;
 use std::path::Path;
@@ -115,14 +116,16 @@ pub fn short_name(info: &DeviceInfo, width: usize) -> String {
     info.name.trim().chars().take(width).collect()
 }
 
-/// The OpenCL devices of a device specification (`--device`, else `CLSW_DEVICE`, else
-/// auto), and whether it also named the native CPU path.
-pub fn opencl_devices(device: Option<&str>) -> Result<(Vec<DeviceInfo>, bool)> {
+/// The OpenCL devices of `--device` (else `CLSW_DEVICE`, else auto), opened, building
+/// the portable kernels with `--portable` (else as `CLSW_PORTABLE` says); and whether
+/// the specification also named the native CPU path.
+pub fn opencl_devices(device: &DeviceArgs) -> Result<(Vec<ClDevice>, bool)> {
+    let spec = device.spec()?;
     let mut devices = Vec::new();
     let mut native = false;
-    for backend in DeviceSpec::resolve(device)?.select()? {
+    for backend in spec.select()? {
         match backend {
-            Backend::OpenCl(info) => devices.push(info),
+            Backend::OpenCl(info) => devices.push(ClDevice::new(info)?.with_portable(spec.portable())),
             Backend::Native => native = true,
         }
     }

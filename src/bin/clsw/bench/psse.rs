@@ -1,10 +1,11 @@
 //! `clsw bench psse`: pairs and shuffle alignments per second per device and kernel
 //! variant, beside ssearch36 -k on a sample of pairs.
 
-use super::{median_of_runs, opencl_devices, print_row, rng, ssearch_matrix, timed, write_csv};
+use super::{median_of_runs, print_row, rng, ssearch_matrix, timed, write_csv};
+use crate::args::DeviceArgs;
 use crate::psse::describe;
 use clap::Args;
-use clsw::device::DeviceChoice;
+use clsw::device::{Backend, DeviceChoice};
 use clsw::psse::{self, PsseOptions, Variant};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::{Alphabet, EmptyRecords, fasta};
@@ -43,9 +44,8 @@ pub struct BenchPsseArgs {
     /// Kernel variants for OpenCL devices; "native" adds the native CPU path.
     #[arg(long, value_delimiter = ',', default_value = "team,inter,native")]
     variants: Vec<String>,
-    /// Devices (as for --device elsewhere) [default: CLSW_DEVICE, else auto].
-    #[arg(long)]
-    device: Option<String>,
+    #[command(flatten)]
+    device: DeviceArgs,
     #[arg(long, default_value = clsw::psse::DEFAULT_MATRICES.protein)]
     matrix: String,
     #[arg(long, default_value_t = 10)]
@@ -140,9 +140,11 @@ pub fn run(args: &BenchPsseArgs) -> Result<()> {
             continue;
         }
         let variant: Variant = v.parse()?;
-        for info in opencl_devices(args.device.as_deref())?.0 {
-            let label = info.label();
-            engines.push((variant.name().into(), label, Engine::new(DeviceChoice::Index(info.index))?, variant));
+        // An engine per OpenCL device of --device (the native path is the variant `native`).
+        let spec = args.device.spec()?;
+        for backend in spec.select()?.into_iter().filter(|b| matches!(b, Backend::OpenCl(_))) {
+            let engine = Engine::from_backends(vec![backend], spec.portable())?;
+            engines.push((variant.name().into(), engine.describe().join(", "), engine, variant));
         }
     }
     print_row(

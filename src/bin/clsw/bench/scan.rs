@@ -4,8 +4,8 @@
 //! upload, kernels, recompute of saturated subjects, read-back).
 
 use super::{median_of_runs, opencl_devices, print_row, short_name, ssearch_matrix, timed, write_csv};
+use crate::args::DeviceArgs;
 use clap::Args;
-use clsw::device::ClDevice;
 use clsw::engine::self_test;
 use clsw::outfile::OutFile;
 use clsw::scan::scanner::{Scanner, Tuning};
@@ -70,9 +70,8 @@ pub struct BenchScanArgs {
     /// 32 bits).
     #[arg(long, value_delimiter = ',', default_value = "team,inter")]
     variants: Vec<String>,
-    /// Devices (as for --device elsewhere) [default: CLSW_DEVICE, else auto].
-    #[arg(long)]
-    device: Option<String>,
+    #[command(flatten)]
+    device: DeviceArgs,
     #[arg(long, default_value = clsw::scoring::DEFAULT_MATRICES.protein)]
     matrix: String,
     #[arg(long, default_value_t = 11)]
@@ -283,7 +282,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
     }
     println!(
-        "# clsw bench scan: {} subjects, {} residues ({} x {}{}), {} {}/{}, {:?}, median of {} runs",
+        "# clsw bench scan: {} subjects, {} residues ({} x {}{}), {} {}/{}, {:?}, median of {} runs{}",
         subjects.len(),
         residues,
         args.repeat,
@@ -297,7 +296,8 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         scoring.gaps.open,
         scoring.gaps.extend,
         tuning,
-        args.runs
+        args.runs,
+        if args.device.spec()?.portable() { ", portable kernels" } else { "" }
     );
     let mut rows = Vec::new();
     print_row(LAYOUT, &["var", "device", "qlen", "cells", "kernel_s", "e2e_s", "GCUPS", "e2e_GCUPS", "recomp"]);
@@ -428,15 +428,14 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         result?;
     }
     let (devices, native_device) =
-        if variants.is_empty() { (Vec::new(), false) } else { opencl_devices(args.device.as_deref())? };
+        if variants.is_empty() { (Vec::new(), false) } else { opencl_devices(&args.device)? };
     if native_device {
         return Err(Error::Device("clsw bench scan needs an OpenCL device".into()));
     }
-    for info in devices {
-        let dev = ClDevice::new(info)?;
+    for dev in devices {
         let test = self_test(&dev, &variants)?;
         if let Some(f) = test.failure {
-            return Err(Error::Device(format!("{} failed its self-test: {f}", dev.info.label())));
+            return Err(Error::Device(format!("{} failed its self-test: {f}", dev.label())));
         }
         let name = short_name(&dev.info, 28);
         // Every variant once, `team` once per shape of the sweep.

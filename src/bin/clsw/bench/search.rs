@@ -10,6 +10,7 @@
 //! beside the wall clock.
 
 use super::{median, print_row, timed};
+use crate::args::DeviceArgs;
 use clap::Args;
 use clsw::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -27,9 +28,8 @@ pub struct BenchSearchArgs {
     /// a user searching a database repeatedly would (CUDASW++4.0 prepares its own too).
     #[arg(long)]
     prepared: Option<PathBuf>,
-    /// Devices, as for `clsw scan --device` [default: CLSW_DEVICE, else auto].
-    #[arg(long)]
-    device: Option<String>,
+    #[command(flatten)]
+    device: DeviceArgs,
     /// Runs, each `clsw scan` with these extra options: `default` (none), `hits1000`
     /// (--max-hits 1000 --evalue 1e9), `batched` (--batch-residues from --batch).
     #[arg(long, value_delimiter = ',', default_value = "default,hits1000,batched")]
@@ -130,8 +130,11 @@ pub fn run(args: &BenchSearchArgs) -> Result<()> {
         for _ in 0..args.repeat.max(1) {
             let mut command = Command::new(&exe);
             command.arg("scan").arg("-q").arg(&args.query).arg("-d").arg(&db).arg("-o").arg(&out).args(&extra);
-            if let Some(d) = &args.device {
+            if let Some(d) = &args.device.device {
                 command.args(["--device", d]);
+            }
+            if args.device.portable {
+                command.arg("--portable");
             }
             let (seconds, stderr) = run_timed(&mut command, "clsw scan")?;
             walls.push(seconds);

@@ -2,9 +2,9 @@
 //! CPU reference, on synthetic SAX words.
 
 use super::{median_of_runs, opencl_devices, print_row, rng, short_name, timed, write_csv};
+use crate::args::DeviceArgs;
 use crate::sw3::describe;
 use clap::Args;
-use clsw::device::ClDevice;
 use clsw::reference::sw3::sw3_score;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
@@ -37,9 +37,8 @@ pub struct BenchSw3Args {
     /// SAX alphabet of the generated data.
     #[arg(long, default_value_t = 8)]
     sax_alphabet: usize,
-    /// Devices (as for --device elsewhere) [default: CLSW_DEVICE, else auto].
-    #[arg(long)]
-    device: Option<String>,
+    #[command(flatten)]
+    device: DeviceArgs,
     #[arg(long = "match", default_value_t = 1)]
     match_score: i32,
     #[arg(long, default_value_t = -1, allow_hyphen_values = true)]
@@ -173,8 +172,7 @@ pub fn run(args: &BenchSw3Args) -> Result<()> {
         args.runs,
         threads
     );
-    let devices: Vec<ClDevice> =
-        opencl_devices(args.device.as_deref())?.0.into_iter().map(ClDevice::new).collect::<Result<_>>()?;
+    let devices = opencl_devices(&args.device)?.0;
     if devices.is_empty() {
         eprintln!("clsw: no OpenCL device: only the CPU reference rows");
     }
