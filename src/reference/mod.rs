@@ -22,6 +22,23 @@
 //!
 //! This is the one statement of the recurrence, the end rule and the tie rule: every
 //! kernel (`cl/`, `src/scan`, `src/traceback`) refers here rather than restating them.
+//!
+//! # Global and glocal modes ([`Mode`], issue 42; the reference only, so far)
+//!
+//! E and F are the same; H has no floor of 0, and its edges charge the gaps that an
+//! alignment must open before its first pair (docs/global-plan.md: ggsearch36 and
+//! glsearch36 compute these):
+//!
+//! ```text
+//! global (Needleman-Wunsch):  H(0,0) = 0, H(0,j) = -(open + j extend), H(i,0) = -(open + i extend)
+//!                             score H(m,n)
+//! glocal (query global,       H(0,j) = 0 (the subject may start anywhere), H(i,0) = -(open + i extend)
+//!   subject local):           score max over j = 0..=n of H(m,j), at the smallest such j
+//! ```
+//!
+//! with H(i,j) = max(H(i-1,j-1) + S(q_i, s_j), E(i,j), F(i,j)) inside. The end of a
+//! global alignment is its last cell (m-1, n-1), 0-based; a glocal one ends at the
+//! chosen column (none when the best uses no subject residue, or the query is empty).
 
 pub mod alignment3;
 pub mod sw3;
@@ -39,6 +56,51 @@ pub struct LocalScore {
     /// 0-based positions of the last aligned query and subject residues; `None` when
     /// the score is 0 (no residue pair scores above zero).
     pub end: Option<(usize, usize)>,
+}
+
+/// Which ends of the two sequences an alignment may leave out (see the module header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Mode {
+    /// Smith-Waterman: both sequences may start and end anywhere.
+    #[default]
+    Local,
+    /// Needleman-Wunsch: both sequences whole (ggsearch36).
+    Global,
+    /// The query whole, the subject from anywhere to anywhere (glsearch36).
+    Glocal,
+}
+
+impl Mode {
+    /// H(i, 0), i >= 1: the query's first i residues against nothing.
+    fn left_edge(self, i: usize, sc: &Scoring) -> i32 {
+        match self {
+            Mode::Local => 0,
+            Mode::Global | Mode::Glocal => -gap_cost(i, sc),
+        }
+    }
+
+    /// H(0, j), j >= 1: the subject's first j residues against nothing.
+    fn top_edge(self, j: usize, sc: &Scoring) -> i32 {
+        match self {
+            Mode::Local | Mode::Glocal => 0,
+            Mode::Global => -gap_cost(j, sc),
+        }
+    }
+
+    /// The least H: 0 where an alignment may start at any cell.
+    fn floor(self) -> i32 {
+        match self {
+            Mode::Local => 0,
+            Mode::Global | Mode::Glocal => NEG_INF,
+        }
+    }
+}
+
+/// `open + len * extend`, the cost of a gap of `len` residues, saturating far below
+/// any score (lengths that large are refused before any alignment).
+fn gap_cost(len: usize, sc: &Scoring) -> i32 {
+    let cost = sc.gaps.open as i64 + len as i64 * sc.gaps.extend as i64;
+    cost.min(-(NEG_INF as i64) / 2) as i32
 }
 
 /// Stands for minus infinity in E and F, far enough from `i32::MIN` that subtracting
@@ -80,7 +142,16 @@ pub(crate) mod dir {
 /// Advances one row of the recurrence. On entry `h` and `f` hold H(i-1, 0..=n) and
 /// F(i-1, 0..=n); on return they hold row i. With `dirs`, the traceback bits of
 /// row i are written to `dirs[j]` for j in 1..=n.
-pub(crate) fn advance_row(
+pub(crate) fn advance_row(qi: u8, subject: &[u8], sc: &Scoring, h: &mut [i32], f: &mut [i32], dirs: Option<&mut [u8]>) {
+    advance_row_in(Mode::Local, 0, qi, subject, sc, h, f, dirs)
+}
+
+/// [`advance_row`] in `mode`, for query row `i` (1-based: H(i, 0) is the mode's edge).
+/// Traceback bits (`dirs`) are the local mode's only.
+#[allow(clippy::too_many_arguments)]
+fn advance_row_in(
+    mode: Mode,
+    i: usize,
     qi: u8,
     subject: &[u8],
     sc: &Scoring,
@@ -88,9 +159,11 @@ pub(crate) fn advance_row(
     f: &mut [i32],
     mut dirs: Option<&mut [u8]>,
 ) {
+    debug_assert!(mode == Mode::Local || dirs.is_none());
     let (open, ext) = (sc.gaps.open, sc.gaps.extend);
+    let floor = mode.floor();
     let mut diag = h[0];
-    h[0] = 0;
+    h[0] = mode.left_edge(i, sc);
     let mut e = NEG_INF;
     for j in 1..=subject.len() {
         let up = h[j];
@@ -99,7 +172,7 @@ pub(crate) fn advance_row(
         let (f_open, f_ext) = (up - open - ext, f[j] - ext);
         f[j] = f_open.max(f_ext);
         let d = diag + sc.matrix.score(qi, subject[j - 1]);
-        let best = d.max(e).max(f[j]).max(0);
+        let best = d.max(e).max(f[j]).max(floor);
         if let Some(dirs) = dirs.as_deref_mut() {
             dirs[j] = dir::code(best, d, e, (e_open, e_ext), (f_open, f_ext));
         }
@@ -133,6 +206,28 @@ pub fn sw_score(query: &[u8], subject: &[u8], sc: &Scoring) -> LocalScore {
         }
     }
     best
+}
+
+/// The optimal score of `query` against `subject` in `mode`, and where it ends (see the
+/// module header); [`sw_score`] for [`Mode::Local`].
+pub fn score_in(mode: Mode, query: &[u8], subject: &[u8], sc: &Scoring) -> LocalScore {
+    if mode == Mode::Local {
+        return sw_score(query, subject, sc);
+    }
+    let (m, n) = (query.len(), subject.len());
+    let mut h: Vec<i32> = (0..=n).map(|j| if j == 0 { 0 } else { mode.top_edge(j, sc) }).collect();
+    let mut f = vec![NEG_INF; n + 1];
+    for (i, &qi) in query.iter().enumerate() {
+        advance_row_in(mode, i + 1, qi, subject, sc, &mut h, &mut f, None);
+    }
+    match mode {
+        Mode::Global => LocalScore { score: h[n], end: (m > 0 && n > 0).then(|| (m - 1, n - 1)) },
+        _ => {
+            // The first column holding the last row's best.
+            let (j, &score) = h.iter().enumerate().rev().max_by_key(|&(_, &v)| v).expect("n + 1 cells");
+            LocalScore { score, end: (m > 0 && j > 0).then(|| (m - 1, j - 1)) }
+        }
+    }
 }
 
 /// Letters to codes and scorings for the reference's unit tests.

@@ -1,0 +1,63 @@
+//! src/reference's global and glocal modes against parasail's `nw` and `sg_dx` on 1,000
+//! pairs of real proteins under two scorings (tests/data/parasail_modes.tsv, made by
+//! tests/data/make_parasail_modes.py), and the edges of each mode by hand.
+
+mod common;
+
+use clsw::reference::{LocalScore, Mode, score_in, sw_score};
+use clsw::scoring::{Gaps, Matrix, Scoring};
+use clsw::seq::Alphabet;
+use common::{data_dir, read_fasta};
+
+fn scoring(matrix: &str, open: i32, extend: i32) -> Scoring {
+    Scoring::new(Matrix::builtin(matrix).unwrap(), Gaps::affine(open, extend).unwrap())
+}
+
+fn codes(s: &str) -> Vec<u8> {
+    Alphabet::Protein.encode_all(s.as_bytes()).unwrap()
+}
+
+#[test]
+fn global_and_glocal_scores_equal_parasails() {
+    let records = read_fasta("uniprot300.fasta", Alphabet::Protein);
+    let table = std::fs::read_to_string(data_dir().join("parasail_modes.tsv")).unwrap();
+    let mut checked = [0usize; 2];
+    for line in table.lines().skip(1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (q, s) = (&records[f[0].parse::<usize>().unwrap()], &records[f[1].parse::<usize>().unwrap()]);
+        let sc = scoring(f[2], f[3].parse().unwrap(), f[4].parse().unwrap());
+        let mode = match f[5] {
+            "global" => Mode::Global,
+            "glocal" => Mode::Glocal,
+            other => panic!("mode {other}"),
+        };
+        let want: i32 = f[6].parse().unwrap();
+        let got = score_in(mode, &q.residues, &s.residues, &sc);
+        assert_eq!(got.score, want, "{line}: {} vs {}", q.id, s.id);
+        checked[(mode == Mode::Glocal) as usize] += 1;
+    }
+    assert_eq!(checked, [2000, 2000]);
+}
+
+#[test]
+fn each_modes_edges_by_hand() {
+    let sc = scoring("BLOSUM62", 11, 1);
+    // ACDEF against ACEF: A4 C9 E5 F6, D against a gap of one (12): 24 - 12.
+    let global = score_in(Mode::Global, &codes("ACDEF"), &codes("ACEF"), &sc);
+    assert_eq!(global, LocalScore { score: 12, end: Some((4, 3)) });
+    // The subject's flanks are free in glocal, charged in global (two gaps of 2: 13 each).
+    let glocal = score_in(Mode::Glocal, &codes("ACD"), &codes("WWACDWW"), &sc);
+    assert_eq!(glocal, LocalScore { score: 19, end: Some((2, 4)) });
+    assert_eq!(score_in(Mode::Global, &codes("ACD"), &codes("WWACDWW"), &sc).score, 19 - 2 * 13);
+    // Glocal keeps the query whole even when every pair scores below zero: W/P -4 beats
+    // leaving W out (a gap of one, 12); the first column wins a tie.
+    assert_eq!(score_in(Mode::Glocal, &codes("W"), &codes("PP"), &sc), LocalScore { score: -4, end: Some((0, 0)) });
+    // Empty sequences: a gap of the other's length, or nothing.
+    assert_eq!(score_in(Mode::Global, &[], &codes("AC"), &sc), LocalScore { score: -13, end: None });
+    assert_eq!(score_in(Mode::Global, &codes("AC"), &[], &sc), LocalScore { score: -13, end: None });
+    assert_eq!(score_in(Mode::Glocal, &codes("AC"), &[], &sc), LocalScore { score: -13, end: None });
+    assert_eq!(score_in(Mode::Glocal, &[], &codes("AC"), &sc), LocalScore { score: 0, end: None });
+    // Local is sw_score.
+    let (q, s) = (codes("MKVLAAGIW"), codes("PPKVLAGIWPP"));
+    assert_eq!(score_in(Mode::Local, &q, &s, &sc), sw_score(&q, &s, &sc));
+}
