@@ -4,7 +4,7 @@
 
 mod common;
 
-use clsw::reference::{LocalScore, Mode, score_in, sw_score};
+use clsw::reference::{LocalScore, Mode, align_in, score_in, sw_score};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
 use common::{data_dir, read_fasta};
@@ -34,6 +34,17 @@ fn global_and_glocal_scores_equal_parasails() {
         let want: i32 = f[6].parse().unwrap();
         let got = score_in(mode, &q.residues, &s.residues, &sc);
         assert_eq!(got.score, want, "{line}: {} vs {}", q.id, s.id);
+        // The traceback of the first 100 pairs: the whole query (and in the global mode
+        // the whole subject), ending where the score pass says, rescoring to its score.
+        if checked[(mode == Mode::Glocal) as usize] < 200 {
+            let a = align_in(mode, &q.residues, &s.residues, &sc).unwrap();
+            assert_eq!(a.rescore(&q.residues, &s.residues, &sc), want as i64, "{line}: {}", a.cigar(true));
+            assert_eq!((a.score, a.query_start, a.query_end), (want, 0, q.len() - 1), "{line}");
+            assert_eq!(Some((a.query_end, a.subject_end)), got.end, "{line}");
+            if mode == Mode::Global {
+                assert_eq!((a.subject_start, a.subject_end), (0, s.len() - 1), "{line}");
+            }
+        }
         checked[(mode == Mode::Glocal) as usize] += 1;
     }
     assert_eq!(checked, [2000, 2000]);
@@ -57,6 +68,21 @@ fn each_modes_edges_by_hand() {
     assert_eq!(score_in(Mode::Global, &codes("AC"), &[], &sc), LocalScore { score: -13, end: None });
     assert_eq!(score_in(Mode::Glocal, &codes("AC"), &[], &sc), LocalScore { score: -13, end: None });
     assert_eq!(score_in(Mode::Glocal, &[], &codes("AC"), &sc), LocalScore { score: 0, end: None });
+    // Their alignments: D against nothing; the subject's flanks outside the glocal one,
+    // gaps in the global one (one deletion of 2 at each end).
+    let cigar = |mode, q: &str, s: &str| align_in(mode, &codes(q), &codes(s), &sc).unwrap().cigar(true);
+    assert_eq!(cigar(Mode::Global, "ACDEF", "ACEF"), "2=1I2=");
+    assert_eq!(cigar(Mode::Glocal, "ACD", "WWACDWW"), "3=");
+    assert_eq!(cigar(Mode::Global, "ACD", "WWACDWW"), "2D3=2D");
+    let a = align_in(Mode::Glocal, &codes("ACD"), &codes("WWACDWW"), &sc).unwrap();
+    assert_eq!((a.subject_start, a.subject_end), (2, 4));
+    // The query's first residues against nothing, at the left edge: a glocal alignment
+    // of WWWWWAC against AC aligns A and C and gaps the W run (one gap).
+    let a = align_in(Mode::Glocal, &codes("WWWWWAC"), &codes("AC"), &sc).unwrap();
+    assert_eq!(a.cigar(true), "5I2=");
+    assert_eq!(a.rescore(&codes("WWWWWAC"), &codes("AC"), &sc), a.score as i64);
+    // Nothing to align: an empty sequence.
+    assert!(align_in(Mode::Global, &[], &codes("AC"), &sc).is_none());
     // Local is sw_score.
     let (q, s) = (codes("MKVLAAGIW"), codes("PPKVLAGIWPP"));
     assert_eq!(score_in(Mode::Local, &q, &s, &sc), sw_score(&q, &s, &sc));

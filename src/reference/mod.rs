@@ -45,7 +45,7 @@ pub mod sw3;
 mod traceback;
 
 pub(crate) use traceback::Walk;
-pub use traceback::{align, align_ending_at};
+pub use traceback::{align, align_ending_at, align_in};
 
 use crate::scoring::Scoring;
 
@@ -79,12 +79,14 @@ impl Mode {
         }
     }
 
-    /// H(0, j), j >= 1: the subject's first j residues against nothing.
-    fn top_edge(self, j: usize, sc: &Scoring) -> i32 {
-        match self {
-            Mode::Local | Mode::Glocal => 0,
-            Mode::Global => -gap_cost(j, sc),
-        }
+    /// H(0, 0..=n): the subject's first j residues against nothing.
+    pub(crate) fn top_row(self, n: usize, sc: &Scoring) -> Vec<i32> {
+        (0..=n)
+            .map(|j| match self {
+                Mode::Global if j > 0 => -gap_cost(j, sc),
+                _ => 0,
+            })
+            .collect()
     }
 
     /// The least H: 0 where an alignment may start at any cell.
@@ -121,10 +123,18 @@ pub(crate) mod dir {
 
     /// The bits of a cell whose H is `best`, from its diagonal `d`, its E `e` and its
     /// F, each gap's open and extension candidates given: H's source in the tie order
-    /// zero, diagonal, E, F, and whether E and F extended (strictly better than opening).
+    /// zero (where `starts` says an alignment may start at any cell: the local mode),
+    /// diagonal, E, F, and whether E and F extended (strictly better than opening).
     #[inline]
-    pub fn code(best: i32, d: i32, e: i32, (e_open, e_ext): (i32, i32), (f_open, f_ext): (i32, i32)) -> u8 {
-        let src = if best == 0 {
+    pub fn code(
+        starts: bool,
+        best: i32,
+        d: i32,
+        e: i32,
+        (e_open, e_ext): (i32, i32),
+        (f_open, f_ext): (i32, i32),
+    ) -> u8 {
+        let src = if starts && best == 0 {
             ZERO
         } else if best == d {
             DIAG
@@ -147,9 +157,8 @@ pub(crate) fn advance_row(qi: u8, subject: &[u8], sc: &Scoring, h: &mut [i32], f
 }
 
 /// [`advance_row`] in `mode`, for query row `i` (1-based: H(i, 0) is the mode's edge).
-/// Traceback bits (`dirs`) are the local mode's only.
 #[allow(clippy::too_many_arguments)]
-fn advance_row_in(
+pub(crate) fn advance_row_in(
     mode: Mode,
     i: usize,
     qi: u8,
@@ -159,7 +168,6 @@ fn advance_row_in(
     f: &mut [i32],
     mut dirs: Option<&mut [u8]>,
 ) {
-    debug_assert!(mode == Mode::Local || dirs.is_none());
     let (open, ext) = (sc.gaps.open, sc.gaps.extend);
     let floor = mode.floor();
     let mut diag = h[0];
@@ -174,7 +182,7 @@ fn advance_row_in(
         let d = diag + sc.matrix.score(qi, subject[j - 1]);
         let best = d.max(e).max(f[j]).max(floor);
         if let Some(dirs) = dirs.as_deref_mut() {
-            dirs[j] = dir::code(best, d, e, (e_open, e_ext), (f_open, f_ext));
+            dirs[j] = dir::code(mode == Mode::Local, best, d, e, (e_open, e_ext), (f_open, f_ext));
         }
         diag = up;
         h[j] = best;
@@ -215,7 +223,7 @@ pub fn score_in(mode: Mode, query: &[u8], subject: &[u8], sc: &Scoring) -> Local
         return sw_score(query, subject, sc);
     }
     let (m, n) = (query.len(), subject.len());
-    let mut h: Vec<i32> = (0..=n).map(|j| if j == 0 { 0 } else { mode.top_edge(j, sc) }).collect();
+    let mut h = mode.top_row(n, sc);
     let mut f = vec![NEG_INF; n + 1];
     for (i, &qi) in query.iter().enumerate() {
         advance_row_in(mode, i + 1, qi, subject, sc, &mut h, &mut f, None);

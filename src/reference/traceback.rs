@@ -4,8 +4,11 @@
 //! From the end cell the walk reads each cell's bits ([`dir`]): in state H it stops at
 //! a zero, takes the diagonal, or enters E or F as the bits say; in E (F) it emits a
 //! deletion (insertion) and returns to H where the gap was opened rather than extended.
+//! In the global and glocal modes no cell is a zero start: the walk goes on to the
+//! table's edge, where the rest of the query is one gap (column 0), and in the global
+//! mode the rest of the subject too (row 0).
 
-use super::{NEG_INF, advance_row, dir, sw_score};
+use super::{Mode, NEG_INF, advance_row, advance_row_in, dir, score_in, sw_score};
 use crate::align::{Alignment, Op};
 use crate::scoring::Scoring;
 
@@ -35,6 +38,31 @@ pub fn align_ending_at(query: &[u8], subject: &[u8], sc: &Scoring, (ie, je): (us
     Some(walk.alignment(score, query, subject, sc))
 }
 
+/// The optimal alignment of `query` and `subject` in `mode`, traced back over the whole
+/// table: [`align`] for [`Mode::Local`]; in the other modes `None` only when a
+/// sequence is empty or the best glocal alignment uses no subject residue.
+pub fn align_in(mode: Mode, query: &[u8], subject: &[u8], sc: &Scoring) -> Option<Alignment> {
+    if mode == Mode::Local {
+        return align(query, subject, sc);
+    }
+    let best = score_in(mode, query, subject, sc);
+    let (ie, je) = best.end?;
+    let subject_part = &subject[..=je];
+    let width = je + 2;
+    let mut h = mode.top_row(je + 1, sc);
+    let mut f = vec![NEG_INF; width];
+    let mut dirs = vec![0u8; (ie + 1) * width];
+    for (r, &qi) in query[..=ie].iter().enumerate() {
+        let row = Some(&mut dirs[r * width..(r + 1) * width]);
+        advance_row_in(mode, r + 1, qi, subject_part, sc, &mut h, &mut f, row);
+    }
+    debug_assert_eq!(h[je + 1], best.score);
+    let mut walk = Walk::from((ie, je));
+    walk.edges = mode;
+    walk.through_block(query, subject, &dirs, 1, width);
+    Some(walk.alignment(best.score, query, subject, sc))
+}
+
 /// The state of a traceback walk.
 #[derive(Clone, Copy, PartialEq)]
 enum State {
@@ -52,12 +80,14 @@ pub(crate) struct Walk {
     state: State,
     columns: Vec<Op>,
     done: bool,
+    /// What the table's edges hold: nothing to walk (local), or gaps.
+    edges: Mode,
 }
 
 impl From<(usize, usize)> for Walk {
     /// A walk from the end cell `(ie, je)` (0-based query and subject positions).
     fn from((ie, je): (usize, usize)) -> Walk {
-        Walk { i: ie + 1, j: je + 1, state: State::H, columns: Vec::new(), done: false }
+        Walk { i: ie + 1, j: je + 1, state: State::H, columns: Vec::new(), done: false, edges: Mode::Local }
     }
 }
 
@@ -77,6 +107,12 @@ impl Walk {
     pub(crate) fn through_block(&mut self, query: &[u8], subject: &[u8], dirs: &[u8], first_row: usize, width: usize) {
         while !self.done && self.i >= first_row {
             if self.j == 0 {
+                // Column 0: in the global and glocal modes the query's first i residues
+                // against nothing, one gap (H(i, 0) is the mode's left edge).
+                if self.edges != Mode::Local {
+                    self.columns.extend(std::iter::repeat_n(Op::Insertion, self.i));
+                    self.i = 0;
+                }
                 self.done = true;
                 break;
             }
@@ -109,7 +145,12 @@ impl Walk {
                 }
             }
         }
-        if self.i == 0 {
+        if self.i == 0 && !self.done {
+            // Row 0: in the global mode the subject's first j residues against nothing.
+            if self.edges == Mode::Global {
+                self.columns.extend(std::iter::repeat_n(Op::Deletion, self.j));
+                self.j = 0;
+            }
             self.done = true;
         }
     }

@@ -105,7 +105,7 @@ pub fn align_in_band(query: &[u8], rect: &Rect<'_>, sc: &Scoring, w: usize) -> O
             let f = f_open.max(f_ext);
             let d = h_up[k] + sc.matrix.score(q[i], s[j as usize]);
             let best = d.max(e).max(f).max(0);
-            dirs[i * width + k] = dir::code(best, d, e, (e_open, e_ext), (f_open, f_ext));
+            dirs[i * width + k] = dir::code(true, best, d, e, (e_open, e_ext), (f_open, f_ext));
             (h_row[k], f_row[k], h_left) = (best, f, best);
         }
         std::mem::swap(&mut h_up, &mut h_row);

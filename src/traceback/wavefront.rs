@@ -187,7 +187,7 @@ impl Strips {
                 let wide = |v: Lanes, l: usize| v[l] as i32;
                 skewed[t] = std::array::from_fn(|l| {
                     let (e_pair, f_pair) = ((wide(e_open, l), wide(e_ext, l)), (wide(f_open, l), wide(f_ext, l)));
-                    dir::code(wide(best, l), wide(d, l), wide(ev, l), e_pair, f_pair)
+                    dir::code(true, wide(best, l), wide(d, l), wide(ev, l), e_pair, f_pair)
                 });
             }
             // Lanes that have not reached column 1 stay at the left boundary.
