@@ -89,7 +89,7 @@ pub struct DeviceSpec {
 
 impl DeviceSpec {
     /// `explicit` when given, else `CLSW_DEVICE` when set and not blank, else `auto`;
-    /// portable as `CLSW_PORTABLE` says ([`portable_from`]).
+    /// portable as `CLSW_PORTABLE` says ([`portable_from_env`]).
     pub fn resolve(explicit: Option<&str>) -> Result<DeviceSpec> {
         let spec: DeviceSpec = match explicit {
             Some(s) => s.parse()?,
@@ -100,7 +100,7 @@ impl DeviceSpec {
                 _ => DeviceChoice::Auto.into(),
             },
         };
-        Ok(spec.with_portable(portable_from(std::env::var("CLSW_PORTABLE"))?))
+        Ok(spec.with_portable(portable_from_env()?))
     }
 
     /// This specification with every OpenCL device building the portable kernels
@@ -156,6 +156,12 @@ impl From<Vec<DeviceChoice>> for DeviceSpec {
     fn from(choices: Vec<DeviceChoice>) -> DeviceSpec {
         DeviceSpec { choices, portable: false }
     }
+}
+
+/// Whether the environment asks for the portable kernels: [`portable_from`] of
+/// `CLSW_PORTABLE` (for code that opens devices itself, as the kernel tests do).
+pub fn portable_from_env() -> Result<bool> {
+    portable_from(std::env::var("CLSW_PORTABLE"))
 }
 
 /// Whether `CLSW_PORTABLE` (its value from `std::env::var`) asks for the portable

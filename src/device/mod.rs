@@ -10,7 +10,7 @@ mod choice;
 mod opencl;
 mod program_cache;
 
-pub use choice::{Backend, DeviceChoice, DeviceSpec, local_rank, select};
+pub use choice::{Backend, DeviceChoice, DeviceSpec, local_rank, portable_from_env, select};
 pub use opencl::{ClDevice, KernelArgs, KernelSource, ProgramStats, event_seconds, events_span_seconds, launch};
 pub use program_cache::ProgramCache;
 

@@ -88,8 +88,13 @@ impl Rng {
 /// The OpenCL devices to test on. With none present the test is skipped loudly,
 /// unless `CLSW_REQUIRE_DEVICE=1` (set by CI), where a missing device fails it.
 /// `CLSW_TEST_DEVICE=gpu|cpu` narrows the set (the GPU machine tests both).
+/// Each builds the portable kernels when `CLSW_PORTABLE=1`, as an engine's devices do.
 pub fn test_devices() -> Vec<ClDevice> {
-    test_device_infos().into_iter().map(|d| ClDevice::new(d).expect("opening an OpenCL device")).collect()
+    let portable = clsw::device::portable_from_env().expect("CLSW_PORTABLE");
+    test_device_infos()
+        .into_iter()
+        .map(|d| ClDevice::new(d).expect("opening an OpenCL device").with_portable(portable))
+        .collect()
 }
 
 /// [`test_devices`] for the kernel tests' sweeps of shapes and lengths, dozens of
