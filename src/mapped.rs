@@ -107,7 +107,7 @@ mod guard {
     //! The SIGBUS handler: async-signal-safe work only (atomics, `mmap`, `sigaction`,
     //! `raise`).
 
-    use super::{Ordering, SLOTS, TABLE};
+    use super::{Ordering, TABLE};
     use std::sync::OnceLock;
 
     /// The action installed before ours, to which faults elsewhere go.
@@ -155,7 +155,7 @@ mod guard {
         // SAFETY: the kernel passes a valid siginfo_t to an SA_SIGINFO handler.
         let address = unsafe { (*info).si_addr() } as usize;
         let page = PAGE.load(Ordering::Acquire);
-        for entry in &TABLE[..SLOTS] {
+        for entry in &TABLE {
             let start = entry.start.load(Ordering::Acquire);
             let len = entry.len.load(Ordering::Acquire);
             if start == 0 || address < start || address >= start + len {

@@ -98,10 +98,10 @@ impl Mode {
     }
 }
 
-/// `open + len * extend`, the cost of a gap of `len` residues, saturating far below
-/// any score (lengths that large are refused before any alignment).
+/// [`Gaps::cost`](crate::scoring::Gaps::cost) of a gap of `len` residues, saturating far
+/// below any score (lengths that large are refused before any alignment).
 fn gap_cost(len: usize, sc: &Scoring) -> i32 {
-    let cost = sc.gaps.open as i64 + len as i64 * sc.gaps.extend as i64;
+    let cost = sc.gaps.cost(u32::try_from(len).unwrap_or(u32::MAX));
     cost.min(-(NEG_INF as i64) / 2) as i32
 }
 

@@ -127,11 +127,9 @@ pub fn run_makedb(args: &MakedbArgs) -> Result<()> {
         return Ok(());
     }
     println!(
-        "wrote {}: {} {} {}, {} residues, longest {}",
+        "wrote {}: {}, {} residues, longest {}",
         args.out.display(),
-        thousands(db.len() as u64),
-        alphabet.name(),
-        if db.len() == 1 { "sequence" } else { "sequences" },
+        counted(db.len() as u64, &format!("{} sequence", alphabet.name()), &format!("{} sequences", alphabet.name())),
         thousands(db.total_residues()),
         thousands(db.max_len() as u64)
     );
