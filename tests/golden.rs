@@ -4,7 +4,7 @@
 
 mod common;
 
-use clsw::reference::sw_score;
+use clsw::reference::score;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::{Alphabet, Sequence};
 use common::{data_dir, read_fasta};
@@ -37,7 +37,7 @@ fn reference_equals_ssearch36_and_parasail() {
             by_id.get(&(alphabet, id.to_string())).unwrap_or_else(|| panic!("line {}: no sequence {id}", line_no + 1))
         };
         let sc = Scoring::new(matrix, Gaps::affine(open, extend).unwrap());
-        let got = sw_score(&get(q).residues, &get(s).residues, &sc).score;
+        let got = score(&get(q).residues, &get(s).residues, &sc).score;
         assert_eq!(got, want, "line {}: {q} vs {s} with {name} {open}/{extend}", line_no + 1);
         checked += 1;
         *per_matrix.entry(format!("{name} {open}/{extend}")).or_default() += 1;

@@ -8,7 +8,7 @@
 mod common;
 
 use clsw::device::{ClDevice, DeviceInfo, KernelArgs, KernelSource, ProgramCache, ProgramStats, launch};
-use clsw::reference::sw_score;
+use clsw::reference::score;
 use clsw::scan::{Variant, scan_once};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use common::{Rng, test_device_infos};
@@ -121,7 +121,7 @@ fn scans_through_loaded_programs_equal_the_reference() {
     let query = rng.codes(70, 20);
     let subjects: Vec<Vec<u8>> =
         (0..50).map(|k| if k % 5 == 0 { rng.mutate(&query, 0.2, 20) } else { rng.codes(1 + k * 3, 20) }).collect();
-    let want: Vec<_> = subjects.iter().map(|s| sw_score(&query, s, &sc)).collect();
+    let want: Vec<_> = subjects.iter().map(|s| score(&query, s, &sc)).collect();
     for info in devices() {
         let dir = fresh_dir("scan", &info);
         for round in 0..2 {

@@ -13,7 +13,7 @@ use clsw::psse::opencl::{device_philox, device_shuffles};
 use clsw::psse::philox::philox4x32_10;
 use clsw::psse::shuffle::shuffled;
 use clsw::psse::{PsseOptions, PsseResult, PsseRun, Variant, psse_run};
-use clsw::reference::sw_score;
+use clsw::reference::score;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
 use clsw::{Engine, Result};
@@ -107,11 +107,11 @@ fn device_shuffles_equal_cpu_shuffles_and_are_permutations() {
 fn check_against_reference(results: &[PsseResult], queries: &[Vec<u8>], subjects: &[Vec<u8>], opts: &PsseOptions) {
     for r in results {
         let (q, s) = (&queries[r.query], &subjects[r.subject]);
-        assert_eq!(r.score, sw_score(q, s, &opts.scoring).score, "real score of pair ({}, {})", r.query, r.subject);
+        assert_eq!(r.score, score(q, s, &opts.scoring).score, "real score of pair ({}, {})", r.query, r.subject);
         assert_eq!(r.shuffle_scores.len(), opts.shuffles);
         for (i, &got) in r.shuffle_scores.iter().enumerate() {
             let sh = shuffled(s, opts.seed, r.subject as u32, i as u32, opts.window);
-            assert_eq!(got, sw_score(q, &sh, &opts.scoring).score, "pair ({}, {}) shuffle {i}", r.query, r.subject);
+            assert_eq!(got, score(q, &sh, &opts.scoring).score, "pair ({}, {}) shuffle {i}", r.query, r.subject);
         }
     }
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use clsw::reference::{LocalScore, align, sw_score};
+use clsw::reference::{LocalScore, align, score};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
 use clsw::traceback::align_with_block_rows;
@@ -66,7 +66,7 @@ fn reference_equals_textbook_on_random_pairs() {
             if s.is_empty() {
                 continue;
             }
-            assert_eq!(sw_score(&q, &s, &sc), textbook(&q, &s, &sc), "{} q={q:?} s={s:?}", sc.matrix.name());
+            assert_eq!(score(&q, &s, &sc), textbook(&q, &s, &sc), "{} q={q:?} s={s:?}", sc.matrix.name());
         }
     }
 }
@@ -80,7 +80,7 @@ fn traceback_rescores_to_its_score_and_ignores_checkpoint_interval() {
             let q = rng.codes(m, letters);
             let s = rng.mutate(&q, 0.25, letters);
             let s = if s.is_empty() { vec![0] } else { s };
-            let best = sw_score(&q, &s, &sc);
+            let best = score(&q, &s, &sc);
             let Some(a) = align(&q, &s, &sc) else {
                 assert_eq!(best.score, 0);
                 continue;
@@ -102,8 +102,8 @@ fn traceback_rescores_to_its_score_and_ignores_checkpoint_interval() {
 fn edge_lengths() {
     let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
     let w = Alphabet::Protein.encode_all(b"W").unwrap();
-    assert_eq!(sw_score(&w, &[], &sc), LocalScore { score: 0, end: None });
-    assert_eq!(sw_score(&[], &w, &sc), LocalScore { score: 0, end: None });
+    assert_eq!(score(&w, &[], &sc), LocalScore { score: 0, end: None });
+    assert_eq!(score(&[], &w, &sc), LocalScore { score: 0, end: None });
     assert!(align(&[], &w, &sc).is_none());
     let a = align(&w, &w, &sc).unwrap();
     assert_eq!((a.score, a.cigar(true).as_str()), (11, "1="));

@@ -4,7 +4,8 @@
 
 mod common;
 
-use clsw::reference::{LocalScore, Mode, align_in, score_in, sw_score};
+use clsw::reference::{LocalScore, align, score};
+use clsw::scoring::Mode;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
 use common::{data_dir, read_fasta};
@@ -32,12 +33,12 @@ fn global_and_glocal_scores_equal_parasails() {
             other => panic!("mode {other}"),
         };
         let want: i32 = f[6].parse().unwrap();
-        let got = score_in(mode, &q.residues, &s.residues, &sc);
+        let got = score(&q.residues, &s.residues, &sc.clone().in_mode(mode));
         assert_eq!(got.score, want, "{line}: {} vs {}", q.id, s.id);
         // The traceback of the first 100 pairs: the whole query (and in the global mode
         // the whole subject), ending where the score pass says, rescoring to its score.
         if checked[(mode == Mode::Glocal) as usize] < 200 {
-            let a = align_in(mode, &q.residues, &s.residues, &sc).unwrap();
+            let a = align(&q.residues, &s.residues, &sc.clone().in_mode(mode)).unwrap();
             assert_eq!(a.rescore(&q.residues, &s.residues, &sc), want as i64, "{line}: {}", a.cigar(true));
             assert_eq!((a.score, a.query_start, a.query_end), (want, 0, q.len() - 1), "{line}");
             assert_eq!(Some((a.query_end, a.subject_end)), got.end, "{line}");
@@ -54,36 +55,39 @@ fn global_and_glocal_scores_equal_parasails() {
 fn each_modes_edges_by_hand() {
     let sc = scoring("BLOSUM62", 11, 1);
     // ACDEF against ACEF: A4 C9 E5 F6, D against a gap of one (12): 24 - 12.
-    let global = score_in(Mode::Global, &codes("ACDEF"), &codes("ACEF"), &sc);
+    let global = score(&codes("ACDEF"), &codes("ACEF"), &sc.clone().in_mode(Mode::Global));
     assert_eq!(global, LocalScore { score: 12, end: Some((4, 3)) });
     // The subject's flanks are free in glocal, charged in global (two gaps of 2: 13 each).
-    let glocal = score_in(Mode::Glocal, &codes("ACD"), &codes("WWACDWW"), &sc);
+    let glocal = score(&codes("ACD"), &codes("WWACDWW"), &sc.clone().in_mode(Mode::Glocal));
     assert_eq!(glocal, LocalScore { score: 19, end: Some((2, 4)) });
-    assert_eq!(score_in(Mode::Global, &codes("ACD"), &codes("WWACDWW"), &sc).score, 19 - 2 * 13);
+    assert_eq!(score(&codes("ACD"), &codes("WWACDWW"), &sc.clone().in_mode(Mode::Global)).score, 19 - 2 * 13);
     // Glocal keeps the query whole even when every pair scores below zero: W/P -4 beats
     // leaving W out (a gap of one, 12); the first column wins a tie.
-    assert_eq!(score_in(Mode::Glocal, &codes("W"), &codes("PP"), &sc), LocalScore { score: -4, end: Some((0, 0)) });
+    assert_eq!(
+        score(&codes("W"), &codes("PP"), &sc.clone().in_mode(Mode::Glocal)),
+        LocalScore { score: -4, end: Some((0, 0)) }
+    );
     // Empty sequences: a gap of the other's length, or nothing.
-    assert_eq!(score_in(Mode::Global, &[], &codes("AC"), &sc), LocalScore { score: -13, end: None });
-    assert_eq!(score_in(Mode::Global, &codes("AC"), &[], &sc), LocalScore { score: -13, end: None });
-    assert_eq!(score_in(Mode::Glocal, &codes("AC"), &[], &sc), LocalScore { score: -13, end: None });
-    assert_eq!(score_in(Mode::Glocal, &[], &codes("AC"), &sc), LocalScore { score: 0, end: None });
+    assert_eq!(score(&[], &codes("AC"), &sc.clone().in_mode(Mode::Global)), LocalScore { score: -13, end: None });
+    assert_eq!(score(&codes("AC"), &[], &sc.clone().in_mode(Mode::Global)), LocalScore { score: -13, end: None });
+    assert_eq!(score(&codes("AC"), &[], &sc.clone().in_mode(Mode::Glocal)), LocalScore { score: -13, end: None });
+    assert_eq!(score(&[], &codes("AC"), &sc.clone().in_mode(Mode::Glocal)), LocalScore { score: 0, end: None });
     // Their alignments: D against nothing; the subject's flanks outside the glocal one,
     // gaps in the global one (one deletion of 2 at each end).
-    let cigar = |mode, q: &str, s: &str| align_in(mode, &codes(q), &codes(s), &sc).unwrap().cigar(true);
+    let cigar = |mode, q: &str, s: &str| align(&codes(q), &codes(s), &sc.clone().in_mode(mode)).unwrap().cigar(true);
     assert_eq!(cigar(Mode::Global, "ACDEF", "ACEF"), "2=1I2=");
     assert_eq!(cigar(Mode::Glocal, "ACD", "WWACDWW"), "3=");
     assert_eq!(cigar(Mode::Global, "ACD", "WWACDWW"), "2D3=2D");
-    let a = align_in(Mode::Glocal, &codes("ACD"), &codes("WWACDWW"), &sc).unwrap();
+    let a = align(&codes("ACD"), &codes("WWACDWW"), &sc.clone().in_mode(Mode::Glocal)).unwrap();
     assert_eq!((a.subject_start, a.subject_end), (2, 4));
     // The query's first residues against nothing, at the left edge: a glocal alignment
     // of WWWWWAC against AC aligns A and C and gaps the W run (one gap).
-    let a = align_in(Mode::Glocal, &codes("WWWWWAC"), &codes("AC"), &sc).unwrap();
+    let a = align(&codes("WWWWWAC"), &codes("AC"), &sc.clone().in_mode(Mode::Glocal)).unwrap();
     assert_eq!(a.cigar(true), "5I2=");
     assert_eq!(a.rescore(&codes("WWWWWAC"), &codes("AC"), &sc), a.score as i64);
     // Nothing to align: an empty sequence.
-    assert!(align_in(Mode::Global, &[], &codes("AC"), &sc).is_none());
-    // Local is sw_score.
+    assert!(align(&[], &codes("AC"), &sc.clone().in_mode(Mode::Global)).is_none());
+    // Local is score.
     let (q, s) = (codes("MKVLAAGIW"), codes("PPKVLAGIWPP"));
-    assert_eq!(score_in(Mode::Local, &q, &s, &sc), sw_score(&q, &s, &sc));
+    assert_eq!(score(&q, &s, &sc.clone().in_mode(Mode::Local)), score(&q, &s, &sc));
 }

@@ -302,8 +302,7 @@ fn rust_align_report(q: &[u8], s: &[u8], sc: &Scoring) -> String {
 fn related_pair() -> (Sequence, Sequence) {
     let q = queries().into_iter().nth(2).unwrap();
     let (db, _) = Database::from_fasta(&db_path(), Alphabet::Protein, EmptyRecords::Skip).unwrap();
-    let best =
-        (0..db.len()).max_by_key(|&k| reference::sw_score(&q.residues, db.residues(k), &protein_scoring()).score);
+    let best = (0..db.len()).max_by_key(|&k| reference::score(&q.residues, db.residues(k), &protein_scoring()).score);
     (q, db.sequence(best.unwrap()))
 }
 

@@ -6,7 +6,7 @@
 
 mod common;
 
-use clsw::reference::{LocalScore, sw_score};
+use clsw::reference::{LocalScore, score};
 use clsw::scan::{Variant, scan_once};
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::seq::Alphabet;
@@ -14,7 +14,7 @@ use common::{Rng, read_fasta, sweep_devices};
 
 /// Checks every variant; returns the number of subjects each recomputed at 32 bits.
 fn check(query: &[u8], subjects: &[Vec<u8>], sc: &Scoring, what: &str) -> Vec<usize> {
-    let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(query, s, sc)).collect();
+    let want: Vec<LocalScore> = subjects.iter().map(|s| score(query, s, sc)).collect();
     let mut recomputed = Vec::new();
     for dev in sweep_devices() {
         for variant in Variant::ALL {
@@ -92,9 +92,9 @@ fn scores_beyond_8_and_16_bits() {
     let w = Alphabet::Protein.encode_all(b"W").unwrap()[0];
     let query: Vec<u8> = (0..2_100).map(|k| if k % 10 == 0 { rng.below(20) as u8 } else { w }).collect();
     let subjects = vec![query.clone(), query[..20].to_vec(), query[..200].to_vec(), rng.mutate(&query, 0.05, 20)];
-    let best = sw_score(&query, &query, &sc).score;
+    let best = score(&query, &query, &sc).score;
     assert!(best > 32_767, "test needs a score past 16 bits, got {best}");
-    let past_16_bits = subjects.iter().filter(|s| sw_score(&query, s, &sc).score > 32_767).count();
+    let past_16_bits = subjects.iter().filter(|s| score(&query, s, &sc).score > 32_767).count();
     assert!(past_16_bits >= 1);
     let recomputed = check(&query, &subjects, &sc, "long W-rich pairs");
     // The plain kernel is 32-bit throughout; the narrow ones must recompute at least
@@ -163,7 +163,7 @@ fn team_in_every_shape() {
                     }
                 })
                 .collect();
-            let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(&query, s, &sc)).collect();
+            let want: Vec<LocalScore> = subjects.iter().map(|s| score(&query, s, &sc)).collect();
             // min_team 1: subjects shorter than 12 x team get smaller teams, each a launch.
             // long_cover 0: every pair walked by one team, no long groups.
             let tuning = Tuning { team, rows, team_group: group, min_team: 1, long_cover: 0, ..Tuning::default() };
@@ -219,7 +219,7 @@ fn team_scans_several_queries_in_one_launch() {
             for (q, (query, out)) in queries.iter().zip(&got).enumerate() {
                 recomputed += out.recomputed;
                 for (k, s) in subjects.iter().enumerate() {
-                    let want = sw_score(query, s, sc).score;
+                    let want = score(query, s, sc).score;
                     let what = format!(
                         "{}: query {q} ({} residues), subject {k} ({})",
                         sc.matrix.name(),
@@ -273,7 +273,7 @@ fn long_subjects_are_walked_by_several_teams_at_once_or_in_windows() {
     let residues: u64 = lengths.iter().map(|&n| n as u64).sum();
     let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
     let want: Vec<Vec<LocalScore>> =
-        queries.iter().map(|q| subjects.iter().map(|s| sw_score(q, s, &sc)).collect()).collect();
+        queries.iter().map(|q| subjects.iter().map(|s| score(q, s, &sc)).collect()).collect();
     assert!(want[1][0].score > 32_767 && want[1][11].score > 32_767, "the planted copies must pass 16 bits");
     // Subjects from 5,000 (or 300) residues on are long.
     let from = |n: u64, team: usize| Tuning {
@@ -325,7 +325,7 @@ fn long_subject_with_a_planted_match() {
     let planted = rng.mutate(&query, 0.1, 20);
     long.splice(21_000..21_000 + planted.len(), planted);
     let subjects = vec![long, rng.codes(10, 20), rng.mutate(&query, 0.3, 20), rng.codes(5_000, 20)];
-    let want = sw_score(&query, &subjects[0], &sc);
+    let want = score(&query, &subjects[0], &sc);
     let (_, j) = want.end.unwrap();
     assert!(want.score > 500 && (21_000..21_400).contains(&j), "the planted copy should be the best: {want:?}");
     check(&query, &subjects, &sc, "35,213-residue subject");
@@ -350,7 +350,7 @@ fn intra_chunks_of_the_query_and_partial_tiles() {
             subjects.push(twice);
             let got = scan_once(&dev, Variant::Intra, &query, &subjects, &sc).unwrap();
             for (k, s) in subjects.iter().enumerate() {
-                assert_eq!(got.scores[k], sw_score(&query, s, &sc), "qlen {qlen}: subject {k} (length {})", s.len());
+                assert_eq!(got.scores[k], score(&query, s, &sc), "qlen {qlen}: subject {k} (length {})", s.len());
             }
         }
     }
@@ -373,7 +373,7 @@ fn intra_tie_across_query_chunks() {
     let mut subject = vec![1u8; 400];
     subject[50..150].copy_from_slice(&v);
     subject[250..350].copy_from_slice(&u);
-    let want = sw_score(&query, &subject, &sc);
+    let want = score(&query, &subject, &sc);
     assert_eq!(want, LocalScore { score: 500, end: Some((611, 149)) });
     check(&query, &[subject], &sc, "a tie across query chunks");
 }
@@ -494,7 +494,7 @@ fn random_scorings_with_extreme_values() {
             .collect();
         let longest = subjects.iter().map(Vec::len).max().unwrap();
         sc.check_lengths(query.len(), longest, "the test's pair").unwrap();
-        let want: Vec<LocalScore> = subjects.iter().map(|s| sw_score(&query, s, &sc)).collect();
+        let want: Vec<LocalScore> = subjects.iter().map(|s| score(&query, s, &sc)).collect();
         let what = |path: String, k: usize| {
             format!(
                 "round {round}, {path}: {} {:?}, subject {k} (length {})",

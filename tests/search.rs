@@ -13,7 +13,7 @@ use clsw::device::{DeviceChoice, DeviceSpec};
 use clsw::output::{
     FormatOptions, OutputFormat, ResultWriter, blast_coordinates, format_bit_score, format_evalue, tabular_line,
 };
-use clsw::reference::{LocalScore, sw_score};
+use clsw::reference::{LocalScore, score};
 use clsw::scan::Variant;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::search::{
@@ -62,7 +62,7 @@ fn assert_scores(got: &[LocalScore], want: &[LocalScore], what: &str) {
 }
 
 fn reference_scores(query: &[u8], db: &Database, sc: &Scoring) -> Vec<LocalScore> {
-    (0..db.len()).into_par_iter().map(|k| sw_score(query, db.residues(k), sc)).collect()
+    (0..db.len()).into_par_iter().map(|k| score(query, db.residues(k), sc)).collect()
 }
 
 fn all_results(searcher: &Searcher, queries: &[Sequence]) -> Vec<SearchResult> {
@@ -143,7 +143,7 @@ fn hits_are_ordered_filtered_and_aligned() {
         let a = h.alignment.as_ref().expect("alignment of every hit");
         assert_eq!(a.score, h.score);
         assert_eq!(a.rescore(&q.residues, db.residues(h.subject), &sc), h.score as i64);
-        assert_eq!(Some((a.query_end, a.subject_end)), sw_score(&q.residues, db.residues(h.subject), &sc).end);
+        assert_eq!(Some((a.query_end, a.subject_end)), score(&q.residues, db.residues(h.subject), &sc).end);
         // The hit's alignment, computed before its end cell only, is the reference's.
         assert_eq!(Some(a), clsw::reference::align(&q.residues, db.residues(h.subject), &sc).as_ref());
     }
@@ -807,8 +807,8 @@ fn dna_both_strands_find_the_reverse_complemented_pair() {
         let both = search(Strands::Both);
         let rc = reverse_complement(&query.residues);
         for k in 0..db.len() {
-            assert_scores(&plus.scores[k..=k], &[sw_score(&query.residues, db.residues(k), &sc)], "plus");
-            assert_scores(&minus.scores[k..=k], &[sw_score(&rc, db.residues(k), &sc)], "minus");
+            assert_scores(&plus.scores[k..=k], &[score(&query.residues, db.residues(k), &sc)], "plus");
+            assert_scores(&minus.scores[k..=k], &[score(&rc, db.residues(k), &sc)], "minus");
             let best = if minus.scores[k].score > plus.scores[k].score { &minus } else { &plus };
             assert_eq!(both.scores[k], best.scores[k]);
         }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use clsw::reference::sw_score;
+use clsw::reference::score;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::traceback::align;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -45,7 +45,7 @@ fn long_pair_in_little_memory() {
     let a = align(&query, &subject, &sc).expect("related sequences align");
     let peak = PEAK.load(Ordering::SeqCst) - before;
     assert!(peak < 32 << 20, "traceback used {peak} bytes at its peak");
-    assert_eq!(a.score, sw_score(&query, &subject, &sc).score);
+    assert_eq!(a.score, score(&query, &subject, &sc).score);
     assert_eq!(a.rescore(&query, &subject, &sc), a.score as i64);
     assert!(a.query_start >= 28_900 && a.length() > 4_000, "{}..{}", a.query_start, a.query_end);
     eprintln!("35,000 x {} traceback: peak {:.1} MB, {} columns", subject.len(), peak as f64 / 1e6, a.length());

@@ -158,7 +158,7 @@ pub unsafe extern "C" fn clsw_align_score(
         let out = unsafe { out_ptr(score, "score") }?;
         // SAFETY: the pointers and lengths are as encoded_pair needs (the caller's promise).
         let (sc, q, s) = unsafe { encoded_pair(scoring, query, query_len, subject, subject_len) }?;
-        *out = reference::sw_score(&q, &s, &sc.scoring).score;
+        *out = reference::score(&q, &s, &sc.scoring).score;
         Ok(())
     })
 }

@@ -118,7 +118,7 @@ fn build_cases() -> Result<Vec<Case>> {
         Case { name: "DNA (scores past 16 bits)", scoring: dna, query: dquery, subjects: dsubjects, want: Vec::new() },
     ];
     for c in &mut cases {
-        c.want = c.subjects.par_iter().map(|s| reference::sw_score(&c.query, s, &c.scoring)).collect();
+        c.want = c.subjects.par_iter().map(|s| reference::score(&c.query, s, &c.scoring)).collect();
     }
     Ok(cases)
 }

@@ -69,7 +69,7 @@ use crate::device::ClDevice;
 use crate::engine::{Engine, WorkerRef, split_by_weights};
 use crate::error::{Error, Result};
 use crate::memory;
-use crate::reference::sw_score;
+use crate::reference::score;
 use crate::scan::native;
 use crate::scan::scanner::RETIRE_EVERY;
 use crate::scoring::{DefaultMatrices, Scoring, ScoringRequest};
@@ -468,10 +468,10 @@ fn pair_result(
         if *v < 0 {
             recomputed += 1;
             *v = if i == n {
-                sw_score(query, subject, &opts.scoring).score
+                score(query, subject, &opts.scoring).score
             } else {
                 let sh = shuffle::shuffled(subject, opts.seed, s as u32, i as u32, opts.window);
-                sw_score(query, &sh, &opts.scoring).score
+                score(query, &sh, &opts.scoring).score
             };
         }
     }

@@ -23,7 +23,7 @@
 //! This is the one statement of the recurrence, the end rule and the tie rule: every
 //! kernel (`cl/`, `src/scan`, `src/traceback`) refers here rather than restating them.
 //!
-//! # Global and glocal modes ([`Mode`], issue 42; the reference only, so far)
+//! # Global and glocal modes ([`Mode`], the scoring's `mode`)
 //!
 //! E and F are the same; H has no floor of 0, and its edges charge the gaps that an
 //! alignment must open before its first pair (docs/global-plan.md: ggsearch36 and
@@ -45,9 +45,9 @@ pub mod sw3;
 mod traceback;
 
 pub(crate) use traceback::Walk;
-pub use traceback::{align, align_ending_at, align_in};
+pub use traceback::{align, align_ending_at};
 
-use crate::scoring::Scoring;
+use crate::scoring::{Mode, Scoring};
 
 /// A local alignment's score and where it ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -56,18 +56,6 @@ pub struct LocalScore {
     /// 0-based positions of the last aligned query and subject residues; `None` when
     /// the score is 0 (no residue pair scores above zero).
     pub end: Option<(usize, usize)>,
-}
-
-/// Which ends of the two sequences an alignment may leave out (see the module header).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Mode {
-    /// Smith-Waterman: both sequences may start and end anywhere.
-    #[default]
-    Local,
-    /// Needleman-Wunsch: both sequences whole (ggsearch36).
-    Global,
-    /// The query whole, the subject from anywhere to anywhere (glsearch36).
-    Glocal,
 }
 
 impl Mode {
@@ -149,17 +137,11 @@ pub(crate) mod dir {
     }
 }
 
-/// Advances one row of the recurrence. On entry `h` and `f` hold H(i-1, 0..=n) and
-/// F(i-1, 0..=n); on return they hold row i. With `dirs`, the traceback bits of
+/// Advances one row of the recurrence in the scoring's mode, for query row `i`
+/// (1-based: H(i, 0) is the mode's left edge). On entry `h` and `f` hold H(i-1, 0..=n)
+/// and F(i-1, 0..=n); on return they hold row i. With `dirs`, the traceback bits of
 /// row i are written to `dirs[j]` for j in 1..=n.
-pub(crate) fn advance_row(qi: u8, subject: &[u8], sc: &Scoring, h: &mut [i32], f: &mut [i32], dirs: Option<&mut [u8]>) {
-    advance_row_in(Mode::Local, 0, qi, subject, sc, h, f, dirs)
-}
-
-/// [`advance_row`] in `mode`, for query row `i` (1-based: H(i, 0) is the mode's edge).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn advance_row_in(
-    mode: Mode,
+pub(crate) fn advance_row(
     i: usize,
     qi: u8,
     subject: &[u8],
@@ -169,9 +151,9 @@ pub(crate) fn advance_row_in(
     mut dirs: Option<&mut [u8]>,
 ) {
     let (open, ext) = (sc.gaps.open, sc.gaps.extend);
-    let floor = mode.floor();
+    let floor = sc.mode.floor();
     let mut diag = h[0];
-    h[0] = mode.left_edge(i, sc);
+    h[0] = sc.mode.left_edge(i, sc);
     let mut e = NEG_INF;
     for j in 1..=subject.len() {
         let up = h[j];
@@ -182,7 +164,7 @@ pub(crate) fn advance_row_in(
         let d = diag + sc.matrix.score(qi, subject[j - 1]);
         let best = d.max(e).max(f[j]).max(floor);
         if let Some(dirs) = dirs.as_deref_mut() {
-            dirs[j] = dir::code(mode == Mode::Local, best, d, e, (e_open, e_ext), (f_open, f_ext));
+            dirs[j] = dir::code(sc.mode == Mode::Local, best, d, e, (e_open, e_ext), (f_open, f_ext));
         }
         diag = up;
         h[j] = best;
@@ -199,38 +181,27 @@ pub(crate) fn better_end(h: i32, i: usize, j: usize, best: &LocalScore) -> bool 
     }
 }
 
-/// The optimal local score of `query` against `subject` (alphabet codes) and its end.
-pub fn sw_score(query: &[u8], subject: &[u8], sc: &Scoring) -> LocalScore {
-    let n = subject.len();
-    let mut h = vec![0i32; n + 1];
+/// The optimal score of `query` against `subject` (alphabet codes) in the scoring's
+/// mode, and where it ends (see the module header).
+pub fn score(query: &[u8], subject: &[u8], sc: &Scoring) -> LocalScore {
+    let (m, n) = (query.len(), subject.len());
+    let mut h = sc.mode.top_row(n, sc);
     let mut f = vec![NEG_INF; n + 1];
     let mut best = LocalScore { score: 0, end: None };
     for (i, &qi) in query.iter().enumerate() {
-        advance_row(qi, subject, sc, &mut h, &mut f, None);
-        for (j, &v) in h.iter().enumerate().skip(1) {
-            if v > 0 && better_end(v, i, j - 1, &best) {
-                best = LocalScore { score: v, end: Some((i, j - 1)) };
+        advance_row(i + 1, qi, subject, sc, &mut h, &mut f, None);
+        if sc.mode == Mode::Local {
+            for (j, &v) in h.iter().enumerate().skip(1) {
+                if v > 0 && better_end(v, i, j - 1, &best) {
+                    best = LocalScore { score: v, end: Some((i, j - 1)) };
+                }
             }
         }
     }
-    best
-}
-
-/// The optimal score of `query` against `subject` in `mode`, and where it ends (see the
-/// module header); [`sw_score`] for [`Mode::Local`].
-pub fn score_in(mode: Mode, query: &[u8], subject: &[u8], sc: &Scoring) -> LocalScore {
-    if mode == Mode::Local {
-        return sw_score(query, subject, sc);
-    }
-    let (m, n) = (query.len(), subject.len());
-    let mut h = mode.top_row(n, sc);
-    let mut f = vec![NEG_INF; n + 1];
-    for (i, &qi) in query.iter().enumerate() {
-        advance_row_in(mode, i + 1, qi, subject, sc, &mut h, &mut f, None);
-    }
-    match mode {
+    match sc.mode {
+        Mode::Local => best,
         Mode::Global => LocalScore { score: h[n], end: (m > 0 && n > 0).then(|| (m - 1, n - 1)) },
-        _ => {
+        Mode::Glocal => {
             // The first column holding the last row's best.
             let (j, &score) = h.iter().enumerate().rev().max_by_key(|&(_, &v)| v).expect("n + 1 cells");
             LocalScore { score, end: (m > 0 && j > 0).then(|| (m - 1, j - 1)) }
@@ -280,11 +251,11 @@ mod tests {
     fn hand_computed_scores() {
         // BLOSUM62: W/W 11, so "W" vs "W" scores 11 ending at (0,0).
         let sc = blosum62(11, 1);
-        assert_eq!(sw_score(&protein("W"), &protein("W"), &sc), LocalScore { score: 11, end: Some((0, 0)) });
+        assert_eq!(score(&protein("W"), &protein("W"), &sc), LocalScore { score: 11, end: Some((0, 0)) });
         // Nothing positive: score 0, no end.
-        assert_eq!(sw_score(&protein("W"), &protein("P"), &sc), LocalScore { score: 0, end: None });
+        assert_eq!(score(&protein("W"), &protein("P"), &sc), LocalScore { score: 0, end: None });
         // WWWW vs WW-WW with a 1-gap: 4*11 - 12 = 32 beats 2*11 = 22.
-        let r = sw_score(&protein("WWWWW"), &protein("WWAWWW"), &sc);
+        let r = score(&protein("WWWWW"), &protein("WWAWWW"), &sc);
         // Best is WWWWW vs WW-WWW? query WWWWW (5) vs subject WWAWWW: align WW / WW, gap for A, WWW/WWW: 55-12=43.
         assert_eq!(r.score, 43);
         assert_eq!(r.end, Some((4, 5)));
@@ -295,7 +266,7 @@ mod tests {
         let sc = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 1, -3).unwrap(), Gaps::affine(5, 2).unwrap());
         let d = dna;
         // "A" matches at subject 1 and 3 and query 0 and 2: smallest subject, then query.
-        let r = sw_score(&d("ACA"), &d("GAGA"), &sc);
+        let r = score(&d("ACA"), &d("GAGA"), &sc);
         assert_eq!(r, LocalScore { score: 1, end: Some((0, 1)) });
     }
 }

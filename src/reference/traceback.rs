@@ -8,59 +8,36 @@
 //! table's edge, where the rest of the query is one gap (column 0), and in the global
 //! mode the rest of the subject too (row 0).
 
-use super::{Mode, NEG_INF, advance_row, advance_row_in, dir, score_in, sw_score};
+use super::{NEG_INF, advance_row, dir, score};
 use crate::align::{Alignment, Op};
-use crate::scoring::Scoring;
+use crate::scoring::{Mode, Scoring};
 
-/// The optimal local alignment of `query` and `subject` (alphabet codes), or `None`
-/// when the best score is 0, traced back over the whole table (memory `m x n`).
+/// The optimal alignment of `query` and `subject` (alphabet codes) in the scoring's
+/// mode, traced back over the whole table (memory `m x n`). `None` when the best local
+/// score is 0; in the other modes only when a sequence is empty or the best glocal
+/// alignment uses no subject residue.
 pub fn align(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<Alignment> {
-    align_ending_at(query, subject, sc, sw_score(query, subject, sc).end?)
+    align_ending_at(query, subject, sc, score(query, subject, sc).end?)
 }
 
-/// The best alignment ending at `end` (0-based query and subject positions), `None`
-/// if it scores 0, traced back over rows and columns up to `end`.
+/// The best alignment ending at `end` (0-based query and subject positions), traced
+/// back over rows and columns up to `end`; in the local mode `None` if it scores 0.
 pub fn align_ending_at(query: &[u8], subject: &[u8], sc: &Scoring, (ie, je): (usize, usize)) -> Option<Alignment> {
     let subject_part = &subject[..=je];
     let width = je + 2;
-    let mut h = vec![0i32; width];
+    let mut h = sc.mode.top_row(je + 1, sc);
     let mut f = vec![NEG_INF; width];
     let mut dirs = vec![0u8; (ie + 1) * width];
     for (r, &qi) in query[..=ie].iter().enumerate() {
-        advance_row(qi, subject_part, sc, &mut h, &mut f, Some(&mut dirs[r * width..(r + 1) * width]));
+        advance_row(r + 1, qi, subject_part, sc, &mut h, &mut f, Some(&mut dirs[r * width..(r + 1) * width]));
     }
     let score = h[je + 1];
-    if score <= 0 {
+    if sc.mode == Mode::Local && score <= 0 {
         return None;
     }
-    let mut walk = Walk::from((ie, je));
+    let mut walk = Walk::new((ie, je), sc.mode);
     walk.through_block(query, subject, &dirs, 1, width);
     Some(walk.alignment(score, query, subject, sc))
-}
-
-/// The optimal alignment of `query` and `subject` in `mode`, traced back over the whole
-/// table: [`align`] for [`Mode::Local`]; in the other modes `None` only when a
-/// sequence is empty or the best glocal alignment uses no subject residue.
-pub fn align_in(mode: Mode, query: &[u8], subject: &[u8], sc: &Scoring) -> Option<Alignment> {
-    if mode == Mode::Local {
-        return align(query, subject, sc);
-    }
-    let best = score_in(mode, query, subject, sc);
-    let (ie, je) = best.end?;
-    let subject_part = &subject[..=je];
-    let width = je + 2;
-    let mut h = mode.top_row(je + 1, sc);
-    let mut f = vec![NEG_INF; width];
-    let mut dirs = vec![0u8; (ie + 1) * width];
-    for (r, &qi) in query[..=ie].iter().enumerate() {
-        let row = Some(&mut dirs[r * width..(r + 1) * width]);
-        advance_row_in(mode, r + 1, qi, subject_part, sc, &mut h, &mut f, row);
-    }
-    debug_assert_eq!(h[je + 1], best.score);
-    let mut walk = Walk::from((ie, je));
-    walk.edges = mode;
-    walk.through_block(query, subject, &dirs, 1, width);
-    Some(walk.alignment(best.score, query, subject, sc))
 }
 
 /// The state of a traceback walk.
@@ -84,14 +61,13 @@ pub(crate) struct Walk {
     edges: Mode,
 }
 
-impl From<(usize, usize)> for Walk {
-    /// A walk from the end cell `(ie, je)` (0-based query and subject positions).
-    fn from((ie, je): (usize, usize)) -> Walk {
-        Walk { i: ie + 1, j: je + 1, state: State::H, columns: Vec::new(), done: false, edges: Mode::Local }
-    }
-}
-
 impl Walk {
+    /// A walk from the end cell `(ie, je)` (0-based query and subject positions) of a
+    /// table in `mode`.
+    pub(crate) fn new((ie, je): (usize, usize), mode: Mode) -> Walk {
+        Walk { i: ie + 1, j: je + 1, state: State::H, columns: Vec::new(), done: false, edges: mode }
+    }
+
     /// True when the walk has found the alignment's start.
     pub(crate) fn done(&self) -> bool {
         self.done
@@ -174,7 +150,7 @@ mod tests {
         let (sc, q, s) = (blosum62(open, extend), protein(query), protein(subject));
         let a = align(&q, &s, &sc).unwrap();
         assert_eq!(a.rescore(&q, &s, &sc), a.score as i64);
-        assert_eq!(a.score, sw_score(&q, &s, &sc).score);
+        assert_eq!(a.score, score(&q, &s, &sc).score);
         a
     }
 

@@ -78,7 +78,7 @@ pub fn fold(best: &mut LocalScore, window: LocalScore, first: i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::sw_score;
+    use crate::reference::score;
     use crate::scoring::{Gaps, Matrix};
 
     #[test]
@@ -145,9 +145,9 @@ mod tests {
                 let walked = &window[skip.min(window.len())..];
                 // Padding columns score like the kernels' padding letter: never above 0.
                 let walked: Vec<u8> = walked.iter().map(|&c| if c == 24 { 23 } else { c }).collect();
-                fold(&mut best, sw_score(&q, &walked, &sc), start + skip as i64);
+                fold(&mut best, score(&q, &walked, &sc), start + skip as i64);
             }
-            assert_eq!(best, sw_score(&q, &s, &sc), "case {case}: {w:?}, skip {skip}");
+            assert_eq!(best, score(&q, &s, &sc), "case {case}: {w:?}, skip {skip}");
         }
         assert!(used > 100, "{used} cases used windows");
     }

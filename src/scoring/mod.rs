@@ -38,6 +38,8 @@ pub struct ScoringRequest {
     /// Gap costs as the user wrote them, positive or negative ([`Gaps::from_signed`]).
     pub gap_open: Option<i32>,
     pub gap_extend: Option<i32>,
+    /// The alignment mode (local when absent).
+    pub mode: Option<Mode>,
 }
 
 impl ScoringRequest {
@@ -63,7 +65,7 @@ impl ScoringRequest {
             )));
         }
         let gaps = Gaps::stated(self.gap_open, self.gap_extend, matrix.name())?;
-        Ok(Scoring::new(matrix, gaps))
+        Ok(Scoring::new(matrix, gaps).in_mode(self.mode.unwrap_or_default()))
     }
 
     /// The alphabet of the matrix the request names (a built-in name or a file), read
@@ -74,22 +76,55 @@ impl ScoringRequest {
     }
 }
 
-/// A complete scoring scheme: what every aligner in clsw takes.
+crate::error::named_enum! {
+    /// Which ends of the two sequences an alignment may leave out: the recurrences of
+    /// each are stated once, in [`crate::reference`]'s header.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+    pub enum Mode ("alignment mode", "modes") {
+        /// Smith-Waterman: both sequences may start and end anywhere (ssearch36).
+        #[default]
+        Local = "local",
+        /// Needleman-Wunsch: both sequences whole, end gaps charged (ggsearch36).
+        Global = "global",
+        /// The query whole, the subject from anywhere to anywhere (glsearch36).
+        Glocal = "glocal",
+    }
+}
+
+/// A complete scoring scheme: what every aligner in clsw takes. Its [`Mode`] says
+/// whether gaps at the ends are charged (local by default); the jobs that compute
+/// local alignments only refuse the others ([`Scoring::require_local`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scoring {
     pub matrix: Matrix,
     pub gaps: Gaps,
+    pub mode: Mode,
 }
 
 impl Scoring {
+    /// A local scoring ([`Scoring::in_mode`] for the others).
     pub fn new(matrix: Matrix, gaps: Gaps) -> Scoring {
-        Scoring { matrix, gaps }
+        Scoring { matrix, gaps, mode: Mode::Local }
     }
 
-    /// A built-in (or file) matrix with its customary gap penalties.
+    /// A built-in (or file) matrix with its customary gap penalties, local.
     pub fn with_default_gaps(matrix: Matrix) -> Scoring {
         let gaps = Gaps::default_for(matrix.name());
-        Scoring { matrix, gaps }
+        Scoring::new(matrix, gaps)
+    }
+
+    /// The same scoring in `mode`.
+    pub fn in_mode(self, mode: Mode) -> Scoring {
+        Scoring { mode, ..self }
+    }
+
+    /// An error naming `what` unless the mode is local: for the jobs that compute local
+    /// alignments only (psse, sw3, the C ABI's pairwise aligners of local scores).
+    pub fn require_local(&self, what: &str) -> Result<()> {
+        if self.mode != Mode::Local {
+            return Err(Error::InvalidArgument(format!("{what} computes local alignments only (mode {})", self.mode)));
+        }
+        Ok(())
     }
 
     /// Checks that a pair of `m` and `n` residues keeps every sum of the 32-bit

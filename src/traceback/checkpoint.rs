@@ -11,23 +11,23 @@
 //! check that every k gives the reference's alignment.
 
 use crate::align::Alignment;
-use crate::reference::{NEG_INF, Walk, advance_row, sw_score};
-use crate::scoring::Scoring;
+use crate::reference::{NEG_INF, Walk, advance_row, score};
+use crate::scoring::{Mode, Scoring};
 
 /// Pairs with more cells than this are traced back with checkpoints; smaller ones
 /// keep the whole traceback matrix (at most this many bytes).
 const FULL_MATRIX_CELLS: usize = 1 << 24;
 
-/// The optimal local alignment of `query` and `subject` (alphabet codes), or `None`
-/// when the best score is 0.
+/// The optimal alignment of `query` and `subject` (alphabet codes) in the scoring's
+/// mode ([`crate::reference::align`]'s, its `None` cases included).
 pub fn align(query: &[u8], subject: &[u8], sc: &Scoring) -> Option<Alignment> {
-    align_ending_at(query, subject, sc, sw_score(query, subject, sc).end?)
+    align_ending_at(query, subject, sc, score(query, subject, sc).end?)
 }
 
 /// The alignment [`align`] returns when the end cell is already known (a scan kernel
 /// reports it): the score pass is skipped. `end` = (query, subject) positions, 0-based;
-/// given another cell, the result is the best alignment ending there (`None` if it
-/// scores 0).
+/// given another cell, the result is the best alignment ending there (in the local
+/// mode `None` if it scores 0).
 pub fn align_ending_at(query: &[u8], subject: &[u8], sc: &Scoring, end: (usize, usize)) -> Option<Alignment> {
     traceback(query, subject, sc, end, block_rows(end))
 }
@@ -50,7 +50,7 @@ pub fn align_ending_at_bytes(end: (usize, usize)) -> u128 {
 /// [`align`] with an explicit checkpoint interval (rows per block); exposed so tests
 /// can check that the result does not depend on it.
 pub fn align_with_block_rows(query: &[u8], subject: &[u8], sc: &Scoring, block_rows: usize) -> Option<Alignment> {
-    traceback(query, subject, sc, sw_score(query, subject, sc).end?, block_rows)
+    traceback(query, subject, sc, score(query, subject, sc).end?, block_rows)
 }
 
 /// Checkpointed traceback from the end cell `(ie, je)`, `block_rows` rows per block.
@@ -66,21 +66,21 @@ fn traceback(
     let width = je + 2; // columns 0..=je+1 in DP terms (j = 0 is the boundary)
 
     // Forward pass: checkpoints of (H, F) at rows 0, k, 2k, ... below ie+1.
-    let mut h = vec![0i32; width];
+    let mut h = sc.mode.top_row(je + 1, sc);
     let mut f = vec![NEG_INF; width];
     let mut checkpoints: Vec<(Vec<i32>, Vec<i32>)> = Vec::new();
     for (i, &qi) in query[..=ie].iter().enumerate() {
         if i % k == 0 {
             checkpoints.push((h.clone(), f.clone()));
         }
-        advance_row(qi, subject_part, sc, &mut h, &mut f, None);
+        advance_row(i + 1, qi, subject_part, sc, &mut h, &mut f, None);
     }
     let score = h[je + 1]; // H(ie, je)
-    if score <= 0 {
+    if sc.mode == Mode::Local && score <= 0 {
         return None;
     }
     // The reference's walk, fed one recomputed block of rows at a time, last first.
-    let mut walk = Walk::from((ie, je));
+    let mut walk = Walk::new((ie, je), sc.mode);
     let mut dirs = vec![0u8; k * width];
     for b in (0..checkpoints.len()).rev() {
         let first_row = b * k + 1; // DP row of the block's first row
@@ -94,7 +94,7 @@ fn traceback(
         let (mut h, mut f) = checkpoints[b].clone();
         for r in first_row..=last_row {
             let row = &mut dirs[(r - first_row) * width..(r - first_row + 1) * width];
-            advance_row(query[r - 1], subject_part, sc, &mut h, &mut f, Some(row));
+            advance_row(r, query[r - 1], subject_part, sc, &mut h, &mut f, Some(row));
         }
         walk.through_block(query, subject, &dirs, first_row, width);
     }

@@ -162,7 +162,7 @@ pub fn align_in_band(query: &[u8], rect: &Rect<'_>, sc: &Scoring, w: usize) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reference::{align_ending_at, sw_score, testing::generator};
+    use crate::reference::{align_ending_at, score, testing::generator};
     use crate::scoring::{Gaps, Matrix};
 
     /// Near-identical pairs (a copy with a few substitutions and short indels, small
@@ -200,7 +200,7 @@ mod tests {
                 if s.is_empty() {
                     continue;
                 }
-                let best = sw_score(&q, &s, sc);
+                let best = score(&q, &s, sc);
                 let Some(end) = best.end else { continue };
                 let rect = Rect { rows: 0..end.0 + 1, subject: &s[..=end.1], subject_offset: 0 };
                 let want = align_ending_at(&q, &s, sc, end);
@@ -244,14 +244,14 @@ mod tests {
         let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
         let q = crate::reference::testing::protein("MKVLAAGIWWHEPRCDKLMNQ");
         let rect = Rect { rows: 0..q.len(), subject: &q, subject_offset: 0 };
-        let self_score = sw_score(&q, &q, &sc).score;
+        let self_score = score(&q, &q, &sc).score;
         assert_eq!(half_width(&q, &rect, &sc, self_score), Some(0));
         // 11 + 1 below the copy's score leaves room for a gap of one position.
         assert_eq!(half_width(&q, &rect, &sc, self_score - 12), Some(1));
         assert_eq!(half_width(&q, &rect, &sc, self_score - 20), Some(9));
         assert_eq!(half_width(&q, &rect, &sc, self_score + 1), None);
         let cheap = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(0, 2).unwrap());
-        let s = sw_score(&q, &q, &cheap).score;
+        let s = score(&q, &q, &cheap).score;
         assert_eq!(half_width(&q, &rect, &cheap, s - 1), Some(0));
         assert_eq!(half_width(&q, &rect, &cheap, s - 7), Some(3));
     }

@@ -208,7 +208,7 @@ fn rectangle<'a>(query: &[u8], h: &HitEnd<'a>, sc: &Scoring) -> Result<Option<Re
 mod tests {
     use super::*;
     use crate::reference::testing::generator;
-    use crate::reference::{self, sw_score};
+    use crate::reference::{self, score};
     use crate::scoring::{Gaps, Matrix};
 
     /// Related pairs with repeats and small alphabets, so optimal alignments tie in
@@ -253,7 +253,7 @@ mod tests {
                     let at = next(s.len() + 1);
                     s.splice(at..at, piece);
                 }
-                let best = sw_score(&q, &s, sc);
+                let best = score(&q, &s, sc);
                 let Some(end) = best.end else { continue };
                 let want = reference::align_ending_at(&q, &s, sc, end);
                 assert_eq!(align_from_end(&q, &s, sc, end, best.score).unwrap(), want, "round {round}");
@@ -296,7 +296,7 @@ mod tests {
         subjects
             .iter()
             .filter_map(|s| {
-                let best = sw_score(q, s, sc);
+                let best = score(q, s, sc);
                 best.end.map(|end| HitEnd { subject: s, end, score: best.score })
             })
             .collect()
@@ -410,7 +410,7 @@ mod tests {
     fn saturating_pairs_and_other_end_cells_take_the_whole_prefix() {
         let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
         let w = vec![17u8; 3_100];
-        let best = sw_score(&w, &w, &sc);
+        let best = score(&w, &w, &sc);
         let end = best.end.unwrap();
         assert_eq!(align_from_end(&w, &w, &sc, end, best.score).unwrap(), reference::align_ending_at(&w, &w, &sc, end));
         // A cell that is not the optimum's end: still the best alignment ending there.
@@ -425,7 +425,7 @@ mod tests {
         let wide = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(40_000, 1).unwrap());
         let mut s = q.clone();
         s.remove(20);
-        let best = sw_score(&q, &s, &wide);
+        let best = score(&q, &s, &wide);
         let end = best.end.unwrap();
         assert_eq!(
             align_from_end(&q, &s, &wide, end, best.score).unwrap(),

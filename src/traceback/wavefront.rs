@@ -21,7 +21,7 @@ use super::batch::{Kernel, NEG, Rect};
 use crate::align::Alignment;
 use crate::reference::{Walk, dir};
 use crate::scan::native::lanes::{LANES, Lanes, add, max, splat};
-use crate::scoring::Scoring;
+use crate::scoring::{Mode, Scoring};
 
 /// True for a rectangle better traced alone on every lane than in a lane of a batch:
 /// one of at least 256 rows and columns whose strip boundaries take at most
@@ -73,7 +73,7 @@ fn align_rect_with(kernel: Kernel, query: &[u8], rect: &Rect<'_>, sc: &Scoring) 
         return None;
     }
     // The reference's walk from the last cell, fed the strips' bits, last first.
-    let mut walk = Walk::from((q.len() - 1, s.len() - 1));
+    let mut walk = Walk::new((q.len() - 1, s.len() - 1), Mode::Local);
     let mut dirs = vec![0u8; LANES * width];
     let mut skewed = vec![[0u8; LANES]; s.len() + LANES];
     for k in (0..strips).rev() {

@@ -165,6 +165,7 @@ impl ScoringArgs {
             // As written: the library reads either sign (Gaps::from_signed).
             gap_open: self.gap_open,
             gap_extend: self.gap_extend,
+            mode: None,
         }
     }
 

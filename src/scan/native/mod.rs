@@ -267,7 +267,7 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
     // The reference where 16 bits may have saturated; `true` for those.
     let exact = |k: usize, r: Option<LocalScore>| match r {
         Some(r) => (k, r, false),
-        None => (k, reference::sw_score(query, subjects[k].as_ref(), scoring), true),
+        None => (k, reference::score(query, subjects[k].as_ref(), scoring), true),
     };
     // The striped profile, built once for every subject alone.
     let profile = if split < pending.len() { Some(striped::Profile::new(query, scoring)?) } else { None };
@@ -451,7 +451,7 @@ mod tests {
     /// each pass; with ends (returned) and score-only (the same scores, and no end that
     /// is not the reference's).
     fn check(query: &[u8], subjects: &[Vec<u8>], sc: &Scoring, what: &str) -> Vec<ScanOutput> {
-        let want: Vec<LocalScore> = subjects.iter().map(|s| reference::sw_score(query, s, sc)).collect();
+        let want: Vec<LocalScore> = subjects.iter().map(|s| reference::score(query, s, sc)).collect();
         let supported: Vec<Level> = Level::ALL.into_iter().filter(|l| l.supported()).collect();
         assert!(supported.contains(&Level::Portable));
         supported
@@ -554,7 +554,7 @@ mod tests {
         let across = query2[BLOCK_ROWS - 150..BLOCK_ROWS + 120].to_vec();
         let mut subjects: Vec<Vec<u8>> = (0..40).map(|_| (0..1 + rng(300)).map(|_| rng(24) as u8).collect()).collect();
         subjects.extend([tie.clone(), across, query2[BLOCK_ROWS - 3000..BLOCK_ROWS + 600].to_vec()]);
-        let tie_end = reference::sw_score(&query, &tie, &sc).end;
+        let tie_end = reference::score(&query, &tie, &sc).end;
         assert_eq!(tie_end, Some((BLOCK_ROWS + 210, 20)), "the reference's end of the tie");
         check(&query, &subjects, &sc, "two blocks, tie across blocks");
         for out in check(&query2, &subjects, &sc, "a match across the block boundary") {

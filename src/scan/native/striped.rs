@@ -60,7 +60,7 @@ pub fn reach(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Result<
     unsafe { reach_in::<Lanes>(&profile, subject, sc, target) }
 }
 
-/// The pair's optimal local score and end cell, as [`crate::reference::sw_score`]
+/// The pair's optimal local score and end cell, as [`crate::reference::score`]
 /// gives them (the end rule: the smallest column, then the smallest row, among the
 /// cells holding the best score), for the query of `profile`. `None` when 16-bit
 /// arithmetic could have saturated.
@@ -437,7 +437,7 @@ unsafe fn score_in<V: Stripe>(profile: &Profile, subject: &[u8], sc: &Scoring) -
 mod tests {
     use super::*;
     use crate::reference::testing::generator;
-    use crate::reference::{NEG_INF, advance_row, sw_score};
+    use crate::reference::{self, NEG_INF, advance_row};
     use crate::scoring::{Gaps, Matrix};
 
     /// The reference's answer, from its rows: the best score and the last row and
@@ -447,7 +447,7 @@ mod tests {
         let mut f = vec![NEG_INF; s.len() + 1];
         let (mut rows, mut cols) = (None::<usize>, None::<usize>);
         for (i, &qi) in q.iter().enumerate() {
-            advance_row(qi, s, sc, &mut h, &mut f, None);
+            advance_row(i + 1, qi, s, sc, &mut h, &mut f, None);
             for (j, &v) in h.iter().enumerate().skip(1) {
                 if v == target && target > 0 {
                     rows = Some(i);
@@ -455,7 +455,7 @@ mod tests {
                 }
             }
         }
-        Reach { best: sw_score(q, s, sc).score, last: rows.zip(cols) }
+        Reach { best: reference::score(q, s, sc).score, last: rows.zip(cols) }
     }
 
     #[test]
@@ -477,7 +477,7 @@ mod tests {
                     let at = next(s.len());
                     s.splice(at..at, piece);
                 }
-                let exact = sw_score(&q, &s, &sc);
+                let exact = reference::score(&q, &s, &sc);
                 let profile = Profile::new(&q, &sc).unwrap();
                 assert_eq!(score(&profile, &s, &sc).unwrap(), Some(exact), "round {round}: score and end");
                 // The arrays' twin, which the AVX2 registers replace where they can.
@@ -504,7 +504,7 @@ mod tests {
         assert_eq!(reach(&w, &w, &sc, 40_000).unwrap(), None);
         assert_eq!(score(&Profile::new(&w, &sc).unwrap(), &w, &sc).unwrap(), None);
         let short = Profile::new(&w[..100], &sc).unwrap();
-        assert_eq!(score(&short, &w[..100], &sc).unwrap(), Some(sw_score(&w[..100], &w[..100], &sc)));
+        assert_eq!(score(&short, &w[..100], &sc).unwrap(), Some(reference::score(&w[..100], &w[..100], &sc)));
         let reached = reach(&w[..100], &w[..100], &sc, 1_100).unwrap();
         assert_eq!(reached, Some(Reach { best: 1_100, last: Some((99, 99)) }));
     }
