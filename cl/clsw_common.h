@@ -15,6 +15,47 @@
 #define CLSW_TEST_SCORE_OFFSET 0
 #endif
 
+/* What a scan kernel writes as the score of a pair whose narrow lanes may have
+ * saturated: the host recomputes it at 32 bits (src/scan: SATURATED). Any other value
+ * is a score, negative ones included (the global and glocal modes). */
+#define CLSW_SATURATED (-2147483647 - 1)
+
+/* The alignment mode of the scan programs, a build option: 0 local (Smith-Waterman),
+ * 1 global, 2 glocal (the query whole, the subject from anywhere to anywhere); the
+ * recurrences are src/reference's (its module header).
+ *
+ * In the non-local modes the host places a query of m rows at the END of its padded
+ * rows (src/scan/profile.rs), so that its last row, where the score is read, is the
+ * last row of the last band or pass; the pad = rows - m rows above it reproduce the
+ * top edge: each scores S_PAD for every letter (global: -extend, glocal: 0) and starts
+ * from the left edge below, so every padding row holds the values of DP row 0. */
+#ifndef MODE
+#define MODE 0
+#endif
+#define MODE_LOCAL 0
+#define MODE_GLOBAL 1
+#define MODE_GLOCAL 2
+
+/* H(R, 0), the left edge of profile row R (pad rows of padding above the query): DP row
+ * dp = R - pad + 1 is the query's first dp residues against nothing, -(open + dp
+ * extend); DP row 0 and, in glocal, the padding rows are 0; global padding rows are
+ * -open, so that a padding row's first cell, -open - extend, is DP row 0's. R = -1 is
+ * the row above the profile: its column 0 is the corner H(0, 0) = 0 when pad = 0. */
+inline int clsw_left_edge(int R, int pad, int open, int extend)
+{
+    const int dp = R - pad + 1;
+    if (dp > 0)
+        return -(open + dp * extend);
+    return MODE == MODE_GLOBAL && dp < 0 ? -open : 0;
+}
+
+/* H above the profile's first row at column j (0-based subject position): DP row 0,
+ * -(open + (j + 1) extend) in global (padding rows hold the same), 0 in glocal. */
+inline int clsw_top_edge(int j, int open, int extend)
+{
+    return MODE == MODE_GLOBAL ? -(open + (j + 1) * extend) : 0;
+}
+
 /* Minus infinity for E and F at 32 bits, far from INT_MIN so that subtracting gap
  * penalties cannot wrap (the same value as NEG_INF in src/reference). */
 #define CLSW_NEG_INF (-536870912)
@@ -97,12 +138,12 @@ inline end_t better_end(end_t a, end_t b)
     return a;
 }
 
-/* A lane's score (-1 past sat_limit: saturated, the host recomputes it at 32 bits) and
+/* A lane's score (CLSW_SATURATED past sat_limit, the host recomputes it at 32 bits) and
  * end cell. */
 inline void write_result(__global int *out_score, __global int *out_query_end, __global int *out_subject_end,
                          int index, end_t best, int sat_limit)
 {
-    out_score[index] = best.score > sat_limit ? -1 : best.score + CLSW_TEST_SCORE_OFFSET;
+    out_score[index] = best.score > sat_limit ? CLSW_SATURATED : best.score + CLSW_TEST_SCORE_OFFSET;
     out_query_end[index] = best.i;
     out_subject_end[index] = best.j;
 }

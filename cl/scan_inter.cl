@@ -27,6 +27,13 @@
  *
  * Rows past the query's end (padding to a whole band) score PAD_SCORE for every
  * letter, so their cells stay strictly below the best and never tie with it.
+ *
+ * Global and glocal modes (MODE, clsw_common.h): no floor at 0; the padding rows are
+ * above the query, each band starts from the left edge (clsw_left_edge) and the first
+ * band from the top edge; the score is read from the last band's last row (the
+ * query's): at the subject's last column (global), or its best column, the first on
+ * ties (glocal). Every H is still folded into `top` for the saturation check; the host
+ * sends pairs whose cells could fall below 16 bits to WIDE=1 (src/scan: fits_16_bits).
  */
 
 #ifndef BAND
@@ -68,9 +75,10 @@ __kernel void scan_inter(
     const int gap_extend,
     const int sat_limit,               /* a best above this did not fit the boundary row */
     __local score_t *band_profile,     /* [letter][STRIDE] */
-    __global int *out_score,           /* per slot; -1 = saturated, recompute wide */
+    __global int *out_score,           /* per slot; CLSW_SATURATED: recompute wide */
     __global int *out_query_end,
-    __global int *out_subject_end)
+    __global int *out_subject_end,
+    const int query_length)            /* the query's rows (the last of m_pad, in the non-local modes) */
 {
     const int G = get_local_size(0);
     const int t = get_local_id(0);
@@ -80,6 +88,11 @@ __kernel void scan_inter(
     __global const uint *res = residues + group_word[g] + t;
     __global boundary_t *bnd = boundary + (group_cell[g] - cell_origin) + t;
     const int oe = gap_open + gap_extend;
+#if MODE
+    const int pad = m_pad - query_length;
+    /* The query's last row: its H at the mode's end column (j = -1: column 0). */
+    int last = clsw_left_edge(m_pad - 1, pad, gap_open, gap_extend), last_j = -1;
+#endif
 
     int best = 0, best_i = -1, best_j = -1;
     for (int i0 = 0; i0 < m_pad; i0 += BAND) {
@@ -91,10 +104,20 @@ __kernel void scan_inter(
         int h[BAND], e[BAND];  /* H(i, j-1) and E(i, j-1) for the band's rows */
 #pragma unroll
         for (int r = 0; r < BAND; r++) {
+#if MODE
+            h[r] = clsw_left_edge(i0 + r, pad, gap_open, gap_extend);
+            e[r] = h[r] - oe;
+#else
             h[r] = 0;
             e[r] = -oe;
+#endif
         }
+#if MODE
+        int diag_top = clsw_left_edge(i0 - 1, pad, gap_open, gap_extend);  /* H(i0-1, j-1) */
+        const bool last_band = i0 + BAND == m_pad;
+#else
         int diag_top = 0;  /* H(i0-1, j-1) */
+#endif
         uint word = 0;
         for (int j = 0; j < n; j++) {
             if ((j & 3) == 0)
@@ -103,8 +126,8 @@ __kernel void scan_inter(
             __local const score_t *prof = band_profile + c * STRIDE;
             int up, f;  /* H(i-1, j) and F(i-1, j) entering the band */
             if (i0 == 0) {
-                up = 0;
-                f = -oe;
+                up = clsw_top_edge(j, gap_open, gap_extend);
+                f = up - oe;
             } else {
                 const boundary_t b = bnd[(size_t)j * G];
                 up = BOUND_H(b);
@@ -116,22 +139,37 @@ __kernel void scan_inter(
             for (int r = 0; r < BAND; r++) {
                 e[r] = max(e[r] - gap_extend, h[r] - oe);
                 f = max(f - gap_extend, up - oe);
+#if MODE
+                const int hn = max(max(diag + prof[r], e[r]), f);
+                best = max(best, hn);
+                if (r == BAND - 1 && last_band && (MODE == MODE_GLOBAL ? j == n - 1 : hn > last)) {
+                    last = hn;
+                    last_j = j;
+                }
+#else
                 const int hn = max(max(diag + prof[r], e[r]), max(f, 0));
-                diag = h[r];
-                h[r] = hn;
-                up = hn;
                 if (hn > best || (hn == best && j < best_j)) {
                     best = hn;
                     best_i = i0 + r;
                     best_j = j;
                 }
+#endif
+                diag = h[r];
+                h[r] = hn;
+                up = hn;
             }
             bnd[(size_t)j * G] = PACK(up, f);
         }
     }
     if (n == 0)
         return;
-    out_score[slot] = best > sat_limit ? -1 : best + CLSW_TEST_SCORE_OFFSET;
+#if MODE
+    best_i = last_j >= 0 ? query_length - 1 : -1;
+    best_j = last_j;
+    out_score[slot] = best > sat_limit ? CLSW_SATURATED : last + CLSW_TEST_SCORE_OFFSET;
+#else
+    out_score[slot] = best > sat_limit ? CLSW_SATURATED : best + CLSW_TEST_SCORE_OFFSET;
+#endif
     out_query_end[slot] = best_i;
     out_subject_end[slot] = best_j;
 }

@@ -43,7 +43,7 @@
  * when best <= 32767 (sat_limit) every stored value was exact (F lies between
  * -(open + extend) and H). Otherwise the first cell past 32767 (in dependency
  * order) was computed from exact values, so best is past 32767 too: the subject is
- * reported as saturated (score -1) and the host recomputes it with WIDE=1.
+ * reported as saturated (CLSW_SATURATED) and the host recomputes it with WIDE=1.
  *
  * End cell: the reference's rule is the highest H, then the smallest subject
  * position j, then the smallest query position i. A work-item visits its cells by
@@ -103,7 +103,7 @@ __kernel void scan_intra(
     __local prof_t *chunk_profile,     /* [letter][P] */
     __local boundary_t *exchange,      /* [2][TILE][P] */
     __local int *reduce,               /* [3][P] */
-    __global int *out_score,           /* -1 = saturated, recompute wide */
+    __global int *out_score,           /* CLSW_SATURATED: recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end)
 {
@@ -210,7 +210,7 @@ __kernel void scan_intra(
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (p == 0) {
-        out_score[first + g] = reduce[0] > sat_limit ? -1 : reduce[0] + CLSW_TEST_SCORE_OFFSET;
+        out_score[first + g] = reduce[0] > sat_limit ? CLSW_SATURATED : reduce[0] + CLSW_TEST_SCORE_OFFSET;
         out_subject_end[first + g] = reduce[P];
         out_query_end[first + g] = reduce[2 * P];
     }

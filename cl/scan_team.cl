@@ -38,6 +38,19 @@
  * (packed column maxima, then the lane's cells), and the team's first work-item reduces
  * the team's through local memory.
  *
+ * Global and glocal modes (MODE, clsw_common.h): H has no floor (VIMNMX without
+ * .RELU); the query sits at the end of its padded rows, so its last row is the last
+ * work-item's last row in the last pass, which alone folds the mode's score: H at each
+ * lane's last column (global), or the best of the lane's columns, the first on ties
+ * (glocal). Each pass starts every row at its left edge, the first pass's boundary is
+ * the top edge, and the pipeline's fill columns (j < 0) take a letter of their own
+ * whose profile row is the left edge's step from the row above (src/scan/profile.rs:
+ * S_FILL), so that a fill column leaves every row at its left edge. The drain columns
+ * keep the padding letter: the last row never holds its best there (a path into them
+ * pays a gap open more than one down the lane's last column). Every cell is still
+ * folded for the saturation check; the host sends the pairs whose cells could fall
+ * below 16 bits to the 32-bit recompute (src/scan: fits_16_bits).
+ *
  * Saturation: the lanes are true 16-bit values. A wrap can only start from a cell above
  * 32767 - max(S), and every cell is folded into the best, so a subject whose best
  * exceeds sat_limit is reported as -1 and recomputed at 32 bits by the host.
@@ -65,6 +78,14 @@
 #define ENDS 1
 #endif
 #define SPAN (TEAM * ROWS)
+/* Whether work-items track the local end cell (ENDS in the local mode); the other
+ * modes know their end row and fold the last row only. */
+#define LOCAL_ENDS (ENDS && MODE == MODE_LOCAL)
+#if MODE
+#define HMAX(a, b) vmax2((a), (b))
+#else
+#define HMAX(a, b) vmax2_relu((a), (b))
+#endif
 #define HALF_SPAN (SPAN / 2)
 /* The local profile: per letter, each work-item's ROWS / 2 words (two rows each),
  * rounded up to even so that a work-item's words start 8-byte aligned and load two at a
@@ -107,18 +128,34 @@ inline uint funnel_right(uint lo, uint hi, uint s) { return s ? (lo >> s) | (hi 
 #endif
 
 /* Residue word x of a team (two columns of both lanes), or four padding letters outside
- * the group's `words` words. The load is from a clamped index, so it needs no branch. */
+ * the group's `words` words (before them, in the non-local modes, the fill letter). The
+ * load is from a clamped index, so it needs no branch. */
 inline uint team_word(__global const uint *res, int x, int words, int G, uint pad_word)
 {
     const uint w = res[(size_t)(uint)clamp(x, 0, words - 1) * G];
+#if MODE
+    /* The fill letter is the one after the padding letter. */
+    return (uint)x < (uint)words ? w : x < 0 ? pad_word + 0x01010101u : pad_word;
+#else
     return (uint)x < (uint)words ? w : pad_word;
+#endif
 }
 
 /* The first work-item's boundary cell of column k (at element kG = k * G): the previous
- * pass's last row (when `reads`), else the top row (H = 0, F = -oe). */
-inline uint2 team_boundary(__global const uint2 *bnd, bool reads, int k, int kG, int n, uint minus_oe)
+ * pass's last row (when `reads`), else the top row (H = 0, F = -oe; in the global mode
+ * the top edge, with F = H - oe, the same as minus infinity there). */
+inline uint2 team_boundary(__global const uint2 *bnd, bool reads, int k, int kG, int n, uint minus_oe,
+                           uint minus_ext)
 {
+#if MODE == MODE_GLOBAL
+    /* The top edge, -(open + (k + 1) extend) = -oe - k extend. */
+    if (reads && k < n)
+        return bnd[kG];
+    const uint top = vadd2(minus_oe, PACK2(k * LO(minus_ext)));
+    return (uint2)(top, vadd2(top, minus_oe));
+#else
     return reads && k < n ? bnd[kG] : (uint2)(0, minus_oe);
+#endif
 }
 
 #if !ENDS
@@ -136,11 +173,12 @@ inline uint team_best(uint best, int lid, int t, __local uint *scratch)
     return best;
 }
 
-/* A score-only result: the score, or -1 above the saturation limit; no end cell. */
+/* A score-only result: the score, or CLSW_SATURATED above the saturation limit; no end
+ * cell. */
 inline void write_score(__global int *out_score, __global int *out_query_end, __global int *out_subject_end, int k,
                         int best, int sat_limit)
 {
-    out_score[k] = best > sat_limit ? -1 : best + CLSW_TEST_SCORE_OFFSET;
+    out_score[k] = best > sat_limit ? CLSW_SATURATED : best + CLSW_TEST_SCORE_OFFSET;
     out_query_end[k] = -1;
     out_subject_end[k] = -1;
 }
@@ -150,12 +188,59 @@ inline void write_score(__global int *out_score, __global int *out_query_end, __
 typedef struct {
     uint h_out, f_out;        /* last row's H and the F below it, at the last column */
     uint diag_top;            /* H of the row above this work-item, at the last column */
-#if ENDS
+#if LOCAL_ENDS
     end_t best0, best1;
 #else
-    uint best;
+    uint best;                /* every cell's max: the local score, or the saturation check */
+#endif
+#if MODE
+    end_t last0, last1;       /* the query's last row, each lane: H at the mode's end column */
+    int n0, n1;               /* each lane's subject length */
+    bool holds_last;          /* this work-item holds the query's last row in this pass */
 #endif
 } team_t;
+
+#if MODE
+/* A lane's `last` before any column: below every score (a work-item without the
+ * query's last row keeps it), or for the holder in glocal H(m, 0), column 0. */
+#define NO_LAST (-1073741824)
+
+/* Starts the pass's last-row fold: `holds` when this work-item's last row is the
+ * query's (`edge_m` = H(m, 0), the left edge there; m - 1 its query position). */
+inline void last_start(team_t *st, bool holds, int edge_m, int m)
+{
+    st->holds_last = holds;
+    const end_t v = {holds && MODE == MODE_GLOCAL ? edge_m : NO_LAST, m - 1, -1};
+    st->last0 = v;
+    st->last1 = v;
+}
+
+/* Folds the query's last row `h` at column j into each lane's `last`: the lane's last
+ * column (global), or a higher H at one of the lane's columns (glocal: the first
+ * column wins ties). */
+inline void track_last(team_t *st, uint h, int j)
+{
+#if MODE == MODE_GLOBAL
+    if (j == st->n0 - 1) {
+        st->last0.score = LO(h);
+        st->last0.j = j;
+    }
+    if (j == st->n1 - 1) {
+        st->last1.score = HI(h);
+        st->last1.j = j;
+    }
+#else
+    if (j >= 0 && j < st->n0 && LO(h) > st->last0.score) {
+        st->last0.score = LO(h);
+        st->last0.j = j;
+    }
+    if (j >= 0 && j < st->n1 && HI(h) > st->last1.score) {
+        st->last1.score = HI(h);
+        st->last1.j = j;
+    }
+#endif
+}
+#endif
 
 /* What enters this work-item's first row at this step: the H and F the work-item
  * above handed down, or for the team's first the boundary cell `b`. */
@@ -170,9 +255,21 @@ inline uint2 column_top(const team_t *st, uint2 b, int t, __local uint *scratch)
 #endif
 }
 
-/* A pass starts left of column 0: H = 0 and E = F = -oe in every row. */
-inline void pass_start(team_t *st, uint *h, uint *e, uint minus_oe)
+/* A pass starts left of column 0: H = 0 and E = F = -oe in every row; in the other
+ * modes H is each row's left edge (the first is profile row r0, below `pad` padding
+ * rows) and E = F = H - oe (as minus infinity: at most H - open). */
+inline void pass_start(team_t *st, uint *h, uint *e, uint minus_oe, int r0, int pad, int open, int extend)
 {
+#if MODE
+#pragma unroll
+    for (int r = 0; r < ROWS; r++) {
+        h[r] = PACK2(clsw_left_edge(r0 + r, pad, open, extend));
+        e[r] = vadd2(h[r], minus_oe);
+    }
+    st->h_out = h[ROWS - 1];
+    st->f_out = e[ROWS - 1];
+    st->diag_top = PACK2(clsw_left_edge(r0 - 1, pad, open, extend));
+#else
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
         h[r] = 0;
@@ -181,6 +278,7 @@ inline void pass_start(team_t *st, uint *h, uint *e, uint minus_oe)
     st->h_out = 0;
     st->f_out = minus_oe;
     st->diag_top = 0;
+#endif
 }
 
 /* Step k: column j = k - t of this work-item's rows (the first is query row i0), from
@@ -197,7 +295,7 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
     __local const uint *pb = (__local const uint *)((__local const uchar *)my_profile + lb * (STRIDE * 4));
     uint diag = st->diag_top, f = f_top;
     uint wa_next = 0, wb_next = 0;
-#if ENDS
+#if LOCAL_ENDS
     uint colmax = 0;
 #else
     uint best = st->best;
@@ -223,12 +321,12 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
         for (int upper = 0; upper < 2; upper++) {
             const int r = 2 * r2 + upper;
             const uint sc = upper ? pick_hi(wa, wb) : pick_lo(wa, wb);
-            const uint hn = vmax2_relu(vaddmax2(r ? h_in[r - 1] : diag, sc, e[r]), f);
+            const uint hn = HMAX(vaddmax2(r ? h_in[r - 1] : diag, sc, e[r]), f);
             h_new[r] = hn;
             const uint hoe = vadd2(hn, minus_oe);
             e[r] = vaddmax2(e[r], minus_ext, hoe);
             f = vaddmax2(f, minus_ext, hoe);
-#if ENDS
+#if LOCAL_ENDS
             colmax = vmax2(colmax, hn);
 #else
             best = vmax2(best, hn);
@@ -240,13 +338,17 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
     st->f_out = f;
     if (writes && (uint)j < (uint)n)
         bnd[jG] = (uint2)(st->h_out, f);
-#if ENDS
+#if LOCAL_ENDS
     if ((uint)j < (uint)n) {
         track_end(&st->best0, LO(colmax), 0, h_new, ROWS, i0, j);
         track_end(&st->best1, HI(colmax), 1, h_new, ROWS, i0, j);
     }
 #else
     st->best = best;
+#endif
+#if MODE
+    if (st->holds_last)
+        track_last(st, st->h_out, j);
 #endif
 }
 
@@ -261,15 +363,15 @@ typedef struct {
 
 /* A pass's walk before its first step. */
 inline walk_t walk_start(__global const uint *res, __global const uint2 *bnd, bool reads, int t, int n, int words,
-                         int G, uint pad_word, uint minus_oe)
+                         int G, uint pad_word, uint minus_oe, uint minus_ext)
 {
     walk_t w;
     w.k = 0;
     w.a = -((t + 1) >> 1);
     w.cur = n > 0 ? team_word(res, w.a, words, G, pad_word) : pad_word;
     w.next = n > 0 ? team_word(res, w.a + 1, words, G, pad_word) : pad_word;
-    w.b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe);
-    w.b1 = team_boundary(bnd, reads, 1, G, n, minus_oe);
+    w.b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe, minus_ext);
+    w.b1 = team_boundary(bnd, reads, 1, G, n, minus_oe, minus_ext);
     /* Boundary elements of column k and of column j = k - t, in 32 bits: the host
      * refuses a group whose boundary row holds 2^31 elements or more. */
     w.kG = 0;
@@ -289,8 +391,8 @@ inline void team_walk(team_t *st, walk_t *w, uint *ha, uint *hb, uint *e, int un
     const uint shift = (t & 1) * 16;
     for (; w->k < until; w->k += 2, w->a++, w->kG += 2 * G, w->jG += 2 * G) {
         const uint ahead = team_word(res, w->a + 2, words, G, pad_word);
-        const uint2 b0_ahead = team_boundary(bnd, reads, w->k + 2, w->kG + 2 * G, n, minus_oe);
-        const uint2 b1_ahead = team_boundary(bnd, reads, w->k + 3, w->kG + 3 * G, n, minus_oe);
+        const uint2 b0_ahead = team_boundary(bnd, reads, w->k + 2, w->kG + 2 * G, n, minus_oe, minus_ext);
+        const uint2 b1_ahead = team_boundary(bnd, reads, w->k + 3, w->kG + 3 * G, n, minus_oe, minus_ext);
         const uint both = funnel_right(w->cur, w->next, shift);
         team_column(st, ha, hb, e, w->b0, writes, w->k, t, n, w->jG, i0, both & 0xffu, (both >> 8) & 0xffu, bnd,
                     my_profile, minus_oe, minus_ext, scratch);
@@ -347,7 +449,7 @@ __kernel void scan_team(
     const int gap_extend,
     const int sat_limit,               /* a best above this may have wrapped */
     __local uint2 *span_pairs,         /* [letter][STRIDE] words (declared in pairs: 8-byte aligned), STAGES of them */
-    __global int *out_score,           /* per team and lane; -1 = saturated, recompute wide */
+    __global int *out_score,           /* per team and lane; CLSW_SATURATED: recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end,
     __local uint *scratch,             /* 6 words per work-item */
@@ -390,7 +492,8 @@ __kernel void scan_team(
     __global uint2 *bnd = boundary + (group_cell[g] - cell_origin) + slot_of_pair;
     const uint minus_oe = PACK2(-(gap_open + gap_extend));
     const uint minus_ext = PACK2(-gap_extend);
-    const uint pad_word = (uint)(letters - 1) * 0x01010101u;
+    /* The padding letter: the last, or in the other modes the one before the fill letter. */
+    const uint pad_word = (uint)(letters - 1 - (MODE != MODE_LOCAL)) * 0x01010101u;
     /* Residue words of the group's columns (the last may end in padding). */
     const int words = (n + 1) / 2;
     /* The steps of a pass: TEAM - 1 more than the columns (the pipeline's fill and
@@ -399,7 +502,7 @@ __kernel void scan_team(
     const int steps = n > 0 ? (n + TEAM) & ~1 : 0;
 
     team_t st;
-#if ENDS
+#if LOCAL_ENDS
     st.best0 = (end_t){0, -1, -1};
     st.best1 = (end_t){0, -1, -1};
     end_t pair0 = st.best0, pair1 = st.best1;
@@ -407,26 +510,45 @@ __kernel void scan_team(
     st.best = 0;
     uint pair = 0;
 #endif
+#if MODE
+    /* The query's length follows the slots' rows; its padding rows are above it. */
+    const int m = slot_rows[slots + slot];
+    const int pad = rows - m;
+    const int edge_m = clsw_left_edge(rows - 1, pad, gap_open, gap_extend);
+    st.n0 = n0;
+    st.n1 = n1;
+    last_start(&st, false, edge_m, m);
+    end_t pair0 = st.last0, pair1 = st.last1;
+#else
+    const int pad = 0;
+#endif
     uint ha[ROWS], hb[ROWS], e[ROWS];
-    pass_start(&st, ha, e, minus_oe);
+    pass_start(&st, ha, e, minus_oe, t * ROWS, pad, gap_open, gap_extend);
     if (!long_group) {
         __local const uint *my_profile = span_profile + t * ROW_WORDS;
         for (int p = 0; p < rows; p += SPAN) {
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
             load_span(span_profile, profile, letters, m_pad, p, lid, get_local_size(0));
             barrier(CLK_LOCAL_MEM_FENCE);
-            pass_start(&st, ha, e, minus_oe);
+            pass_start(&st, ha, e, minus_oe, p + t * ROWS, pad, gap_open, gap_extend);
+#if MODE
+            last_start(&st, t == TEAM - 1 && p + SPAN >= rows, edge_m, m);
+#endif
             const bool reads = p > 0 && t == 0;
             const bool writes = t == TEAM - 1 && p + SPAN < rows;
-            walk_t w = walk_start(res, bnd, reads, t, n, words, G, pad_word, minus_oe);
+            walk_t w = walk_start(res, bnd, reads, t, n, words, G, pad_word, minus_oe, minus_ext);
             team_walk(&st, &w, ha, hb, e, steps, reads, writes, t, n, words, G, pad_word, p + t * ROWS, res, bnd,
                       my_profile, minus_oe, minus_ext, scratch);
         }
-#if ENDS
+#if LOCAL_ENDS
         pair0 = st.best0;
         pair1 = st.best1;
 #else
         pair = st.best;
+#endif
+#if MODE
+        pair0 = st.last0;
+        pair1 = st.last1;
 #endif
     } else {
         /* Team s < STAGES: virtual block v = tick - 2 s of round v / round_len, block
@@ -446,7 +568,7 @@ __kernel void scan_team(
 #else
         const bool walks = true;
 #endif
-        walk_t w = walk_start(res, bnd, false, t, n, words, G, pad_word, minus_oe);
+        walk_t w = walk_start(res, bnd, false, t, n, words, G, pad_word, minus_oe, minus_ext);
         int p = 0;
         bool reads = false, writes = false;
         for (int tick = 0; tick < ticks; tick++) {
@@ -458,16 +580,19 @@ __kernel void scan_team(
             if (active && b == 0) {
                 p = pass * SPAN;
                 load_span(stage_profile, profile, letters, m_pad, p, t, TEAM);
-                pass_start(&st, ha, e, minus_oe);
-#if ENDS
+                pass_start(&st, ha, e, minus_oe, p + t * ROWS, pad, gap_open, gap_extend);
+#if LOCAL_ENDS
                 st.best0 = (end_t){0, -1, -1};
                 st.best1 = (end_t){0, -1, -1};
 #else
                 st.best = 0;
 #endif
+#if MODE
+                last_start(&st, t == TEAM - 1 && p + SPAN >= rows, edge_m, m);
+#endif
                 reads = p > 0 && t == 0;
                 writes = t == TEAM - 1 && p + SPAN < rows;
-                w = walk_start(res, bnd, reads, t, n, words, G, pad_word, minus_oe);
+                w = walk_start(res, bnd, reads, t, n, words, G, pad_word, minus_oe, minus_ext);
             }
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
             if (walks) {
@@ -485,11 +610,17 @@ __kernel void scan_team(
                 }
             }
             if (active && b == blocks - 1) {
-#if ENDS
+#if LOCAL_ENDS
                 pair0 = better_end(pair0, st.best0);
                 pair1 = better_end(pair1, st.best1);
 #else
                 pair = vmax2(pair, st.best);
+#endif
+#if MODE
+                if (st.holds_last) {
+                    pair0 = st.last0;
+                    pair1 = st.last1;
+                }
 #endif
             }
             barrier(CLK_GLOBAL_MEM_FENCE);
@@ -499,7 +630,14 @@ __kernel void scan_team(
      * group: every team's passes folded). */
     const int folded = long_group ? STAGES * TEAM : TEAM;
     const int first = long_group ? 0 : lid - t;
-#if ENDS
+#if MODE
+    /* A lane whose cells passed the limit on any work-item wins the fold as saturated. */
+    if (LO(pair) > sat_limit)
+        pair0.score = INT_MAX;
+    if (HI(pair) > sat_limit)
+        pair1.score = INT_MAX;
+#endif
+#if ENDS || MODE
     barrier(CLK_LOCAL_MEM_FENCE);
     __local int *ends = (__local int *)scratch;
     ends[lid * 6 + 0] = pair0.score;
@@ -517,6 +655,13 @@ __kernel void scan_team(
         pair0 = better_end(pair0, e0);
         pair1 = better_end(pair1, e1);
     }
+#if MODE
+    /* Glocal's column 0 (no subject residue aligned): no end cell. */
+    if (pair0.j < 0)
+        pair0.i = -1;
+    if (pair1.j < 0)
+        pair1.i = -1;
+#endif
     if (n0 > 0)
         write_result(out_score, out_query_end, out_subject_end, 2 * team, pair0, sat_limit);
     if (n1 > 0)
@@ -536,7 +681,7 @@ __kernel void scan_team(
 #endif
 }
 
-#if !ENDS
+#if !ENDS && MODE == MODE_LOCAL
 /* scan_team_pairs: scan_team with its two 16-bit lanes holding two queries, a and b,
  * against one subject per team, score only. psse aligns every query with the same
  * shuffles, so it can pair its queries. One letter x per column: the scores of a row
@@ -606,7 +751,7 @@ __kernel void scan_team_pairs(
     const int gap_extend,
     const int sat_limit,               /* a best above this may have wrapped */
     __local uint4 *span_quads,         /* [letter][PAIR_STRIDE] words (declared in quads: 16-byte aligned) */
-    __global int *out_score,           /* per team: a's at 2 team, b's at 2 team + 1; -1 = saturated */
+    __global int *out_score,           /* per team: a's at 2 team, b's at 2 team + 1; CLSW_SATURATED: saturated */
     __global int *out_query_end,
     __global int *out_subject_end,
     __local uint *scratch)             /* a word per work-item */
@@ -644,7 +789,7 @@ __kernel void scan_team_pairs(
         barrier(CLK_LOCAL_MEM_FENCE);
 
         uint ha[ROWS], hb[ROWS], e[ROWS];
-        pass_start(&st, ha, e, minus_oe);
+        pass_start(&st, ha, e, minus_oe, 0, 0, 0, 0);
         const bool reads = p > 0 && t == 0;
         const bool writes = t == TEAM - 1 && p + SPAN < m_pad;
         /* A turn is columns j = k - t .. k - t + 3 (k a multiple of four): from byte
@@ -654,15 +799,15 @@ __kernel void scan_team_pairs(
         int a = -((t + 3) >> 2);
         uint cur = n > 0 ? team_word(res, a, words, G, pad_word) : pad_word;
         uint next = n > 0 ? team_word(res, a + 1, words, G, pad_word) : pad_word;
-        uint2 b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe), b1 = team_boundary(bnd, reads, 1, G, n, minus_oe);
-        uint2 b2 = team_boundary(bnd, reads, 2, 2 * G, n, minus_oe), b3 = team_boundary(bnd, reads, 3, 3 * G, n, minus_oe);
+        uint2 b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe, minus_ext), b1 = team_boundary(bnd, reads, 1, G, n, minus_oe, minus_ext);
+        uint2 b2 = team_boundary(bnd, reads, 2, 2 * G, n, minus_oe, minus_ext), b3 = team_boundary(bnd, reads, 3, 3 * G, n, minus_oe, minus_ext);
         int kG = 0, jG = -t * G;
         for (int k = 0; k < steps; k += 4, a++, kG += 4 * G, jG += 4 * G) {
             const uint ahead = team_word(res, a + 2, words, G, pad_word);
-            const uint2 c0 = team_boundary(bnd, reads, k + 4, kG + 4 * G, n, minus_oe);
-            const uint2 c1 = team_boundary(bnd, reads, k + 5, kG + 5 * G, n, minus_oe);
-            const uint2 c2 = team_boundary(bnd, reads, k + 6, kG + 6 * G, n, minus_oe);
-            const uint2 c3 = team_boundary(bnd, reads, k + 7, kG + 7 * G, n, minus_oe);
+            const uint2 c0 = team_boundary(bnd, reads, k + 4, kG + 4 * G, n, minus_oe, minus_ext);
+            const uint2 c1 = team_boundary(bnd, reads, k + 5, kG + 5 * G, n, minus_oe, minus_ext);
+            const uint2 c2 = team_boundary(bnd, reads, k + 6, kG + 6 * G, n, minus_oe, minus_ext);
+            const uint2 c3 = team_boundary(bnd, reads, k + 7, kG + 7 * G, n, minus_oe, minus_ext);
             const uint four = funnel_right(cur, next, shift);
             pairs_column(&st, ha, hb, e, b0, writes, k - t, t, n, jG, four & 0xffu, bnd, my_profile, minus_oe,
                          minus_ext, scratch);

@@ -178,6 +178,7 @@ impl PsseOptions {
     /// strictly between 0 and 1. [`psse`], [`psse_many`] and [`psse_run`] call it; the C
     /// layer and the CLI call it to refuse options before reading their inputs.
     pub fn validate(&self) -> Result<()> {
+        self.scoring.require_local("psse")?;
         if self.shuffles < 2 {
             return Err(Error::InvalidArgument(format!(
                 "psse needs at least 2 shuffles (1,000 is usual), got {}",

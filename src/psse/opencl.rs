@@ -316,7 +316,7 @@ impl<'d> DeviceTile<'d> {
         };
         // The same program as the scan's Scanner builds, so both share one cache entry;
         // scan_team without end cells (psse needs the scores alone).
-        let program = self.kernel.program(dev, &tuning, !is_team(self.kernel))?;
+        let program = self.kernel.program(dev, &tuning, !is_team(self.kernel), scoring.mode)?;
         let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.kernel_name()))?;
         let mut args = KernelArgs::new(&k);
         let bands = if is_team(self.kernel) { tuning.team } else { 1 };
@@ -332,7 +332,7 @@ impl<'d> DeviceTile<'d> {
         // scan_team's query slots: this one query. The buffers set as arguments live
         // until the launch is enqueued; OpenCL keeps them from there until it has run.
         let slot_rows = (self.kernel == ScanKernel::Team)
-            .then(|| dev.buffer_from(&[(longest.div_ceil(span) * span) as i32]))
+            .then(|| dev.buffer_from(&[(longest.div_ceil(span) * span) as i32, longest as i32]))
             .transpose()?;
         if let Some(rows) = &slot_rows {
             let cells = *self.layout.group_cell.last().unwrap_or(&0);

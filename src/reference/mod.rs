@@ -60,7 +60,7 @@ pub struct LocalScore {
 
 impl Mode {
     /// H(i, 0), i >= 1: the query's first i residues against nothing.
-    fn left_edge(self, i: usize, sc: &Scoring) -> i32 {
+    pub(crate) fn left_edge(self, i: usize, sc: &Scoring) -> i32 {
         match self {
             Mode::Local => 0,
             Mode::Global | Mode::Glocal => -gap_cost(i, sc),

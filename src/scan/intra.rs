@@ -30,12 +30,13 @@ const LAUNCH_RESIDUES: usize = 1 << 26;
 /// Scores `query` against every subject on `dev`, in the caller's order; subjects
 /// whose 16-bit score saturates are recomputed at 32 bits and counted in `recomputed`.
 pub fn scores<S: AsRef<[u8]>>(dev: &ClDevice, query: &[u8], subjects: &[S], scoring: &Scoring) -> Result<ScanOutput> {
+    scoring.require_local("the intra variant")?;
     let all: Vec<&[u8]> = subjects.iter().map(|s| s.as_ref()).collect();
     if !super::fits_16_bits(scoring) {
         return run(dev, query, &all, scoring, true);
     }
     let mut out = run(dev, query, &all, scoring, false)?;
-    let saturated: Vec<usize> = (0..all.len()).filter(|&k| out.scores[k].score < 0).collect();
+    let saturated: Vec<usize> = (0..all.len()).filter(|&k| out.scores[k].score == super::SATURATED).collect();
     if !saturated.is_empty() {
         let subset: Vec<&[u8]> = saturated.iter().map(|&k| all[k]).collect();
         let wide = run(dev, query, &subset, scoring, true)?;

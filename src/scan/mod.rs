@@ -18,7 +18,7 @@ pub mod windows;
 use crate::device::ClDevice;
 use crate::error::Result;
 use crate::reference::LocalScore;
-use crate::scoring::Scoring;
+use crate::scoring::{Mode, Scoring};
 use scanner::{ScanKernel, Scanner, Tuning};
 
 crate::error::named_enum! {
@@ -141,10 +141,44 @@ impl ScanOutput {
 pub(crate) const PAD_SCORE: i16 = -16384;
 
 /// True when the narrow kernels can hold every E and F of this scoring in 16 bits
-/// (they never fall below -(open + 2 extend)).
+/// (they never fall below -(open + 2 extend) in the local mode; the other modes add
+/// [`fits_16_bits_pair`]).
 pub(crate) fn fits_16_bits(scoring: &Scoring) -> bool {
     let worst = scoring.gaps.open as i64 + 2 * scoring.gaps.extend as i64;
     worst < 8192 && scoring.matrix.max_score() < 8192 && scoring.matrix.min_score() > -8192
+}
+
+/// True when no cell of a pair of `m` and `n` residues can fall out of the narrow
+/// kernels' 16 bits at the bottom. Always in the local mode (H >= 0). In the others
+/// every H is at least an all-gaps path: -(2 open + (i + j) extend) in global (the
+/// subject's columns count), -(open + i extend) in glocal; E and F one gap open
+/// lower, a diagonal candidate `min(S)` lower, and a padding cell (`scan_team`'s
+/// drain, up to 64 columns past the end) `PAD_SCORE` lower, all of which must stay
+/// above -32768. The pairs past it are recomputed at 32 bits.
+pub(crate) fn fits_16_bits_pair(scoring: &Scoring, m: usize, n: usize) -> bool {
+    let (open, ext) = (scoring.gaps.open as i64, scoring.gaps.extend as i64);
+    let columns = match scoring.mode {
+        Mode::Local => return true,
+        Mode::Global => n as i64 + 64,
+        Mode::Glocal => 0,
+    };
+    let lowest = 3 * open + (m as i64 + columns + 2) * ext - (scoring.matrix.min_score().min(0) as i64);
+    lowest - (PAD_SCORE as i64) < 32_000
+}
+
+/// What a scan kernel reports for a pair whose narrow lanes may have saturated:
+/// cl/clsw_common.h's `CLSW_SATURATED` (any other value is a score, negative ones
+/// included in the global and glocal modes).
+pub(crate) const SATURATED: i32 = i32::MIN;
+
+/// The kernels' build option `MODE` (cl/clsw_common.h).
+pub(crate) fn mode_define(mode: Mode) -> (&'static str, String) {
+    let code = match mode {
+        Mode::Local => 0,
+        Mode::Global => 1,
+        Mode::Glocal => 2,
+    };
+    ("MODE", code.to_string())
 }
 
 /// Scores of a 16-bit profile: every value narrowed exactly, or an error (a scoring

@@ -72,8 +72,7 @@ impl ScoreOutputs {
         Ok(out)
     }
 
-    /// Every entry's score and end cell (blocking reads); the end is `None` where the
-    /// score is 0, or where the kernel left it out (-1).
+    /// Every entry's score and end cell (blocking reads), as [`RawOutputs::get`] gives them.
     pub(crate) fn read(&self, dev: &ClDevice, queue: &CommandQueue) -> Result<Vec<LocalScore>> {
         let read = self.read_raw(dev, queue, true)?;
         Ok((0..self.entries).map(|k| read.get(k)).collect())
@@ -137,12 +136,15 @@ impl RawOutputs {
         self.score
     }
 
-    /// Entry `k`'s score and end cell: no end where the score is 0, where the kernel
-    /// left it out (-1), or where the ends were not read.
+    /// Entry `k`'s score and end cell: no end where the kernel left it out (-1: a local
+    /// score of 0, a glocal alignment of no subject residue, a score-only kernel), where
+    /// the pair saturated, or where the ends were not read.
     pub(crate) fn get(&self, k: usize) -> LocalScore {
         let score = self.score[k];
         let end = match &self.ends {
-            Some((qend, send)) if score > 0 && qend[k] >= 0 => Some((qend[k] as usize, send[k] as usize)),
+            Some((qend, send)) if score != super::SATURATED && qend[k] >= 0 && send[k] >= 0 => {
+                Some((qend[k] as usize, send[k] as usize))
+            }
             _ => None,
         };
         LocalScore { score, end }

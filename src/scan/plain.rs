@@ -25,6 +25,7 @@ pub fn scores(
     subjects: &PackedSubjects,
     scoring: &Scoring,
 ) -> Result<(Vec<LocalScore>, f64)> {
+    scoring.require_local("the plain variant")?;
     let count = subjects.len();
     if count == 0 || query.is_empty() {
         return Ok((vec![LocalScore { score: 0, end: None }; count], 0.0));

@@ -5,7 +5,7 @@ use super::PAD_SCORE;
 use super::scanner::ScanKernel;
 use crate::device::ClDevice;
 use crate::error::Result;
-use crate::scoring::Scoring;
+use crate::scoring::{Mode, Scoring};
 use opencl3::memory::{Buffer, ClMem};
 
 /// The query profiles of the inter-task kernels on the device: for query slot `q`,
@@ -14,12 +14,48 @@ use opencl3::memory::{Buffer, ClMem};
 /// (`span` rows); padding scores `PAD_SCORE`. One query but for `scan_team`'s slots.
 /// 16-bit for the narrow kernels, 32-bit for `InterWide`, the path of scorings that do
 /// not fit 16 bits.
+///
+/// In the global and glocal modes (cl/clsw_common.h says why) each query ends its own
+/// padded rows (`m.div_ceil(span) * span`): the rows above it score [`pad_row_score`]
+/// for every letter, and a fill letter follows the padding letter, whose score at row
+/// R is the left edge's step `edge(R) - edge(R - 1)` (`scan_team`'s pipeline fill).
 pub(crate) struct QueryProfile {
     buffer: ProfileBuffer,
     /// Rows of each query's profile: the longest query padded to whole spans.
     pub(crate) m_pad: usize,
-    /// Alphabet size + 1 (the padding letter).
+    /// Alphabet size + 1 (the padding letter), + 1 in the non-local modes (the fill
+    /// letter): [`letters`].
     pub(crate) letters: usize,
+    /// Each slot's query length.
+    pub(crate) lengths: Vec<usize>,
+}
+
+/// The profile's letters for `scoring`: the alphabet, the padding letter, and in the
+/// non-local modes the fill letter.
+pub(crate) fn letters(scoring: &Scoring) -> usize {
+    scoring.matrix.size() + 1 + (scoring.mode != Mode::Local) as usize
+}
+
+/// The score of a padding row above a query, for every letter: padding rows repeat DP
+/// row 0 (global: -extend a column; glocal: 0).
+fn pad_row_score(scoring: &Scoring) -> i32 {
+    match scoring.mode {
+        Mode::Global => -scoring.gaps.extend,
+        _ => 0,
+    }
+}
+
+/// H(R, 0) of profile row `r` (`r` = -1: the row above) below `pad` padding rows:
+/// cl/clsw_common.h's `clsw_left_edge`, the reference's left edge for the query's rows.
+pub(crate) fn left_edge(r: i64, pad: i64, scoring: &Scoring) -> i32 {
+    let dp = r - pad + 1;
+    if dp > 0 {
+        scoring.mode.left_edge(dp as usize, scoring)
+    } else if scoring.mode == Mode::Global && dp < 0 {
+        -scoring.gaps.open
+    } else {
+        0
+    }
 }
 
 enum ProfileBuffer {
@@ -46,14 +82,28 @@ impl QueryProfile {
         let longest = queries.iter().map(|q| q.len()).max().unwrap_or(0);
         super::check_kernel_lengths(longest, [])?;
         let m_pad = longest.div_ceil(span) * span;
-        let letters = scoring.matrix.size() + 1;
+        let letters = letters(scoring);
+        let alphabet = scoring.matrix.size();
         let cells = crate::memory::count("a query profile", &[queries.len(), letters, m_pad])?;
         let mut profile = crate::memory::vec_filled("a query profile", cells, PAD_SCORE as i32)?;
         for (slot, query) in queries.iter().enumerate() {
-            for c in 0..letters - 1 {
-                let row = &mut profile[(slot * letters + c) * m_pad..][..query.len()];
-                for (p, &q) in row.iter_mut().zip(query.iter()) {
+            // The non-local modes: the query ends its padded rows, below `pad` rows.
+            let pad = match scoring.mode {
+                Mode::Local => 0,
+                _ => query.len().div_ceil(span) * span - query.len(),
+            };
+            for c in 0..alphabet {
+                let row = &mut profile[(slot * letters + c) * m_pad..][..pad + query.len()];
+                row[..pad].fill(pad_row_score(scoring));
+                for (p, &q) in row[pad..].iter_mut().zip(query.iter()) {
                     *p = scoring.matrix.score(q, c as u8);
+                }
+            }
+            if scoring.mode != Mode::Local {
+                let fill = &mut profile[(slot * letters + alphabet + 1) * m_pad..][..pad + query.len()];
+                for (r, v) in fill.iter_mut().enumerate() {
+                    let r = r as i64;
+                    *v = left_edge(r, pad as i64, scoring) - left_edge(r - 1, pad as i64, scoring);
                 }
             }
         }
@@ -62,7 +112,7 @@ impl QueryProfile {
         } else {
             ProfileBuffer::Narrow(dev.buffer_from(&super::narrow_scores(&profile)?)?)
         };
-        Ok(QueryProfile { buffer, m_pad, letters })
+        Ok(QueryProfile { buffer, m_pad, letters, lengths: queries.iter().map(|q| q.len()).collect() })
     }
 
     /// `scan_team_pairs`' profile of queries `a` and `b` (absent: the padding score in
@@ -83,7 +133,7 @@ impl QueryProfile {
             }
         }
         let buffer = ProfileBuffer::Narrow(dev.buffer_from(&super::narrow_scores(&profile)?)?);
-        Ok(QueryProfile { buffer, m_pad, letters })
+        Ok(QueryProfile { buffer, m_pad, letters, lengths: vec![a.len(), b.map_or(0, <[u8]>::len)] })
     }
 
     pub(crate) fn mem(&self) -> opencl3::types::cl_mem {

@@ -17,7 +17,7 @@ use super::{ScanOutput, inter, team};
 use crate::device::{ClDevice, DeviceInfo, KernelArgs, cl, events_span_seconds, launch};
 use crate::error::{Error, Result};
 use crate::reference::LocalScore;
-use crate::scoring::Scoring;
+use crate::scoring::{Mode, Scoring};
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem};
@@ -62,7 +62,8 @@ impl ScanKernel {
         }
     }
 
-    /// The value above which a narrow score may be wrong (the kernels report -1 there).
+    /// The value above which a narrow score may be wrong (the kernels report
+    /// [`SATURATED`](super::SATURATED) there).
     pub fn sat_limit(self, scoring: &Scoring) -> i32 {
         match self {
             ScanKernel::InterWide => i32::MAX,
@@ -73,29 +74,34 @@ impl ScanKernel {
         }
     }
 
-    /// The built program for this kernel and tuning (cached per device); `ends`: with
-    /// end cells (`scan_team` can leave them out; `scan_team_pairs` is in the build
-    /// without).
+    /// The built program for this kernel and tuning (cached per device) in `mode`;
+    /// `ends`: with end cells (`scan_team` can leave them out; `scan_team_pairs` is in
+    /// the local build without).
     pub fn program(
         self,
         dev: &ClDevice,
         tuning: &Tuning,
         ends: bool,
+        mode: Mode,
     ) -> Result<std::sync::Arc<opencl3::program::Program>> {
-        match self {
+        let mut defines = match self {
             ScanKernel::Inter | ScanKernel::InterWide => {
                 let wide = (self == ScanKernel::InterWide) as u8;
-                dev.program(&inter::SOURCE, &[("BAND", tuning.band.to_string()), ("WIDE", wide.to_string())])
+                vec![("BAND", tuning.band.to_string()), ("WIDE", wide.to_string())]
             }
-            ScanKernel::Team | ScanKernel::TeamPairs => {
-                let defines = [
-                    ("TEAM", tuning.team.to_string()),
-                    ("ROWS", tuning.rows.to_string()),
-                    ("ENDS", ((ends && self == ScanKernel::Team) as u8).to_string()),
-                ];
-                dev.program(&team::SOURCE, &defines)
-            }
+            ScanKernel::Team | ScanKernel::TeamPairs => vec![
+                ("TEAM", tuning.team.to_string()),
+                ("ROWS", tuning.rows.to_string()),
+                ("ENDS", ((ends && self == ScanKernel::Team) as u8).to_string()),
+            ],
+        };
+        // The local build's options as before, so its cached programs stay valid.
+        if mode != Mode::Local {
+            defines.push(super::mode_define(mode));
         }
+        let source =
+            if matches!(self, ScanKernel::Inter | ScanKernel::InterWide) { &inter::SOURCE } else { &team::SOURCE };
+        dev.program(source, &defines)
     }
 }
 
@@ -193,7 +199,7 @@ impl SubjectBuffers {
     /// group, the gaps and the saturation limit, local memory for the profiles of
     /// `bands` bands of `span` rows (for the team kernels, `bands` is the team size:
     /// its pass of `span` rows; `scan_team` holds `profiles` of them, one per stage of
-    /// its long groups), the outputs.
+    /// its long groups), the outputs; then `scan_inter`'s query length.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn args<'a, 'k>(
         &self,
@@ -227,7 +233,11 @@ impl SubjectBuffers {
             .arg(&scoring.gaps.extend)?
             .arg(&kind.sat_limit(scoring))?
             .local(profile_bytes)?;
-        outputs.args(args)
+        outputs.args(args)?;
+        if matches!(kind, ScanKernel::Inter | ScanKernel::InterWide) {
+            args.arg(&(profile.lengths[0] as i32))?;
+        }
+        Ok(args)
     }
 }
 
@@ -266,7 +276,8 @@ impl PartLayout {
     /// team a pass and [`team::stages`] passes at once; a window by one team, its walked
     /// columns once a pass.
     fn window_skip(&self, lengths: &[usize], span: usize, team: usize, scoring: &Scoring) -> Option<usize> {
-        if self.windows.is_empty() {
+        // Windows bound a local alignment's reach; the other modes' have none.
+        if self.windows.is_empty() || scoring.mode != Mode::Local {
             return None;
         }
         let m = lengths.iter().copied().max().unwrap_or(0);
@@ -581,11 +592,11 @@ impl<'d> Scanner<'d> {
         let pad = scoring.matrix.size() as u8;
         if !super::fits_16_bits(scoring) && self.kind != ScanKernel::InterWide {
             let wide = Scanner::new(self.dev, ScanKernel::InterWide, self.tuning, &self.subjects, pad)?;
-            return queries.iter().map(|q| wide.run(&[q], scoring, true).map(|mut o| o.remove(0))).collect();
+            return queries.iter().map(|q| wide.scan_with(&[q], scoring, true).map(|mut o| o.remove(0))).collect();
         }
         let mut outs = self.run(queries, scoring, ends)?;
         for (query, out) in queries.iter().zip(outs.iter_mut()) {
-            self.recompute_saturated(query, out, scoring)?;
+            self.complete(query, out, scoring)?;
         }
         Ok(outs)
     }
@@ -622,7 +633,7 @@ impl<'d> Scanner<'d> {
         let mut deliver = |(i, launched): (usize, Result<Launched>), retired: &mut Vec<LaunchInputs>| {
             let landed = launched.and_then(|l| self.land(l)).and_then(|(mut outs, inputs)| {
                 retired.push(inputs);
-                self.recompute_saturated(&queries[i], &mut outs[0], scoring)?;
+                self.complete(&queries[i], &mut outs[0], scoring)?;
                 Ok(outs.remove(0))
             });
             let failed = landed.is_err();
@@ -647,9 +658,25 @@ impl<'d> Scanner<'d> {
         }
     }
 
-    /// Recomputes at 32 bits the subjects whose narrow score saturated (-1) in `out`.
-    fn recompute_saturated(&self, query: &[u8], out: &mut ScanOutput, scoring: &Scoring) -> Result<()> {
-        let saturated: Vec<usize> = (0..self.subjects.len()).filter(|&k| out.scores[k].score < 0).collect();
+    /// Completes the kernels' `out`: the pairs with an empty side, which no kernel
+    /// computes, from the reference (an edge in the non-local modes); then at 32 bits
+    /// the subjects whose narrow score saturated ([`SATURATED`](super::SATURATED)), and
+    /// in the non-local modes those whose cells could pass 16 bits at the bottom
+    /// ([`fits_16_bits_pair`](super::fits_16_bits_pair)).
+    fn complete(&self, query: &[u8], out: &mut ScanOutput, scoring: &Scoring) -> Result<()> {
+        for (k, subject) in self.subjects.iter().enumerate() {
+            if query.is_empty() || subject.is_empty() {
+                out.scores[k] = crate::reference::score(query, subject, scoring);
+            }
+        }
+        let narrow = self.kind != ScanKernel::InterWide;
+        let saturated: Vec<usize> = (0..self.subjects.len())
+            .filter(|&k| {
+                let n = self.subjects[k].len();
+                out.scores[k].score == super::SATURATED
+                    || (narrow && n > 0 && !query.is_empty() && !super::fits_16_bits_pair(scoring, query.len(), n))
+            })
+            .collect();
         if saturated.is_empty() {
             return Ok(());
         }
@@ -690,10 +717,10 @@ impl<'d> Scanner<'d> {
         if !super::fits_16_bits(scoring) && self.kind != ScanKernel::InterWide {
             return Ok(());
         }
-        let letters = scoring.matrix.size() + 1;
+        let letters = super::profile::letters(scoring);
         for &m in lengths.iter().filter(|&&m| m > 0) {
             for part in &self.parts {
-                self.kind.program(self.dev, &self.part_tuning(&part.laid, &[m], letters).0, false)?;
+                self.kind.program(self.dev, &self.part_tuning(&part.laid, &[m], letters).0, false, scoring.mode)?;
             }
         }
         Ok(())
@@ -708,7 +735,7 @@ impl<'d> Scanner<'d> {
             return Ok(Launched { lengths, parts: Vec::new(), inputs: (Vec::new(), Vec::new()) });
         }
         let dev = self.dev;
-        let letters = scoring.matrix.size() + 1;
+        let letters = super::profile::letters(scoring);
         let queue = dev.queue();
         let (mut pending, mut kernels) = (Vec::new(), Vec::new());
         // Query profiles padded to whole bands or passes, one per span (parts of one
@@ -716,10 +743,15 @@ impl<'d> Scanner<'d> {
         let mut profiles: Vec<(usize, QueryProfile, Option<Buffer<i32>>)> = Vec::new();
         for part in &self.parts {
             let (tuning, span) = self.part_tuning(&part.laid, &lengths, letters);
-            let program = self.kind.program(dev, &tuning, ends)?;
+            let program = self.kind.program(dev, &tuning, ends, scoring.mode)?;
             if !profiles.iter().any(|(s, _, _)| *s == span) {
                 let profile = QueryProfile::of_slots(dev, self.kind, queries, scoring, span)?;
-                let rows: Vec<i32> = lengths.iter().map(|&m| (m.div_ceil(span) * span) as i32).collect();
+                // Each slot's padded rows, then its query's length.
+                let rows: Vec<i32> = lengths
+                    .iter()
+                    .map(|&m| (m.div_ceil(span) * span) as i32)
+                    .chain(lengths.iter().map(|&m| m as i32))
+                    .collect();
                 let slot_rows = (self.kind == ScanKernel::Team).then(|| dev.buffer_from(&rows)).transpose()?;
                 profiles.push((span, profile, slot_rows));
             }

@@ -52,14 +52,14 @@ impl Windows {
 }
 
 /// Folds a window's result (its end column counted from the window's first walked
-/// column, `first`) into its subject's `best`: a saturated window (-1) leaves the
+/// column, `first`) into its subject's `best`: a saturated window leaves the
 /// subject saturated, to be recomputed whole; otherwise the higher score wins, and
 /// among equal ones the reference's tie rule picks the end.
 pub fn fold(best: &mut LocalScore, window: LocalScore, first: i64) {
-    if best.score < 0 {
+    if best.score == super::SATURATED {
         return;
     }
-    if window.score < 0 {
+    if window.score == super::SATURATED {
         *best = window;
         return;
     }
@@ -155,9 +155,9 @@ mod tests {
     #[test]
     fn a_saturated_window_saturates_the_subject() {
         let mut best = LocalScore { score: 7, end: Some((1, 2)) };
-        fold(&mut best, LocalScore { score: -1, end: None }, 0);
+        fold(&mut best, LocalScore { score: crate::scan::SATURATED, end: None }, 0);
         fold(&mut best, LocalScore { score: 9, end: Some((0, 0)) }, 5);
-        assert_eq!(best.score, -1);
+        assert_eq!(best.score, crate::scan::SATURATED);
         let mut best = LocalScore { score: 0, end: None };
         fold(&mut best, LocalScore { score: 5, end: Some((2, 3)) }, 10);
         fold(&mut best, LocalScore { score: 5, end: Some((1, 0)) }, 13);

@@ -141,6 +141,20 @@ impl Scoring {
                  can score up to {bound}; use smaller scores or shorter sequences"
             )));
         }
+        // The other modes' cells fall as low as an all-gaps path (two gaps), and their
+        // E and F one gap open lower: all must stay above the reference's minus
+        // infinity (i32::MIN / 4) with room for one more subtraction.
+        if self.mode != Mode::Local {
+            let (open, ext) = (self.gaps.open.max(0) as u128, self.gaps.extend.max(0) as u128);
+            let low = 4 * open + (m as u128 + n as u128 + 2) * ext + self.matrix.min_score().unsigned_abs() as u128;
+            if low >= 1 << 28 {
+                return Err(Error::InvalidArgument(format!(
+                    "{what}: {} scores could fall below 32 bits: {m} x {n} residues with gaps of {open} + {ext} \
+                     per residue reach -{low}; use smaller gap costs or shorter sequences",
+                    self.mode
+                )));
+            }
+        }
         Ok(())
     }
 

@@ -1,0 +1,185 @@
+//! The global and glocal modes (issue 42) of every OpenCL scan kernel against the
+//! reference, on every device present (PoCL in CI): `team` in its shapes (teams of 1
+//! to 32, one pass and several, scores alone and with end cells, several queries a
+//! launch, long subjects walked by several teams at once), `inter` at 16 and 32 bits,
+//! subjects shorter and longer than the query, empty sequences, and scores past 16
+//! bits at both ends (the 32-bit recompute). Scores and end cells must be equal.
+
+mod common;
+
+use clsw::reference::{LocalScore, score};
+use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
+use clsw::scan::{Variant, scan_once};
+use clsw::scoring::{Gaps, Matrix, Mode, Scoring};
+use clsw::seq::Alphabet;
+use common::{Rng, sweep_devices, test_devices};
+
+const MODES: [Mode; 2] = [Mode::Global, Mode::Glocal];
+
+fn blosum62(mode: Mode) -> Scoring {
+    Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap()).in_mode(mode)
+}
+
+/// Subjects around `query`: mutated copies with flanks, shorter and longer random ones.
+fn subjects_around(rng: &mut Rng, query: &[u8], count: usize, longest: usize, letters: usize) -> Vec<Vec<u8>> {
+    (0..count)
+        .map(|k| match k % 4 {
+            0 => {
+                let flank = rng.below(20);
+                let mut s = rng.codes(flank, letters);
+                s.extend(rng.mutate(query, 0.2, letters));
+                s.extend(rng.codes(k, letters));
+                s
+            }
+            1 => rng.mutate(query, 0.1, letters),
+            _ => {
+                let n = 1 + rng.below(longest);
+                rng.codes(n, letters)
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn team_in_every_shape_in_each_mode() {
+    let mut rng = Rng::new(42);
+    for dev in sweep_devices() {
+        for mode in MODES {
+            let sc = blosum62(mode);
+            for (qlen, team, rows, group) in
+                [(1, 1, 2, 1), (37, 1, 8, 4), (5, 2, 2, 2), (70, 4, 6, 8), (130, 8, 16, 64), (200, 32, 4, 64)]
+            {
+                let query = rng.codes(qlen, 20);
+                let mut subjects = subjects_around(&mut rng, &query, 22, 300, 20);
+                subjects.push(Vec::new());
+                let want: Vec<LocalScore> = subjects.iter().map(|s| score(&query, s, &sc)).collect();
+                let tuning = Tuning { team, rows, team_group: group, min_team: 1, long_cover: 0, ..Tuning::default() };
+                let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
+                let scanner = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, 20).unwrap();
+                let what = format!("{mode}, qlen {qlen} team {team} rows {rows} group {group} on {}", dev.info.label());
+                let got = scanner.scan(&query, &sc).unwrap();
+                for (k, s) in subjects.iter().enumerate() {
+                    assert_eq!(got.scores[k], want[k], "{what}: subject {k} (length {})", s.len());
+                }
+                let got = scanner.scores(&query, &sc).unwrap();
+                let scores: Vec<i32> = got.scores.iter().map(|s| s.score).collect();
+                let wanted: Vec<i32> = want.iter().map(|s| s.score).collect();
+                assert_eq!(scores, wanted, "{what}: scores only");
+            }
+        }
+    }
+}
+
+#[test]
+fn inter_at_16_and_32_bits_and_the_local_only_variants() {
+    // BLOSUM62 fits 16 bits (scan_inter, its boundary row 16-bit); a DNA scoring of
+    // match 5,000 does not (every pair at 32 bits, WIDE=1), its sums pass 16 bits up
+    // and down.
+    let mut rng = Rng::new(7);
+    let dna = |mode| {
+        Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 5_000, -4_000).unwrap(), Gaps::affine(6_000, 3_000).unwrap())
+            .in_mode(mode)
+    };
+    for dev in sweep_devices() {
+        for mode in MODES {
+            for (sc, letters) in [(blosum62(mode), 20), (dna(mode), 4)] {
+                for qlen in [0, 1, 17, 150] {
+                    let query = rng.codes(qlen, letters);
+                    let mut subjects = subjects_around(&mut rng, &query, 30, 250, letters);
+                    subjects.push(Vec::new());
+                    let want: Vec<LocalScore> = subjects.iter().map(|s| score(&query, s, &sc)).collect();
+                    let got = scan_once(&dev, Variant::Inter, &query, &subjects, &sc).unwrap();
+                    assert_eq!(got.scores, want, "{mode} {} qlen {qlen} on {}", sc.matrix.name(), dev.info.label());
+                }
+            }
+            for variant in [Variant::Plain, Variant::Intra] {
+                let err = scan_once(&dev, variant, &[1, 2], &[vec![1u8]], &blosum62(mode)).unwrap_err().to_string();
+                assert!(err.contains(&format!("computes local alignments only (mode {mode})")), "{variant}: {err}");
+            }
+        }
+    }
+}
+
+#[test]
+fn team_scans_several_queries_in_one_launch_in_each_mode() {
+    // Queries of different lengths (one empty) share launches, three at a time: each
+    // query's padding rows above it are its own.
+    let mut rng = Rng::new(31);
+    for dev in sweep_devices() {
+        for mode in MODES {
+            let sc = blosum62(mode);
+            let queries: Vec<Vec<u8>> = [130, 1, 0, 57, 420, 7].iter().map(|&n| rng.codes(n, 20)).collect();
+            let mut subjects = subjects_around(&mut rng, &queries[4], 30, 500, 20);
+            subjects.push(Vec::new());
+            let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
+            let tuning = Tuning { team: 4, long_cover: 0, ..Tuning::default() };
+            let scanner = Scanner::for_queries(&dev, ScanKernel::Team, tuning, &refs, 20, 3).unwrap();
+            let got = scanner.scores_many(&queries, &sc).unwrap();
+            for (q, (query, out)) in queries.iter().zip(&got).enumerate() {
+                let scores: Vec<i32> = out.scores.iter().map(|s| s.score).collect();
+                let wanted: Vec<i32> = subjects.iter().map(|s| score(query, s, &sc).score).collect();
+                assert_eq!(scores, wanted, "{mode}: query {q} ({} residues) on {}", query.len(), dev.info.label());
+            }
+        }
+    }
+}
+
+#[test]
+fn long_subjects_in_each_mode() {
+    // Subjects of 1 to 70,000 residues, the long ones walked by several teams at once
+    // (teams of 4 and 8, one pass and several). BLOSUM62 in glocal keeps 16 bits at any
+    // subject length; in global a subject's all-gap edge passes 16 bits past about
+    // 15,000 residues, so those are recomputed at 32 bits; a DNA scoring of match 100
+    // passes 16 bits upwards on planted copies (saturation) in both modes.
+    let mut rng = Rng::new(70);
+    let dna = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 100, -90).unwrap(), Gaps::affine(150, 40).unwrap());
+    let mut lengths = vec![70_000, 12_000, 9_000, 1, 2, 3, 31, 32, 33, 200, 1_000, 3_500];
+    lengths.extend((0..30).map(|_| 1 + rng.below(600)));
+    for (base, letters) in [(blosum62(Mode::Local), 20), (dna, 4)] {
+        let queries = [rng.codes(190, letters), rng.codes(400, letters)];
+        let subjects: Vec<Vec<u8>> = lengths
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| {
+                let mut s = rng.codes(n, letters);
+                if k % 5 == 1 && n > 450 {
+                    let planted = rng.mutate(&queries[k % 2], 0.05, letters);
+                    let at = rng.below(n - planted.len());
+                    s[at..at + planted.len()].copy_from_slice(&planted);
+                }
+                s
+            })
+            .collect();
+        let residues: u64 = lengths.iter().map(|&n| n as u64).sum();
+        let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
+        // Subjects from 5,000 (or 300) residues on are long.
+        let from = |n: u64, team: usize| Tuning {
+            team,
+            min_team: team,
+            long_cover: residues * team as u64 / n,
+            ..Tuning::default()
+        };
+        for mode in MODES {
+            let sc = base.clone().in_mode(mode);
+            let want: Vec<Vec<LocalScore>> =
+                queries.iter().map(|q| subjects.iter().map(|s| score(q, s, &sc)).collect()).collect();
+            for dev in test_devices() {
+                for tuning in [from(5_000, 8), Tuning { rows: 8, ..from(300, 4) }] {
+                    let what = format!("{mode} {} on {} ({tuning:?})", sc.matrix.name(), dev.info.label());
+                    let scanner = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, letters as u8).unwrap();
+                    let mut recomputed = 0;
+                    for (q, query) in queries.iter().enumerate() {
+                        let got = scanner.scan(query, &sc).unwrap();
+                        recomputed += got.recomputed;
+                        for (k, s) in subjects.iter().enumerate() {
+                            assert_eq!(got.scores[k], want[q][k], "{what}: query {q}, subject {k} ({})", s.len());
+                        }
+                    }
+                    // Only BLOSUM62's glocal pairs all keep 16 bits.
+                    let narrow = letters == 20 && mode == Mode::Glocal;
+                    assert_eq!(recomputed == 0, narrow, "{what}: {recomputed} pairs recomputed at 32 bits");
+                }
+            }
+        }
+    }
+}
