@@ -46,8 +46,9 @@
  * the top edge, and the pipeline's fill columns (j < 0) take a letter of their own
  * whose profile row is the left edge's step from the row above (src/scan/profile.rs:
  * S_FILL), so that a fill column leaves every row at its left edge. The drain columns
- * keep the padding letter: the last row never holds its best there (a path into them
- * pays a gap open more than one down the lane's last column). Every cell is still
+ * keep the padding letter, which scores one more than a gap's first residue here: the
+ * last row never holds its best there (a path into them pays more than one down the
+ * lane's last column), and their cells stay near the real ones. Every cell is still
  * folded for the saturation check; the host sends the pairs whose cells could fall
  * below 16 bits to the 32-bit recompute (src/scan: fits_16_bits).
  *

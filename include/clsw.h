@@ -655,6 +655,12 @@ typedef struct clsw_search_info {
 } clsw_search_info;
 
 /**
+ * The alignment mode of a scoring (`clsw_scoring_with_mode`; every `clsw_scoring_new_*`
+ * gives `CLSW_MODE_LOCAL`).
+ */
+typedef uint32_t clsw_mode;
+
+/**
  * How significance is estimated. Fill it with `clsw_psse_options_init`, then change
  * fields; or pass NULL for the defaults.
  */
@@ -1053,6 +1059,12 @@ typedef struct clsw_sw3_row {
 #define CLSW_EVALUE_SHUFFLED 4
 
 /**
+ * A normal distribution fitted to the query's global or glocal scores, as ggsearch36
+ * and glsearch36 do (`lambda` and `K` are NaN).
+ */
+#define CLSW_EVALUE_NORMAL 5
+
+/**
  * The fit to the query's scores against the database when it succeeds (200 positive
  * scores), else BLAST's published parameters, else the fit to shuffled subjects (a
  * small DNA database), else none. The default.
@@ -1086,6 +1098,21 @@ typedef struct clsw_sw3_row {
  * database size, DNA too).
  */
 #define CLSW_STATS_SHUFFLE 5
+
+/**
+ * Smith-Waterman: both sequences may start and end anywhere (ssearch36).
+ */
+#define CLSW_MODE_LOCAL 0
+
+/**
+ * Needleman-Wunsch: both sequences whole, end gaps charged (ggsearch36).
+ */
+#define CLSW_MODE_GLOBAL 1
+
+/**
+ * The query whole, the subject from anywhere to anywhere (glsearch36).
+ */
+#define CLSW_MODE_GLOCAL 2
 
 /**
  * snp-dists' default: only A, C, G, T (any case) are compared; a site where either
@@ -1832,6 +1859,33 @@ enum clsw_status clsw_scoring_new_matrix(clsw_alphabet alphabet,
                                          int32_t gap_open,
                                          int32_t gap_extend,
                                          struct clsw_scoring **out);
+
+/**
+ * A copy of `scoring` in `mode`. Searches with it report that mode's scores and
+ * alignments; in the global and glocal modes their statistics are ggsearch36's and
+ * glsearch36's (a normal distribution fitted to the scores of the subjects in the
+ * query's length window: 0.75 to 1.33 times the query's length for global, at least
+ * 0.75 times for glocal, the only subjects reported), they take one alignment per
+ * subject (`max_hsps` 1) and `CLSW_STATS_AUTO`, `CLSW_STATS_FIT` or `CLSW_STATS_NONE`.
+ * psse, sw3 and the `plain` and `intra` variants refuse a non-local scoring. Scores
+ * may be negative in these modes.
+ * On success `*out` is a new scoring to free with `clsw_scoring_free`.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown mode), `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `scoring` is NULL or a live scoring; `out` is NULL or writable.
+ */
+enum clsw_status clsw_scoring_with_mode(const struct clsw_scoring *scoring,
+                                        clsw_mode mode,
+                                        struct clsw_scoring **out);
+
+/**
+ * The scoring's alignment mode (a `CLSW_MODE_*`).
+ *
+ * # Safety
+ * `scoring` is NULL or a live scoring; `out` is NULL or writable.
+ */
+enum clsw_status clsw_scoring_mode(const struct clsw_scoring *scoring, clsw_mode *out);
 
 /**
  * Frees a scoring; NULL is ignored. Searchers made with it keep their own copy.

@@ -76,6 +76,9 @@ pub const CLSW_EVALUE_NONE: clsw_evalue_source = 2;
 pub const CLSW_EVALUE_REGRESSION: clsw_evalue_source = 3;
 /// `(lambda, K)` fitted to the query's scores against shuffled database subjects.
 pub const CLSW_EVALUE_SHUFFLED: clsw_evalue_source = 4;
+/// A normal distribution fitted to the query's global or glocal scores, as ggsearch36
+/// and glsearch36 do (`lambda` and `K` are NaN).
+pub const CLSW_EVALUE_NORMAL: clsw_evalue_source = 5;
 
 /// Where a search may take its E-values from (`clsw_search_options.stats`).
 pub type clsw_stats = u32;
@@ -839,6 +842,7 @@ fn info_of(r: &SearchResult) -> clsw_search_info {
                 EvalueSource::None => CLSW_EVALUE_NONE,
                 EvalueSource::Regression => CLSW_EVALUE_REGRESSION,
                 EvalueSource::Shuffled => CLSW_EVALUE_SHUFFLED,
+                EvalueSource::Normal => CLSW_EVALUE_NORMAL,
             },
             lambda: r.statistics.params.map_or(f64::NAN, |p| p.lambda),
             k: r.statistics.params.map_or(f64::NAN, |p| p.k),

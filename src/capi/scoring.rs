@@ -2,7 +2,7 @@
 //! match/mismatch) and affine gap penalties in BLAST's convention.
 
 use super::*;
-use crate::scoring::{Gaps, Matrix, Scoring};
+use crate::scoring::{Gaps, Matrix, Mode, Scoring};
 
 /// A substitution matrix and gap penalties. Read-only after creation: one scoring
 /// may be used by many threads and many searchers at once.
@@ -183,6 +183,68 @@ pub unsafe extern "C" fn clsw_scoring_new_matrix(
     };
     // SAFETY: `out` is NULL or writable (the caller's promise).
     unsafe { new_handle(out, OUT, build) }
+}
+
+/// The alignment mode of a scoring (`clsw_scoring_with_mode`; every `clsw_scoring_new_*`
+/// gives `CLSW_MODE_LOCAL`).
+pub type clsw_mode = u32;
+/// Smith-Waterman: both sequences may start and end anywhere (ssearch36).
+pub const CLSW_MODE_LOCAL: clsw_mode = 0;
+/// Needleman-Wunsch: both sequences whole, end gaps charged (ggsearch36).
+pub const CLSW_MODE_GLOBAL: clsw_mode = 1;
+/// The query whole, the subject from anywhere to anywhere (glsearch36).
+pub const CLSW_MODE_GLOCAL: clsw_mode = 2;
+
+/// A copy of `scoring` in `mode`. Searches with it report that mode's scores and
+/// alignments; in the global and glocal modes their statistics are ggsearch36's and
+/// glsearch36's (a normal distribution fitted to the scores of the subjects in the
+/// query's length window: 0.75 to 1.33 times the query's length for global, at least
+/// 0.75 times for glocal, the only subjects reported), they take one alignment per
+/// subject (`max_hsps` 1) and `CLSW_STATS_AUTO`, `CLSW_STATS_FIT` or `CLSW_STATS_NONE`.
+/// psse, sw3 and the `plain` and `intra` variants refuse a non-local scoring. Scores
+/// may be negative in these modes.
+/// On success `*out` is a new scoring to free with `clsw_scoring_free`.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an unknown mode), `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `scoring` is NULL or a live scoring; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_scoring_with_mode(
+    scoring: *const clsw_scoring,
+    mode: clsw_mode,
+    out: *mut *mut clsw_scoring,
+) -> clsw_status {
+    let build = || {
+        // SAFETY: `scoring` is NULL or a live scoring (the caller's promise).
+        let s = unsafe { handle(scoring, "scoring") }?;
+        let mode = match mode {
+            CLSW_MODE_LOCAL => Mode::Local,
+            CLSW_MODE_GLOBAL => Mode::Global,
+            CLSW_MODE_GLOCAL => Mode::Glocal,
+            other => return Err(Error::InvalidArgument(format!("unknown alignment mode {other}")).into()),
+        };
+        Ok(clsw_scoring { scoring: s.scoring.clone().in_mode(mode) })
+    };
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, OUT, build) }
+}
+
+/// The scoring's alignment mode (a `CLSW_MODE_*`).
+///
+/// # Safety
+/// `scoring` is NULL or a live scoring; `out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_scoring_mode(scoring: *const clsw_scoring, out: *mut clsw_mode) -> clsw_status {
+    // SAFETY: `scoring` is NULL or live, `out` NULL or writable (the caller's promise).
+    unsafe {
+        get(scoring, "scoring", out, |s| {
+            Ok(match s.scoring.mode {
+                Mode::Local => CLSW_MODE_LOCAL,
+                Mode::Global => CLSW_MODE_GLOBAL,
+                Mode::Glocal => CLSW_MODE_GLOCAL,
+            })
+        })
+    }
 }
 
 /// Frees a scoring; NULL is ignored. Searchers made with it keep their own copy.

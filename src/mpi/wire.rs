@@ -6,6 +6,7 @@
 use crate::align::{Alignment, Op};
 use crate::error::{Error, Result};
 use crate::search::{Blend, EvalueSource, Hit, Statistics, Strand};
+use crate::stats::normal::{NormalFit, NormalMethod};
 use crate::stats::{BlastParameters, KarlinAltschul, Regression};
 
 pub fn put_u64(out: &mut Vec<u8>, v: u64) {
@@ -185,6 +186,17 @@ pub fn put_statistics(out: &mut Vec<u8>, s: &Statistics) {
             put_u64(out, r.dropped as u64);
         }
     }
+    match s.normal {
+        None => out.push(0),
+        Some(n) => {
+            out.push(1);
+            for v in [n.mu, n.var, n.sd] {
+                put_f64(out, v);
+            }
+            put_u64(out, n.trimmed as u64);
+            out.push((n.method == NormalMethod::MedianIqr) as u8);
+        }
+    }
     match &s.note {
         None => out.push(0),
         Some(n) => {
@@ -242,6 +254,16 @@ pub fn statistics(r: &mut Reader<'_>) -> Result<Statistics> {
             dropped: r.usize()?,
         }),
     };
+    let normal = match r.u8()? {
+        0 => None,
+        _ => Some(NormalFit {
+            mu: r.f64()?,
+            var: r.f64()?,
+            sd: r.f64()?,
+            trimmed: r.usize()?,
+            method: if r.u8()? == 1 { NormalMethod::MedianIqr } else { NormalMethod::MeanVariance },
+        }),
+    };
     let note = match r.u8()? {
         0 => None,
         _ => Some(r.str()?.to_string()),
@@ -256,7 +278,7 @@ pub fn statistics(r: &mut Reader<'_>) -> Result<Statistics> {
         0 => None,
         _ => Some(Blend { weight: r.f64()?, prior: Box::new(statistics(r)?) }),
     };
-    Ok(Statistics { source, params, blast, regression, note, db_sequences, db_residues, strands, blend })
+    Ok(Statistics { source, params, blast, regression, normal, note, db_sequences, db_residues, strands, blend })
 }
 
 /// An error that crosses ranks as part of a result (a psse pair's failed fit): the
@@ -295,6 +317,7 @@ mod tests {
             params: Some(KarlinAltschul { lambda: 0.2671, k: 0.0412 }),
             blast: None,
             regression: None,
+            normal: None,
             note: Some("published: none for these costs".into()),
             db_sequences: 400_000,
             db_residues: Some(1.5e8),
@@ -320,7 +343,20 @@ mod tests {
             blend: Some(Blend { prior: Box::new(published.clone()), weight: 0.375 }),
             ..regression.clone()
         };
-        for s in [fitted, regression, published, blended] {
+        let normal = Statistics {
+            source: EvalueSource::Normal,
+            params: None,
+            normal: Some(NormalFit {
+                mu: -34.875,
+                var: 129.55,
+                sd: 11.38,
+                trimmed: 2,
+                method: NormalMethod::MedianIqr,
+            }),
+            db_sequences: 531,
+            ..fitted.clone()
+        };
+        for s in [fitted, regression, published, blended, normal] {
             let mut bytes = Vec::new();
             put_statistics(&mut bytes, &s);
             let back = statistics(&mut Reader::new(&bytes)).unwrap();

@@ -280,9 +280,11 @@ fn number(x: f64) -> Value {
 /// ```text
 /// { "query": id, "query_description": ..., "query_length": m, "strands": ["plus", ...],
 ///   "database_sequences": D, "database_residues": R,
-///   "evalue_source": "fitted" | "published" | "regression" | "shuffled" | "none",
+///   "mode": "local" | "global" | "glocal", "evalue_sequences": the D of the E-values,
+///   "evalue_source": "fitted" | "published" | "regression" | "shuffled" | "normal" | "none",
 ///   "lambda": .. | null, "k": .. | null,
 ///   "regression": { "rho": .., "mu": .., "variance": .. } | null,   (mean: rho 10 ln n + mu)
+///   "normal": { "mu": .., "variance": .., "trimmed": .. } | null,   (global and glocal)
 ///   "blend": { "weight": .., "prior_source": .., "prior_lambda": .., "prior_k": .. } | null,
 ///   "statistics_note": text | null, "recomputed": n,
 ///   "hits": [ { "rank": 1, "subject": id, "subject_index": k (0-based, database order),
@@ -298,7 +300,7 @@ fn number(x: f64) -> Value {
 /// Coordinates in `alignment` follow the BLAST tabular convention (1-based; minus
 /// strand: `sstart > send`). [`ResultWriter`] adds `"kernel_seconds"` and
 /// `"wall_seconds"` with [`FormatOptions::timings`].
-pub fn query_json(result: &SearchResult, db: &Database) -> Value {
+pub fn query_json(result: &SearchResult, db: &Database, scoring: &Scoring) -> Value {
     let hits: Vec<Value> = result
         .hits
         .iter()
@@ -341,10 +343,13 @@ pub fn query_json(result: &SearchResult, db: &Database) -> Value {
         "strands": result.strands_searched.iter().map(|s| s.name()).collect::<Vec<_>>(),
         "database_sequences": db.len(),
         "database_residues": db.total_residues(),
+        "mode": scoring.mode.name(),
+        "evalue_sequences": st.db_sequences,
         "evalue_source": st.source.name(),
         "lambda": st.params.map(|p| p.lambda),
         "k": st.params.map(|p| p.k),
         "regression": st.regression.map(|r| json!({"rho": r.rho, "mu": r.mu, "variance": r.variance})),
+        "normal": st.normal.map(|n| json!({"mu": n.mu, "variance": n.var, "trimmed": n.trimmed})),
         "blend": st.blend.as_ref().map(|b| json!({
             "weight": b.weight,
             "prior_source": b.prior.source.name(),
@@ -373,14 +378,23 @@ pub fn pairwise_report(
     let _ = writeln!(out, "Length={}  Strands searched: {}", result.query_len, strands.join(", "));
     let _ = writeln!(
         out,
-        "Database: {} sequences, {} residues; {} {}/{}",
+        "Database: {} sequences, {} residues; {} {}/{}, {}",
         db.len(),
         db.total_residues(),
         scoring.matrix.name(),
         scoring.gaps.open,
-        scoring.gaps.extend
+        scoring.gaps.extend,
+        scoring.mode
     );
+    if let Some(n) = st.normal {
+        let _ = writeln!(
+            out,
+            "E-values: {} (mu {:.4}, variance {:.4}, {} trimmed) over the {} subjects of the query's length window",
+            st.source, n.mu, n.var, n.trimmed, st.db_sequences
+        );
+    }
     match (st.params, st.regression) {
+        _ if st.normal.is_some() => {}
         (Some(p), _) => {
             let _ = writeln!(out, "E-values: {} (lambda {:.4}, K {:.4})", st.source, p.lambda, p.k);
         }
@@ -555,7 +569,7 @@ impl<'a, W: Write> ResultWriter<'a, W> {
                 }
             }
             OutputFormat::Json => {
-                let mut value = query_json(result, self.db);
+                let mut value = query_json(result, self.db, self.scoring);
                 if self.options.timings {
                     value["kernel_seconds"] = json!(result.kernel_seconds);
                     value["wall_seconds"] = json!(result.wall_seconds);

@@ -153,8 +153,8 @@ pub(crate) fn fits_16_bits(scoring: &Scoring) -> bool {
 /// every H is at least an all-gaps path: -(2 open + (i + j) extend) in global (the
 /// subject's columns count), -(open + i extend) in glocal; E and F one gap open
 /// lower, a diagonal candidate `min(S)` lower, and a padding cell (`scan_team`'s
-/// drain, up to 64 columns past the end) `PAD_SCORE` lower, all of which must stay
-/// above -32768. The pairs past it are recomputed at 32 bits.
+/// drain, up to 64 columns past the end) [`profile::drain_score`] lower, all of which
+/// must stay above -32768. The pairs past it are recomputed at 32 bits.
 pub(crate) fn fits_16_bits_pair(scoring: &Scoring, m: usize, n: usize) -> bool {
     let (open, ext) = (scoring.gaps.open as i64, scoring.gaps.extend as i64);
     let columns = match scoring.mode {
@@ -163,7 +163,7 @@ pub(crate) fn fits_16_bits_pair(scoring: &Scoring, m: usize, n: usize) -> bool {
         Mode::Glocal => 0,
     };
     let lowest = 3 * open + (m as i64 + columns + 2) * ext - (scoring.matrix.min_score().min(0) as i64);
-    lowest - (PAD_SCORE as i64) < 32_000
+    lowest - (profile::drain_score(scoring) as i64) < 32_500
 }
 
 /// What a scan kernel reports for a pair whose narrow lanes may have saturated:

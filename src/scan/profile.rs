@@ -17,8 +17,9 @@ use opencl3::memory::{Buffer, ClMem};
 ///
 /// In the global and glocal modes (cl/clsw_common.h says why) each query ends its own
 /// padded rows (`m.div_ceil(span) * span`): the rows above it score [`pad_row_score`]
-/// for every letter, and a fill letter follows the padding letter, whose score at row
-/// R is the left edge's step `edge(R) - edge(R - 1)` (`scan_team`'s pipeline fill).
+/// for every letter, the padding letter scores [`drain_score`], and a fill letter
+/// follows it, whose score at row R is the left edge's step `edge(R) - edge(R - 1)`
+/// (`scan_team`'s pipeline fill).
 pub(crate) struct QueryProfile {
     buffer: ProfileBuffer,
     /// Rows of each query's profile: the longest query padded to whole spans.
@@ -34,6 +35,15 @@ pub(crate) struct QueryProfile {
 /// non-local modes the fill letter.
 pub(crate) fn letters(scoring: &Scoring) -> usize {
     scoring.matrix.size() + 1 + (scoring.mode != Mode::Local) as usize
+}
+
+/// The padding letter's score in the non-local modes, where `scan_team`'s drain columns
+/// (past a lane's subject) take it: one more than a gap's first residue costs, so that
+/// a path through them never beats going down the lane's last column (cl/scan_team.cl)
+/// and their cells stay close to the real ones, inside 16 bits
+/// ([`super::fits_16_bits_pair`]).
+pub(crate) fn drain_score(scoring: &Scoring) -> i32 {
+    -(scoring.gaps.open + scoring.gaps.extend + 1)
 }
 
 /// The score of a padding row above a query, for every letter: padding rows repeat DP
@@ -100,6 +110,7 @@ impl QueryProfile {
                 }
             }
             if scoring.mode != Mode::Local {
+                profile[(slot * letters + alphabet) * m_pad..][..pad + query.len()].fill(drain_score(scoring));
                 let fill = &mut profile[(slot * letters + alphabet + 1) * m_pad..][..pad + query.len()];
                 for (r, v) in fill.iter_mut().enumerate() {
                     let r = r as i64;

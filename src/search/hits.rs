@@ -6,7 +6,7 @@ use crate::align::Alignment;
 use crate::engine::WorkerRef;
 use crate::error::{Error, Result};
 use crate::reference::LocalScore;
-use crate::scoring::Scoring;
+use crate::scoring::{Mode, Scoring};
 use crate::seq::Sequence;
 use crate::traceback::{self, HitEnd, align_from_ends};
 use rayon::prelude::*;
@@ -114,6 +114,19 @@ pub struct SearchResult {
 /// the matrix is not repeated and the rows and columns outside the alignment's reach
 /// are never computed. A hit whose end is unknown (outside the pair) is aligned whole.
 pub fn align_hits(query: &[u8], hits: &[HitEnd<'_>], scoring: &Scoring) -> Result<Vec<Option<Alignment>>> {
+    if scoring.mode != Mode::Local {
+        // The rectangle of a local alignment's reach has no bound in the other modes:
+        // each hit is traced back over its whole pair, in linear space.
+        return Ok(hits
+            .par_iter()
+            .map(|h| match h.end {
+                end @ (i, j) if i < query.len() && j < h.subject.len() => {
+                    traceback::align_ending_at(query, h.subject, scoring, end)
+                }
+                _ => traceback::align(query, h.subject, scoring),
+            })
+            .collect());
+    }
     let (known, unknown): (Vec<usize>, Vec<usize>) =
         (0..hits.len()).partition(|&k| hits[k].end.0 < query.len() && hits[k].end.1 < hits[k].subject.len());
     let chosen: Vec<HitEnd<'_>> = known.iter().map(|&k| hits[k]).collect();
@@ -277,11 +290,20 @@ impl Searcher<'_> {
         subject: impl Fn(usize) -> usize + Sync,
         statistics: &Statistics,
     ) -> Vec<Hit> {
+        // A local hit scores above 0; a glocal one above the query deleted whole (an
+        // alignment of no subject residue); a global one any score.
+        // The subjects ggsearch36 or glsearch36 would score (any, in the local mode).
+        let window = crate::stats::normal::length_window(query_len, self.scoring.mode);
+        let floor = match self.scoring.mode {
+            Mode::Local => 0,
+            Mode::Glocal => Mode::Glocal.left_edge(query_len, &self.scoring),
+            Mode::Global => i32::MIN,
+        };
         // On all threads: a database of 400,000 subjects takes 22 ms on one, on the
         // path of the last query's results.
         let mut hits: Vec<Hit> = (0..scanned.scores.len())
             .into_par_iter()
-            .filter(|&i| scanned.scores[i].score > 0)
+            .filter(|&i| scanned.scores[i].score > floor && window.contains(&self.lengths[subject(i)]))
             .filter_map(|i| {
                 let (k, score) = (subject(i), scanned.scores[i].score);
                 let evalue = statistics.evalue(score, query_len, self.lengths[k]);

@@ -86,7 +86,7 @@ use crate::error::{Error, Result};
 use crate::reference::LocalScore;
 use crate::scan::Variant;
 use crate::scan::scanner::{Scanner, ScannerPlan, Tuning};
-use crate::scoring::Scoring;
+use crate::scoring::{Mode, Scoring};
 use crate::seq::{Database, Sequence};
 use plan::{PlannedShare, Share, plan_batches};
 use rayon::prelude::*;
@@ -210,6 +210,24 @@ impl<'a> SearchPlan<'a> {
             )));
         }
         options.validate()?;
+        if scoring.mode != Mode::Local {
+            if options.max_hsps > 1 {
+                return Err(Error::InvalidArgument(format!(
+                    "further alignments per subject (max_hsps {}) are local alignments; a {} search has one per subject",
+                    options.max_hsps, scoring.mode
+                )));
+            }
+            if !matches!(options.stats, StatsMethod::Auto | StatsMethod::Fit | StatsMethod::None) {
+                return Err(Error::InvalidArgument(format!(
+                    "statistics method {} is for local scores; a {} search fits a normal distribution to its scores \
+                     as ggsearch36 and glsearch36 do (auto or fit), or none",
+                    options.stats, scoring.mode
+                )));
+            }
+            if let Some(v @ (Variant::Plain | Variant::Intra)) = options.variant {
+                scoring.require_local(&format!("the {v} variant"))?;
+            }
+        }
         let strands = options.strands.for_alphabet(db.alphabet())?;
         let lengths: Vec<usize> = db.lengths().iter().map(|&l| l as usize).collect();
         let bounds = split_by_size(lengths.iter().copied(), backends.len());

@@ -12,8 +12,9 @@ use crate::error::Error;
 use crate::psse::shuffle::shuffled;
 use crate::reference::LocalScore;
 use crate::scan::native::{self, Report};
-use crate::scoring::Scoring;
+use crate::scoring::{Mode, Scoring};
 use crate::seq::Database;
+use crate::stats::normal::{NormalFit, fit_normal, length_window};
 use crate::stats::{
     BlastParameters, KarlinAltschul, MIN_FIT_SCORES, Regression, Ungapped, fit_length_corrected, fit_regression,
 };
@@ -33,6 +34,9 @@ crate::error::named_enum! {
         Regression = "regression",
         /// Fitted to this query's scores against shuffled database subjects.
         Shuffled = "shuffled",
+        /// A normal distribution fitted to this query's global or glocal scores, as
+        /// ggsearch36 and glsearch36 fit theirs ([`crate::stats::normal`]).
+        Normal = "normal",
     }
 }
 
@@ -74,6 +78,8 @@ pub struct Statistics {
     pub blast: Option<BlastParameters>,
     /// The regression, present when `source` is `Regression`.
     pub regression: Option<Regression>,
+    /// The normal fit, present when `source` is `Normal`.
+    pub normal: Option<NormalFit>,
     /// Why a source the method prefers was not used (its error), if one was not.
     pub note: Option<String>,
     /// Number of sequences in the database (`D` of the E-value), or the search's
@@ -129,6 +135,9 @@ impl Statistics {
 
     /// The E-value under this model alone.
     fn own_evalue(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
+        if let Some(n) = self.normal {
+            return n.evalue(score, self.db_sequences);
+        }
         if let Some(r) = self.regression {
             return r.evalue(score as f64, subject_len, self.db_sequences);
         }
@@ -152,6 +161,9 @@ impl Statistics {
 
     /// The bit score under this model alone.
     fn own_bit_score(&self, score: i32, query_len: usize, subject_len: usize) -> f64 {
+        if let Some(n) = self.normal {
+            return n.bit_score(score, query_len, subject_len);
+        }
         match (self.regression, self.params) {
             (Some(r), _) => r.bit_score(score as f64, query_len, subject_len),
             (None, Some(ka)) => ka.bit_score(score as f64),
@@ -207,6 +219,7 @@ enum Model {
     KarlinAltschul(KarlinAltschul),
     Blast(BlastParameters),
     Regression(Regression),
+    Normal(NormalFit),
     None,
 }
 
@@ -242,6 +255,9 @@ impl<'a> Statistician<'a> {
             self.with_model(S::None, Model::None)
         };
         let mut statistics = match self.method {
+            // The global and glocal modes: FASTA's normal fit (SearchPlan refuses the
+            // local methods there).
+            StatsMethod::Auto | StatsMethod::Fit if self.scoring.mode != Mode::Local => first(&[S::Normal]),
             StatsMethod::Auto => {
                 let weight = fit_weight(sample.scores.len());
                 let fit = if weight > 0.0 { first(&[S::Regression, S::Fitted]) } else { first(&[]) };
@@ -266,6 +282,11 @@ impl<'a> Statistician<'a> {
             failed.push("E-values turned off (statistics method none)".into());
         }
         statistics.note = (!failed.is_empty()).then(|| failed.join("; "));
+        if self.scoring.mode != Mode::Local && self.db_size.is_none() {
+            // The subjects in the query's length window are the database E counts.
+            let window = length_window(plus.len(), self.scoring.mode);
+            statistics.db_sequences = (0..self.db.len()).filter(|&k| window.contains(&self.db.seq_len(k))).count();
+        }
         statistics
     }
 
@@ -276,6 +297,7 @@ impl<'a> Statistician<'a> {
             params: None,
             blast: None,
             regression: None,
+            normal: None,
             note: None,
             db_sequences: self.db_size.unwrap_or(self.db.len()),
             db_residues: self.db_size.is_none().then(|| self.db.total_residues() as f64),
@@ -289,6 +311,7 @@ impl<'a> Statistician<'a> {
                 statistics.blast = Some(b);
             }
             Model::Regression(r) => statistics.regression = Some(r),
+            Model::Normal(n) => statistics.normal = Some(n),
             Model::None => {}
         }
         statistics
@@ -320,6 +343,14 @@ impl<'a> Statistician<'a> {
                     .ok_or_else(|| format!("BLAST publishes no parameters for {matrix} {}/{}", gaps.open, gaps.extend))
             }
             EvalueSource::Shuffled => self.shuffled_fit(plus, minus).map(Model::KarlinAltschul).map_err(text),
+            EvalueSource::Normal => {
+                let window = length_window(plus.len(), self.scoring.mode);
+                let scores: Vec<i32> = (sample.scores.iter().zip(&sample.lengths))
+                    .filter(|(_, n)| window.contains(n))
+                    .map(|(&s, _)| s)
+                    .collect();
+                fit_normal(&scores).map(Model::Normal).map_err(|e| format!("normal fit: {}", text(e)))
+            }
             EvalueSource::None => Err("no statistics".into()),
         }
     }
@@ -397,6 +428,7 @@ mod tests {
             params: blast.map(|b| b.karlin_altschul()),
             blast,
             regression: None,
+            normal: None,
             note: None,
             db_sequences: 1000,
             db_residues: Some(300_000.0),

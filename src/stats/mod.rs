@@ -4,7 +4,8 @@
 //! BLAST's published tables; blastp's own E-values with those parameters ([`blast`]);
 //! and ssearch36's default regression of the scores on the logarithm of the subject
 //! length ([`regression`]), whose score cap needs the matrix's ungapped parameters
-//! ([`ungapped`]).
+//! ([`ungapped`]); and ggsearch36's and glsearch36's normal distribution of global scores
+//! (trimmed mean and variance, or median and IQR: [`normal`]).
 //!
 //! Typical use after scoring one query against a database:
 //!
@@ -23,11 +24,13 @@ pub mod blast;
 mod blast_table;
 pub mod evalue;
 pub mod gumbel;
+pub mod normal;
 pub mod regression;
 pub mod ungapped;
 
 pub use blast::BlastParameters;
 pub use evalue::{KarlinAltschul, MIN_FIT_SCORES, fit_length_corrected, published};
 pub use gumbel::{Gumbel, fit_censored, fit_complete};
+pub use normal::{NormalFit, NormalMethod, fit_median_iqr, fit_normal};
 pub use regression::{Regression, fit_regression};
 pub use ungapped::Ungapped;

@@ -49,11 +49,21 @@
 use super::Ungapped;
 use crate::{Error, Result};
 
-/// `pi / sqrt(6)`: the scale of the standard extreme-value distribution.
-const PI_SQRT6: f64 = std::f64::consts::PI / 2.449_489_742_783_178;
+/// `pi / sqrt(6)`: the scale of the standard extreme-value distribution, with the
+/// digits of FASTA's `PI_SQRT6` (scaleswn.c: 1.28254983016186409554).
+pub(crate) const PI_SQRT6: f64 = 1.282_549_830_161_864;
 
-/// Euler-Mascheroni constant: the mean of the Gumbel with location 0 and scale 1.
-const EULER_GAMMA: f64 = 0.577_215_664_901_532_9;
+/// Euler-Mascheroni constant: the mean of the Gumbel with location 0 and scale 1
+/// (FASTA's `EULER_G`, 0.57721566490153286060).
+pub(crate) const EULER_GAMMA: f64 = 0.577_215_664_901_532_9;
+
+/// FASTA's `zs_to_bit`: the bit score of a score whose standardized value is `z`, for
+/// a query of `query_len` and a subject of `subject_len` residues. ssearch36's
+/// regression and ggsearch36's normal fit (crate::stats::normal) both report it.
+pub(crate) fn zs_to_bit(z: f64, query_len: usize, subject_len: usize) -> f64 {
+    let ln_mn = (query_len.max(1) as f64 * subject_len.max(1) as f64).ln();
+    (PI_SQRT6 * z + EULER_GAMMA + ln_mn) / std::f64::consts::LN_2
+}
 
 /// Subjects shorter than this are not binned, and their scores get a z-score of 0.
 pub const LENGTH_CUTOFF: usize = 10;
@@ -111,8 +121,7 @@ impl Regression {
 
     /// Bit score: `(ln(m n) + c z + gamma) / ln 2`.
     pub fn bit_score(&self, score: f64, query_len: usize, subject_len: usize) -> f64 {
-        let ln_mn = (query_len.max(1) as f64).ln() + (subject_len.max(1) as f64).ln();
-        (ln_mn + PI_SQRT6 * self.z(score, subject_len) + EULER_GAMMA) / std::f64::consts::LN_2
+        zs_to_bit(self.z(score, subject_len), query_len, subject_len)
     }
 }
 

@@ -36,6 +36,8 @@ pub struct AlignArgs {
     b: PathBuf,
     #[command(flatten)]
     scoring: ScoringArgs,
+    #[command(flatten)]
+    mode: crate::args::ModeArgs,
     #[arg(long, value_enum, default_value_t = AlignFormat::Pairwise)]
     outfmt: AlignFormat,
     /// Columns per line in the pairwise view.
@@ -66,7 +68,7 @@ pub fn run(args: &AlignArgs) -> Result<()> {
         ));
     }
     let alphabet = args.scoring.alphabet_for(&args.a)?;
-    let scoring = args.scoring.scoring(alphabet)?;
+    let scoring = args.scoring.scoring(alphabet)?.in_mode(args.mode.mode()?);
     let a = read_sequences(&args.a, alphabet, &args.report)?;
     let b = read_sequences(&args.b, alphabet, &args.report)?;
     let pairs: Vec<(&Sequence, &Sequence)> = a.iter().flat_map(|x| b.iter().map(move |y| (x, y))).collect();

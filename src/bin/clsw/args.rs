@@ -4,7 +4,7 @@
 use clap::ValueEnum;
 use clsw::Result;
 use clsw::device::DeviceSpec;
-use clsw::scoring::{DEFAULT_MATRICES, Scoring, ScoringRequest};
+use clsw::scoring::{DEFAULT_MATRICES, Mode, Scoring, ScoringRequest};
 use clsw::seq::{Alphabet, AlphabetChoice, EmptyRecords, Sequence, fasta};
 use std::path::{Path, PathBuf};
 
@@ -130,6 +130,23 @@ pub struct ScoringArgs {
     /// Sequence alphabet.
     #[arg(long, value_enum, default_value_t = AlphabetArg::Auto)]
     pub alphabet: AlphabetArg,
+}
+
+/// The alignment mode, in the commands that align a query with subjects (scan, align).
+#[derive(clap::Args)]
+pub struct ModeArgs {
+    /// Alignment mode: local (Smith-Waterman, as ssearch36), global (Needleman-Wunsch:
+    /// both sequences whole, end gaps charged, as ggsearch36) or glocal (the query
+    /// whole, anywhere in the subject, as glsearch36).
+    #[arg(long, default_value = "local", value_parser = Names::of::<Mode>(Mode::ALL.map(Mode::name)))]
+    pub mode: String,
+}
+
+impl ModeArgs {
+    /// The mode the option names (checked by its parser).
+    pub fn mode(&self) -> Result<Mode> {
+        self.mode.parse()
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -32,6 +32,8 @@ pub struct ScanArgs {
     db: PathBuf,
     #[command(flatten)]
     scoring: ScoringArgs,
+    #[command(flatten)]
+    mode: crate::args::ModeArgs,
     /// Report at most this many hits per query (ssearch36 -b, BLAST -max_target_seqs).
     #[arg(long, default_value_t = 50)]
     max_hits: usize,
@@ -201,7 +203,7 @@ fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<(Inpu
     let opening = Engine::open_in_background(args.device.spec()?);
     let (db, database_seconds, scoring, (queries, report)) = open_database(args).and_then(|db| {
         let seconds = process_start.elapsed().as_secs_f64();
-        let scoring = args.scoring.scoring(db.alphabet())?;
+        let scoring = args.scoring.scoring(db.alphabet())?.in_mode(args.mode.mode()?);
         let queries = fasta::read_file(&args.query, db.alphabet(), EmptyRecords::Error)?;
         Ok((db, seconds, scoring, queries))
     })?;

@@ -14,6 +14,11 @@
 //! 3. The 32-bit reference for the subjects whose 16-bit lanes may have saturated
 //!    (counted in [`ScanOutput::recomputed`]).
 //!
+//! The global and glocal modes take none of these: every subject goes through the
+//! 32-bit kernel of [`modes`], in one pass. The byte and word kernels' unsigned lanes
+//! rely on the local recurrence's floor at 0 (it is what makes their saturating
+//! arithmetic exact), which those modes do not have: their H can be negative.
+//!
 //! Subjects are sorted by length so that the lanes of a batch end together, and the
 //! batches run longest first ([`schedule`]): the longest batch costs as much
 //! as a hundred short ones, and started last it would end the scan alone.
@@ -24,6 +29,7 @@
 //! machine; other processors (Arm included) run the portable code.
 
 pub(crate) mod lanes;
+mod modes;
 pub(crate) mod schedule;
 pub mod striped;
 mod swipe;
@@ -32,7 +38,7 @@ mod vectors;
 use super::ScanOutput;
 use crate::error::Result;
 use crate::reference::{self, LocalScore};
-use crate::scoring::Scoring;
+use crate::scoring::{Mode, Scoring};
 use lanes::LANES;
 use std::sync::OnceLock;
 use swipe::Tables;
@@ -106,11 +112,13 @@ impl Level {
 /// What a native scan reports of each subject.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Report {
-    /// The score and the reference's end cell (`None` only for a score of 0).
+    /// The score and the reference's end cell (in the local mode `None` only for a
+    /// score of 0).
     Ends,
     /// The score; the end cell where a pass found it anyway (the few subjects past the
-    /// byte and word lanes), else `None`. What a search needs of all but its hits, and
-    /// psse of every shuffle: the byte and word kernels run their score-only twins.
+    /// byte and word lanes, and every subject in the global and glocal modes), else
+    /// `None`. What a search needs of all but its hits, and psse of every shuffle: the
+    /// byte and word kernels run their score-only twins.
     Scores,
 }
 
@@ -206,6 +214,11 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
     let level = level.capped();
     let letters = scoring.matrix.size();
     assert!(query.iter().all(|&c| (c as usize) < letters), "query code outside the matrix's alphabet");
+    if scoring.mode != Mode::Local {
+        // One 32-bit pass, exact for every subject, ends included: nothing is left
+        // past the bytes, and `known` has nothing to skip.
+        return Ok((modes::scan(level, query, subjects, scoring), Vec::new()));
+    }
     let mut order: Vec<usize> = (0..subjects.len()).collect();
     order.sort_by_key(|&k| subjects[k].as_ref().len());
     let len = |k: usize| subjects[k].as_ref().len() as u64;

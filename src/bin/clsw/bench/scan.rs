@@ -72,6 +72,8 @@ pub struct BenchScanArgs {
     variants: Vec<String>,
     #[command(flatten)]
     device: DeviceArgs,
+    #[command(flatten)]
+    mode: crate::args::ModeArgs,
     #[arg(long, default_value = clsw::scoring::DEFAULT_MATRICES.protein)]
     matrix: String,
     #[arg(long, default_value_t = 11)]
@@ -222,7 +224,8 @@ fn query_of_length(queries: &[Vec<u8>], len: usize) -> Vec<u8> {
 }
 
 pub fn run(args: &BenchScanArgs) -> Result<()> {
-    let scoring = Scoring::new(Matrix::builtin_or_file(&args.matrix)?, Gaps::affine(args.gap_open, args.gap_extend)?);
+    let scoring = Scoring::new(Matrix::builtin_or_file(&args.matrix)?, Gaps::affine(args.gap_open, args.gap_extend)?)
+        .in_mode(args.mode.mode()?);
     let alphabet = scoring.matrix.alphabet();
     let db = match (&args.db, &args.pseudodb[..]) {
         (_, &[count, length]) => {
@@ -282,7 +285,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
     }
     println!(
-        "# clsw bench scan: {} subjects, {} residues ({} x {}{}), {} {}/{}, {:?}, median of {} runs{}",
+        "# clsw bench scan: {} subjects, {} residues ({} x {}{}), {} {}/{} {}, {:?}, median of {} runs{}",
         subjects.len(),
         residues,
         args.repeat,
@@ -295,6 +298,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
         scoring.matrix.name(),
         scoring.gaps.open,
         scoring.gaps.extend,
+        scoring.mode,
         tuning,
         args.runs,
         if args.device.spec()?.portable() { ", portable kernels" } else { "" }

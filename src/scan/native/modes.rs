@@ -1,0 +1,433 @@
+//! The native scan in the global and glocal modes ([`Mode`]; the recurrences are
+//! [`crate::reference`]'s): one subject per 32-bit lane, walked column by column as
+//! [`super::swipe`] walks them (column j holds residue j of every lane's subject, the
+//! query's rows run down it), the subjects sorted by length and batched so that the
+//! lanes of a batch end together, the batches run longest first ([`super::schedule`]).
+//!
+//! Why not the byte and word kernels: their lanes are unsigned and floored at 0, which
+//! is the local recurrence itself, while here H has no floor, the edges charge end
+//! gaps and scores are often negative. 32 bits hold every cell exactly (the callers'
+//! [`Scoring::check_lengths`] bounds the sums, [`NEG_INF`] stands for minus infinity,
+//! and the arithmetic is the reference's, operation for operation), so there is one
+//! pass and nothing to recompute.
+//!
+//! A batch is two vectors of the level's 32-bit lanes (two dependency chains down the
+//! rows: 32 subjects with AVX-512, 16 with AVX2, 8 with SSE4.1; 16 portable lanes
+//! elsewhere), on `std::arch` as [`super::vectors`] is. Plain arrays were tried first:
+//! the compiler's vectors for them came out at a third to a half of these, and scalar
+//! for some lane counts.
+//!
+//! A lane past its subject's end goes on with a padding residue, and its result is
+//! read where its subject ends: global, the last row's H at the lane's last column;
+//! glocal, the last row's H folded over the lane's own columns only (strictly higher
+//! replaces, so the smallest column wins), from H(m, 0). The end costs nothing extra
+//! (the last row, at a known column), so both [`super::Report`]s get it.
+
+use super::{Level, schedule};
+use crate::reference::{LocalScore, NEG_INF};
+use crate::scan::ScanOutput;
+use crate::scoring::{Mode, Scoring};
+
+/// The most lanes a batch has (AVX-512's two vectors).
+const MAX_LANES: usize = 32;
+
+/// A batch's lanes: two vectors of 32-bit lanes, wrapping arithmetic (no sum comes
+/// near the ends of `i32`: see the module header).
+///
+/// # Safety
+/// Every method may only be called on a processor that has the type's instruction-set
+/// level ([`Level::supported`]); the portable type has no such condition.
+trait Lanes: Copy {
+    const LANES: usize;
+    unsafe fn splat(v: i32) -> Self;
+    unsafe fn add(self, o: Self) -> Self;
+    unsafe fn sub(self, o: Self) -> Self;
+    unsafe fn max(self, o: Self) -> Self;
+    /// The first `LANES` values of `v`.
+    unsafe fn load(v: &[i32; MAX_LANES]) -> Self;
+    /// The lanes' values, in the first `LANES` places.
+    unsafe fn values(self) -> [i32; MAX_LANES];
+}
+
+/// Sixteen lanes as a plain array, for every processor.
+#[derive(Clone, Copy)]
+struct Portable([i32; 16]);
+
+impl Lanes for Portable {
+    const LANES: usize = 16;
+    #[inline(always)]
+    unsafe fn splat(v: i32) -> Self {
+        Portable([v; 16])
+    }
+    #[inline(always)]
+    unsafe fn add(self, o: Self) -> Self {
+        Portable(std::array::from_fn(|l| self.0[l].wrapping_add(o.0[l])))
+    }
+    #[inline(always)]
+    unsafe fn sub(self, o: Self) -> Self {
+        Portable(std::array::from_fn(|l| self.0[l].wrapping_sub(o.0[l])))
+    }
+    #[inline(always)]
+    unsafe fn max(self, o: Self) -> Self {
+        Portable(std::array::from_fn(|l| self.0[l].max(o.0[l])))
+    }
+    #[inline(always)]
+    unsafe fn load(v: &[i32; MAX_LANES]) -> Self {
+        Portable(std::array::from_fn(|l| v[l]))
+    }
+    #[inline(always)]
+    unsafe fn values(self) -> [i32; MAX_LANES] {
+        std::array::from_fn(|l| if l < 16 { self.0[l] } else { 0 })
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    //! Two registers per batch at each level, and the kernel compiled once per level
+    //! (a `#[target_feature]` entry each) so that the intrinsics inline: the crate is
+    //! built for baseline x86-64.
+    use super::{Lanes, MAX_LANES, Tables, align_batch};
+    use crate::reference::LocalScore;
+    use std::arch::x86_64::*;
+
+    macro_rules! pair {
+        ($name:ident, $feature:literal, $entry:ident: 2 x $width:literal lanes of $reg:ty, $set1:ident,
+         $add:ident, $sub:ident, $max:ident, $load:ident, $store:ident) => {
+            #[derive(Clone, Copy)]
+            pub(super) struct $name([$reg; 2]);
+
+            // Every method: the processor has the level (the trait's contract), the
+            // intrinsics' one condition besides valid pointers for the loads and stores.
+            impl Lanes for $name {
+                const LANES: usize = 2 * $width;
+                #[inline(always)]
+                unsafe fn splat(v: i32) -> Self {
+                    // SAFETY: the level (see above).
+                    unsafe { $name([$set1(v); 2]) }
+                }
+                #[inline(always)]
+                unsafe fn add(self, o: Self) -> Self {
+                    // SAFETY: the level (see above).
+                    unsafe { $name([$add(self.0[0], o.0[0]), $add(self.0[1], o.0[1])]) }
+                }
+                #[inline(always)]
+                unsafe fn sub(self, o: Self) -> Self {
+                    // SAFETY: the level (see above).
+                    unsafe { $name([$sub(self.0[0], o.0[0]), $sub(self.0[1], o.0[1])]) }
+                }
+                #[inline(always)]
+                unsafe fn max(self, o: Self) -> Self {
+                    // SAFETY: the level (see above).
+                    unsafe { $name([$max(self.0[0], o.0[0]), $max(self.0[1], o.0[1])]) }
+                }
+                #[inline(always)]
+                unsafe fn load(v: &[i32; MAX_LANES]) -> Self {
+                    // SAFETY: the level (see above); the two unaligned loads read the
+                    // first 2 * $width <= MAX_LANES values of `v`.
+                    unsafe { $name([$load(v.as_ptr().cast()), $load(v[$width..].as_ptr().cast())]) }
+                }
+                #[inline(always)]
+                unsafe fn values(self) -> [i32; MAX_LANES] {
+                    let mut v = [0; MAX_LANES];
+                    // SAFETY: the level (see above); the two unaligned stores write the
+                    // first 2 * $width <= MAX_LANES values of `v`.
+                    unsafe {
+                        $store(v.as_mut_ptr().cast(), self.0[0]);
+                        $store(v[$width..].as_mut_ptr().cast(), self.0[1]);
+                    }
+                    v
+                }
+            }
+
+            /// [`align_batch`] compiled for the level.
+            #[target_feature(enable = $feature)]
+            pub(super) fn $entry(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<LocalScore> {
+                // SAFETY: a `#[target_feature]` function runs only where the processor has
+                // the feature (its callers' contract), here the level of `$name`.
+                unsafe { align_batch::<$name>(query, batch, t) }
+            }
+        };
+    }
+
+    pair! { Avx512, "avx512f", avx512: 2 x 16 lanes of __m512i,
+    _mm512_set1_epi32, _mm512_add_epi32, _mm512_sub_epi32, _mm512_max_epi32, _mm512_loadu_si512, _mm512_storeu_si512 }
+    pair! { Avx2, "avx2", avx2: 2 x 8 lanes of __m256i,
+    _mm256_set1_epi32, _mm256_add_epi32, _mm256_sub_epi32, _mm256_max_epi32, _mm256_loadu_si256, _mm256_storeu_si256 }
+    pair! { Sse41, "sse4.1", sse41: 2 x 4 lanes of __m128i,
+    _mm_set1_epi32, _mm_add_epi32, _mm_sub_epi32, _mm_max_epi32, _mm_loadu_si128, _mm_storeu_si128 }
+}
+
+/// A scoring and query as the kernel reads them, built once per scan.
+struct Tables<'a> {
+    mode: Mode,
+    /// The matrix, row-major over codes, and its size.
+    scores: &'a [i32],
+    letters: usize,
+    /// The letters the query uses: a column's scores are built for these only.
+    used: Vec<u8>,
+    open_extend: i32,
+    extend: i32,
+    /// H(0, j) for j = 0..=n, n the longest subject.
+    top: Vec<i32>,
+    /// H(i, 0) for i = 0..=m.
+    left: Vec<i32>,
+}
+
+impl<'a> Tables<'a> {
+    fn new(query: &[u8], longest: usize, sc: &'a Scoring) -> Tables<'a> {
+        let mut used = query.to_vec();
+        used.sort_unstable();
+        used.dedup();
+        Tables {
+            mode: sc.mode,
+            scores: sc.matrix.scores(),
+            letters: sc.matrix.size(),
+            used,
+            open_extend: sc.gaps.open + sc.gaps.extend,
+            extend: sc.gaps.extend,
+            top: sc.mode.top_row(longest, sc),
+            left: (0..=query.len()).map(|i| if i == 0 { 0 } else { sc.mode.left_edge(i, sc) }).collect(),
+        }
+    }
+}
+
+/// Every subject's score and end against `query` in the scoring's mode (global or
+/// glocal), at `level` (a supported level). Query codes are below the matrix's size
+/// (the caller asserts it), subject codes too (the callers' code checks).
+pub(super) fn scan<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: &[S], sc: &Scoring) -> ScanOutput {
+    debug_assert!(sc.mode != Mode::Local && level.supported());
+    let len = |k: usize| subjects[k].as_ref().len();
+    let mut order: Vec<usize> = (0..subjects.len()).collect();
+    order.sort_by_key(|&k| len(k));
+    let t = Tables::new(query, order.last().map_or(0, |&k| len(k)), sc);
+    // Sorted by length, a batch's last subject is its longest.
+    let batches: Vec<&[usize]> = order.chunks(lanes(level)).collect();
+    let found = schedule::longest_first(
+        &batches,
+        |b| b.last().map_or(0, |&k| len(k) as u64),
+        |batch| {
+            let residues: Vec<&[u8]> = batch.iter().map(|&k| subjects[k].as_ref()).collect();
+            run(level, query, &residues, &t)
+        },
+    );
+    let mut out = ScanOutput::empty(subjects.len());
+    for (&k, r) in batches.iter().flat_map(|b| b.iter()).zip(found.into_iter().flatten()) {
+        out.scores[k] = r;
+    }
+    out
+}
+
+/// Subjects per batch at `level`.
+fn lanes(level: Level) -> usize {
+    match level {
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx512 => x86::Avx512::LANES,
+        #[cfg(target_arch = "x86_64")]
+        Level::Avx2 => x86::Avx2::LANES,
+        #[cfg(target_arch = "x86_64")]
+        Level::Sse41 => x86::Sse41::LANES,
+        _ => Portable::LANES,
+    }
+}
+
+/// One batch of at most [`lanes`]`(level)` subjects through the kernel compiled for
+/// `level` (a supported level).
+fn run(level: Level, query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<LocalScore> {
+    match level {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `level` is supported (this function's contract; the scan's level went
+        // through Level::capped): the processor has AVX-512F.
+        Level::Avx512 => unsafe { x86::avx512(query, batch, t) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above: the processor has AVX2.
+        Level::Avx2 => unsafe { x86::avx2(query, batch, t) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above: the processor has SSE4.1.
+        Level::Sse41 => unsafe { x86::sse41(query, batch, t) },
+        // SAFETY: the portable lanes run on any processor.
+        _ => unsafe { align_batch::<Portable>(query, batch, t) },
+    }
+}
+
+/// Up to `V::LANES` subjects against `query`, one per lane: each one's score and end.
+///
+/// # Safety
+/// The processor has `V`'s instruction-set level.
+#[inline(always)]
+unsafe fn align_batch<V: Lanes>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<LocalScore> {
+    debug_assert!(batch.len() <= V::LANES && V::LANES <= MAX_LANES);
+    let m = query.len();
+    let n = batch.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut lengths = [0; MAX_LANES];
+    for (l, s) in batch.iter().enumerate() {
+        lengths[l] = s.len();
+    }
+    // H(m, 0): an empty subject's score in both modes, the glocal fold's first.
+    let mut best = [LocalScore { score: t.left[m], end: None }; MAX_LANES];
+    // SAFETY: every method of V runs on a processor with V's level (this function's
+    // contract); the rest is safe code.
+    unsafe {
+        let (oe, ext, neg_inf) = (V::splat(t.open_extend), V::splat(t.extend), V::splat(NEG_INF));
+        // H(i, j - 1) and E(i, j - 1) for i = 1..=m: column 0 to start.
+        let mut h_col: Vec<V> = t.left[1..].iter().map(|&h| V::splat(h)).collect();
+        let mut e_col = vec![neg_inf; m];
+        // S(a, residue j of each lane) for the query's letters a.
+        let mut column = vec![V::splat(0); t.letters];
+        let mut corner = V::splat(0); // H(0, j - 1)
+        for j in 0..n {
+            // Code 0 past a subject's end: the lane's result is read already.
+            let mut residues = [0; MAX_LANES];
+            for (l, s) in batch.iter().enumerate() {
+                residues[l] = s.get(j).map_or(0, |&c| c as usize);
+            }
+            for &a in &t.used {
+                let row = &t.scores[a as usize * t.letters..][..t.letters];
+                column[a as usize] = V::load(&std::array::from_fn(|l| row[residues[l]]));
+            }
+            // The rows below H(0, j): `diag` H(i - 1, j - 1), `up` H(i - 1, j), `f` F(i - 1, j).
+            let (mut diag, mut up, mut f) = (corner, V::splat(t.top[j + 1]), neg_inf);
+            corner = up;
+            for ((h, e), &q) in h_col.iter_mut().zip(&mut e_col).zip(query) {
+                let left = *h;
+                *e = left.sub(oe).max(e.sub(ext));
+                f = up.sub(oe).max(f.sub(ext));
+                *h = diag.add(column[q as usize]).max(*e).max(f);
+                diag = left;
+                up = *h;
+            }
+            // `up` is H(m, j + 1), the end (m - 1, j).
+            let (last, end) = (up.values(), (m > 0).then_some((m - 1, j)));
+            for (l, b) in best[..batch.len()].iter_mut().enumerate() {
+                let read = match t.mode {
+                    Mode::Global => j + 1 == lengths[l],
+                    _ => j < lengths[l] && last[l] > b.score,
+                };
+                if read {
+                    *b = LocalScore { score: last[l], end };
+                }
+            }
+        }
+    }
+    best[..batch.len()].to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Report, rescore, scores, scores_at, scores_in_bytes, scores_past_bytes};
+    use crate::reference::{self, LocalScore, testing::generator};
+    use crate::scoring::{Gaps, Matrix, Mode, Scoring};
+    use crate::seq::Alphabet;
+
+    /// Random sequences of `letters` codes, lengths 0 to 300 (a few of each small one).
+    fn sequences(rng: &mut impl FnMut(usize) -> usize, count: usize, letters: usize) -> Vec<Vec<u8>> {
+        (0..count)
+            .map(|k| {
+                let len = if k % 10 == 0 { k % 4 } else { rng(301) };
+                (0..len).map(|_| rng(letters) as u8).collect()
+            })
+            .collect()
+    }
+
+    /// Every entry point against the reference for `query`, in both modes.
+    fn check(query: &[u8], subjects: &[Vec<u8>], local: &Scoring, what: &str) {
+        for mode in [Mode::Global, Mode::Glocal] {
+            let sc = local.clone().in_mode(mode);
+            let want: Vec<_> = subjects.iter().map(|s| reference::score(query, s, &sc)).collect();
+            let what = format!("{what}, {mode}, query of {}", query.len());
+            for report in [Report::Ends, Report::Scores] {
+                let out = scores(query, subjects, &sc, report).unwrap();
+                assert_eq!(out.scores, want, "{what}, {report:?}");
+                assert_eq!(out.recomputed, 0);
+            }
+            for level in super::Level::ALL.into_iter().filter(|l| l.supported()) {
+                let out = scores_at(level, Report::Scores, query, subjects, &sc).unwrap();
+                assert_eq!(out.scores, want, "{what}, level {level}");
+            }
+            let (bytes, past) = scores_in_bytes(query, subjects, &sc, Report::Ends).unwrap();
+            assert!(past.is_empty(), "{what}: every subject scored in the first call");
+            assert_eq!(bytes.scores, want, "{what}, in bytes");
+            let some: Vec<&Vec<u8>> = subjects.iter().step_by(3).collect();
+            let rest = scores_past_bytes(query, &some, &sc, Report::Scores).unwrap();
+            assert_eq!(rest.scores, want.iter().step_by(3).copied().collect::<Vec<_>>(), "{what}, past bytes");
+            let known = vec![0; subjects.len()];
+            assert_eq!(rescore(query, subjects, &known, &sc).unwrap().scores, want, "{what}, rescore");
+        }
+    }
+
+    #[test]
+    fn global_and_glocal_protein_equal_the_reference() {
+        let mut rng = generator(4242);
+        let subjects = sequences(&mut rng, 120, 24);
+        for (open, extend) in [(11, 1), (0, 4)] {
+            let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(open, extend).unwrap());
+            for m in [0, 1, 7, 150] {
+                let query: Vec<u8> = (0..m).map(|_| rng(20) as u8).collect();
+                check(&query, &subjects, &sc, &format!("BLOSUM62 {open}/{extend}"));
+            }
+        }
+        // A subject equal to the query, and one in it.
+        let query = subjects.iter().max_by_key(|s| s.len()).unwrap().clone();
+        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::linear(2).unwrap());
+        check(&query, &[query.clone(), query[30..90].to_vec(), Vec::new()], &sc, "the query itself");
+        // The edges: an empty subject costs the query's gap in both modes, an empty
+        // query the subject's in the global mode only; neither has an end.
+        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+        let pairs: [(&[u8], &[u8]); 3] = [(&query[..7], &[]), (&[], &query[..5]), (&[], &[])];
+        for (mode, want) in [(Mode::Global, [-18, -16, 0]), (Mode::Glocal, [-18, 0, 0])] {
+            let sc = sc.clone().in_mode(mode);
+            for ((q, s), want) in pairs.into_iter().zip(want) {
+                let got = scores(q, &[s], &sc, Report::Ends).unwrap().scores[0];
+                assert_eq!(got, LocalScore { score: want, end: None }, "{mode}, {} x {}", q.len(), s.len());
+            }
+        }
+    }
+
+    #[test]
+    fn global_and_glocal_dna_and_scores_past_16_bits_equal_the_reference() {
+        let mut rng = generator(99);
+        let subjects = sequences(&mut rng, 100, 5);
+        let query: Vec<u8> = (0..280).map(|_| rng(5) as u8).collect();
+        // Match 5,000: sums pass 16 bits upward (a close subject) and downward.
+        let mut close = query[10..270].to_vec();
+        close[100] = (close[100] + 1) % 4;
+        let subjects: Vec<Vec<u8>> = subjects.into_iter().chain([close]).collect();
+        let big = |hit: i32, miss: i32| Matrix::match_mismatch(Alphabet::Dna, hit, miss).unwrap();
+        for (matrix, gaps) in [
+            (big(5, -4), Gaps::affine(10, 1)),
+            (big(5_000, -4_000), Gaps::affine(9_000, 300)),
+            (big(2, -3), Gaps::linear(5)),
+        ] {
+            let what = format!("DNA {}/{}", matrix.max_score(), matrix.min_score());
+            check(&query, &subjects, &Scoring::new(matrix, gaps.unwrap()), &what);
+        }
+        for mode in [Mode::Global, Mode::Glocal] {
+            let sc = Scoring::new(big(5_000, -4_000), Gaps::affine(9_000, 300).unwrap()).in_mode(mode);
+            let out = scores(&query, &subjects, &sc, Report::Ends).unwrap();
+            assert!(out.scores.iter().any(|r| r.score > i16::MAX as i32), "{mode}");
+            assert!(out.scores.iter().any(|r| r.score < i16::MIN as i32), "{mode}");
+        }
+    }
+
+    #[test]
+    fn the_local_mode_takes_the_byte_and_word_kernels() {
+        let mut rng = generator(7);
+        let subjects = sequences(&mut rng, 60, 24);
+        let query: Vec<u8> = (0..120).map(|_| rng(20) as u8).collect();
+        let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+        let want: Vec<_> = subjects.iter().map(|s| reference::score(&query, s, &sc)).collect();
+        for report in [Report::Ends, Report::Scores] {
+            let got = scores(&query, &subjects, &sc, report).unwrap().scores;
+            assert!(got.iter().zip(&want).all(|(g, w)| g.score == w.score), "{report:?}");
+        }
+        assert_eq!(scores(&query, &subjects, &sc, Report::Ends).unwrap().scores, want);
+        // The byte pass scores these; it leaves a subject whose local score passes its
+        // 127 for the next passes, which the modes kernel never does.
+        let (bytes, past) = scores_in_bytes(&query, &subjects, &sc, Report::Ends).unwrap();
+        assert_eq!((bytes.scores, past), (want, vec![]));
+        let w = vec![17u8; 40]; // W/W scores 11: 440
+        let (bytes, past) = scores_in_bytes(&w, std::slice::from_ref(&w), &sc, Report::Ends).unwrap();
+        assert_eq!((bytes.scores[0].score, past), (0, vec![0]), "a local score past 127 leaves the bytes");
+        let glocal = sc.in_mode(Mode::Glocal);
+        assert_eq!(scores_in_bytes(&w, std::slice::from_ref(&w), &glocal, Report::Ends).unwrap().1, [] as [usize; 0]);
+    }
+}
