@@ -52,6 +52,14 @@
  * folded for the saturation check; the host sends the pairs whose cells could fall
  * below 16 bits to the 32-bit recompute (src/scan: fits_16_bits).
  *
+ * The global mode keeps H + extend (i + j) in the lanes (i, j the DP row and column),
+ * as FASTA's global SSE2 kernel does: every all-gaps path then scores -open or -2 open
+ * whatever the lengths, so no length passes 16 bits at the bottom. The recurrence
+ * becomes H = max(diag + S + 2 extend, E, F), E = max(E, H - open), F = max(F, H - open)
+ * (minus_ext is 0, minus_oe -open), every edge cell is -open (0 at the corner), the
+ * profile holds S + 2 extend (src/scan/profile.rs), and the score is the last cell
+ * less extend (m + n).
+ *
  * Saturation: the lanes are true 16-bit values. A wrap can only start from a cell above
  * 32767 - max(S), and every cell is folded into the best, so a subject whose best
  * exceeds sat_limit is reported as -1 and recomputed at 32 bits by the host.
@@ -86,6 +94,14 @@
 #define HMAX(a, b) vmax2((a), (b))
 #else
 #define HMAX(a, b) vmax2_relu((a), (b))
+#endif
+
+/* The left edge of profile row R (clsw_left_edge), in the global mode shifted by
+ * extend x the DP row: 0 at DP row 0, -open elsewhere. */
+#if MODE == MODE_GLOBAL
+inline int team_left_edge(int R, int pad, int open, int extend) { return R - pad + 1 == 0 ? 0 : -open; }
+#else
+#define team_left_edge clsw_left_edge
 #endif
 #define HALF_SPAN (SPAN / 2)
 /* The local profile: per letter, each work-item's ROWS / 2 words (two rows each),
@@ -149,11 +165,8 @@ inline uint2 team_boundary(__global const uint2 *bnd, bool reads, int k, int kG,
                            uint minus_ext)
 {
 #if MODE == MODE_GLOBAL
-    /* The top edge, -(open + (k + 1) extend) = -oe - k extend. */
-    if (reads && k < n)
-        return bnd[kG];
-    const uint top = vadd2(minus_oe, PACK2(k * LO(minus_ext)));
-    return (uint2)(top, vadd2(top, minus_oe));
+    /* The top edge, shifted: -open (minus_oe here), with F = -2 open. */
+    return reads && k < n ? bnd[kG] : (uint2)(minus_oe, vadd2(minus_oe, minus_oe));
 #else
     return reads && k < n ? bnd[kG] : (uint2)(0, minus_oe);
 #endif
@@ -264,12 +277,12 @@ inline void pass_start(team_t *st, uint *h, uint *e, uint minus_oe, int r0, int 
 #if MODE
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
-        h[r] = PACK2(clsw_left_edge(r0 + r, pad, open, extend));
+        h[r] = PACK2(team_left_edge(r0 + r, pad, open, extend));
         e[r] = vadd2(h[r], minus_oe);
     }
     st->h_out = h[ROWS - 1];
     st->f_out = e[ROWS - 1];
-    st->diag_top = PACK2(clsw_left_edge(r0 - 1, pad, open, extend));
+    st->diag_top = PACK2(team_left_edge(r0 - 1, pad, open, extend));
 #else
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
@@ -491,8 +504,13 @@ __kernel void scan_team(
     const int n = (int)((group_cell[g + 1] - group_cell[g]) / (ulong)G) - skip;
     __global const uint *res = residues + group_word[g] + (size_t)(skip / 2) * G + slot_of_pair;
     __global uint2 *bnd = boundary + (group_cell[g] - cell_origin) + slot_of_pair;
+#if MODE == MODE_GLOBAL
+    const uint minus_oe = PACK2(-gap_open);
+    const uint minus_ext = 0;
+#else
     const uint minus_oe = PACK2(-(gap_open + gap_extend));
     const uint minus_ext = PACK2(-gap_extend);
+#endif
     /* The padding letter: the last, or in the other modes the one before the fill letter. */
     const uint pad_word = (uint)(letters - 1 - (MODE != MODE_LOCAL)) * 0x01010101u;
     /* Residue words of the group's columns (the last may end in padding). */
@@ -662,6 +680,13 @@ __kernel void scan_team(
         pair0.i = -1;
     if (pair1.j < 0)
         pair1.i = -1;
+#endif
+#if MODE == MODE_GLOBAL
+    /* The shift of the last cell. */
+    if (pair0.score != INT_MAX)
+        pair0.score -= gap_extend * (m + n0);
+    if (pair1.score != INT_MAX)
+        pair1.score -= gap_extend * (m + n1);
 #endif
     if (n0 > 0)
         write_result(out_score, out_query_end, out_subject_end, 2 * team, pair0, sat_limit);

@@ -46,8 +46,8 @@ fn team_in_every_shape_in_each_mode() {
     for dev in sweep_devices() {
         for mode in MODES {
             let sc = blosum62(mode);
-            for (qlen, team, rows, group) in
-                [(1, 1, 2, 1), (37, 1, 8, 4), (5, 2, 2, 2), (70, 4, 6, 8), (130, 8, 16, 64), (200, 32, 4, 64)]
+            for (shape, (qlen, team, rows, group)) in
+                [(1, 1, 2, 1), (5, 2, 2, 2), (130, 8, 16, 64), (200, 32, 4, 64)].into_iter().enumerate()
             {
                 let query = rng.codes(qlen, 20);
                 let mut subjects = subjects_around(&mut rng, &query, 22, 300, 20);
@@ -61,10 +61,13 @@ fn team_in_every_shape_in_each_mode() {
                 for (k, s) in subjects.iter().enumerate() {
                     assert_eq!(got.scores[k], want[k], "{what}: subject {k} (length {})", s.len());
                 }
-                let got = scanner.scores(&query, &sc).unwrap();
-                let scores: Vec<i32> = got.scores.iter().map(|s| s.score).collect();
-                let wanted: Vec<i32> = want.iter().map(|s| s.score).collect();
-                assert_eq!(scores, wanted, "{what}: scores only");
+                // The score-only build (a program of its own) in two shapes.
+                if shape >= 2 {
+                    let got = scanner.scores(&query, &sc).unwrap();
+                    let scores: Vec<i32> = got.scores.iter().map(|s| s.score).collect();
+                    let wanted: Vec<i32> = want.iter().map(|s| s.score).collect();
+                    assert_eq!(scores, wanted, "{what}: scores only");
+                }
             }
         }
     }
@@ -127,10 +130,11 @@ fn team_scans_several_queries_in_one_launch_in_each_mode() {
 #[test]
 fn long_subjects_in_each_mode() {
     // Subjects of 1 to 70,000 residues, the long ones walked by several teams at once
-    // (teams of 4 and 8, one pass and several). BLOSUM62 in glocal keeps 16 bits at any
-    // subject length; in global a subject's all-gap edge passes 16 bits past about
-    // 15,000 residues, so those are recomputed at 32 bits; a DNA scoring of match 100
-    // passes 16 bits upwards on planted copies (saturation) in both modes.
+    // (teams of 4, queries of several passes). BLOSUM62 keeps 16 bits at any subject
+    // length: glocal's cells fall with the query's length only, and global's lanes are
+    // shifted (extend per row and column) so that its all-gap edges stay at -open; a DNA
+    // scoring of match 100 passes 16 bits upwards on planted copies (saturation, the
+    // 32-bit recompute) in both modes.
     let mut rng = Rng::new(70);
     let dna = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 100, -90).unwrap(), Gaps::affine(150, 40).unwrap());
     let mut lengths = vec![70_000, 12_000, 9_000, 1, 2, 3, 31, 32, 33, 200, 1_000, 3_500];
@@ -163,22 +167,22 @@ fn long_subjects_in_each_mode() {
             let sc = base.clone().in_mode(mode);
             let want: Vec<Vec<LocalScore>> =
                 queries.iter().map(|q| subjects.iter().map(|s| score(q, s, &sc)).collect()).collect();
+            // Rows fixed: one program for both queries (4 and 9 passes).
+            let tuning = Tuning { rows: 12, ..from(300, 4) };
             for dev in test_devices() {
-                for tuning in [from(5_000, 8), Tuning { rows: 8, ..from(300, 4) }] {
-                    let what = format!("{mode} {} on {} ({tuning:?})", sc.matrix.name(), dev.info.label());
-                    let scanner = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, letters as u8).unwrap();
-                    let mut recomputed = 0;
-                    for (q, query) in queries.iter().enumerate() {
-                        let got = scanner.scan(query, &sc).unwrap();
-                        recomputed += got.recomputed;
-                        for (k, s) in subjects.iter().enumerate() {
-                            assert_eq!(got.scores[k], want[q][k], "{what}: query {q}, subject {k} ({})", s.len());
-                        }
+                let what = format!("{mode} {} on {} ({tuning:?})", sc.matrix.name(), dev.info.label());
+                let scanner = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, letters as u8).unwrap();
+                let mut recomputed = 0;
+                for (q, query) in queries.iter().enumerate() {
+                    let got = scanner.scan(query, &sc).unwrap();
+                    recomputed += got.recomputed;
+                    for (k, s) in subjects.iter().enumerate() {
+                        assert_eq!(got.scores[k], want[q][k], "{what}: query {q}, subject {k} ({})", s.len());
                     }
-                    // Only BLOSUM62's glocal pairs all keep 16 bits.
-                    let narrow = letters == 20 && mode == Mode::Glocal;
-                    assert_eq!(recomputed == 0, narrow, "{what}: {recomputed} pairs recomputed at 32 bits");
                 }
+                // BLOSUM62's pairs all keep 16 bits, up to 70,000 residues.
+                let narrow = letters == 20;
+                assert_eq!(recomputed == 0, narrow, "{what}: {recomputed} pairs recomputed at 32 bits");
             }
         }
     }

@@ -142,28 +142,37 @@ pub(crate) const PAD_SCORE: i16 = -16384;
 
 /// True when the narrow kernels can hold every E and F of this scoring in 16 bits
 /// (they never fall below -(open + 2 extend) in the local mode; the other modes add
-/// [`fits_16_bits_pair`]).
+/// [`narrow_subjects`]).
 pub(crate) fn fits_16_bits(scoring: &Scoring) -> bool {
     let worst = scoring.gaps.open as i64 + 2 * scoring.gaps.extend as i64;
-    worst < 8192 && scoring.matrix.max_score() < 8192 && scoring.matrix.min_score() > -8192
+    // scan_team's global lanes add 2 extend to every score (profile::shifted).
+    let top = scoring.matrix.max_score() as i64 + 2 * scoring.gaps.extend as i64;
+    worst < 8192 && top < 8192 && scoring.matrix.min_score() > -8192
 }
 
-/// True when no cell of a pair of `m` and `n` residues can fall out of the narrow
-/// kernels' 16 bits at the bottom. Always in the local mode (H >= 0). In the others
-/// every H is at least an all-gaps path: -(2 open + (i + j) extend) in global (the
-/// subject's columns count), -(open + i extend) in glocal; E and F one gap open
-/// lower, a diagonal candidate `min(S)` lower, and a padding cell (`scan_team`'s
-/// drain, up to 64 columns past the end) [`profile::drain_score`] lower, all of which
-/// must stay above -32768. The pairs past it are recomputed at 32 bits.
-pub(crate) fn fits_16_bits_pair(scoring: &Scoring, m: usize, n: usize) -> bool {
-    let (open, ext) = (scoring.gaps.open as i64, scoring.gaps.extend as i64);
-    let columns = match scoring.mode {
-        Mode::Local => return true,
-        Mode::Global => n as i64 + 64,
-        Mode::Glocal => 0,
-    };
-    let lowest = 3 * open + (m as i64 + columns + 2) * ext - (scoring.matrix.min_score().min(0) as i64);
-    lowest - (profile::drain_score(scoring) as i64) < 32_500
+/// The longest subject whose cells, against a query of `m` residues, cannot fall out of
+/// `kind`'s 16 bits at the bottom (`usize::MAX`: any). Any in the local mode (H >= 0)
+/// and in `scan_team`'s shifted global lanes ([`profile::shifted`]: every all-gaps path
+/// is -open or -2 open there). Otherwise every H is at least an all-gaps path:
+/// -(2 open + (i + j) extend) in global (the subject's columns count), -(open + i
+/// extend) in glocal; E and F one gap open lower, a diagonal candidate `min(S)` lower,
+/// and a padding cell (`scan_team`'s drain, up to 64 columns past the end)
+/// [`profile::drain_score`] lower, all of which must stay above -32768. The pairs past it
+/// are recomputed at 32 bits.
+pub(crate) fn narrow_subjects(kind: ScanKernel, scoring: &Scoring, m: usize) -> usize {
+    if scoring.mode == Mode::Local || profile::shifted(kind, scoring) {
+        return usize::MAX;
+    }
+    let (open, ext) = (scoring.gaps.open as i64, scoring.gaps.extend.max(1) as i64);
+    let fixed = 3 * open + (m as i64 + 2) * ext
+        - scoring.matrix.min_score().min(0) as i64
+        - profile::drain_score(scoring) as i64;
+    let room = 32_500 - fixed;
+    match scoring.mode {
+        Mode::Global => usize::try_from(room / ext - 64).unwrap_or(0),
+        _ if room > 0 => usize::MAX,
+        _ => 0,
+    }
 }
 
 /// What a scan kernel reports for a pair whose narrow lanes may have saturated:

@@ -17,7 +17,7 @@ use opencl3::memory::{Buffer, ClMem};
 ///
 /// In the global and glocal modes (cl/clsw_common.h says why) each query ends its own
 /// padded rows (`m.div_ceil(span) * span`): the rows above it score [`pad_row_score`]
-/// for every letter, the padding letter scores [`drain_score`], and a fill letter
+/// for every letter, the padding letter scores [`drain_score`] in glocal, and a fill letter
 /// follows it, whose score at row R is the left edge's step `edge(R) - edge(R - 1)`
 /// (`scan_team`'s pipeline fill).
 pub(crate) struct QueryProfile {
@@ -37,11 +37,11 @@ pub(crate) fn letters(scoring: &Scoring) -> usize {
     scoring.matrix.size() + 1 + (scoring.mode != Mode::Local) as usize
 }
 
-/// The padding letter's score in the non-local modes, where `scan_team`'s drain columns
+/// The padding letter's score in the glocal mode, where `scan_team`'s drain columns
 /// (past a lane's subject) take it: one more than a gap's first residue costs, so that
 /// a path through them never beats going down the lane's last column (cl/scan_team.cl)
 /// and their cells stay close to the real ones, inside 16 bits
-/// ([`super::fits_16_bits_pair`]).
+/// ([`super::narrow_subjects`]).
 pub(crate) fn drain_score(scoring: &Scoring) -> i32 {
     -(scoring.gaps.open + scoring.gaps.extend + 1)
 }
@@ -55,10 +55,21 @@ fn pad_row_score(scoring: &Scoring) -> i32 {
     }
 }
 
+/// Whether `kind` keeps H + extend (i + j) in the lanes for `scoring`: `scan_team` in
+/// the global mode (cl/scan_team.cl says why). Its profile holds S + 2 extend, and the
+/// edges are [`left_edge`]'s shifted alike.
+pub(crate) fn shifted(kind: ScanKernel, scoring: &Scoring) -> bool {
+    kind == ScanKernel::Team && scoring.mode == Mode::Global
+}
+
 /// H(R, 0) of profile row `r` (`r` = -1: the row above) below `pad` padding rows:
-/// cl/clsw_common.h's `clsw_left_edge`, the reference's left edge for the query's rows.
-pub(crate) fn left_edge(r: i64, pad: i64, scoring: &Scoring) -> i32 {
+/// cl/clsw_common.h's `clsw_left_edge`, the reference's left edge for the query's rows;
+/// [`shifted`]: cl/scan_team.cl's `team_left_edge` (0 at DP row 0, else -open).
+pub(crate) fn left_edge(r: i64, pad: i64, scoring: &Scoring, shifted: bool) -> i32 {
     let dp = r - pad + 1;
+    if shifted {
+        return if dp == 0 { 0 } else { -scoring.gaps.open };
+    }
     if dp > 0 {
         scoring.mode.left_edge(dp as usize, scoring)
     } else if scoring.mode == Mode::Global && dp < 0 {
@@ -94,6 +105,10 @@ impl QueryProfile {
         let m_pad = longest.div_ceil(span) * span;
         let letters = letters(scoring);
         let alphabet = scoring.matrix.size();
+        let shifted = shifted(kind, scoring);
+        // The shifted lanes add 2 extend to every pair of the query's rows and take 0 in
+        // the padding rows above (DP row 0 again).
+        let (shift, pad_score) = if shifted { (2 * scoring.gaps.extend, 0) } else { (0, pad_row_score(scoring)) };
         let cells = crate::memory::count("a query profile", &[queries.len(), letters, m_pad])?;
         let mut profile = crate::memory::vec_filled("a query profile", cells, PAD_SCORE as i32)?;
         for (slot, query) in queries.iter().enumerate() {
@@ -104,17 +119,19 @@ impl QueryProfile {
             };
             for c in 0..alphabet {
                 let row = &mut profile[(slot * letters + c) * m_pad..][..pad + query.len()];
-                row[..pad].fill(pad_row_score(scoring));
+                row[..pad].fill(pad_score);
                 for (p, &q) in row[pad..].iter_mut().zip(query.iter()) {
-                    *p = scoring.matrix.score(q, c as u8);
+                    *p = scoring.matrix.score(q, c as u8) + shift;
                 }
             }
-            if scoring.mode != Mode::Local {
+            if scoring.mode == Mode::Glocal {
                 profile[(slot * letters + alphabet) * m_pad..][..pad + query.len()].fill(drain_score(scoring));
+            }
+            if scoring.mode != Mode::Local {
                 let fill = &mut profile[(slot * letters + alphabet + 1) * m_pad..][..pad + query.len()];
                 for (r, v) in fill.iter_mut().enumerate() {
                     let r = r as i64;
-                    *v = left_edge(r, pad as i64, scoring) - left_edge(r - 1, pad as i64, scoring);
+                    *v = left_edge(r, pad as i64, scoring, shifted) - left_edge(r - 1, pad as i64, scoring, shifted);
                 }
             }
         }

@@ -69,8 +69,12 @@ impl ScanKernel {
             ScanKernel::InterWide => i32::MAX,
             // Only the 16-bit boundary row limits scan_inter; its arithmetic is 32-bit.
             ScanKernel::Inter => i16::MAX as i32,
-            // A true 16-bit lane can wrap once a cell passes 32767 - max(S).
-            ScanKernel::Team | ScanKernel::TeamPairs => i16::MAX as i32 - scoring.matrix.max_score().max(0),
+            // A true 16-bit lane can wrap once a cell passes 32767 - max(S), its
+            // scores S + 2 extend in the global lanes (profile::shifted).
+            ScanKernel::Team | ScanKernel::TeamPairs => {
+                let shift = if super::profile::shifted(self, scoring) { 2 * scoring.gaps.extend } else { 0 };
+                i16::MAX as i32 - (scoring.matrix.max_score() + shift).max(0)
+            }
         }
     }
 
@@ -662,19 +666,21 @@ impl<'d> Scanner<'d> {
     /// computes, from the reference (an edge in the non-local modes); then at 32 bits
     /// the subjects whose narrow score saturated ([`SATURATED`](super::SATURATED)), and
     /// in the non-local modes those whose cells could pass 16 bits at the bottom
-    /// ([`fits_16_bits_pair`](super::fits_16_bits_pair)).
+    /// ([`narrow_subjects`](super::narrow_subjects)).
     fn complete(&self, query: &[u8], out: &mut ScanOutput, scoring: &Scoring) -> Result<()> {
         for (k, subject) in self.subjects.iter().enumerate() {
             if query.is_empty() || subject.is_empty() {
                 out.scores[k] = crate::reference::score(query, subject, scoring);
             }
         }
-        let narrow = self.kind != ScanKernel::InterWide;
+        let narrow = match self.kind {
+            ScanKernel::InterWide => usize::MAX,
+            kind => super::narrow_subjects(kind, scoring, query.len()),
+        };
         let saturated: Vec<usize> = (0..self.subjects.len())
             .filter(|&k| {
                 let n = self.subjects[k].len();
-                out.scores[k].score == super::SATURATED
-                    || (narrow && n > 0 && !query.is_empty() && !super::fits_16_bits_pair(scoring, query.len(), n))
+                out.scores[k].score == super::SATURATED || (n > narrow && !query.is_empty())
             })
             .collect();
         if saturated.is_empty() {
