@@ -330,6 +330,9 @@ fn rust_cpp_report() -> String {
     let sc = protein_scoring();
     let searcher =
         Searcher::new(&engine, &db, sc.clone(), SearchOptions { max_hits: 5, ..SearchOptions::default() }).unwrap();
+    let glocal = sc.clone().in_mode(clsw::scoring::Mode::Glocal);
+    let glocal =
+        Searcher::new(&engine, &db, glocal, SearchOptions { max_hits: 5, ..SearchOptions::default() }).unwrap();
     let mut out = String::new();
     for q in queries() {
         let r = searcher.search(&q).unwrap();
@@ -351,6 +354,12 @@ fn rust_cpp_report() -> String {
         let scores: Vec<i32> = r.scores.iter().map(|s| s.score).collect();
         let sum: i64 = scores.iter().map(|&s| s as i64).sum();
         out.push_str(&format!("scores\t{}\t{}\t{sum}\t{}\n", q.id, scores.len(), scores.iter().max().unwrap()));
+        if let Some(h) = glocal.search(&q).unwrap().hits.first() {
+            let a = h.alignment.as_ref().unwrap();
+            let line =
+                format!("glocal\t{}\t{}\t{}\t{}\t{}\n", q.id, h.subject, h.score, a.query_start + 1, a.query_end + 1);
+            out.push_str(&line);
+        }
         if let Some(h) = r.hits.first() {
             let a = reference::align(&q.residues, db.residues(h.subject), &sc).unwrap();
             out.push_str(&format!(

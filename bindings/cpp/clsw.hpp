@@ -155,6 +155,18 @@ class Scoring {
     std::string name() const {
         return detail::text([&](char *b, size_t n, size_t *need) { return clsw_scoring_name(get(), b, n, need); });
     }
+    /// A copy in alignment mode `mode`: CLSW_MODE_LOCAL, CLSW_MODE_GLOBAL (ggsearch36) or
+    /// CLSW_MODE_GLOCAL (glsearch36).
+    Scoring with_mode(clsw_mode mode) const {
+        clsw_scoring *s = nullptr;
+        check(clsw_scoring_with_mode(get(), mode, &s));
+        return Scoring(s);
+    }
+    clsw_mode mode() const {
+        clsw_mode m = 0;
+        check(clsw_scoring_mode(get(), &m));
+        return m;
+    }
     const clsw_scoring *get() const noexcept { return handle_.get(); }
 
   private:

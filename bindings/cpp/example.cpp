@@ -30,6 +30,8 @@ int main(int argc, char **argv) {
         options.max_hits = 5;
         options.cigar = CLSW_CIGAR_EXTENDED;
         clsw::Searcher searcher(engine, scoring, db, &options);
+        // The same search in the glocal mode (glsearch36's: the query whole).
+        clsw::Searcher glocal(engine, scoring.with_mode(CLSW_MODE_GLOCAL), db, &options);
 
         for (size_t q = 0; q < queries.size(); q++) {
             const std::string id = queries.id(q), letters = queries.sequence(q);
@@ -43,6 +45,11 @@ int main(int argc, char **argv) {
             long long sum = std::accumulate(scores.begin(), scores.end(), 0LL);
             int32_t best = scores.empty() ? 0 : *std::max_element(scores.begin(), scores.end());
             std::printf("scores\t%s\t%zu\t%lld\t%d\n", id.c_str(), scores.size(), sum, best);
+            clsw::SearchResult g = glocal.search(letters, id);
+            if (!g.hits.empty()) {
+                std::printf("glocal\t%s\t%zu\t%d\t%zu\t%zu\n", id.c_str(), g.hits[0].subject, g.hits[0].score,
+                            g.hits[0].query_start, g.hits[0].query_end);
+            }
             if (!r.hits.empty()) {
                 clsw::Alignment a = clsw::align(scoring, letters, db.sequence(r.hits[0].subject));
                 std::printf("align\t%s\t%d\t%zu\t%zu\t%s\n", id.c_str(), a.score, a.query_start, a.subject_start,

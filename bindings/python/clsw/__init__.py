@@ -116,7 +116,15 @@ VARIANTS: Dict[str, int] = {"fast": 0, "inter": 1, "intra": 2, "plain": 3, "team
 STRANDS: Dict[str, int] = {"both": 0, "plus": 1, "minus": 2}
 CIGARS: Dict[Optional[str], int] = {None: 0, "extended": 1, "M": 2}
 STATS: Dict[str, int] = {"auto": 0, "fit": 1, "published": 2, "none": 3, "regression": 4, "shuffle": 5}
-EVALUE_SOURCES: Dict[int, str] = {0: "fitted", 1: "published", 2: "none", 3: "regression", 4: "shuffled"}
+EVALUE_SOURCES: Dict[int, str] = {
+    0: "fitted",
+    1: "published",
+    2: "none",
+    3: "regression",
+    4: "shuffled",
+    5: "normal",
+}
+MODES: Dict[str, int] = {"local": 0, "global": 1, "glocal": 2}
 HIT_STRANDS: Dict[int, str] = {0: "plus", 1: "minus"}
 DEVICE_KINDS: Dict[int, str] = {0: "gpu", 1: "cpu", 2: "other"}
 GAPS_DEFAULT = -1
@@ -334,6 +342,8 @@ _declare("clsw_scoring_free", [_P], None)
 _declare("clsw_scoring_alphabet", [_H, ctypes.POINTER(_u32)])
 _declare("clsw_scoring_gaps", [_H, ctypes.POINTER(_i32), ctypes.POINTER(_i32)])
 _declare("clsw_scoring_name", [_H, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
+_declare("clsw_scoring_with_mode", [_H, _u32, _PP])
+_declare("clsw_scoring_mode", [_H, ctypes.POINTER(_u32)])
 _declare("clsw_db_new_fasta", [_c, _u32, _PP])
 _declare("clsw_db_new_prepared", [_c, _PP])
 _declare("clsw_db_new_file", [_c, _u32, _H, _PP])
@@ -582,17 +592,47 @@ class Scoring(_Handle):
 
     _free = _lib.clsw_scoring_free
 
-    def __init__(self, matrix: _PathArg, gap_open: Optional[int] = None, gap_extend: Optional[int] = None) -> None:
+    def __init__(
+        self,
+        matrix: _PathArg,
+        gap_open: Optional[int] = None,
+        gap_extend: Optional[int] = None,
+        mode: str = "local",
+    ) -> None:
         """``Scoring("BLOSUM62", 11, 1)``: a matrix as ``clsw --matrix`` names one (an
-        NCBI-format file where ``matrix`` is one, else a built-in name)."""
+        NCBI-format file where ``matrix`` is one, else a built-in name); ``mode`` as
+        :meth:`with_mode`."""
         p = _P()
         _check(_lib.clsw_scoring_new(_path(matrix), *self._gaps(gap_open, gap_extend), ctypes.byref(p)))
         _Handle.__init__(self, p)
+        if mode != "local":
+            moded = self.with_mode(mode)
+            self.close()
+            self._ptr, moded._ptr = moded._ptr, None
 
     def __repr__(self) -> str:
         if not self._ptr:
             return "Scoring(<closed>)"
-        return f"Scoring({self.name!r}, {self.gaps[0]}, {self.gaps[1]})"
+        mode = "" if self.mode == "local" else f", mode={self.mode!r}"
+        return f"Scoring({self.name!r}, {self.gaps[0]}, {self.gaps[1]}{mode})"
+
+    def with_mode(self, mode: str) -> "Scoring":
+        """A copy in alignment mode ``mode``: "local" (Smith-Waterman, ssearch36),
+        "global" (both sequences whole, ggsearch36) or "glocal" (the query whole,
+        anywhere in the subject, glsearch36). Global and glocal searches report the
+        subjects of the query's length window, with ggsearch36's normal statistics."""
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}")
+        p = _P()
+        _check(_lib.clsw_scoring_with_mode(self, MODES[mode], ctypes.byref(p)))
+        return Scoring._wrap(p)
+
+    @property
+    def mode(self) -> str:
+        """The alignment mode: "local", "global" or "glocal"."""
+        m = ctypes.c_uint32()
+        _check(_lib.clsw_scoring_mode(self, ctypes.byref(m)))
+        return {v: k for k, v in MODES.items()}[m.value]
 
     @staticmethod
     def _gaps(gap_open: Optional[int], gap_extend: Optional[int]) -> Tuple[int, int]:
@@ -791,7 +831,7 @@ class Hit:
 class SearchResult:
     """One query's hits, best first, and how the search went: dynamic-programming
     ``cells`` computed, where E-values came from (``evalue_source``: "fitted",
-    "published", "regression", "shuffled" or "none"; ``lambda_`` and ``k`` NaN without
+    "published", "regression", "shuffled", "normal" (global and glocal) or "none"; ``lambda_`` and ``k`` NaN without
     statistics) and times in seconds."""
 
     hits: List[Hit]
@@ -1593,6 +1633,7 @@ def _c_constants() -> Dict[str, int]:
         ("CLSW_VARIANT_", VARIANTS),
         ("CLSW_STRANDS_", STRANDS),
         ("CLSW_STATS_", STATS),
+        ("CLSW_MODE_", MODES),
         ("CLSW_DISTANCE_", DISTANCE_VARIANTS),
         ("CLSW_METRIC_", METRICS),
     ]:

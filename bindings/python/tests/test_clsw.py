@@ -134,6 +134,32 @@ def test_stats_and_db_size_choose_and_pin_evalues(engine, uniprot, queries, blos
         clsw.Searcher(engine, blosum62, uniprot, stats="maximum-likelihood")
 
 
+def test_global_and_glocal_searches(engine, uniprot, queries, blosum62):
+    qid, seq = queries[2]
+    assert blosum62.mode == "local"
+    for mode in ["global", "glocal"]:
+        scoring = blosum62.with_mode(mode)
+        assert scoring.mode == mode and repr(scoring) == f"Scoring('BLOSUM62', 11, 1, mode={mode!r})"
+        assert clsw.Scoring("BLOSUM62", 11, 1, mode=mode).mode == mode
+        result = clsw.Searcher(engine, scoring, uniprot, max_hits=500, evalue=1e9).search(seq, query_id=qid)
+        assert result.evalue_source == "normal"
+        # The hits are the subjects of ggsearch36's length window, the whole query aligned.
+        low = int(0.75 * len(seq) + 0.5)
+        lengths = [h.subject_length for h in result.hits]
+        assert lengths and all(n >= low for n in lengths)
+        if mode == "global":
+            assert all(n <= int(1.33 * len(seq) - 0.5) for n in lengths)
+        high = int(1.33 * len(seq) - 0.5) if mode == "global" else len(seq) * 100
+        in_window = sum(1 for k in range(len(uniprot)) if low <= uniprot.length(k) <= high)
+        assert result.db_sequences == in_window
+        best = result.hits[0]
+        assert (best.query_start, best.query_end) == (1, len(seq))
+    with pytest.raises(ValueError):
+        blosum62.with_mode("semiglobal")
+    with pytest.raises(clsw.ClswError):
+        clsw.Searcher(engine, blosum62.with_mode("global"), uniprot, stats="regression").search(queries[0][1])
+
+
 def test_max_hsps_lists_a_subjects_further_alignments(engine, uniprot, queries, blosum62):
     # queries10's fifth record and a subject holding three copies of it (ssearch36
     # lists three alignments there: tests/stats_tools.rs).
