@@ -27,7 +27,8 @@
  * In the non-local modes the host places a query of m rows at the END of its padded
  * rows (src/scan/profile.rs), so that its last row, where the score is read, is the
  * last row of the last band or pass; the pad = rows - m rows above it reproduce the
- * top edge: each scores S_PAD for every letter (global: -extend, glocal: 0) and starts
+ * top edge: each scores the same for every letter (src/scan/profile.rs: -extend in
+ * global, 0 in glocal and in scan_team's shifted global lanes) and starts
  * from the left edge below, so every padding row holds the values of DP row 0. */
 #ifndef MODE
 #define MODE 0

@@ -19,7 +19,7 @@
  * Narrow first: the arithmetic is 32-bit, only the boundary row is 16-bit. Every H is
  * folded into `best` before it is stored, so when best <= 32767 (the host's
  * SAT_LIMIT) every stored value was exact; otherwise the subject is reported as
- * saturated (score -1) and the host recomputes it with WIDE=1.
+ * saturated (CLSW_SATURATED) and the host recomputes it with WIDE=1.
  *
  * End cell: sweeping bands (i) outer and columns (j) inner, a cell replaces the best
  * when it scores higher, or the same at a smaller column: the reference's rule
@@ -33,7 +33,7 @@
  * band from the top edge; the score is read from the last band's last row (the
  * query's): at the subject's last column (global), or its best column, the first on
  * ties (glocal). Every H is still folded into `top` for the saturation check; the host
- * sends pairs whose cells could fall below 16 bits to WIDE=1 (src/scan: fits_16_bits).
+ * sends pairs whose cells could fall below 16 bits to WIDE=1 (src/scan: narrow_subjects).
  */
 
 #ifndef BAND
@@ -63,7 +63,7 @@ typedef uint boundary_t;
 __kernel void scan_inter(
     __global const score_t *profile,   /* [letter][m_pad]: S(q_i, letter); one extra letter for padding */
     const int m_pad,                   /* query rows rounded up to whole bands */
-    const int letters,                 /* alphabet size + 1 (the padding code) */
+    const int letters,                 /* alphabet size + 1 (the padding code), + 1 in MODE (fill) */
     __global const uint *residues,     /* per group: 4 codes per word, word w of slot t at [base + w*G + t] */
     __global const uint *group_word,   /* per group: base word */
     __global const uint *lengths,      /* per slot: subject length (0 for empty slots) */

@@ -44,13 +44,13 @@
  * lane's last column (global), or the best of the lane's columns, the first on ties
  * (glocal). Each pass starts every row at its left edge, the first pass's boundary is
  * the top edge, and the pipeline's fill columns (j < 0) take a letter of their own
- * whose profile row is the left edge's step from the row above (src/scan/profile.rs:
- * S_FILL), so that a fill column leaves every row at its left edge. The drain columns
- * keep the padding letter, which scores one more than a gap's first residue here: the
- * last row never holds its best there (a path into them pays more than one down the
- * lane's last column), and their cells stay near the real ones. Every cell is still
- * folded for the saturation check; the host sends the pairs whose cells could fall
- * below 16 bits to the 32-bit recompute (src/scan: fits_16_bits).
+ * whose profile row is the left edge's step from the row above (src/scan/profile.rs),
+ * so that a fill column leaves every row at its left edge. The drain columns keep the
+ * padding letter; the last row's fold skips them (j >= the lane's length). In glocal the
+ * padding letter scores one more than a gap's first residue (src/scan/profile.rs:
+ * drain_score) so that the drain's cells stay near the real ones, inside 16 bits. Every
+ * cell is still folded for the saturation check; the host sends the pairs whose cells
+ * could fall below 16 bits to the 32-bit recompute (src/scan: narrow_subjects).
  *
  * The global mode keeps H + extend (i + j) in the lanes (i, j the DP row and column),
  * as FASTA's global SSE2 kernel does: every all-gaps path then scores -open or -2 open
@@ -62,7 +62,7 @@
  *
  * Saturation: the lanes are true 16-bit values. A wrap can only start from a cell above
  * 32767 - max(S), and every cell is folded into the best, so a subject whose best
- * exceeds sat_limit is reported as -1 and recomputed at 32 bits by the host.
+ * exceeds sat_limit is reported as CLSW_SATURATED and recomputed at 32 bits by the host.
  *
  * The work-group is get_local_size(0) / TEAM teams; its length-sorted subjects share one
  * column count (the group's longest), so every loop bound is the same for the whole
@@ -161,8 +161,7 @@ inline uint team_word(__global const uint *res, int x, int words, int G, uint pa
 /* The first work-item's boundary cell of column k (at element kG = k * G): the previous
  * pass's last row (when `reads`), else the top row (H = 0, F = -oe; in the global mode
  * the top edge, with F = H - oe, the same as minus infinity there). */
-inline uint2 team_boundary(__global const uint2 *bnd, bool reads, int k, int kG, int n, uint minus_oe,
-                           uint minus_ext)
+inline uint2 team_boundary(__global const uint2 *bnd, bool reads, int k, int kG, int n, uint minus_oe)
 {
 #if MODE == MODE_GLOBAL
     /* The top edge, shifted: -open (minus_oe here), with F = -2 open. */
@@ -172,7 +171,7 @@ inline uint2 team_boundary(__global const uint2 *bnd, bool reads, int k, int kG,
 #endif
 }
 
-#if !ENDS
+#if !ENDS && MODE == MODE_LOCAL
 /* The team's best, on its first work-item: every work-item folded its own rows. */
 inline uint team_best(uint best, int lid, int t, __local uint *scratch)
 {
@@ -377,15 +376,15 @@ typedef struct {
 
 /* A pass's walk before its first step. */
 inline walk_t walk_start(__global const uint *res, __global const uint2 *bnd, bool reads, int t, int n, int words,
-                         int G, uint pad_word, uint minus_oe, uint minus_ext)
+                         int G, uint pad_word, uint minus_oe)
 {
     walk_t w;
     w.k = 0;
     w.a = -((t + 1) >> 1);
     w.cur = n > 0 ? team_word(res, w.a, words, G, pad_word) : pad_word;
     w.next = n > 0 ? team_word(res, w.a + 1, words, G, pad_word) : pad_word;
-    w.b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe, minus_ext);
-    w.b1 = team_boundary(bnd, reads, 1, G, n, minus_oe, minus_ext);
+    w.b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe);
+    w.b1 = team_boundary(bnd, reads, 1, G, n, minus_oe);
     /* Boundary elements of column k and of column j = k - t, in 32 bits: the host
      * refuses a group whose boundary row holds 2^31 elements or more. */
     w.kG = 0;
@@ -405,8 +404,8 @@ inline void team_walk(team_t *st, walk_t *w, uint *ha, uint *hb, uint *e, int un
     const uint shift = (t & 1) * 16;
     for (; w->k < until; w->k += 2, w->a++, w->kG += 2 * G, w->jG += 2 * G) {
         const uint ahead = team_word(res, w->a + 2, words, G, pad_word);
-        const uint2 b0_ahead = team_boundary(bnd, reads, w->k + 2, w->kG + 2 * G, n, minus_oe, minus_ext);
-        const uint2 b1_ahead = team_boundary(bnd, reads, w->k + 3, w->kG + 3 * G, n, minus_oe, minus_ext);
+        const uint2 b0_ahead = team_boundary(bnd, reads, w->k + 2, w->kG + 2 * G, n, minus_oe);
+        const uint2 b1_ahead = team_boundary(bnd, reads, w->k + 3, w->kG + 3 * G, n, minus_oe);
         const uint both = funnel_right(w->cur, w->next, shift);
         team_column(st, ha, hb, e, w->b0, writes, w->k, t, n, w->jG, i0, both & 0xffu, (both >> 8) & 0xffu, bnd,
                     my_profile, minus_oe, minus_ext, scratch);
@@ -451,7 +450,7 @@ inline void load_span(__local uint *span_profile, __global const uint *profile, 
 __kernel void scan_team(
     __global const uint *profile,      /* per slot, [letter][m_pad/2]: rows 2k, 2k+1 of S(q, letter) as two shorts */
     const int m_pad,                   /* the profiles' rows: the slots' longest query rounded up to whole passes */
-    const int letters,                 /* alphabet size + 1 (the padding code) */
+    const int letters,                 /* alphabet size + 1 (the padding code), + 1 in MODE (fill) */
     __global const uint *residues,     /* per group: word w of team s at [base + w*G + s]: 2 columns x 2 lanes */
     __global const uint *group_word,   /* per group: base word */
     __global const uint *lengths,      /* per team and lane: subject length */
@@ -555,7 +554,7 @@ __kernel void scan_team(
 #endif
             const bool reads = p > 0 && t == 0;
             const bool writes = t == TEAM - 1 && p + SPAN < rows;
-            walk_t w = walk_start(res, bnd, reads, t, n, words, G, pad_word, minus_oe, minus_ext);
+            walk_t w = walk_start(res, bnd, reads, t, n, words, G, pad_word, minus_oe);
             team_walk(&st, &w, ha, hb, e, steps, reads, writes, t, n, words, G, pad_word, p + t * ROWS, res, bnd,
                       my_profile, minus_oe, minus_ext, scratch);
         }
@@ -587,7 +586,7 @@ __kernel void scan_team(
 #else
         const bool walks = true;
 #endif
-        walk_t w = walk_start(res, bnd, false, t, n, words, G, pad_word, minus_oe, minus_ext);
+        walk_t w = walk_start(res, bnd, false, t, n, words, G, pad_word, minus_oe);
         int p = 0;
         bool reads = false, writes = false;
         for (int tick = 0; tick < ticks; tick++) {
@@ -611,7 +610,7 @@ __kernel void scan_team(
 #endif
                 reads = p > 0 && t == 0;
                 writes = t == TEAM - 1 && p + SPAN < rows;
-                w = walk_start(res, bnd, reads, t, n, words, G, pad_word, minus_oe, minus_ext);
+                w = walk_start(res, bnd, reads, t, n, words, G, pad_word, minus_oe);
             }
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
             if (walks) {
@@ -825,15 +824,15 @@ __kernel void scan_team_pairs(
         int a = -((t + 3) >> 2);
         uint cur = n > 0 ? team_word(res, a, words, G, pad_word) : pad_word;
         uint next = n > 0 ? team_word(res, a + 1, words, G, pad_word) : pad_word;
-        uint2 b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe, minus_ext), b1 = team_boundary(bnd, reads, 1, G, n, minus_oe, minus_ext);
-        uint2 b2 = team_boundary(bnd, reads, 2, 2 * G, n, minus_oe, minus_ext), b3 = team_boundary(bnd, reads, 3, 3 * G, n, minus_oe, minus_ext);
+        uint2 b0 = team_boundary(bnd, reads, 0, 0, n, minus_oe), b1 = team_boundary(bnd, reads, 1, G, n, minus_oe);
+        uint2 b2 = team_boundary(bnd, reads, 2, 2 * G, n, minus_oe), b3 = team_boundary(bnd, reads, 3, 3 * G, n, minus_oe);
         int kG = 0, jG = -t * G;
         for (int k = 0; k < steps; k += 4, a++, kG += 4 * G, jG += 4 * G) {
             const uint ahead = team_word(res, a + 2, words, G, pad_word);
-            const uint2 c0 = team_boundary(bnd, reads, k + 4, kG + 4 * G, n, minus_oe, minus_ext);
-            const uint2 c1 = team_boundary(bnd, reads, k + 5, kG + 5 * G, n, minus_oe, minus_ext);
-            const uint2 c2 = team_boundary(bnd, reads, k + 6, kG + 6 * G, n, minus_oe, minus_ext);
-            const uint2 c3 = team_boundary(bnd, reads, k + 7, kG + 7 * G, n, minus_oe, minus_ext);
+            const uint2 c0 = team_boundary(bnd, reads, k + 4, kG + 4 * G, n, minus_oe);
+            const uint2 c1 = team_boundary(bnd, reads, k + 5, kG + 5 * G, n, minus_oe);
+            const uint2 c2 = team_boundary(bnd, reads, k + 6, kG + 6 * G, n, minus_oe);
+            const uint2 c3 = team_boundary(bnd, reads, k + 7, kG + 7 * G, n, minus_oe);
             const uint four = funnel_right(cur, next, shift);
             pairs_column(&st, ha, hb, e, b0, writes, k - t, t, n, jG, four & 0xffu, bnd, my_profile, minus_oe,
                          minus_ext, scratch);

@@ -190,7 +190,8 @@ typedef enum clsw_status {
 } clsw_status;
 
 /**
- * An optimal local alignment of two sequences. Immutable; give each thread its own.
+ * An optimal alignment of two sequences (in the scoring's mode: local unless made
+ * with `clsw_scoring_with_mode`). Immutable; give each thread its own.
  */
 typedef struct clsw_alignment clsw_alignment;
 
@@ -261,7 +262,7 @@ typedef struct clsw_alignment_info {
      */
     size_t size;
     /**
-     * The optimal local score.
+     * The optimal score (in the scoring's mode).
      */
     int32_t score;
     /**
@@ -1211,8 +1212,8 @@ const char *clsw_last_error(void);
 /**
  * Aligns `query` (`query_len` letters) with `subject` (`subject_len` letters), both
  * residue letters of the scoring's alphabet (not NUL-terminated; upper or lower
- * case): the optimal local alignment with affine gaps, ties broken as the search's
- * alignments break them. Runs on the calling thread. On success `*out` is a new
+ * case): the optimal alignment in the scoring's mode with affine gaps, ties broken as
+ * the search's alignments break them. Runs on the calling thread. On success `*out` is a new
  * alignment to free with `clsw_alignment_free`.
  * Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty sequence, a letter that is not a
  * residue — the message gives its position —, lengths at which a score could pass
@@ -1230,7 +1231,7 @@ enum clsw_status clsw_align(const struct clsw_scoring *scoring,
                             struct clsw_alignment **out);
 
 /**
- * The optimal local score of `query` against `subject` alone (no traceback; less
+ * The optimal score (in the scoring's mode) of `query` against `subject` alone (no traceback; less
  * memory and time than `clsw_align`). Arguments as for `clsw_align`.
  *
  * # Safety

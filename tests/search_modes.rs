@@ -12,7 +12,7 @@ use clsw::reference::score;
 use clsw::scoring::{Gaps, Matrix, Mode, Scoring};
 use clsw::search::{EvalueSource, SearchOptions, Searcher, StatsMethod};
 use clsw::seq::{Alphabet, Database, EmptyRecords};
-use clsw::stats::normal::{fit_normal, length_window};
+use clsw::stats::normal::{NormalMethod, fit_search, length_window};
 use common::{data_dir, read_fasta, test_devices};
 
 fn blosum62(mode: Mode) -> Scoring {
@@ -34,7 +34,8 @@ fn searches_in_each_mode_on_every_device_and_the_native_path() {
             let window = length_window(query.len(), mode);
             let want: Vec<i32> = (0..db.len()).map(|k| score(&query.residues, db.residues(k), &sc).score).collect();
             let in_window: Vec<usize> = (0..db.len()).filter(|&k| window.contains(&db.seq_len(k))).collect();
-            let fit = fit_normal(&in_window.iter().map(|&k| want[k]).collect::<Vec<_>>()).unwrap();
+            let window_scores: Vec<i32> = in_window.iter().map(|&k| want[k]).collect();
+            let fit = fit_search(&window_scores, NormalMethod::MeanVariance).unwrap();
             let mut first = None;
             for engine in &engines {
                 let what = format!("{mode}, query {} on {}", query.id, engine.describe().join(", "));
@@ -90,4 +91,7 @@ fn what_a_non_local_search_refuses() {
     let psse = clsw::psse::PsseOptions { scoring: blosum62(Mode::Global), ..clsw::psse::PsseOptions::default() };
     let msg = psse.validate().unwrap_err().to_string();
     assert!(msg.contains("psse computes local alignments only (mode global)"), "{msg}");
+    let sw3 = clsw::sw3::score(&engine, &[1, 2], &[1, 2], &[1, 2], &blosum62(Mode::Glocal));
+    let msg = sw3.unwrap_err().to_string();
+    assert!(msg.contains("sw3 computes local alignments only (mode glocal)"), "{msg}");
 }

@@ -6,7 +6,8 @@ use super::*;
 use crate::align::{Alignment, display};
 use crate::{reference, traceback};
 
-/// An optimal local alignment of two sequences. Immutable; give each thread its own.
+/// An optimal alignment of two sequences (in the scoring's mode: local unless made
+/// with `clsw_scoring_with_mode`). Immutable; give each thread its own.
 pub struct clsw_alignment {
     alignment: Option<Alignment>,
     cigar: CString,
@@ -24,7 +25,7 @@ pub struct clsw_alignment {
 pub struct clsw_alignment_info {
     /// `sizeof(clsw_alignment_info)`, set by the caller.
     pub size: usize,
-    /// The optimal local score.
+    /// The optimal score (in the scoring's mode).
     pub score: i32,
     /// First aligned residue of the first sequence (the query), 1-based.
     pub query_start: usize,
@@ -88,8 +89,8 @@ unsafe fn encoded_pair<'a>(
 
 /// Aligns `query` (`query_len` letters) with `subject` (`subject_len` letters), both
 /// residue letters of the scoring's alphabet (not NUL-terminated; upper or lower
-/// case): the optimal local alignment with affine gaps, ties broken as the search's
-/// alignments break them. Runs on the calling thread. On success `*out` is a new
+/// case): the optimal alignment in the scoring's mode with affine gaps, ties broken as
+/// the search's alignments break them. Runs on the calling thread. On success `*out` is a new
 /// alignment to free with `clsw_alignment_free`.
 /// Errors: `CLSW_ERR_INVALID_ARGUMENT` (an empty sequence, a letter that is not a
 /// residue — the message gives its position —, lengths at which a score could pass
@@ -139,7 +140,7 @@ pub unsafe extern "C" fn clsw_align(
     })
 }
 
-/// The optimal local score of `query` against `subject` alone (no traceback; less
+/// The optimal score (in the scoring's mode) of `query` against `subject` alone (no traceback; less
 /// memory and time than `clsw_align`). Arguments as for `clsw_align`.
 ///
 /// # Safety

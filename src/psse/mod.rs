@@ -451,7 +451,7 @@ struct Share {
 }
 
 /// Fits one pair from its entry scores (the shuffles in order, then the real score);
-/// entries the device reported as saturated (-1) are recomputed here. Returns the
+/// entries the device reported as saturated (negative: CLSW_SATURATED) are recomputed here. Returns the
 /// outcome and the number recomputed.
 fn pair_result(
     q: usize,

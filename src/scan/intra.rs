@@ -49,7 +49,8 @@ pub fn scores<S: AsRef<[u8]>>(dev: &ClDevice, query: &[u8], subjects: &[S], scor
     Ok(out)
 }
 
-/// One pass of the kernel over `subjects`, narrow (saturated subjects score -1) or wide.
+/// One pass of the kernel over `subjects`, narrow (saturated subjects score
+/// [`SATURATED`](super::SATURATED)) or wide.
 fn run(dev: &ClDevice, query: &[u8], subjects: &[&[u8]], scoring: &Scoring, wide: bool) -> Result<ScanOutput> {
     let mut out = ScanOutput::empty(subjects.len());
     // Non-empty subjects, longest first so that the longest groups do not start last.

@@ -146,7 +146,8 @@ pub(crate) const PAD_SCORE: i16 = -16384;
 pub(crate) fn fits_16_bits(scoring: &Scoring) -> bool {
     let worst = scoring.gaps.open as i64 + 2 * scoring.gaps.extend as i64;
     // scan_team's global lanes add 2 extend to every score (profile::shifted).
-    let top = scoring.matrix.max_score() as i64 + 2 * scoring.gaps.extend as i64;
+    let shift = if scoring.mode == Mode::Global { 2 * scoring.gaps.extend as i64 } else { 0 };
+    let top = scoring.matrix.max_score() as i64 + shift;
     worst < 8192 && top < 8192 && scoring.matrix.min_score() > -8192
 }
 

@@ -290,10 +290,10 @@ impl Searcher<'_> {
         subject: impl Fn(usize) -> usize + Sync,
         statistics: &Statistics,
     ) -> Vec<Hit> {
-        // A local hit scores above 0; a glocal one above the query deleted whole (an
-        // alignment of no subject residue); a global one any score.
         // The subjects ggsearch36 or glsearch36 would score (any, in the local mode).
         let window = crate::stats::normal::length_window(query_len, self.scoring.mode);
+        // A local hit scores above 0; a glocal one above the query deleted whole (an
+        // alignment of no subject residue); a global one any score.
         let floor = match self.scoring.mode {
             Mode::Local => 0,
             Mode::Glocal => Mode::Glocal.left_edge(query_len, &self.scoring),

@@ -14,7 +14,7 @@ use crate::reference::LocalScore;
 use crate::scan::native::{self, Report};
 use crate::scoring::{Mode, Scoring};
 use crate::seq::Database;
-use crate::stats::normal::{NormalFit, fit_normal, length_window};
+use crate::stats::normal::{NormalFit, NormalMethod, fit_search, length_window};
 use crate::stats::{
     BlastParameters, KarlinAltschul, MIN_FIT_SCORES, Regression, Ungapped, fit_length_corrected, fit_regression,
 };
@@ -349,7 +349,11 @@ impl<'a> Statistician<'a> {
                     .filter(|(_, n)| window.contains(n))
                     .map(|(&s, _)| s)
                     .collect();
-                fit_normal(&scores).map(Model::Normal).map_err(|e| format!("normal fit: {}", text(e)))
+                // FASTA's choice: the mean and variance, or with fewer than ten scores
+                // the median and interquartile range (process_hist).
+                fit_search(&scores, NormalMethod::MeanVariance)
+                    .map(Model::Normal)
+                    .map_err(|e| format!("normal fit: {}", text(e)))
             }
             EvalueSource::None => Err("no statistics".into()),
         }

@@ -157,6 +157,7 @@ pub(crate) fn check_native_memory(
 /// sequences of `seqs`, and that no 32-bit score of a triple can overflow; every entry
 /// point calls it.
 pub(crate) fn check_inputs(seqs: &[&[u8]], triples: &[[u32; 3]], scoring: &Scoring) -> Result<()> {
+    scoring.require_local("sw3")?;
     for (s, seq) in seqs.iter().enumerate() {
         scoring.matrix.alphabet().check_codes(seq, format_args!("sequence {}", s + 1))?;
     }
