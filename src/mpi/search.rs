@@ -265,8 +265,10 @@ impl<'a> RankSearcher<'a> {
         let (sample, scanned) = match scanned {
             Ok(s) => {
                 let mut out = Vec::new();
+                let sampling = self.stats.sampling(query.len());
                 for (&k, score) in s.subjects.iter().zip(&s.scan.scores) {
-                    if self.stats.in_sample(self.first + k) {
+                    let subject = self.first + k;
+                    if sampling.contains(subject, self.db.seq_len(subject)) {
                         wire::put_u64(&mut out, (self.first + k) as u64);
                         wire::put_i32(&mut out, score.score);
                     }

@@ -426,7 +426,7 @@ impl Searcher<'_> {
         first.truncate(max_hits);
         let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(&query.residues) } else { vec![] };
         let (statistics, early) = rayon::join(
-            || self.stats.statistics(&self.stats.sample(scores), &query.residues, &minus),
+            || self.stats.statistics(&self.stats.sample(scores, query.len()), &query.residues, &minus),
             || self.check_and_align(&query.residues, &minus, &scanned, &first),
         );
         let mut aligned = early?;

@@ -178,6 +178,25 @@ impl Statistics {
 /// databases of millions of sequences; E-values still count every subject.
 pub const FIT_SAMPLE: usize = 20_000;
 
+/// The normal fit of the global and glocal modes uses at most this many scores of the
+/// query's length window (FASTA's `MAX_STATS`, where ggsearch36 samples at random):
+/// every k-th subject of the window in database order beyond it.
+pub const NORMAL_SAMPLE: usize = 60_000;
+
+/// The subjects a query's fit samples: those of its length window (every subject in
+/// the local mode), every `stride`-th in database order.
+pub(crate) struct Sampling {
+    window: std::ops::RangeInclusive<usize>,
+    stride: usize,
+}
+
+impl Sampling {
+    /// Whether subject `k`, of `length` residues, is in the sample (never an empty one).
+    pub(crate) fn contains(&self, k: usize, length: usize) -> bool {
+        k.is_multiple_of(self.stride) && length > 0 && self.window.contains(&length)
+    }
+}
+
 /// [`StatsMethod::Shuffle`] scores the query against this many shuffled subjects:
 /// database subjects sampled every k-th in database order (all of a database this
 /// small), each shuffled as often as it takes. 2,000 scores pin lambda to about 2%
@@ -359,17 +378,24 @@ impl<'a> Statistician<'a> {
         }
     }
 
-    /// Whether subject `k` is in the fit's sample: every subject of a positive length,
-    /// every k-th in database order beyond [`FIT_SAMPLE`].
-    pub(crate) fn in_sample(&self, k: usize) -> bool {
-        k.is_multiple_of(self.db.len().div_ceil(FIT_SAMPLE).max(1)) && self.db.seq_len(k) > 0
+    /// Which subjects a query of `query_len` residues fits ([`Sampling::contains`]).
+    pub(crate) fn sampling(&self, query_len: usize) -> Sampling {
+        let window = length_window(query_len, self.scoring.mode);
+        let (candidates, most) = match self.scoring.mode {
+            Mode::Local => (self.db.len(), FIT_SAMPLE),
+            _ => ((0..self.db.len()).filter(|&k| window.contains(&self.db.seq_len(k))).count(), NORMAL_SAMPLE),
+        };
+        Sampling { window, stride: candidates.div_ceil(most).max(1) }
     }
 
-    /// The fit's sample of `scores` (every subject's, in database order): what
-    /// [`Self::statistics`] needs of a query's scores.
-    pub(crate) fn sample(&self, scores: &[LocalScore]) -> FitSample {
-        let (scores, lengths) =
-            (0..scores.len()).filter(|&k| self.in_sample(k)).map(|k| (scores[k].score, self.db.seq_len(k))).unzip();
+    /// The fit's sample of `scores` (every subject's, in database order) for a query of
+    /// `query_len` residues: what [`Self::statistics`] needs of its scores.
+    pub(crate) fn sample(&self, scores: &[LocalScore], query_len: usize) -> FitSample {
+        let sampling = self.sampling(query_len);
+        let (scores, lengths) = (0..scores.len())
+            .filter(|&k| sampling.contains(k, self.db.seq_len(k)))
+            .map(|k| (scores[k].score, self.db.seq_len(k)))
+            .unzip();
         FitSample { scores, lengths }
     }
 
