@@ -75,6 +75,31 @@ fn team_in_every_shape_in_each_mode() {
 }
 
 #[test]
+fn every_builtin_matrix_with_linear_and_affine_gaps_in_each_mode() {
+    // One query length for every case: each variant and mode builds one program.
+    let mut rng = Rng::new(5);
+    for dev in sweep_devices() {
+        for mode in MODES {
+            for name in Matrix::builtin_names() {
+                let matrix = Matrix::builtin(name).unwrap();
+                let letters = matrix.size();
+                for gaps in [Gaps::affine(10, 2).unwrap(), Gaps::linear(3).unwrap()] {
+                    let sc = Scoring::new(matrix.clone(), gaps).in_mode(mode);
+                    let query = rng.codes(60, letters);
+                    let subjects = subjects_around(&mut rng, &query, 16, 150, letters);
+                    let want: Vec<LocalScore> = subjects.iter().map(|s| score(&query, s, &sc)).collect();
+                    for variant in [Variant::Team, Variant::Inter] {
+                        let got = scan_once(&dev, variant, &query, &subjects, &sc).unwrap();
+                        let what = format!("{mode} {name} {gaps:?} {variant} on {}", dev.info.label());
+                        assert_eq!(got.scores, want, "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn inter_at_16_and_32_bits_and_the_local_only_variants() {
     // BLOSUM62 fits 16 bits (scan_inter, its boundary row 16-bit); a DNA scoring of
     // match 5,000 does not (every pair at 32 bits, WIDE=1), its sums pass 16 bits up
