@@ -262,10 +262,10 @@ impl<'a> RankSearcher<'a> {
         let start = Instant::now();
         // A failure so far (the scan's, or rank 0's sink's) goes in place of the sample;
         // every rank returns it from the exchange, this one its own error.
+        let sampling = self.stats.sampling(query.len());
         let (sample, scanned) = match scanned {
             Ok(s) => {
                 let mut out = Vec::new();
-                let sampling = self.stats.sampling(query.len());
                 for (&k, score) in s.subjects.iter().zip(&s.scan.scores) {
                     let subject = self.first + k;
                     if sampling.contains(subject, self.db.seq_len(subject)) {
@@ -295,7 +295,7 @@ impl<'a> RankSearcher<'a> {
                 }
                 sampled.sort_unstable_by_key(|&(k, _)| k);
                 let (scores, lengths) = sampled.into_iter().map(|(k, score)| (score, self.db.seq_len(k))).unzip();
-                let sample = FitSample { scores, lengths };
+                let sample = FitSample { scores, lengths, subjects: sampling.subjects };
                 let plus = &query.residues;
                 let minus = if self.strands.contains(&Strand::Minus) { reverse_complement(plus) } else { vec![] };
                 Ok(self.host.install(|| self.stats.statistics(&sample, plus, &minus)))

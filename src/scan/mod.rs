@@ -154,24 +154,21 @@ pub(crate) fn fits_16_bits(scoring: &Scoring) -> bool {
 /// The longest subject whose cells, against a query of `m` residues, cannot fall out of
 /// `kind`'s 16 bits at the bottom (`usize::MAX`: any). Any in the local mode (H >= 0)
 /// and in `scan_team`'s shifted global lanes ([`profile::shifted`]: every all-gaps path
-/// is -open or -2 open there). Otherwise every H is at least an all-gaps path:
-/// -(2 open + (i + j) extend) in global (the subject's columns count), -(open + i
-/// extend) in glocal; E and F one gap open lower, a diagonal candidate `min(S)` lower,
-/// and a padding cell (`scan_team`'s drain, up to 64 columns past the end)
-/// [`profile::drain_score`] lower, all of which must stay above -32768. The pairs past it
-/// are recomputed at 32 bits.
+/// is -open or -2 open there). Otherwise every H is at least an all-gaps path,
+/// -(2 open + (i + j) extend) in global (`scan_inter`: the subject's columns count),
+/// -(open + i extend) in glocal; E and F one gap open lower and a diagonal candidate
+/// `min(S)` lower, and in glocal a cell of `scan_team`'s drain
+/// [`profile::drain_score`] lower: all must stay above -32768. The pairs past it are
+/// recomputed at 32 bits.
 pub(crate) fn narrow_subjects(kind: ScanKernel, scoring: &Scoring, m: usize) -> usize {
     if scoring.mode == Mode::Local || profile::shifted(kind, scoring) {
         return usize::MAX;
     }
     let (open, ext) = (scoring.gaps.open as i64, scoring.gaps.extend.max(1) as i64);
-    let fixed = 3 * open + (m as i64 + 2) * ext
-        - scoring.matrix.min_score().min(0) as i64
-        - profile::drain_score(scoring) as i64;
-    let room = 32_500 - fixed;
+    let room = 32_500 - 3 * open - (m as i64 + 2) * ext + scoring.matrix.min_score().min(0) as i64;
     match scoring.mode {
-        Mode::Global => usize::try_from(room / ext - 64).unwrap_or(0),
-        _ if room > 0 => usize::MAX,
+        Mode::Global => usize::try_from(room / ext).unwrap_or(0),
+        _ if room + profile::drain_score(scoring) as i64 > 0 => usize::MAX,
         _ => 0,
     }
 }

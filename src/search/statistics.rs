@@ -188,6 +188,8 @@ pub const NORMAL_SAMPLE: usize = 60_000;
 pub(crate) struct Sampling {
     window: std::ops::RangeInclusive<usize>,
     stride: usize,
+    /// The subjects of the window (all of the database's in the local mode).
+    pub(crate) subjects: usize,
 }
 
 impl Sampling {
@@ -216,6 +218,8 @@ const SHUFFLE_SEED: u64 = 42;
 pub(crate) struct FitSample {
     pub(crate) scores: Vec<i32>,
     pub(crate) lengths: Vec<usize>,
+    /// The subjects it was sampled from ([`Sampling::subjects`]).
+    pub(crate) subjects: usize,
 }
 
 /// The statistics of one database's searches: the method, the database (its size, its
@@ -303,8 +307,7 @@ impl<'a> Statistician<'a> {
         statistics.note = (!failed.is_empty()).then(|| failed.join("; "));
         if self.scoring.mode != Mode::Local && self.db_size.is_none() {
             // The subjects in the query's length window are the database E counts.
-            let window = length_window(plus.len(), self.scoring.mode);
-            statistics.db_sequences = (0..self.db.len()).filter(|&k| window.contains(&self.db.seq_len(k))).count();
+            statistics.db_sequences = sample.subjects;
         }
         statistics
     }
@@ -362,18 +365,12 @@ impl<'a> Statistician<'a> {
                     .ok_or_else(|| format!("BLAST publishes no parameters for {matrix} {}/{}", gaps.open, gaps.extend))
             }
             EvalueSource::Shuffled => self.shuffled_fit(plus, minus).map(Model::KarlinAltschul).map_err(text),
-            EvalueSource::Normal => {
-                let window = length_window(plus.len(), self.scoring.mode);
-                let scores: Vec<i32> = (sample.scores.iter().zip(&sample.lengths))
-                    .filter(|(_, n)| window.contains(n))
-                    .map(|(&s, _)| s)
-                    .collect();
-                // FASTA's choice: the mean and variance, or with fewer than ten scores
-                // the median and interquartile range (process_hist).
-                fit_search(&scores, NormalMethod::MeanVariance)
-                    .map(Model::Normal)
-                    .map_err(|e| format!("normal fit: {}", text(e)))
-            }
+            // The sample holds the query's length window alone (Self::sampling). FASTA's
+            // choice: the mean and variance, or with fewer than ten scores the median
+            // and interquartile range (process_hist).
+            EvalueSource::Normal => fit_search(&sample.scores, NormalMethod::MeanVariance)
+                .map(Model::Normal)
+                .map_err(|e| format!("normal fit: {}", text(e))),
             EvalueSource::None => Err("no statistics".into()),
         }
     }
@@ -385,7 +382,7 @@ impl<'a> Statistician<'a> {
             Mode::Local => (self.db.len(), FIT_SAMPLE),
             _ => ((0..self.db.len()).filter(|&k| window.contains(&self.db.seq_len(k))).count(), NORMAL_SAMPLE),
         };
-        Sampling { window, stride: candidates.div_ceil(most).max(1) }
+        Sampling { window, stride: candidates.div_ceil(most).max(1), subjects: candidates }
     }
 
     /// The fit's sample of `scores` (every subject's, in database order) for a query of
@@ -396,7 +393,7 @@ impl<'a> Statistician<'a> {
             .filter(|&k| sampling.contains(k, self.db.seq_len(k)))
             .map(|k| (scores[k].score, self.db.seq_len(k)))
             .unzip();
-        FitSample { scores, lengths }
+        FitSample { scores, lengths, subjects: sampling.subjects }
     }
 
     /// The length-corrected fit to the query's scores against [`SHUFFLES`] shuffled
