@@ -1,7 +1,8 @@
-//! The C ABI inside a real SSEARCH program: `integrations/fasta36/build.sh` fetches
+//! The C ABI inside real SSEARCH programs: `integrations/fasta36/build.sh` fetches
 //! FASTA 36.3.8i's source (cached under the target folder), patches it and builds the
-//! stock `ssearch36` and `ssearch36_clsw` against this test run's library, installed
-//! with `scripts/install.sh`; both then search the bundled queries and database.
+//! stock `ssearch36`, `ggsearch36` and `glsearch36` and their `_clsw` twins against this
+//! test run's library, installed with `scripts/install.sh`; each pair then searches the
+//! bundled queries and database.
 //!
 //! With statistics that involve no shuffles (`-z 1 -k 0`: ssearch36's regression on
 //! the library's own scores; `-z 3`: Altschul-Gish parameters), the `-m 8` output must
@@ -26,13 +27,16 @@ fn required() -> bool {
     std::env::var("CLSW_REQUIRE_DEVICE").as_deref() == Ok("1")
 }
 
-/// The two programs, built once per test process (None: skipped).
-fn programs() -> Option<(PathBuf, PathBuf)> {
-    static BUILT: OnceLock<Option<(PathBuf, PathBuf)>> = OnceLock::new();
-    BUILT.get_or_init(build).clone()
+/// The stock program `name` and its `_clsw` twin, all built once per test process
+/// (None: skipped).
+fn programs(name: &str) -> Option<(PathBuf, PathBuf)> {
+    static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    let bin = BUILT.get_or_init(build).as_ref()?;
+    Some((bin.join(name), bin.join(format!("{name}_clsw"))))
 }
 
-fn build() -> Option<(PathBuf, PathBuf)> {
+/// The folder of the built programs.
+fn build() -> Option<PathBuf> {
     if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
         common::skipped("FASTA 36 is built here with its x86-64 Linux makefile only");
         return None;
@@ -62,8 +66,7 @@ fn build() -> Option<(PathBuf, PathBuf)> {
         }
         panic!("integrations/fasta36/build.sh failed:\n{log}");
     }
-    let bin = out.join("fasta36/bin");
-    Some((bin.join("ssearch36"), bin.join("ssearch36_clsw")))
+    Some(out.join("fasta36/bin"))
 }
 
 /// `program -T threads ARGS queries10 uniprot300` on `device` (None: the stock
@@ -120,7 +123,7 @@ const DETERMINISTIC: [(&[&str], &[&str]); 2] = [(&BLOSUM62, &["-z", "1", "-k", "
 /// return them, which varies from run to run with several.
 #[test]
 fn ssearch36_clsw_prints_what_ssearch36_prints() {
-    let Some((stock, with_clsw)) = programs() else { return };
+    let Some((stock, with_clsw)) = programs("ssearch36") else { return };
     for (scoring, stats) in DETERMINISTIC {
         let args: Vec<&str> = scoring.iter().chain(stats).copied().collect();
         let want = ssearch(&stock, None, 1, &args);
@@ -132,11 +135,40 @@ fn ssearch36_clsw_prints_what_ssearch36_prints() {
     }
 }
 
+/// ggsearch36 (global) and glsearch36 (the query global, the library sequence local)
+/// with statistics that take no shuffles (`-k 0`: the normal fit of the library's own
+/// scores in the length window; `-z 3`: the median and IQR), each program's default
+/// BLOSUM50 gaps (ggsearch36 -10/-2, glsearch36 -12/-2) and BLOSUM62 -11/-1: the
+/// `_clsw` build prints the same bytes, on the native path and on OpenCL.
+#[test]
+fn ggsearch36_clsw_and_glsearch36_clsw_print_what_the_stock_programs_print() {
+    for name in ["ggsearch36", "glsearch36"] {
+        let Some((stock, with_clsw)) = programs(name) else { return };
+        for args in [&["-k", "0"][..], &["-z", "3"], &["-s", "BL62", "-f", "-11", "-g", "-1", "-k", "0"]] {
+            let want = ssearch(&stock, None, 1, args);
+            assert!(want.lines().count() > 100, "{name} {args:?} found too few hits:\n{want}");
+            for device in devices() {
+                let got = ssearch(&with_clsw, Some(device), 1, args);
+                assert_eq!(got, want, "{name}_clsw on {device} {args:?} differs from {name}");
+            }
+        }
+        // DNA (+5/-4, -12/-4), both frames, and four workers sharing one query's scores.
+        let dna = ["-z", "3"];
+        let want = ssearch_files(&stock, None, 1, &dna, "dna_pairs.fasta", "dna_pairs.fasta");
+        assert!(want.lines().count() > 5, "{name} found too few DNA hits:\n{want}");
+        let got = ssearch_files(&with_clsw, Some("native"), 1, &dna, "dna_pairs.fasta", "dna_pairs.fasta");
+        assert_eq!(got, want, "{name}_clsw differs from {name} on DNA");
+        let want = ties_sorted(&ssearch(&stock, None, 4, &["-k", "0"]));
+        let got = ties_sorted(&ssearch(&with_clsw, Some("native"), 4, &["-k", "0"]));
+        assert_eq!(got, want, "{name}_clsw -T 4 differs from {name} -T 4");
+    }
+}
+
 /// DNA: ssearch36 searches the query's reverse complement as a second frame, each
 /// frame one clsw search of the plus strand (FASTA's +5/-4, -f -12 -g -4).
 #[test]
 fn dna_searches_match_on_both_strands() {
-    let Some((stock, with_clsw)) = programs() else { return };
+    let Some((stock, with_clsw)) = programs("ssearch36") else { return };
     let (q, lib) = ("dna_pairs.fasta", "dna_pairs.fasta");
     let want = ssearch_files(&stock, None, 1, &["-z", "3"], q, lib);
     let minus = |l: &str| {
@@ -153,7 +185,7 @@ fn dna_searches_match_on_both_strands() {
 /// B, Z, X and `*` go to clsw. The output stays ssearch36's.
 #[test]
 fn letters_clsw_lacks_keep_fastas_scores() {
-    let Some((stock, with_clsw)) = programs() else { return };
+    let Some((stock, with_clsw)) = programs("ssearch36") else { return };
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("fasta36-odd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let records = common::read_fasta("uniprot300.fasta", clsw::seq::Alphabet::Protein);
@@ -210,7 +242,7 @@ fn ties_sorted(m8: &str) -> Vec<String> {
 /// Four worker threads share one query's clsw scores (clsw_fasta.c): the same output.
 #[test]
 fn ssearch36_clsw_with_threads_prints_what_ssearch36_prints() {
-    let Some((stock, with_clsw)) = programs() else { return };
+    let Some((stock, with_clsw)) = programs("ssearch36") else { return };
     for (scoring, stats) in DETERMINISTIC {
         let args: Vec<&str> = scoring.iter().chain(stats).copied().collect();
         let want = ties_sorted(&ssearch(&stock, None, 4, &args));
@@ -251,7 +283,7 @@ fn relative_spread(a: &str, b: &str) -> f64 {
 
 #[test]
 fn with_shuffles_the_evalues_stay_within_ssearch36s_own_spread() {
-    let Some((stock, with_clsw)) = programs() else { return };
+    let Some((stock, with_clsw)) = programs("ssearch36") else { return };
     let args = BLOSUM62;
     let want = ssearch(&stock, None, 2, &args);
     let got = ssearch(&with_clsw, Some("native"), 2, &args);

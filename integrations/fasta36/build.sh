@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds FASTA 36.3.8i's stock ssearch36 and ssearch36_clsw (ssearch36 whose library
-# scores come from clsw through its C ABI) from one patched FASTA source tree.
+# Builds FASTA 36.3.8i's stock ssearch36, ggsearch36 and glsearch36 and their _clsw
+# twins (the same programs whose library scores come from clsw through its C ABI:
+# local, global and glocal) from one patched FASTA source tree.
 #
 #   integrations/fasta36/build.sh [--tarball FILE] [--prefix DIR] [--out DIR] [--jobs N]
 #
@@ -17,9 +18,9 @@
 #                   ${CARGO_TARGET_DIR:-target}/fasta36)
 #   --jobs N        make -jN (default 2)
 #
-# Results: OUT/fasta36/bin/ssearch36 and OUT/fasta36/bin/ssearch36_clsw (rpath to
-# clsw's libdir). x86-64 Linux (FASTA's Makefile.linux64_sse2), a C compiler, make,
-# patch, pkg-config.
+# Results: OUT/fasta36/bin/{ssearch36,ggsearch36,glsearch36} and the same names with
+# _clsw (rpath to clsw's libdir), one path a line. x86-64 Linux (FASTA's
+# Makefile.linux64_sse2), a C compiler, make, patch, pkg-config.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
     --prefix) prefix="$2"; shift ;;
     --out) out="$2"; shift ;;
     --jobs) jobs="$2"; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "build.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -106,7 +107,7 @@ case "$prefix" in /*) ;; *) prefix="$PWD/$prefix" ;; esac
   echo "build.sh: $prefix/lib/pkgconfig/clsw.pc is missing (install clsw with scripts/install.sh $prefix)" >&2; exit 1; }
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 
-# 3. A fresh patched tree, both programs built from it.
+# 3. A fresh patched tree, every program built from it.
 tree="$out/fasta36"
 rm -rf "$tree"
 mkdir -p "$tree"
@@ -115,8 +116,8 @@ tar xzf "$tarball" -C "$tree" --strip-components=1
 cp "$here/clsw_fasta.c" "$here/clsw_fasta.h" "$tree/src/"
 # The prefix is read where it is now, even if it was installed elsewhere and moved
 # (a prebuilt clsw carried to another machine).
-(cd "$tree/src" && make -j"$jobs" -f ../make/Makefile.linux64_sse2 -f "$here/ssearch36_clsw.mk" \
-  PKG_CONFIG="pkg-config --define-variable=prefix=$prefix" ssearch36 ssearch36_clsw > "$out/build.log" 2>&1) \
+programs=(ssearch36 ssearch36_clsw ggsearch36 ggsearch36_clsw glsearch36 glsearch36_clsw)
+(cd "$tree/src" && make -j"$jobs" -f ../make/Makefile.linux64_sse2 -f "$here/fasta36_clsw.mk" \
+  PKG_CONFIG="pkg-config --define-variable=prefix=$prefix" "${programs[@]}" > "$out/build.log" 2>&1) \
   || { tail -n 30 "$out/build.log" >&2; echo "build.sh: make failed (log: $out/build.log)" >&2; exit 1; }
-echo "$tree/bin/ssearch36"
-echo "$tree/bin/ssearch36_clsw"
+for p in "${programs[@]}"; do echo "$tree/bin/$p"; done

@@ -1,13 +1,16 @@
-/* clsw_fasta.c: ssearch36_clsw's library scores from clsw, through clsw's public
-   C ABI only (clsw.h). Part of clsw (README.md, "Embedding clsw in a C tool"); compiled
-   inside FASTA 36's src/ for its struct pstruct.
+/* clsw_fasta.c: the library scores of ssearch36_clsw, ggsearch36_clsw and
+   glsearch36_clsw from clsw, through clsw's public C ABI only (clsw.h). Part of clsw
+   (README.md, "Embedding clsw in a C tool"); compiled inside FASTA 36's src/ for its
+   struct pstruct.
 
    One resident clsw database holds the library as FASTA read it (FASTA's own
    residue codes, clsw_db_new_codes); one searcher is made for FASTA's own
    matrix and gaps (clsw_scoring_new_matrix); each query is searched once
    (clsw_searcher_scores: every subject's score in database order) the first
    time a worker asks for one of its scores, and every worker then reads the
-   same score array. */
+   same score array. The program (ppst->pgm_id) sets clsw's alignment mode:
+   ssearch36 local, ggsearch36 global, glsearch36 glocal (the query global, the
+   library sequence local). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +23,10 @@
 #include "defs.h"
 #include "param.h"
 #include "clsw_fasta.h"
+
+/* initfa.c's program ids (defined there, not in a header). */
+#define CLSW_FASTA_LNW_PID 19	/* glsearch36 */
+#define CLSW_FASTA_GNW_PID 20	/* ggsearch36 */
 
 /* A library sequence, found by its address: do_work() is handed the very
    pointer the library holds (comp_lib9.c keeps it in memory). */
@@ -63,7 +70,9 @@ static struct {
   unsigned long generation;
   struct scan *scans;
   int verbose;
-} g = { PTHREAD_MUTEX_INITIALIZER };
+  const char *program;	/* for messages */
+  clsw_mode mode;
+} g = { PTHREAD_MUTEX_INITIALIZER, .program = "clsw_fasta" };
 
 static double now(void) {
   struct timespec t;
@@ -72,7 +81,7 @@ static double now(void) {
 }
 
 static void fatal(const char *what, int status) {
-  fprintf(stderr, "*** ERROR [ssearch36_clsw] %s: %s: %s\n", what, clsw_status_str(status),
+  fprintf(stderr, "*** ERROR [%s] %s: %s: %s\n", g.program, what, clsw_status_str(status),
           clsw_last_error());
   exit(1);
 }
@@ -80,7 +89,7 @@ static void fatal(const char *what, int status) {
 static void *alloc_or_die(size_t n, size_t size, const char *what) {
   void *p = calloc(n ? n : 1, size);
   if (p == NULL) {
-    fprintf(stderr, "*** ERROR [ssearch36_clsw] cannot allocate %s (%lu x %lu bytes)\n", what,
+    fprintf(stderr, "*** ERROR [%s] cannot allocate %s (%lu x %lu bytes)\n", g.program, what,
             (unsigned long)n, (unsigned long)size);
     exit(1);
   }
@@ -110,6 +119,11 @@ void clsw_fasta_set_library(const struct pstruct *ppst, size_t count,
   int c, st;
 
   double t0 = now();
+  switch (ppst->pgm_id) {
+  case CLSW_FASTA_GNW_PID: g.program = "ggsearch36_clsw"; g.mode = CLSW_MODE_GLOBAL; break;
+  case CLSW_FASTA_LNW_PID: g.program = "glsearch36_clsw"; g.mode = CLSW_MODE_GLOCAL; break;
+  default: g.program = "ssearch36_clsw"; g.mode = CLSW_MODE_LOCAL; break;
+  }
   g.verbose = getenv("CLSW_FASTA_VERBOSE") != NULL && getenv("CLSW_FASTA_VERBOSE")[0] == '1';
   g.alphabet = (ppst->dnaseq == SEQT_DNA || ppst->dnaseq == SEQT_RNA) ? CLSW_ALPHABET_DNA
                                                                        : CLSW_ALPHABET_PROTEIN;
@@ -149,7 +163,7 @@ void clsw_fasta_set_library(const struct pstruct *ppst, size_t count,
   qsort(g.lib, count, sizeof(*g.lib), by_address);
   for (k = 1; k < count; k++) {
     if (g.lib[k].seq == g.lib[k - 1].seq) {
-      fprintf(stderr, "*** ERROR [ssearch36_clsw] two library entries share one sequence buffer\n");
+      fprintf(stderr, "*** ERROR [%s] two library entries share one sequence buffer\n", g.program);
       exit(1);
     }
   }
@@ -159,8 +173,8 @@ void clsw_fasta_set_library(const struct pstruct *ppst, size_t count,
     g.db_count = m;
   }
   if (g.verbose) {
-    fprintf(stderr, "ssearch36_clsw: %lu library sequences, %lu to clsw, %lu scored by FASTA (%.3f s)\n",
-            (unsigned long)count, (unsigned long)m, (unsigned long)(count - m), now() - t0);
+    fprintf(stderr, "%s: %lu library sequences, %lu to clsw, %lu scored by FASTA (%.3f s)\n",
+            g.program, (unsigned long)count, (unsigned long)m, (unsigned long)(count - m), now() - t0);
   }
   free(db_seqs);
   free(db_lens);
@@ -207,13 +221,20 @@ static clsw_searcher *searcher_for(const struct pstruct *ppst) {
     if (g.verbose) {
       char desc[1024];
       if (clsw_engine_describe(g.engine, desc, sizeof(desc), NULL) == CLSW_OK)
-        fprintf(stderr, "ssearch36_clsw: clsw on %s\n", desc);
+        fprintf(stderr, "%s: clsw on %s\n", g.program, desc);
     }
   }
   for (a = 0; a < g.n_exact; a++) letters[a] = g.letter[g.exact_codes[a]];
   st = clsw_scoring_new_matrix(g.alphabet, letters, (size_t)g.n_exact, key, key[len - 2], key[len - 1],
                                &scoring);
   if (st != CLSW_OK) fatal("clsw_scoring_new_matrix (FASTA's matrix and gaps)", st);
+  if (g.mode != CLSW_MODE_LOCAL) {
+    clsw_scoring *in_mode = NULL;
+    st = clsw_scoring_with_mode(scoring, g.mode, &in_mode);
+    clsw_scoring_free(scoring);
+    if (st != CLSW_OK) fatal("clsw_scoring_with_mode (the program's alignment mode)", st);
+    scoring = in_mode;
+  }
   if ((st = clsw_search_options_init(&options, sizeof(options))) != CLSW_OK)
     fatal("clsw_search_options_init", st);
   /* FASTA searches the reverse strand itself, as a second query frame. */
@@ -229,7 +250,7 @@ static clsw_searcher *searcher_for(const struct pstruct *ppst) {
   g.key = key;
   g.key_len = len;
   g.generation++;
-  if (g.verbose) fprintf(stderr, "ssearch36_clsw: searcher ready (%.3f s)\n", now() - t0);
+  if (g.verbose) fprintf(stderr, "%s: searcher ready (%.3f s)\n", g.program, now() - t0);
   return g.searcher;
 }
 
@@ -279,7 +300,7 @@ static struct scan *scan_for(const struct query *q, const struct pstruct *ppst) 
   st = clsw_searcher_scores(searcher, letters, (size_t)q->n0, s->scores, g.db_count);
   free(letters);
   if (st != CLSW_OK) fatal("clsw_searcher_scores (a query)", st);
-  if (g.verbose) fprintf(stderr, "ssearch36_clsw: query of %d residues searched (%.3f s)\n", q->n0, now() - t0);
+  if (g.verbose) fprintf(stderr, "%s: query of %d residues searched (%.3f s)\n", g.program, q->n0, now() - t0);
   s->refs = 1;
   s->next = g.scans;
   g.scans = s;

@@ -1,14 +1,16 @@
-/* clsw_fasta.h: ssearch36_clsw's seam between FASTA 36 and clsw (part of clsw,
-   not of FASTA; README.md, "Embedding clsw in a C tool").
+/* clsw_fasta.h: the seam between FASTA 36 and clsw of ssearch36_clsw,
+   ggsearch36_clsw and glsearch36_clsw (part of clsw, not of FASTA; README.md,
+   "Embedding clsw in a C tool").
 
    comp_lib9.c (patched, -DCLSW) reads the whole library before the first query
-   and hands it over with clsw_fasta_set_library(). dropgsw2.c (patched, -DCLSW)
-   keeps one clsw_fasta_query() per f_struct (init_work/close_work) and asks
+   and hands it over with clsw_fasta_set_library(). dropgsw2.c (ssearch36) and
+   dropnnw2.c (ggsearch36, glsearch36), patched with -DCLSW, keep one
+   clsw_fasta_query() per f_struct (init_work/close_work) and ask
    clsw_fasta_score() for every library sequence in do_work(): the first call of
    a query searches the resident library once with clsw_searcher_scores(); every
    later call is a lookup. Shuffled sequences and sequences clsw cannot score
    exactly (letters outside clsw's alphabet, -S, PSSMs) keep FASTA's own
-   Smith-Waterman. */
+   scoring. */
 #ifndef CLSW_FASTA_H
 #define CLSW_FASTA_H
 
