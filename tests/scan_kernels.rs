@@ -189,7 +189,8 @@ fn team_in_every_shape() {
 fn team_scans_several_queries_in_one_launch() {
     // scan_team's query slots: queries of different lengths (one empty) share launches,
     // three at a time, each query's own rows, boundary rows and outputs; a DNA scoring
-    // whose planted copies pass 16 bits has each query's saturated subjects recomputed.
+    // whose planted copies pass 16 bits has each query's saturated subjects recomputed
+    // (on the host, and on the device).
     use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
     let mut rng = Rng::new(31);
     let protein = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
@@ -210,27 +211,29 @@ fn team_scans_several_queries_in_one_launch() {
                 })
                 .collect();
             let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
-            let tuning = Tuning { team: 4, long_cover: 0, ..Tuning::default() };
-            let pad = sc.matrix.size() as u8;
-            let scanner = Scanner::for_queries(&dev, ScanKernel::Team, tuning, &refs, pad, 3).unwrap();
-            let got = scanner.scores_many(&queries, sc).unwrap();
-            assert_eq!(got.len(), queries.len());
-            let mut recomputed = 0;
-            for (q, (query, out)) in queries.iter().zip(&got).enumerate() {
-                recomputed += out.recomputed;
-                for (k, s) in subjects.iter().enumerate() {
-                    let want = score(query, s, sc).score;
-                    let what = format!(
-                        "{}: query {q} ({} residues), subject {k} ({})",
-                        sc.matrix.name(),
-                        query.len(),
-                        s.len()
-                    );
-                    assert_eq!(out.scores[k].score, want, "{what}");
+            for recompute_on_host in [true, false] {
+                let tuning = Tuning { team: 4, long_cover: 0, recompute_on_host, ..Tuning::default() };
+                let pad = sc.matrix.size() as u8;
+                let scanner = Scanner::for_queries(&dev, ScanKernel::Team, tuning, &refs, pad, 3).unwrap();
+                let got = scanner.scores_many(&queries, sc).unwrap();
+                assert_eq!(got.len(), queries.len());
+                let mut recomputed = 0;
+                for (q, (query, out)) in queries.iter().zip(&got).enumerate() {
+                    recomputed += out.recomputed;
+                    for (k, s) in subjects.iter().enumerate() {
+                        let want = score(query, s, sc).score;
+                        let what = format!(
+                            "{}: query {q} ({} residues), subject {k} ({})",
+                            sc.matrix.name(),
+                            query.len(),
+                            s.len()
+                        );
+                        assert_eq!(out.scores[k].score, want, "{what}");
+                    }
                 }
-            }
-            if alpha == 4 {
-                assert!(recomputed > 0, "the DNA case must saturate 16 bits somewhere");
+                if alpha == 4 {
+                    assert!(recomputed > 0, "the DNA case must saturate 16 bits somewhere");
+                }
             }
         }
     }

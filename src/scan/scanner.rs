@@ -137,6 +137,9 @@ pub struct Tuning {
     /// `team` only: how the long subjects are cut into windows for short queries
     /// ([`windows`](super::windows)); a stride of 0: not cut.
     pub windows: Windows,
+    /// Saturated subjects recomputed at 32 bits on the host (the native path) when a
+    /// query has few of them ([`host_recompute_limit`]); `false`: always on the device.
+    pub recompute_on_host: bool,
 }
 
 impl Default for Tuning {
@@ -150,6 +153,7 @@ impl Default for Tuning {
             min_team: 8,
             long_cover: 131_000,
             windows: Windows { stride: 2048, overlap: 6144 },
+            recompute_on_host: true,
         }
     }
 }
@@ -262,6 +266,17 @@ type LaunchInputs = (Vec<(usize, QueryProfile, Option<Buffer<i32>>)>, Vec<Kernel
 /// Launches whose inputs [`Scanner::scores_each`] and psse's tiles keep before
 /// they pause, with nothing queued, to release them (a profile is at most a few MB).
 pub(crate) const RETIRE_EVERY: usize = 64;
+
+/// The most saturated subjects of one query recomputed on the host (the native path,
+/// exact in every mode) rather than on the device. The device's 32-bit recompute gives
+/// each subject one work-item, about a tenth of a native SIMD lane's speed, and lays the
+/// subjects out anew: a few long pairs (a global query against its own long homolog,
+/// whose shifted lanes pass 16 bits) took 0.3-0.4 s there. The host runs a 32-bit lane
+/// per subject on every core, so it is the faster up to several rounds of its lanes:
+/// four rounds here (`Level::lanes` counts byte lanes, four to a 32-bit one).
+fn host_recompute_limit() -> usize {
+    crate::scan::native::Level::active().lanes() * rayon::current_num_threads()
+}
 
 /// Upper bound on the boundary-row buffer of one launch.
 const BOUNDARY_BYTES: u64 = 1 << 30;
@@ -686,10 +701,14 @@ impl<'d> Scanner<'d> {
         if saturated.is_empty() {
             return Ok(());
         }
-        let pad = scoring.matrix.size() as u8;
         let subset: Vec<&[u8]> = saturated.iter().map(|&k| self.subjects[k]).collect();
-        let wide = Scanner::new(self.dev, ScanKernel::InterWide, self.tuning, &subset, pad)?;
-        let wide = wide.run(&[query], scoring, true)?.remove(0);
+        let wide = if self.tuning.recompute_on_host && saturated.len() <= host_recompute_limit() {
+            crate::scan::native::scores(query, &subset, scoring, crate::scan::native::Report::Ends)?
+        } else {
+            let pad = scoring.matrix.size() as u8;
+            let wide = Scanner::new(self.dev, ScanKernel::InterWide, self.tuning, &subset, pad)?;
+            wide.run(&[query], scoring, true)?.remove(0)
+        };
         for (&k, r) in saturated.iter().zip(wide.scores) {
             out.scores[k] = r;
         }
