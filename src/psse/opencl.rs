@@ -304,7 +304,7 @@ impl<'d> DeviceTile<'d> {
         let (tuning, span) = if is_team(self.kernel) {
             let letters = scoring.matrix.size() + 1;
             let max_span = team::max_span(dev, self.kernel, group, letters, defaults.team, 1);
-            let rows = defaults.rows_for(&[longest], defaults.team, max_span);
+            let rows = defaults.rows_for(&[longest], defaults.team, max_span, scoring.mode);
             (Tuning { rows, ..defaults }, defaults.team * rows)
         } else {
             (defaults, defaults.band)

@@ -720,14 +720,15 @@ impl<'d> Scanner<'d> {
     /// The tuning of `part`'s launches for queries of `lengths` scanned together, and
     /// its query rows per band or pass: scan_team's rows per work-item follow the
     /// queries' lengths and the part's team size.
-    fn part_tuning(&self, part: &PartLayout, lengths: &[usize], letters: usize) -> (Tuning, usize) {
+    fn part_tuning(&self, part: &PartLayout, lengths: &[usize], scoring: &Scoring) -> (Tuning, usize) {
         if self.kind != ScanKernel::Team {
             return (self.tuning, self.tuning.band);
         }
         let team = part.work_group / part.layout.group_size;
         let profiles = part.profiles(team);
+        let letters = super::profile::letters(scoring);
         let max_span = team::max_span(self.dev, self.kind, part.work_group, letters, team, profiles);
-        let rows = self.tuning.rows_for(lengths, team, max_span);
+        let rows = self.tuning.rows_for(lengths, team, max_span, scoring.mode);
         (Tuning { team, rows, ..self.tuning }, team * rows)
     }
 
@@ -742,10 +743,9 @@ impl<'d> Scanner<'d> {
         if !super::fits_16_bits(scoring) && self.kind != ScanKernel::InterWide {
             return Ok(());
         }
-        let letters = super::profile::letters(scoring);
         for &m in lengths.iter().filter(|&&m| m > 0) {
             for part in &self.parts {
-                self.kind.program(self.dev, &self.part_tuning(&part.laid, &[m], letters).0, false, scoring.mode)?;
+                self.kind.program(self.dev, &self.part_tuning(&part.laid, &[m], scoring).0, false, scoring.mode)?;
             }
         }
         Ok(())
@@ -760,14 +760,13 @@ impl<'d> Scanner<'d> {
             return Ok(Launched { lengths, parts: Vec::new(), inputs: (Vec::new(), Vec::new()) });
         }
         let dev = self.dev;
-        let letters = super::profile::letters(scoring);
         let queue = dev.queue();
         let (mut pending, mut kernels) = (Vec::new(), Vec::new());
         // Query profiles padded to whole bands or passes, one per span (parts of one
         // span share it), with each slot's padded rows (scan_team's).
         let mut profiles: Vec<(usize, QueryProfile, Option<Buffer<i32>>)> = Vec::new();
         for part in &self.parts {
-            let (tuning, span) = self.part_tuning(&part.laid, &lengths, letters);
+            let (tuning, span) = self.part_tuning(&part.laid, &lengths, scoring);
             let program = self.kind.program(dev, &tuning, ends, scoring.mode)?;
             if !profiles.iter().any(|(s, _, _)| *s == span) {
                 let profile = QueryProfile::of_slots(dev, self.kind, queries, scoring, span)?;

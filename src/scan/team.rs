@@ -7,6 +7,7 @@
 use super::scanner::{ScanKernel, Tuning};
 use crate::device::{ClDevice, KernelSource};
 use crate::error::{Error, Result};
+use crate::scoring::Mode;
 
 pub const SOURCE: KernelSource = KernelSource { name: "scan_team.cl", text: include_str!("../../cl/scan_team.cl") };
 
@@ -19,6 +20,13 @@ pub const SOURCE: KernelSource = KernelSource { name: "scan_team.cl", text: incl
 /// pass 128 registers.
 const TEAM_ROWS_GCUPS: [(usize, u64); 9] =
     [(8, 3449), (10, 3757), (12, 4113), (14, 3744), (16, 4159), (18, 4181), (20, 4472), (22, 4370), (24, 4619)];
+
+/// The same in the global mode (queries of 4,061 and 5,478 residues, BENCHMARKS.md,
+/// "Global and glocal modes"), for both non-local modes (glocal's are 1-6% higher, in
+/// the same order but for 22 rows, 1% above 20). The last-row fold's registers make 24
+/// rows the slowest shape above 14 there.
+const TEAM_ROWS_GCUPS_MODES: [(usize, u64); 9] =
+    [(8, 3372), (10, 3707), (12, 3826), (14, 3846), (16, 4205), (18, 4080), (20, 4247), (22, 4168), (24, 3791)];
 
 impl Tuning {
     /// `scan_team`: true when a subject of `n` residues would set the length of a
@@ -65,10 +73,11 @@ impl Tuning {
     }
 
     /// `scan_team`: rows per work-item for queries of `lengths` rows scanned together
-    /// (one query, or a launch's slots) and teams of `team` (`self.rows` when set): the
-    /// least time over them all, padded rows at the speed TEAM_ROWS_GCUPS gives each
-    /// shape, with a pass's profile within `max_span` rows (local memory).
-    pub fn rows_for(&self, lengths: &[usize], team: usize, max_span: usize) -> usize {
+    /// (one query, or a launch's slots) in `mode` and teams of `team` (`self.rows` when
+    /// set): the least time over them all, padded rows at the speed the mode's table
+    /// (TEAM_ROWS_GCUPS, TEAM_ROWS_GCUPS_MODES) gives each shape, with a pass's profile
+    /// within `max_span` rows (local memory).
+    pub fn rows_for(&self, lengths: &[usize], team: usize, max_span: usize, mode: Mode) -> usize {
         if self.rows > 0 {
             return self.rows;
         }
@@ -76,7 +85,8 @@ impl Tuning {
             let padded: usize = lengths.iter().map(|&m| m.max(1).div_ceil(team * rows) * team * rows).sum();
             padded as u64 * 1_000_000 / gcups
         };
-        TEAM_ROWS_GCUPS
+        let table = if mode == Mode::Local { &TEAM_ROWS_GCUPS } else { &TEAM_ROWS_GCUPS_MODES };
+        table
             .iter()
             .filter(|(r, _)| r * team <= max_span.max(8 * team))
             .min_by_key(|shape| time(shape))
@@ -116,6 +126,7 @@ pub(crate) fn max_span(
 #[cfg(test)]
 mod tests {
     use super::Tuning;
+    use crate::scoring::Mode;
 
     #[test]
     fn subjects_long_beside_their_launch_are_long() {
@@ -141,18 +152,22 @@ mod tests {
     fn rows_per_work_item_weigh_padding_by_each_shapes_speed() {
         let t = Tuning::default();
         // 192 rows are one pass of 8 x 24, the fastest shape: no padding.
-        assert_eq!(t.rows_for(&[192], 8, 4096), 24);
+        assert_eq!(t.rows_for(&[192], 8, 4096, Mode::Local), 24);
         // 176 rows: one pass of 8 x 22 beats one of 8 x 24 (192 rows) at their speeds.
-        assert_eq!(t.rows_for(&[176], 8, 4096), 22);
+        assert_eq!(t.rows_for(&[176], 8, 4096, Mode::Local), 22);
         // 208 rows: two passes of 8 x 14 (224 rows) beat two of 8 x 16 (256) and
         // three of 8 x 10 (240) at their speeds.
-        assert_eq!(t.rows_for(&[208], 8, 4096), 14);
+        assert_eq!(t.rows_for(&[208], 8, 4096, Mode::Local), 14);
         // 1,000 rows: seven passes of 18 (1,008 rows) beat six of 24 (1,152), the
         // fastest shape, at 24's speed.
-        assert_eq!(t.rows_for(&[1000], 8, 4096), 18);
+        assert_eq!(t.rows_for(&[1000], 8, 4096, Mode::Local), 18);
         // Local memory caps a pass: 160 rows for teams of 8 allow 20 rows at most.
-        assert!(t.rows_for(&[176, 3000], 8, 160) <= 20);
+        assert!(t.rows_for(&[176, 3000], 8, 160, Mode::Local) <= 20);
+        // The other modes' table: 24 rows are slow there, so 192 rows take 8 x 12 x 2;
+        // 4,096 rows take 32 passes of 8 x 16 (no padding) over 26 of 8 x 20 (4,160).
+        assert_eq!(t.rows_for(&[192], 8, 4096, Mode::Global), 12);
+        assert_eq!(t.rows_for(&[4096], 8, 4096, Mode::Glocal), 16);
         // Set rows are kept.
-        assert_eq!(Tuning { rows: 12, ..t }.rows_for(&[176], 8, 4096), 12);
+        assert_eq!(Tuning { rows: 12, ..t }.rows_for(&[176], 8, 4096, Mode::Global), 12);
     }
 }
