@@ -22,6 +22,12 @@
 //! glocal, the last row's H folded over the lane's own columns only (strictly higher
 //! replaces, so the smallest column wins), from H(m, 0). The end costs nothing extra
 //! (the last row, at a known column), so both [`super::Report`]s get it.
+//!
+//! Fewer subjects than a batch's lanes (the few pairs a device scan saturated, which
+//! it recomputes here) go one pair at a time on all the lanes instead ([`align_pair`]):
+//! Farrar's striped layout, the query's rows dealt to the lanes in stripes, as
+//! [`super::striped`] does for the local mode, in the same 32-bit lanes. One subject
+//! alone in a batch used one lane of 16 to 32 (a 4,548-residue global pair took 0.15 s).
 
 use super::{Level, schedule};
 use crate::reference::{LocalScore, NEG_INF};
@@ -86,12 +92,12 @@ mod x86 {
     //! Two registers per batch at each level, and the kernel compiled once per level
     //! (a `#[target_feature]` entry each) so that the intrinsics inline: the crate is
     //! built for baseline x86-64.
-    use super::{Lanes, MAX_LANES, Tables, align_batch};
+    use super::{Lanes, MAX_LANES, Tables, align_batch, align_pair};
     use crate::reference::LocalScore;
     use std::arch::x86_64::*;
 
     macro_rules! pair {
-        ($name:ident, $feature:literal, $entry:ident: 2 x $width:literal lanes of $reg:ty, $set1:ident,
+        ($name:ident, $feature:literal, $entry:ident, $pair_entry:ident: 2 x $width:literal lanes of $reg:ty, $set1:ident,
          $add:ident, $sub:ident, $max:ident, $load:ident, $store:ident) => {
             #[derive(Clone, Copy)]
             pub(super) struct $name([$reg; 2]);
@@ -146,14 +152,21 @@ mod x86 {
                 // the feature (its callers' contract), here the level of `$name`.
                 unsafe { align_batch::<$name>(query, batch, t) }
             }
+
+            /// [`align_pair`] compiled for the level.
+            #[target_feature(enable = $feature)]
+            pub(super) fn $pair_entry(query: &[u8], subject: &[u8], t: &Tables) -> LocalScore {
+                // SAFETY: as above.
+                unsafe { align_pair::<$name>(query, subject, t) }
+            }
         };
     }
 
-    pair! { Avx512, "avx512f", avx512: 2 x 16 lanes of __m512i,
+    pair! { Avx512, "avx512f", avx512, avx512_pair: 2 x 16 lanes of __m512i,
     _mm512_set1_epi32, _mm512_add_epi32, _mm512_sub_epi32, _mm512_max_epi32, _mm512_loadu_si512, _mm512_storeu_si512 }
-    pair! { Avx2, "avx2", avx2: 2 x 8 lanes of __m256i,
+    pair! { Avx2, "avx2", avx2, avx2_pair: 2 x 8 lanes of __m256i,
     _mm256_set1_epi32, _mm256_add_epi32, _mm256_sub_epi32, _mm256_max_epi32, _mm256_loadu_si256, _mm256_storeu_si256 }
-    pair! { Sse41, "sse4.1", sse41: 2 x 4 lanes of __m128i,
+    pair! { Sse41, "sse4.1", sse41, sse41_pair: 2 x 4 lanes of __m128i,
     _mm_set1_epi32, _mm_add_epi32, _mm_sub_epi32, _mm_max_epi32, _mm_loadu_si128, _mm_storeu_si128 }
 }
 
@@ -200,6 +213,20 @@ pub(super) fn scan<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: 
     let mut order: Vec<usize> = (0..subjects.len()).collect();
     order.sort_by_key(|&k| len(k));
     let t = Tables::new(query, order.last().map_or(0, |&k| len(k)), sc);
+    if subjects.len() < lanes(level) && !query.is_empty() {
+        // Too few for a batch: each pair on all the lanes, longest first.
+        let pairs: Vec<&[usize]> = order.chunks(1).collect();
+        let found = schedule::longest_first(
+            &pairs,
+            |p| len(p[0]) as u64,
+            |p| vec![run_pair(level, query, subjects[p[0]].as_ref(), &t)],
+        );
+        let mut out = ScanOutput::empty(subjects.len());
+        for (p, r) in pairs.iter().zip(found) {
+            out.scores[p[0]] = r[0];
+        }
+        return out;
+    }
     // Sorted by length, a batch's last subject is its longest.
     let batches: Vec<&[usize]> = order.chunks(lanes(level)).collect();
     let found = schedule::longest_first(
@@ -311,6 +338,129 @@ unsafe fn align_batch<V: Lanes>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Ve
     best[..batch.len()].to_vec()
 }
 
+/// One pair through [`align_pair`] compiled for `level` (a supported level).
+fn run_pair(level: Level, query: &[u8], subject: &[u8], t: &Tables) -> LocalScore {
+    match level {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `level` is supported (this function's contract, as `run`'s): the
+        // processor has AVX-512F.
+        Level::Avx512 => unsafe { x86::avx512_pair(query, subject, t) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above: the processor has AVX2.
+        Level::Avx2 => unsafe { x86::avx2_pair(query, subject, t) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as above: the processor has SSE4.1.
+        Level::Sse41 => unsafe { x86::sse41_pair(query, subject, t) },
+        // SAFETY: the portable lanes run on any processor.
+        _ => unsafe { align_pair::<Portable>(query, subject, t) },
+    }
+}
+
+/// `V` with every lane moved up one (lane l takes lane l - 1's value) and `first` in
+/// lane 0: the rows of one stripe's end handed to the next stripe's start.
+///
+/// # Safety
+/// The processor has `V`'s instruction-set level.
+#[inline(always)]
+unsafe fn shift_in<V: Lanes>(v: V, first: i32) -> V {
+    // SAFETY: the processor has V's level (this function's contract).
+    unsafe {
+        let x = v.values();
+        V::load(&std::array::from_fn(|l| if l == 0 { first } else { x[l - 1] }))
+    }
+}
+
+/// `query` against one non-empty `subject` on all of `V`'s lanes (Farrar's striped
+/// layout): its score and end, the reference's.
+///
+/// With `seg = ceil(m / LANES)`, query row `i = lane * seg + s` (0-based) is lane
+/// `lane` of stripe vector `s`; rows past `m` (the last lanes' tails) score 0 against
+/// every letter and only ever feed rows past `m`. A column is walked stripe by stripe
+/// with F carried down each lane; the F leaving a lane's last row enters the next
+/// lane's first row after the walk (the "lazy F" loop), which goes on only while that
+/// carry could still raise a cell: once it is at most H - (open + extend) in every
+/// lane, F below comes from H anyway. E, along the subject, is each row's own state
+/// from column to column, computed at the next column from this one's H, so the
+/// carry's raises reach it.
+///
+/// # Safety
+/// The processor has `V`'s instruction-set level.
+#[inline(always)]
+unsafe fn align_pair<V: Lanes>(query: &[u8], subject: &[u8], t: &Tables) -> LocalScore {
+    debug_assert!(!query.is_empty() && V::LANES <= MAX_LANES);
+    let (m, n) = (query.len(), subject.len());
+    let seg = m.div_ceil(V::LANES);
+    let row = |lane: usize, s: usize| lane * seg + s;
+    // Row m - 1's place: its lane and stripe.
+    let (last_lane, last_s) = ((m - 1) / seg, (m - 1) % seg);
+    // H(m, 0): the glocal fold's first (no end).
+    let mut best = LocalScore { score: t.left[m], end: None };
+    // SAFETY: every method of V runs on a processor with V's level (this function's
+    // contract); the rest is safe code.
+    unsafe {
+        let (oe, ext, neg_inf) = (V::splat(t.open_extend), V::splat(t.extend), V::splat(NEG_INF));
+        // The profile: per letter, stripe s's scores against every lane's row.
+        let mut profile = Vec::with_capacity(t.letters * seg);
+        for a in 0..t.letters {
+            let scores = &t.scores[a * t.letters..][..t.letters];
+            for s in 0..seg {
+                let lanes: [i32; MAX_LANES] = std::array::from_fn(|l| {
+                    let i = row(l, s);
+                    if l < V::LANES && i < m { scores[query[i] as usize] } else { 0 }
+                });
+                profile.push(V::load(&lanes));
+            }
+        }
+        // H(i, 0) and E(i, 0) to start: the left edge, minus infinity.
+        let mut h_prev: Vec<V> = (0..seg)
+            .map(|s| V::load(&std::array::from_fn(|l| t.left.get(row(l, s) + 1).copied().unwrap_or(0))))
+            .collect();
+        let mut h_cur = h_prev.clone();
+        let mut e_col = vec![neg_inf; seg];
+        for j in 1..=n {
+            let column = &profile[subject[j - 1] as usize * seg..][..seg];
+            // H(i - 1, j - 1) for each lane's first row: the previous stripe end's, and
+            // for lane 0 the top row's.
+            let mut diag = shift_in(h_prev[seg - 1], t.top[j - 1]);
+            // F(i, j) for each lane's first row: from the top row in lane 0; the other
+            // lanes' come from the carry below.
+            let mut f = shift_in(neg_inf, (t.top[j] - t.open_extend).max(NEG_INF - t.extend));
+            for s in 0..seg {
+                let left = h_prev[s];
+                let e = left.sub(oe).max(e_col[s].sub(ext));
+                e_col[s] = e;
+                let h = diag.add(column[s]).max(e).max(f);
+                h_cur[s] = h;
+                f = h.sub(oe).max(f.sub(ext));
+                diag = left;
+            }
+            // The carry: F leaving each lane's last row, into the next lane's first.
+            let mut carry = shift_in(f, NEG_INF);
+            'lazy: for _ in 0..V::LANES {
+                for h in h_cur.iter_mut() {
+                    let open_below = h.sub(oe);
+                    if carry.max(open_below).sub(open_below).values().iter().all(|&d| d == 0) {
+                        break 'lazy;
+                    }
+                    *h = h.max(carry);
+                    carry = carry.sub(ext);
+                }
+                carry = shift_in(carry, NEG_INF);
+            }
+            let last = h_cur[last_s].values()[last_lane];
+            let read = match t.mode {
+                Mode::Global => j == n,
+                _ => last > best.score,
+            };
+            if read {
+                best = LocalScore { score: last, end: Some((m - 1, j - 1)) };
+            }
+            std::mem::swap(&mut h_prev, &mut h_cur);
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Report, rescore, scores, scores_at, scores_in_bytes, scores_past_bytes};
@@ -405,6 +555,50 @@ mod tests {
             let out = scores(&query, &subjects, &sc, Report::Ends).unwrap();
             assert!(out.scores.iter().any(|r| r.score > i16::MAX as i32), "{mode}");
             assert!(out.scores.iter().any(|r| r.score < i16::MIN as i32), "{mode}");
+        }
+    }
+
+    /// One pair on all the lanes (`align_pair`, what a scan of fewer subjects than a
+    /// batch's lanes runs) at every supported level: queries shorter than the lanes, a
+    /// whole number of stripes and one row past, subjects from 1 residue to 900, DNA
+    /// scores past 16 bits both ways, equal to the reference in both modes.
+    #[test]
+    fn one_pair_on_all_lanes_equals_the_reference() {
+        let mut rng = generator(2718);
+        let mut protein = |n: usize| -> Vec<u8> { (0..n).map(|_| rng(24) as u8).collect() };
+        let queries: Vec<Vec<u8>> = [1, 2, 7, 15, 16, 17, 32, 33, 150, 301].iter().map(|&m| protein(m)).collect();
+        let mut subjects: Vec<Vec<u8>> = [1, 3, 40, 200, 900].iter().map(|&n| protein(n)).collect();
+        // Close relatives: long runs of matches, and a gap in each.
+        let long = &queries[9];
+        subjects.push([&long[..100], &long[130..]].concat());
+        subjects.push([&long[..50], &protein(20)[..], &long[50..]].concat());
+        let big = Scoring::new(
+            Matrix::match_mismatch(Alphabet::Dna, 5_000, -4_000).unwrap(),
+            Gaps::affine(9_000, 300).unwrap(),
+        );
+        let dna: Vec<Vec<u8>> = queries.iter().map(|q| q.iter().map(|&c| c % 4).collect()).collect();
+        for (local, letters) in [
+            (Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap()), 24),
+            (Scoring::new(Matrix::builtin("BLOSUM50").unwrap(), Gaps::linear(3).unwrap()), 24),
+            (big, 4),
+        ] {
+            for mode in [Mode::Global, Mode::Glocal] {
+                let sc = local.clone().in_mode(mode);
+                let set = if letters == 4 { &dna } else { &queries };
+                for query in set {
+                    for subject in subjects.iter().chain([query]) {
+                        let subject: Vec<u8> = subject.iter().map(|&c| c % letters as u8).collect();
+                        let want = reference::score(query, &subject, &sc);
+                        let t = super::Tables::new(query, subject.len(), &sc);
+                        for level in super::Level::ALL.into_iter().filter(|l| l.supported()) {
+                            let got = super::run_pair(level, query, &subject, &t);
+                            let what =
+                                format!("{mode} {}, {level}, {} x {}", sc.matrix.name(), query.len(), subject.len());
+                            assert_eq!(got, want, "{what}");
+                        }
+                    }
+                }
+            }
         }
     }
 
