@@ -215,3 +215,51 @@ fn long_subjects_in_each_mode() {
         }
     }
 }
+
+#[test]
+fn the_host_scores_the_long_subjects_of_short_queries() {
+    // Queries of one pass against subjects of up to 12,000 residues, long from 5,000:
+    // the device walks the short subjects and the host (the native path, one pair on
+    // all its lanes) the long ones beside the launch (the scanner's unit test pins who
+    // walks what); every score and end is the reference's, one query a launch and
+    // three, with relatives of the query planted in the long subjects.
+    let mut rng = Rng::new(77);
+    let queries: Vec<Vec<u8>> = [100, 1, 30].iter().map(|&m| rng.codes(m, 20)).collect();
+    let mut lengths = vec![12_000, 9_000, 5_000];
+    lengths.extend((0..40).map(|_| 1 + rng.below(300)));
+    let subjects: Vec<Vec<u8>> = lengths
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| {
+            let mut s = rng.codes(n, 20);
+            if n >= 5_000 {
+                let planted = rng.mutate(&queries[0], 0.1, 20);
+                let at = if k == 0 { 0 } else { n / 2 };
+                s.splice(at..at + planted.len(), planted);
+            }
+            s
+        })
+        .collect();
+    let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
+    let residues: u64 = lengths.iter().map(|&n| n as u64).sum();
+    let tuning = Tuning { long_cover: residues * 8 / 5_000, ..Tuning::default() };
+    for mode in MODES {
+        let sc = blosum62(mode);
+        let want: Vec<Vec<LocalScore>> =
+            queries.iter().map(|q| subjects.iter().map(|s| score(q, s, &sc)).collect()).collect();
+        for dev in test_devices() {
+            let what = format!("{mode} on {}", dev.info.label());
+            let one = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, 24).unwrap();
+            for (q, query) in queries.iter().enumerate() {
+                assert_eq!(one.scan(query, &sc).unwrap().scores, want[q], "{what}: query {q}");
+            }
+            let three = Scanner::for_queries(&dev, ScanKernel::Team, tuning, &refs, 24, 3).unwrap();
+            let got = three.scores_many(&queries, &sc).unwrap();
+            for (q, out) in got.iter().enumerate() {
+                let scores: Vec<i32> = out.scores.iter().map(|r| r.score).collect();
+                let wanted: Vec<i32> = want[q].iter().map(|r| r.score).collect();
+                assert_eq!(scores, wanted, "{what}: query {q} of three");
+            }
+        }
+    }
+}

@@ -256,6 +256,9 @@ impl SubjectBuffers {
 struct Launched {
     lengths: Vec<usize>,
     parts: Vec<(Vec<Event>, usize, OutputsInFlight, Option<usize>)>,
+    /// Per part whose long subjects the host scored instead of its long groups
+    /// ([`PartLayout::host_takes_long`]): the part, and each slot's scores of them.
+    host: Vec<(usize, Vec<ScanOutput>)>,
     inputs: LaunchInputs,
 }
 
@@ -311,6 +314,47 @@ impl PartLayout {
     }
 }
 
+/// A long group's column step on an H100 while the rest of its launch runs beside it:
+/// a one-pass query's launch on MFO in the global mode lasted 10.6 ms, its
+/// 35,213-residue subject's walk (BENCHMARKS.md, "Global and glocal modes").
+const LONG_STEP_SECONDS: f64 = 300e-9;
+
+/// Cells a second of one pair on all of one host thread's SIMD lanes in the global
+/// and glocal modes (`native::mode_pairs`; 1.0 G with AVX2 on a 2-core EPYC, more with
+/// AVX-512).
+const HOST_PAIR_CELLS_PER_SECOND: f64 = 1e9;
+
+impl PartLayout {
+    /// Whether the host (the native path, beside the launch) scores this part's long
+    /// subjects against queries of `lengths` in passes of `span` rows and teams of
+    /// `team`, in place of the long groups: in the global and glocal modes, which have
+    /// no windows, when their walk would outlast the host's pairs. A long group walks
+    /// its pair column by column, [`team::stages`] passes at once, latency-bound; the
+    /// host runs each pair on all of a thread's lanes, the longest first.
+    fn host_takes_long(
+        &self,
+        lengths: &[usize],
+        span: usize,
+        team: usize,
+        scoring: &Scoring,
+        subjects: &[&[u8]],
+    ) -> bool {
+        if scoring.mode == Mode::Local || self.long.is_empty() {
+            return false;
+        }
+        let m = lengths.iter().copied().max().unwrap_or(0);
+        let passes = m.div_ceil(span.max(1));
+        let stages = if passes > 1 { team::stages(team) } else { 1 };
+        let long = || self.long.iter().map(|&k| subjects[k as usize].len() as f64);
+        let longest = long().fold(0.0, f64::max);
+        let device = longest * passes.div_ceil(stages) as f64 * LONG_STEP_SECONDS;
+        let rows: f64 = lengths.iter().map(|&m| m as f64).sum();
+        let threads = rayon::current_num_threads() as f64;
+        let host = (longest * m as f64).max(long().sum::<f64>() * rows / threads) / HOST_PAIR_CELLS_PER_SECOND;
+        host < device
+    }
+}
+
 /// Subjects of one kernel's launches: their layout and where they came from, host work
 /// alone (a [`ScannerPlan`]'s).
 struct PartLayout {
@@ -321,6 +365,8 @@ struct PartLayout {
     layout: GroupLayout,
     /// The part's subject k is the caller's subject `members[k]`.
     members: Vec<u32>,
+    /// The caller's subjects in the long groups.
+    long: Vec<u32>,
     /// Launches as runs of groups whose boundary rows (of every slot) fit one buffer:
     /// walking the long groups, and walking the windows instead.
     launches: Vec<(usize, usize)>,
@@ -473,19 +519,19 @@ impl<'d> ScannerPlan<'d> {
                         windows[w].2 = p as u32;
                     }
                 }
-                Ok((kernel, work_group, members, layout, windows))
+                Ok((kernel, work_group, members, long, layout, windows))
             })
             .collect::<Result<Vec<_>>>()?;
         // Slots while every slot's boundary row of the largest group fits the budget.
         let largest_group =
-            layouts.iter().flat_map(|(_, _, _, l, _)| (0..l.groups()).map(|g| l.cells(g, g + 1))).max().unwrap_or(1);
+            layouts.iter().flat_map(|(_, _, _, _, l, _)| (0..l.groups()).map(|g| l.cells(g, g + 1))).max().unwrap_or(1);
         let slots = if kind == ScanKernel::Team {
             queries.clamp(1, MAX_SLOTS).min((budget / largest_group.max(1)).max(1) as usize)
         } else {
             1
         };
         let mut parts = Vec::new();
-        for (kernel, work_group, members, layout, windows) in layouts {
+        for (kernel, work_group, members, long, layout, windows) in layouts {
             let launches = layout.launches(budget / slots as u64, false);
             let window_launches =
                 if windows.is_empty() { Vec::new() } else { layout.launches(budget / slots as u64, true) };
@@ -502,6 +548,7 @@ impl<'d> ScannerPlan<'d> {
                 windows,
                 layout,
                 members,
+                long,
                 slot_cells,
             });
         }
@@ -757,7 +804,7 @@ impl<'d> Scanner<'d> {
         assert!(queries.len() <= self.slots, "more queries than the scanner has slots");
         let lengths: Vec<usize> = queries.iter().map(|q| q.len()).collect();
         if lengths.iter().all(|&m| m == 0) || self.subjects.is_empty() {
-            return Ok(Launched { lengths, parts: Vec::new(), inputs: (Vec::new(), Vec::new()) });
+            return Ok(Launched { lengths, parts: Vec::new(), host: Vec::new(), inputs: (Vec::new(), Vec::new()) });
         }
         let dev = self.dev;
         let queue = dev.queue();
@@ -765,8 +812,12 @@ impl<'d> Scanner<'d> {
         // Query profiles padded to whole bands or passes, one per span (parts of one
         // span share it), with each slot's padded rows (scan_team's).
         let mut profiles: Vec<(usize, QueryProfile, Option<Buffer<i32>>)> = Vec::new();
+        let mut host_long = Vec::with_capacity(self.parts.len());
         for part in &self.parts {
             let (tuning, span) = self.part_tuning(&part.laid, &lengths, scoring);
+            let takes = self.kind == ScanKernel::Team
+                && part.laid.host_takes_long(&lengths, span, tuning.team, scoring, &self.subjects);
+            host_long.push(takes);
             let program = self.kind.program(dev, &tuning, ends, scoring.mode)?;
             if !profiles.iter().any(|(s, _, _)| *s == span) {
                 let profile = QueryProfile::of_slots(dev, self.kind, queries, scoring, span)?;
@@ -786,8 +837,25 @@ impl<'d> Scanner<'d> {
                 .map_err(|_| Error::InvalidArgument("a scan_team launch over 2 G subject slots; split it".into()))?;
             let skip = part.laid.window_skip(&lengths, span, tuning.team, scoring);
             let walks_windows = skip.is_some();
+            let short_launches: Vec<(usize, usize)>;
+            let launches = if walks_windows {
+                &part.laid.window_launches
+            } else if takes {
+                // The groups before the long ones: the host scores those.
+                let first_long = part.laid.layout.first_long;
+                short_launches = part
+                    .laid
+                    .launches
+                    .iter()
+                    .filter(|r| r.0 < first_long)
+                    .map(|&(a, b)| (a, b.min(first_long)))
+                    .collect();
+                &short_launches
+            } else {
+                &part.laid.launches
+            };
             let mut events = Vec::new();
-            for &(a, b) in if walks_windows { &part.laid.window_launches } else { &part.laid.launches } {
+            for &(a, b) in launches {
                 let mut args = KernelArgs::new(&kernel);
                 part.buffers.args(
                     &mut args,
@@ -824,13 +892,29 @@ impl<'d> Scanner<'d> {
             let reads = part.scratch.outputs[set].read_after(&queue, &[], ends || self.kind != ScanKernel::Team)?;
             parts.push((events, span, reads, skip));
         }
-        Ok(Launched { lengths, parts, inputs: (profiles, kernels) })
+        // The long subjects the host takes, while the device walks the rest.
+        let mut host = Vec::new();
+        for (q, part) in self.parts.iter().enumerate().filter(|&(q, _)| host_long[q]) {
+            let long: Vec<&[u8]> = part.laid.long.iter().map(|&k| self.subjects[k as usize]).collect();
+            let outs = queries
+                .iter()
+                .map(|query| {
+                    if query.is_empty() {
+                        ScanOutput::empty(long.len())
+                    } else {
+                        crate::scan::native::mode_pairs(query, &long, scoring)
+                    }
+                })
+                .collect();
+            host.push((q, outs));
+        }
+        Ok(Launched { lengths, parts, host, inputs: (profiles, kernels) })
     }
 
     /// Waits for a launch's outputs: each query's scores in the caller's order, and the
     /// launch's inputs, which the caller releases when no launch is queued.
     fn land(&self, launched: Launched) -> Result<(Vec<ScanOutput>, LaunchInputs)> {
-        let Launched { lengths, parts, inputs } = launched;
+        let Launched { lengths, parts, host, inputs } = launched;
         let mut outs: Vec<ScanOutput> = lengths.iter().map(|_| ScanOutput::empty(self.subjects.len())).collect();
         if parts.is_empty() {
             return Ok((outs, inputs));
@@ -875,6 +959,12 @@ impl<'d> Scanner<'d> {
                     }
                 })
                 .collect();
+            // The long subjects the host scored, in place of the long groups' (not walked).
+            for (q, outs) in &host {
+                for (&k, &r) in self.parts[*q].laid.long.iter().zip(&outs[slot].scores) {
+                    out.scores[k as usize] = r;
+                }
+            }
             // The long subjects of launches that walked their windows: the windows'
             // results folded, in place of the long groups' (not walked).
             for (q, part) in self.parts.iter().enumerate() {
@@ -889,5 +979,38 @@ impl<'d> Scanner<'d> {
             }
         }
         Ok((outs, inputs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ScanKernel, ScannerPlan, Tuning};
+    use crate::device::{DeviceInfo, DeviceKind};
+    use crate::scoring::{Gaps, Matrix, Mode, Scoring};
+
+    /// Who walks the long subjects in the non-local modes: the host beside a one-pass
+    /// query (the device's long walk is the subject's length in latency-bound steps),
+    /// the device's long groups beside a query of many passes (they walk several
+    /// passes at once), and never the host in the local mode (its windows).
+    #[test]
+    fn the_host_takes_the_long_subjects_of_short_queries_in_the_other_modes() {
+        let info = DeviceInfo { max_alloc_bytes: 1 << 30, ..DeviceInfo::described(0, "GPU", DeviceKind::Gpu, 132) };
+        let lengths = [35_000usize, 20_000, 300, 250, 200, 150, 100, 50];
+        let subjects: Vec<Vec<u8>> = lengths.iter().map(|&n| vec![1u8; n]).collect();
+        let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
+        // Subjects from 10,000 residues on are long here.
+        let residues: u64 = lengths.iter().map(|&n| n as u64).sum();
+        let tuning = Tuning { long_cover: residues * 8 / 10_000, ..Tuning::default() };
+        let plan = ScannerPlan::new(&info, ScanKernel::Team, tuning, &refs, 24, 1).unwrap();
+        let part = plan.parts.iter().find(|p| !p.long.is_empty()).expect("a part with long subjects");
+        assert_eq!(part.long.len(), 2, "the two longest are long");
+        let local = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
+        let (team, span) = (8, 8 * 20);
+        for mode in [Mode::Global, Mode::Glocal] {
+            let sc = local.clone().in_mode(mode);
+            assert!(part.host_takes_long(&[144], span, team, &sc, &refs), "{mode}, one pass");
+            assert!(!part.host_takes_long(&[5_000], span, team, &sc, &refs), "{mode}, 32 passes");
+        }
+        assert!(!part.host_takes_long(&[144], span, team, &local, &refs), "local");
     }
 }

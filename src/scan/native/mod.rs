@@ -177,6 +177,13 @@ pub fn scores_past_bytes<S: AsRef<[u8]> + Sync>(
     scan_with(Level::active(), report, Passes::PastBytes, query, subjects, scoring, None).map(|(out, _)| out)
 }
 
+/// Every subject's score and end against a non-empty `query` in a global or glocal
+/// scoring, each pair on all the SIMD lanes of [`Level::active`] (striped), the longest
+/// first: the long subjects a device scan leaves to the host beside a short query.
+pub(crate) fn mode_pairs<S: AsRef<[u8]> + Sync>(query: &[u8], subjects: &[S], scoring: &Scoring) -> ScanOutput {
+    modes::pairs(Level::active().capped(), query, subjects, scoring)
+}
+
 /// The passes a scan runs.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Passes {

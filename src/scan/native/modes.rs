@@ -212,21 +212,11 @@ pub(super) fn scan<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: 
     let len = |k: usize| subjects[k].as_ref().len();
     let mut order: Vec<usize> = (0..subjects.len()).collect();
     order.sort_by_key(|&k| len(k));
-    let t = Tables::new(query, order.last().map_or(0, |&k| len(k)), sc);
     if subjects.len() < lanes(level) && !query.is_empty() {
-        // Too few for a batch: each pair on all the lanes, longest first.
-        let pairs: Vec<&[usize]> = order.chunks(1).collect();
-        let found = schedule::longest_first(
-            &pairs,
-            |p| len(p[0]) as u64,
-            |p| vec![run_pair(level, query, subjects[p[0]].as_ref(), &t)],
-        );
-        let mut out = ScanOutput::empty(subjects.len());
-        for (p, r) in pairs.iter().zip(found) {
-            out.scores[p[0]] = r[0];
-        }
-        return out;
+        // Too few for a batch.
+        return pairs(level, query, subjects, sc);
     }
+    let t = Tables::new(query, order.last().map_or(0, |&k| len(k)), sc);
     // Sorted by length, a batch's last subject is its longest.
     let batches: Vec<&[usize]> = order.chunks(lanes(level)).collect();
     let found = schedule::longest_first(
@@ -242,6 +232,20 @@ pub(super) fn scan<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: 
         out.scores[k] = r;
     }
     out
+}
+
+/// Every subject's score and end against a non-empty `query` in the scoring's mode
+/// (global or glocal), each pair on all of `level`'s lanes ([`align_pair`]), the
+/// longest first on the thread pool: for a few subjects, or long ones beside a short
+/// query.
+pub(super) fn pairs<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: &[S], sc: &Scoring) -> ScanOutput {
+    debug_assert!(sc.mode != Mode::Local && level.supported() && !query.is_empty());
+    let len = |k: usize| subjects[k].as_ref().len();
+    let t = Tables::new(query, (0..subjects.len()).map(len).max().unwrap_or(0), sc);
+    let tasks: Vec<usize> = (0..subjects.len()).collect();
+    let scores =
+        schedule::longest_first(&tasks, |&k| len(k) as u64, |&k| run_pair(level, query, subjects[k].as_ref(), &t));
+    ScanOutput { scores, ..ScanOutput::empty(0) }
 }
 
 /// Subjects per batch at `level`.
