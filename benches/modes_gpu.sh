@@ -29,7 +29,7 @@ real=$(awk '/^>/ {if (n) printf "%d,", n; n = 0; next} {n += length($0)} END {pr
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
 B="/tmp/clsw bench scan --device gpu --db /tmp/MFO.fa --queries $D/allqueries.fasta --lengths $real --variants team --scores-only --runs 3"
 for m in local global glocal; do ( time $B --mode $m ) > "$OUT/bench_$m.txt" 2>&1; done
-( time $B --mode global --recompute-on-device ) > "$OUT/bench_global_device.txt" 2>&1
+( time $B --mode global --device-only ) > "$OUT/bench_global_device.txt" 2>&1
 fi
 export LD_LIBRARY_PATH=/tmp/run/lib CLSW_DEVICE=gpu
 f="$OUT/fasta.txt"

@@ -211,8 +211,8 @@ fn team_scans_several_queries_in_one_launch() {
                 })
                 .collect();
             let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
-            for recompute_on_host in [true, false] {
-                let tuning = Tuning { team: 4, long_cover: 0, recompute_on_host, ..Tuning::default() };
+            for host_assist in [true, false] {
+                let tuning = Tuning { team: 4, long_cover: 0, host_assist, ..Tuning::default() };
                 let pad = sc.matrix.size() as u8;
                 let scanner = Scanner::for_queries(&dev, ScanKernel::Team, tuning, &refs, pad, 3).unwrap();
                 let got = scanner.scores_many(&queries, sc).unwrap();

@@ -137,9 +137,11 @@ pub struct Tuning {
     /// `team` only: how the long subjects are cut into windows for short queries
     /// ([`windows`](super::windows)); a stride of 0: not cut.
     pub windows: Windows,
-    /// Saturated subjects recomputed at 32 bits on the host (the native path) when a
-    /// query has few of them ([`host_recompute_limit`]); `false`: always on the device.
-    pub recompute_on_host: bool,
+    /// The host (the native path) takes pairs the device would do slowly: a query's
+    /// few saturated subjects ([`host_recompute_limit`]), and in the global and glocal
+    /// modes the long subjects of a short query ([`PartLayout::host_takes_long`]).
+    /// `false`: the device does all (its 32-bit recompute, its long groups).
+    pub host_assist: bool,
 }
 
 impl Default for Tuning {
@@ -153,7 +155,7 @@ impl Default for Tuning {
             min_team: 8,
             long_cover: 131_000,
             windows: Windows { stride: 2048, overlap: 6144 },
-            recompute_on_host: true,
+            host_assist: true,
         }
     }
 }
@@ -749,7 +751,7 @@ impl<'d> Scanner<'d> {
             return Ok(());
         }
         let subset: Vec<&[u8]> = saturated.iter().map(|&k| self.subjects[k]).collect();
-        let wide = if self.tuning.recompute_on_host && saturated.len() <= host_recompute_limit() {
+        let wide = if self.tuning.host_assist && saturated.len() <= host_recompute_limit() {
             crate::scan::native::scores(query, &subset, scoring, crate::scan::native::Report::Ends)?
         } else {
             let pad = scoring.matrix.size() as u8;
@@ -816,6 +818,7 @@ impl<'d> Scanner<'d> {
         for part in &self.parts {
             let (tuning, span) = self.part_tuning(&part.laid, &lengths, scoring);
             let takes = self.kind == ScanKernel::Team
+                && self.tuning.host_assist
                 && part.laid.host_takes_long(&lengths, span, tuning.team, scoring, &self.subjects);
             host_long.push(takes);
             let program = self.kind.program(dev, &tuning, ends, scoring.mode)?;

@@ -108,10 +108,10 @@ pub struct BenchScanArgs {
     /// reaching OVERLAP columns back, for the queries short enough (STRIDE 0: not cut).
     #[arg(long, num_args = 2, value_names = ["STRIDE", "OVERLAP"])]
     windows: Vec<usize>,
-    /// Saturated subjects recomputed at 32 bits on the device always (by default a
-    /// query's few are recomputed on the host).
+    /// Every pair on the device (by default the host takes a query's few saturated
+    /// pairs, and in the global and glocal modes the long subjects of short queries).
     #[arg(long)]
-    recompute_on_device: bool,
+    device_only: bool,
 
     /// Scores without end cells (`team` then runs its score-only kernel; a search
     /// finds the ends of its hits afterwards).
@@ -284,7 +284,7 @@ pub fn run(args: &BenchScanArgs) -> Result<()> {
             [stride, overlap] => Windows { stride, overlap },
             _ => defaults.windows,
         },
-        recompute_on_host: !args.recompute_on_device,
+        host_assist: !args.device_only,
     };
     if !tuning.band.is_multiple_of(2) || tuning.band == 0 || tuning.group == 0 {
         return Err(Error::InvalidArgument("--band must be even and positive, --group positive".into()));
