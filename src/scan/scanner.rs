@@ -286,6 +286,16 @@ fn host_recompute_limit() -> usize {
 /// Upper bound on the boundary-row buffer of one launch.
 const BOUNDARY_BYTES: u64 = 1 << 30;
 
+/// A long group's column step on an H100 while the rest of its launch runs beside it:
+/// a one-pass query's launch on MFO in the global mode lasted 10.6 ms, its
+/// 35,213-residue subject's walk (BENCHMARKS.md, "Global and glocal modes").
+const LONG_STEP_SECONDS: f64 = 300e-9;
+
+/// Cells a second of one pair on all of one host thread's SIMD lanes in the global
+/// and glocal modes (`native::mode_pairs`; 1.0 G with AVX2 on a 2-core EPYC, more with
+/// AVX-512).
+const HOST_PAIR_CELLS_PER_SECOND: f64 = 1e9;
+
 impl PartLayout {
     /// The local profiles a `scan_team` launch of this part holds in teams of `team`:
     /// one per stage of its long groups, else one.
@@ -314,19 +324,7 @@ impl PartLayout {
         let window_walk = (self.cut.stride + self.cut.overlap - skip) * passes;
         (window_walk < long_walk).then_some(skip)
     }
-}
 
-/// A long group's column step on an H100 while the rest of its launch runs beside it:
-/// a one-pass query's launch on MFO in the global mode lasted 10.6 ms, its
-/// 35,213-residue subject's walk (BENCHMARKS.md, "Global and glocal modes").
-const LONG_STEP_SECONDS: f64 = 300e-9;
-
-/// Cells a second of one pair on all of one host thread's SIMD lanes in the global
-/// and glocal modes (`native::mode_pairs`; 1.0 G with AVX2 on a 2-core EPYC, more with
-/// AVX-512).
-const HOST_PAIR_CELLS_PER_SECOND: f64 = 1e9;
-
-impl PartLayout {
     /// Whether the host (the native path, beside the launch) scores this part's long
     /// subjects against queries of `lengths` in passes of `span` rows and teams of
     /// `team`, in place of the long groups: in the global and glocal modes, which have
@@ -373,6 +371,9 @@ struct PartLayout {
     /// walking the long groups, and walking the windows instead.
     launches: Vec<(usize, usize)>,
     window_launches: Vec<(usize, usize)>,
+    /// The launches before the long groups, for queries whose long subjects the host
+    /// takes ([`Self::host_takes_long`]).
+    short_launches: Vec<(usize, usize)>,
     /// How the long subjects were cut, and per window (the layout's subject
     /// `members.len() + w`): the caller's subject, its first column and its output.
     cut: Windows,
@@ -537,6 +538,9 @@ impl<'d> ScannerPlan<'d> {
             let launches = layout.launches(budget / slots as u64, false);
             let window_launches =
                 if windows.is_empty() { Vec::new() } else { layout.launches(budget / slots as u64, true) };
+            let first_long = layout.first_long;
+            let short_launches =
+                launches.iter().filter(|r| r.0 < first_long).map(|&(a, b)| (a, b.min(first_long))).collect();
             let slot_cells = (launches.iter().map(|&(a, b)| layout.launch_cells(a, b, false)))
                 .chain(window_launches.iter().map(|&(a, b)| layout.launch_cells(a, b, true)))
                 .max()
@@ -546,6 +550,7 @@ impl<'d> ScannerPlan<'d> {
                 work_group,
                 launches,
                 window_launches,
+                short_launches,
                 cut,
                 windows,
                 layout,
@@ -840,20 +845,10 @@ impl<'d> Scanner<'d> {
                 .map_err(|_| Error::InvalidArgument("a scan_team launch over 2 G subject slots; split it".into()))?;
             let skip = part.laid.window_skip(&lengths, span, tuning.team, scoring);
             let walks_windows = skip.is_some();
-            let short_launches: Vec<(usize, usize)>;
             let launches = if walks_windows {
                 &part.laid.window_launches
             } else if takes {
-                // The groups before the long ones: the host scores those.
-                let first_long = part.laid.layout.first_long;
-                short_launches = part
-                    .laid
-                    .launches
-                    .iter()
-                    .filter(|r| r.0 < first_long)
-                    .map(|&(a, b)| (a, b.min(first_long)))
-                    .collect();
-                &short_launches
+                &part.laid.short_launches
             } else {
                 &part.laid.launches
             };

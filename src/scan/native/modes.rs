@@ -92,12 +92,12 @@ mod x86 {
     //! Two registers per batch at each level, and the kernel compiled once per level
     //! (a `#[target_feature]` entry each) so that the intrinsics inline: the crate is
     //! built for baseline x86-64.
-    use super::{Lanes, MAX_LANES, Tables, align_batch, align_pair};
+    use super::{Lanes, MAX_LANES, Tables, Work, align};
     use crate::reference::LocalScore;
     use std::arch::x86_64::*;
 
     macro_rules! pair {
-        ($name:ident, $feature:literal, $entry:ident, $pair_entry:ident: 2 x $width:literal lanes of $reg:ty, $set1:ident,
+        ($name:ident, $feature:literal, $entry:ident: 2 x $width:literal lanes of $reg:ty, $set1:ident,
          $add:ident, $sub:ident, $max:ident, $load:ident, $store:ident) => {
             #[derive(Clone, Copy)]
             pub(super) struct $name([$reg; 2]);
@@ -145,28 +145,21 @@ mod x86 {
                 }
             }
 
-            /// [`align_batch`] compiled for the level.
+            /// [`align`] compiled for the level.
             #[target_feature(enable = $feature)]
-            pub(super) fn $entry(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<LocalScore> {
+            pub(super) fn $entry(query: &[u8], work: Work, t: &Tables) -> Vec<LocalScore> {
                 // SAFETY: a `#[target_feature]` function runs only where the processor has
                 // the feature (its callers' contract), here the level of `$name`.
-                unsafe { align_batch::<$name>(query, batch, t) }
-            }
-
-            /// [`align_pair`] compiled for the level.
-            #[target_feature(enable = $feature)]
-            pub(super) fn $pair_entry(query: &[u8], subject: &[u8], t: &Tables) -> LocalScore {
-                // SAFETY: as above.
-                unsafe { align_pair::<$name>(query, subject, t) }
+                unsafe { align::<$name>(query, work, t) }
             }
         };
     }
 
-    pair! { Avx512, "avx512f", avx512, avx512_pair: 2 x 16 lanes of __m512i,
+    pair! { Avx512, "avx512f", avx512: 2 x 16 lanes of __m512i,
     _mm512_set1_epi32, _mm512_add_epi32, _mm512_sub_epi32, _mm512_max_epi32, _mm512_loadu_si512, _mm512_storeu_si512 }
-    pair! { Avx2, "avx2", avx2, avx2_pair: 2 x 8 lanes of __m256i,
+    pair! { Avx2, "avx2", avx2: 2 x 8 lanes of __m256i,
     _mm256_set1_epi32, _mm256_add_epi32, _mm256_sub_epi32, _mm256_max_epi32, _mm256_loadu_si256, _mm256_storeu_si256 }
-    pair! { Sse41, "sse4.1", sse41, sse41_pair: 2 x 4 lanes of __m128i,
+    pair! { Sse41, "sse4.1", sse41: 2 x 4 lanes of __m128i,
     _mm_set1_epi32, _mm_add_epi32, _mm_sub_epi32, _mm_max_epi32, _mm_loadu_si128, _mm_storeu_si128 }
 }
 
@@ -209,13 +202,13 @@ impl<'a> Tables<'a> {
 /// (the caller asserts it), subject codes too (the callers' code checks).
 pub(super) fn scan<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: &[S], sc: &Scoring) -> ScanOutput {
     debug_assert!(sc.mode != Mode::Local && level.supported());
-    let len = |k: usize| subjects[k].as_ref().len();
-    let mut order: Vec<usize> = (0..subjects.len()).collect();
-    order.sort_by_key(|&k| len(k));
     if subjects.len() < lanes(level) && !query.is_empty() {
         // Too few for a batch.
         return pairs(level, query, subjects, sc);
     }
+    let len = |k: usize| subjects[k].as_ref().len();
+    let mut order: Vec<usize> = (0..subjects.len()).collect();
+    order.sort_by_key(|&k| len(k));
     let t = Tables::new(query, order.last().map_or(0, |&k| len(k)), sc);
     // Sorted by length, a batch's last subject is its longest.
     let batches: Vec<&[usize]> = order.chunks(lanes(level)).collect();
@@ -224,7 +217,7 @@ pub(super) fn scan<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: 
         |b| b.last().map_or(0, |&k| len(k) as u64),
         |batch| {
             let residues: Vec<&[u8]> = batch.iter().map(|&k| subjects[k].as_ref()).collect();
-            run(level, query, &residues, &t)
+            run(level, query, Work::Batch(&residues), &t)
         },
     );
     let mut out = ScanOutput::empty(subjects.len());
@@ -243,9 +236,12 @@ pub(super) fn pairs<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects:
     let len = |k: usize| subjects[k].as_ref().len();
     let t = Tables::new(query, (0..subjects.len()).map(len).max().unwrap_or(0), sc);
     let tasks: Vec<usize> = (0..subjects.len()).collect();
-    let scores =
-        schedule::longest_first(&tasks, |&k| len(k) as u64, |&k| run_pair(level, query, subjects[k].as_ref(), &t));
-    ScanOutput { scores, ..ScanOutput::empty(0) }
+    let found = schedule::longest_first(
+        &tasks,
+        |&k| len(k) as u64,
+        |&k| run(level, query, Work::Pair(subjects[k].as_ref()), &t),
+    );
+    ScanOutput { scores: found.into_iter().flatten().collect(), ..ScanOutput::empty(0) }
 }
 
 /// Subjects per batch at `level`.
@@ -261,22 +257,45 @@ fn lanes(level: Level) -> usize {
     }
 }
 
-/// One batch of at most [`lanes`]`(level)` subjects through the kernel compiled for
-/// `level` (a supported level).
-fn run(level: Level, query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<LocalScore> {
+/// What one kernel call aligns against the query: a batch of at most
+/// [`lanes`]`(level)` subjects, one to a lane, or one subject on all the lanes.
+#[derive(Clone, Copy)]
+enum Work<'a> {
+    Batch(&'a [&'a [u8]]),
+    Pair(&'a [u8]),
+}
+
+/// `work` through the kernel compiled for `level` (a supported level): each subject's
+/// score and end.
+fn run(level: Level, query: &[u8], work: Work, t: &Tables) -> Vec<LocalScore> {
     match level {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `level` is supported (this function's contract; the scan's level went
         // through Level::capped): the processor has AVX-512F.
-        Level::Avx512 => unsafe { x86::avx512(query, batch, t) },
+        Level::Avx512 => unsafe { x86::avx512(query, work, t) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above: the processor has AVX2.
-        Level::Avx2 => unsafe { x86::avx2(query, batch, t) },
+        Level::Avx2 => unsafe { x86::avx2(query, work, t) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above: the processor has SSE4.1.
-        Level::Sse41 => unsafe { x86::sse41(query, batch, t) },
+        Level::Sse41 => unsafe { x86::sse41(query, work, t) },
         // SAFETY: the portable lanes run on any processor.
-        _ => unsafe { align_batch::<Portable>(query, batch, t) },
+        _ => unsafe { align::<Portable>(query, work, t) },
+    }
+}
+
+/// [`align_batch`] or [`align_pair`], as `work` asks.
+///
+/// # Safety
+/// The processor has `V`'s instruction-set level.
+#[inline(always)]
+unsafe fn align<V: Lanes>(query: &[u8], work: Work, t: &Tables) -> Vec<LocalScore> {
+    // SAFETY: the processor has V's level (this function's contract).
+    unsafe {
+        match work {
+            Work::Batch(batch) => align_batch::<V>(query, batch, t),
+            Work::Pair(subject) => vec![align_pair::<V>(query, subject, t)],
+        }
     }
 }
 
@@ -340,24 +359,6 @@ unsafe fn align_batch<V: Lanes>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Ve
         }
     }
     best[..batch.len()].to_vec()
-}
-
-/// One pair through [`align_pair`] compiled for `level` (a supported level).
-fn run_pair(level: Level, query: &[u8], subject: &[u8], t: &Tables) -> LocalScore {
-    match level {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `level` is supported (this function's contract, as `run`'s): the
-        // processor has AVX-512F.
-        Level::Avx512 => unsafe { x86::avx512_pair(query, subject, t) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above: the processor has AVX2.
-        Level::Avx2 => unsafe { x86::avx2_pair(query, subject, t) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: as above: the processor has SSE4.1.
-        Level::Sse41 => unsafe { x86::sse41_pair(query, subject, t) },
-        // SAFETY: the portable lanes run on any processor.
-        _ => unsafe { align_pair::<Portable>(query, subject, t) },
-    }
 }
 
 /// `V` with every lane moved up one (lane l takes lane l - 1's value) and `first` in
@@ -595,7 +596,7 @@ mod tests {
                         let want = reference::score(query, &subject, &sc);
                         let t = super::Tables::new(query, subject.len(), &sc);
                         for level in super::Level::ALL.into_iter().filter(|l| l.supported()) {
-                            let got = super::run_pair(level, query, &subject, &t);
+                            let got = super::run(level, query, super::Work::Pair(&subject), &t)[0];
                             let what =
                                 format!("{mode} {}, {level}, {} x {}", sc.matrix.name(), query.len(), subject.len());
                             assert_eq!(got, want, "{what}");
