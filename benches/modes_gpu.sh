@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 42's benchmark on a GPU machine, one call: (1) scan_team's GCUPS in each mode
-# (local, global, glocal; global also with every saturated pair recomputed on the
-# device) on MFO with the 20 real classic queries; (2) ggsearch36 and glsearch36 stock
+# (local, global, glocal; global also with `--device-only`: every pair on the device,
+# no host help) on MFO with the 20 real classic queries; (2) ggsearch36 and glsearch36 stock
 # against their _clsw builds, -T 16, the same queries against MFO, -k 0 (FASTA's normal
 # fit, no shuffles), outputs compared.
 #
