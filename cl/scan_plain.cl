@@ -6,7 +6,9 @@
  * faster variants sit beside it and are tested against the same reference.
  *
  * Rows are query residues q[1..m], columns subject residues s[1..n]; the recurrence,
- * end rule and tie rule are src/reference's (its module header), line by line.
+ * end rule and tie rule are src/reference's (its module header), line by line. The
+ * query comes as its rows of scores (src/scoring's QueryRows: a matrix's row per
+ * residue, or a profile's own per position).
  *
  * The work-item walks its subject column by column (j outer) and the query row by
  * row (i inner), keeping column j-1's H and E for every query row in global scratch
@@ -17,18 +19,16 @@
  */
 
 __kernel void scan_plain(
-    __global const uchar *query,      /* m codes */
-    const int m,
+    const int m,                      /* query rows */
     __global const uchar *residues,   /* all subjects, concatenated */
     __global const uint *offsets,     /* subject k starts at residues[offsets[k]] */
     __global const uint *lengths,     /* and has lengths[k] residues */
     const int first,                  /* this launch handles subjects first.. */
     const int count,                  /* ..first+count-1 */
-    __global const int *matrix,       /* alpha x alpha, row-major over codes */
+    __global const int *rows,         /* m x alpha: S(q_i, c) at rows[i * alpha + c] */
     const int alpha,
     const int gap_open,
     const int gap_extend,
-    __local int *local_matrix,        /* alpha x alpha ints */
     __global int *scratch_h,          /* m x stride */
     __global int *scratch_e,          /* m x stride */
     const int stride,                 /* global work size of this launch */
@@ -36,10 +36,6 @@ __kernel void scan_plain(
     __global int *out_query_end,
     __global int *out_subject_end)
 {
-    for (int k = get_local_id(0); k < alpha * alpha; k += get_local_size(0))
-        local_matrix[k] = matrix[k];
-    barrier(CLK_LOCAL_MEM_FENCE);
-
     const int item = get_global_id(0);
     if (item >= count)
         return;
@@ -55,7 +51,7 @@ __kernel void scan_plain(
 
     int best = 0, best_i = -1, best_j = -1;
     for (int j = 0; j < n; j++) {
-        __local const int *row = local_matrix + s[j];  /* S(., s_j) = row[q * alpha] */
+        __global const int *column = rows + s[j];  /* S(q_i, s_j) = column[i * alpha] */
         int diag = 0;            /* H(i-1, j-1) */
         int up = 0;              /* H(i-1, j) */
         int f = CLSW_NEG_INF;    /* F(i-1, j) */
@@ -64,7 +60,7 @@ __kernel void scan_plain(
             const int left = scratch_h[idx];                              /* H(i, j-1) */
             const int e = max(scratch_e[idx] - gap_extend, left - open_ext);
             f = max(f - gap_extend, up - open_ext);
-            int h = diag + row[query[i] * alpha];
+            int h = diag + column[i * alpha];
             h = max(max(h, e), max(f, 0));
             if (h > best) {
                 best = h;

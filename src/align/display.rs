@@ -58,7 +58,7 @@ pub fn rows(query: &[u8], subject: &[u8], a: &Alignment, scoring: &Scoring) -> R
             r.subject.push(s.map_or('-', |c| alphabet.decode(c) as char));
             r.midline.push(match (op, q, s) {
                 (Op::Match, ..) => '|',
-                (Op::Mismatch, Some(q), Some(s)) if scoring.matrix.score(q, s) > 0 => '+',
+                (Op::Mismatch, Some(q), Some(s)) if scoring.score_at(i, q, s) > 0 => '+',
                 _ => ' ',
             });
             i += q.is_some() as usize;

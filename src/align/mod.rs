@@ -91,7 +91,7 @@ impl Alignment {
                     } else {
                         a.mismatches += 1;
                     }
-                    if scoring.matrix.score(query[i], subject[j]) > 0 {
+                    if scoring.score_at(i, query[i], subject[j]) > 0 {
                         a.similarities += 1;
                     }
                     i += 1;
@@ -157,7 +157,7 @@ impl Alignment {
             match op {
                 Op::Match | Op::Mismatch => {
                     for _ in 0..n {
-                        total += scoring.matrix.score(query[i], subject[j]) as i64;
+                        total += scoring.score_at(i, query[i], subject[j]) as i64;
                         i += 1;
                         j += 1;
                     }

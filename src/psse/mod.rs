@@ -179,6 +179,7 @@ impl PsseOptions {
     /// layer and the CLI call it to refuse options before reading their inputs.
     pub fn validate(&self) -> Result<()> {
         self.scoring.require_local("psse")?;
+        self.scoring.require_matrix("psse")?;
         if self.shuffles < 2 {
             return Err(Error::InvalidArgument(format!(
                 "psse needs at least 2 shuffles (1,000 is usual), got {}",

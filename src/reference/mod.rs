@@ -161,7 +161,7 @@ pub(crate) fn advance_row(
         e = e_open.max(e_ext);
         let (f_open, f_ext) = (up - open - ext, f[j] - ext);
         f[j] = f_open.max(f_ext);
-        let d = diag + sc.matrix.score(qi, subject[j - 1]);
+        let d = diag + sc.score_at(i - 1, qi, subject[j - 1]);
         let best = d.max(e).max(f[j]).max(floor);
         if let Some(dirs) = dirs.as_deref_mut() {
             dirs[j] = dir::code(sc.mode == Mode::Local, best, d, e, (e_open, e_ext), (f_open, f_ext));

@@ -82,7 +82,7 @@ fn run(dev: &ClDevice, query: &[u8], subjects: &[&[u8]], scoring: &Scoring, wide
     let mut profile = vec![PAD_SCORE as i32; letters * quads * TILE];
     for c in 0..letters - 1 {
         for (i, &q) in query.iter().enumerate() {
-            profile[c * quads * TILE + i] = scoring.matrix.score(q, c as u8);
+            profile[c * quads * TILE + i] = scoring.score_at(i, q, c as u8);
         }
     }
     // Narrow kernels read the profile as short4 (the matrix fits: fits_16_bits holds).

@@ -91,6 +91,7 @@ pub fn scan_once<S: AsRef<[u8]>>(
     scoring: &Scoring,
 ) -> Result<ScanOutput> {
     check_kernel_lengths(query.len(), subjects.iter().map(|s| s.as_ref().len()))?;
+    scoring.check_query(query, "the query")?;
     match variant {
         Variant::Plain => {
             let (scores, kernel_seconds) = plain::scores(dev, query, &PackedSubjects::new(subjects)?, scoring)?;
@@ -147,8 +148,8 @@ pub(crate) fn fits_16_bits(scoring: &Scoring) -> bool {
     let worst = scoring.gaps.open as i64 + 2 * scoring.gaps.extend as i64;
     // scan_team's global lanes add 2 extend to every score (profile::shifted).
     let shift = if scoring.mode == Mode::Global { 2 * scoring.gaps.extend as i64 } else { 0 };
-    let top = scoring.matrix.max_score() as i64 + shift;
-    worst < 8192 && top < 8192 && scoring.matrix.min_score() > -8192
+    let top = scoring.max_score() as i64 + shift;
+    worst < 8192 && top < 8192 && scoring.min_score() > -8192
 }
 
 /// The longest subject whose cells, against a query of `m` residues, cannot fall out of
@@ -165,7 +166,7 @@ pub(crate) fn narrow_subjects(kind: ScanKernel, scoring: &Scoring, m: usize) -> 
         return usize::MAX;
     }
     let (open, ext) = (scoring.gaps.open as i64, scoring.gaps.extend.max(1) as i64);
-    let room = 32_500 - 3 * open - (m as i64 + 2) * ext + scoring.matrix.min_score().min(0) as i64;
+    let room = 32_500 - 3 * open - (m as i64 + 2) * ext + scoring.min_score().min(0) as i64;
     match scoring.mode {
         Mode::Global => usize::try_from(room / ext).unwrap_or(0),
         _ if room + profile::drain_score(scoring) as i64 > 0 => usize::MAX,

@@ -34,6 +34,12 @@ pub fn scores(
     let kernel = cl("clCreateKernel", Kernel::create(&program, "scan_plain"))?;
     let m = query.len();
     let alpha = scoring.matrix.size();
+    let rows = scoring.rows(query);
+    let cells = crate::memory::count("the plain kernel's query rows", &[m, alpha])?;
+    let mut table = crate::memory::vec_with_capacity("the plain kernel's query rows", cells)?;
+    for i in 0..m {
+        table.extend_from_slice(&rows.table[rows.key(i) * alpha..][..alpha]);
+    }
 
     // Launch width: as many subjects as the scratch budget allows, in whole groups.
     let budget = SCRATCH_BYTES.min(dev.info.max_alloc_bytes.max(1 << 20)) as usize;
@@ -41,11 +47,10 @@ pub fn scores(
     let stride_cap = ((budget / per_item) / GROUP).max(1) * GROUP;
     let stride = stride_cap.min(count.div_ceil(GROUP) * GROUP);
 
-    let d_query = dev.buffer_from(query)?;
     let d_residues = dev.buffer_from(&subjects.residues)?;
     let d_offsets = dev.buffer_from(&subjects.offsets)?;
     let d_lengths = dev.buffer_from(&subjects.lengths)?;
-    let d_matrix = dev.buffer_from(scoring.matrix.scores())?;
+    let d_rows = dev.buffer_from(&table)?;
     let d_h = dev.buffer::<i32>(m * stride)?;
     let d_e = dev.buffer::<i32>(m * stride)?;
     let outputs = ScoreOutputs::new(dev, count)?;
@@ -55,18 +60,16 @@ pub fn scores(
     for first in (0..count).step_by(stride) {
         let n = stride.min(count - first);
         let mut args = KernelArgs::new(&kernel);
-        args.arg(&d_query.get())?
-            .arg(&(m as i32))?
+        args.arg(&(m as i32))?
             .arg(&d_residues.get())?
             .arg(&d_offsets.get())?
             .arg(&d_lengths.get())?
             .arg(&(first as i32))?
             .arg(&(n as i32))?
-            .arg(&d_matrix.get())?
+            .arg(&d_rows.get())?
             .arg(&(alpha as i32))?
             .arg(&scoring.gaps.open)?
             .arg(&scoring.gaps.extend)?
-            .local(alpha * alpha * std::mem::size_of::<i32>())?
             .arg(&d_h.get())?
             .arg(&d_e.get())?
             .arg(&(stride as i32))?;

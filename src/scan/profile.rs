@@ -120,8 +120,8 @@ impl QueryProfile {
             for c in 0..alphabet {
                 let row = &mut profile[(slot * letters + c) * m_pad..][..pad + query.len()];
                 row[..pad].fill(pad_score);
-                for (p, &q) in row[pad..].iter_mut().zip(query.iter()) {
-                    *p = scoring.matrix.score(q, c as u8) + shift;
+                for (i, (p, &q)) in row[pad..].iter_mut().zip(query.iter()).enumerate() {
+                    *p = scoring.score_at(i, q, c as u8) + shift;
                 }
             }
             if scoring.mode == Mode::Glocal {
@@ -156,7 +156,7 @@ impl QueryProfile {
         for (lane, query) in std::iter::once(a).chain(b).enumerate() {
             for c in 0..letters - 1 {
                 for (i, &q) in query.iter().enumerate() {
-                    profile[2 * (c * m_pad + i) + lane] = scoring.matrix.score(q, c as u8);
+                    profile[2 * (c * m_pad + i) + lane] = scoring.score_at(i, q, c as u8);
                 }
             }
         }

@@ -73,7 +73,7 @@ impl ScanKernel {
             // scores S + 2 extend in the global lanes (profile::shifted).
             ScanKernel::Team | ScanKernel::TeamPairs => {
                 let shift = if super::profile::shifted(self, scoring) { 2 * scoring.gaps.extend } else { 0 };
-                i16::MAX as i32 - (scoring.matrix.max_score() + shift).max(0)
+                i16::MAX as i32 - (scoring.max_score() + shift).max(0)
             }
         }
     }
@@ -809,6 +809,7 @@ impl<'d> Scanner<'d> {
     /// own) writing output set `set`, and the reads of their outputs, without waiting.
     fn launch(&self, queries: &[&[u8]], scoring: &Scoring, ends: bool, set: usize) -> Result<Launched> {
         assert!(queries.len() <= self.slots, "more queries than the scanner has slots");
+        queries.iter().try_for_each(|q| scoring.check_query(q, "the query"))?;
         let lengths: Vec<usize> = queries.iter().map(|q| q.len()).collect();
         if lengths.iter().all(|&m| m == 0) || self.subjects.is_empty() {
             return Ok(Launched { lengths, parts: Vec::new(), host: Vec::new(), inputs: (Vec::new(), Vec::new()) });

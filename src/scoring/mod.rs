@@ -2,12 +2,15 @@
 
 pub mod gaps;
 pub mod matrix;
+pub mod pssm;
 
 pub use gaps::Gaps;
 pub use matrix::Matrix;
+pub use pssm::Pssm;
 
 use crate::error::{Error, Result};
 use crate::seq::Alphabet;
+use std::sync::Arc;
 
 /// The largest magnitude of a substitution score, and the most the first residue of a
 /// gap (open + extend) may cost. Every cell of the 32-bit recurrences (the reference's
@@ -94,17 +97,127 @@ crate::error::named_enum! {
 /// A complete scoring scheme: what every aligner in clsw takes. Its [`Mode`] says
 /// whether gaps at the ends are charged (local by default); the jobs that compute
 /// local alignments only refuse the others ([`Scoring::require_local`]).
+///
+/// With a [`Pssm`] ([`Scoring::with_pssm`]) it scores that profile's query only: query
+/// position `i` takes the profile's row `i` instead of the matrix's row of its residue
+/// ([`Scoring::score_at`], [`Scoring::rows`]); the matrix still names the alphabet and
+/// the statistics' published parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scoring {
     pub matrix: Matrix,
     pub gaps: Gaps,
     pub mode: Mode,
+    pub pssm: Option<Arc<Pssm>>,
+}
+
+/// The rows of scores a query's positions take, for the aligners that build a table per
+/// row before they walk the query: position `i` takes row [`QueryRows::key`]`(i)` of
+/// [`QueryRows::table`] (`letters` scores a row). With a matrix the rows are the
+/// matrix's and a position's key is its residue; with a [`Pssm`], row `i` is position
+/// `i`'s own.
+pub struct QueryRows<'s> {
+    pub table: &'s [i32],
+    pub letters: usize,
+    pub keys: Vec<u32>,
+}
+
+impl QueryRows<'_> {
+    /// The row position `i` takes.
+    #[inline]
+    pub fn key(&self, i: usize) -> usize {
+        self.keys[i] as usize
+    }
+
+    /// How many rows the table holds (the keys are below it).
+    pub fn count(&self) -> usize {
+        self.table.len() / self.letters.max(1)
+    }
+
+    /// Row `key`'s score against letter `c`.
+    #[inline]
+    pub fn score(&self, key: usize, c: u8) -> i32 {
+        self.table[key * self.letters + c as usize]
+    }
 }
 
 impl Scoring {
     /// A local scoring ([`Scoring::in_mode`] for the others).
     pub fn new(matrix: Matrix, gaps: Gaps) -> Scoring {
-        Scoring { matrix, gaps, mode: Mode::Local }
+        Scoring { matrix, gaps, mode: Mode::Local, pssm: None }
+    }
+
+    /// The same scoring with `pssm`'s position-specific scores for its query, which must
+    /// be of the matrix's alphabet.
+    pub fn with_pssm(self, pssm: Pssm) -> Result<Scoring> {
+        if pssm.alphabet() != self.matrix.alphabet() {
+            return Err(Error::InvalidArgument(format!(
+                "profile {} is for {} sequences, but matrix {} is for {}",
+                pssm.name(),
+                pssm.alphabet().name(),
+                self.matrix.name(),
+                self.matrix.alphabet().name()
+            )));
+        }
+        Ok(Scoring { pssm: Some(Arc::new(pssm)), ..self })
+    }
+
+    /// The score of query position `i`, residue `q`, against subject letter `c`: the
+    /// profile's `S_i(c)`, or the matrix's `S(q, c)`.
+    #[inline]
+    pub fn score_at(&self, i: usize, q: u8, c: u8) -> i32 {
+        match &self.pssm {
+            Some(p) => p.row(i)[c as usize],
+            None => self.matrix.score(q, c),
+        }
+    }
+
+    /// The rows of scores `query`'s positions take ([`QueryRows`]).
+    pub fn rows(&self, query: &[u8]) -> QueryRows<'_> {
+        match &self.pssm {
+            Some(p) => {
+                QueryRows { table: p.scores(), letters: self.matrix.size(), keys: (0..query.len() as u32).collect() }
+            }
+            None => QueryRows {
+                table: self.matrix.scores(),
+                letters: self.matrix.size(),
+                keys: query.iter().map(|&q| q as u32).collect(),
+            },
+        }
+    }
+
+    /// The highest score a pair can take: the profile's, or the matrix's.
+    pub fn max_score(&self) -> i32 {
+        self.pssm.as_ref().map_or(self.matrix.max_score(), |p| p.max_score())
+    }
+
+    /// The lowest score a pair can take: the profile's, or the matrix's.
+    pub fn min_score(&self) -> i32 {
+        self.pssm.as_ref().map_or(self.matrix.min_score(), |p| p.min_score())
+    }
+
+    /// With a profile, `query` must be the profile's own query (`what` names it in the
+    /// error); any query of the alphabet otherwise.
+    pub fn check_query(&self, query: &[u8], what: impl std::fmt::Display) -> Result<()> {
+        match &self.pssm {
+            Some(p) if p.query() != query => Err(Error::InvalidArgument(format!(
+                "{what} ({} residues) is not the query of profile {} ({} positions): a profile scores its own query only",
+                query.len(),
+                p.name(),
+                p.len()
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// An error naming `what` when the scoring holds a profile: for the jobs that
+    /// score with a matrix only.
+    pub fn require_matrix(&self, what: &str) -> Result<()> {
+        match &self.pssm {
+            Some(p) => {
+                Err(Error::InvalidArgument(format!("{what} scores with a matrix only, not profile {}", p.name())))
+            }
+            None => Ok(()),
+        }
     }
 
     /// A built-in (or file) matrix with its customary gap penalties, local.
@@ -133,7 +246,7 @@ impl Scoring {
     /// point that aligns pairs calls it (with the longest subject for a database) before
     /// any work; an error names `what`, the lengths and the matrix's highest score.
     pub fn check_lengths(&self, m: usize, n: usize, what: impl std::fmt::Display) -> Result<()> {
-        let top = self.matrix.max_score().max(0) as u128;
+        let top = self.max_score().max(0) as u128;
         let bound = top * (m.min(n) as u128 + 1);
         if bound > i32::MAX as u128 {
             return Err(Error::InvalidArgument(format!(
@@ -146,7 +259,7 @@ impl Scoring {
         // infinity (i32::MIN / 4) with room for one more subtraction.
         if self.mode != Mode::Local {
             let (open, ext) = (self.gaps.open.max(0) as u128, self.gaps.extend.max(0) as u128);
-            let low = 4 * open + (m as u128 + n as u128 + 2) * ext + self.matrix.min_score().unsigned_abs() as u128;
+            let low = 4 * open + (m as u128 + n as u128 + 2) * ext + self.min_score().unsigned_abs() as u128;
             if low >= 1 << 28 {
                 return Err(Error::InvalidArgument(format!(
                     "{what}: {} scores could fall below 32 bits: {m} x {n} residues with gaps of {open} + {ext} \
@@ -168,7 +281,7 @@ impl Scoring {
         if self.gaps.extend < 1 {
             return None;
         }
-        let top = self.matrix.max_score().max(0) as u128;
+        let top = self.max_score().max(0) as u128;
         let room = (top * m as u128).saturating_sub(self.gaps.open.max(0) as u128 + 1);
         usize::try_from(m as u128 + room / self.gaps.extend as u128).ok()
     }

@@ -493,6 +493,7 @@ impl<'a> Searcher<'a> {
         queries.iter().enumerate().try_for_each(|(k, q)| {
             crate::seq::check_id(&q.id).map_err(|m| Error::InvalidArgument(format!("query {}: {m}", k + 1)))?;
             alphabet.check_codes(&q.residues, format_args!("query '{}'", q.id))?;
+            self.scoring.check_query(&q.residues, format_args!("query '{}'", q.id))?;
             self.scoring.check_lengths(q.residues.len(), longest, format_args!("query '{}' against the database", q.id))
         })
     }

@@ -158,6 +158,7 @@ pub(crate) fn check_native_memory(
 /// point calls it.
 pub(crate) fn check_inputs(seqs: &[&[u8]], triples: &[[u32; 3]], scoring: &Scoring) -> Result<()> {
     scoring.require_local("sw3")?;
+    scoring.require_matrix("sw3")?;
     for (s, seq) in seqs.iter().enumerate() {
         scoring.matrix.alphabet().check_codes(seq, format_args!("sequence {}", s + 1))?;
     }

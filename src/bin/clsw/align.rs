@@ -30,10 +30,14 @@ enum AlignFormat {
     "Accepted as in every job command, but align runs no kernel: noted and not used"
 )))]
 pub struct AlignArgs {
-    /// FASTA file of first sequences (plain or gzip).
+    /// FASTA file of first sequences (plain or gzip); with --pssm, of the sequences
+    /// aligned with the profile's query.
     a: PathBuf,
-    /// FASTA file of second sequences (plain or gzip).
-    b: PathBuf,
+    /// FASTA file of second sequences (plain or gzip); not with --pssm.
+    #[arg(required_unless_present = "pssm", conflicts_with = "pssm")]
+    b: Option<PathBuf>,
+    #[command(flatten)]
+    pssm: crate::args::PssmArgs,
     #[command(flatten)]
     scoring: ScoringArgs,
     #[command(flatten)]
@@ -69,13 +73,21 @@ pub fn run(args: &AlignArgs) -> Result<()> {
     }
     let alphabet = args.scoring.alphabet_for(&args.a)?;
     let scoring = args.scoring.scoring(alphabet)?.in_mode(args.mode.mode()?);
-    let a = read_sequences(&args.a, alphabet, &args.report)?;
-    let b = read_sequences(&args.b, alphabet, &args.report)?;
+    // With a profile, its query is the first sequence and the file's are the second.
+    let (scoring, a, b) = match (args.pssm.profile(&scoring)?, &args.b) {
+        (Some((scoring, query)), _) => (scoring, vec![query], read_sequences(&args.a, alphabet, &args.report)?),
+        (None, Some(b)) => {
+            (scoring, read_sequences(&args.a, alphabet, &args.report)?, read_sequences(b, alphabet, &args.report)?)
+        }
+        (None, None) => return Err(Error::InvalidArgument("give a second FASTA file, or --pssm".into())),
+    };
     let pairs: Vec<(&Sequence, &Sequence)> = a.iter().flat_map(|x| b.iter().map(move |y| (x, y))).collect();
     for (x, y) in &pairs {
         scoring.check_lengths(x.residues.len(), y.residues.len(), format_args!("'{}' and '{}'", x.id, y.id))?;
     }
-    let mut out = crate::out::Output::open(args.output.out.as_deref(), &[&args.a, &args.b])?;
+    let inputs: Vec<&std::path::Path> =
+        [Some(&args.a), args.b.as_ref(), args.pssm.pssm.as_ref()].into_iter().flatten().map(PathBuf::as_path).collect();
+    let mut out = crate::out::Output::open(args.output.out.as_deref(), &inputs)?;
     let out_name = out.name();
     let io = |e| Error::io(&out_name, e);
     if args.outfmt == AlignFormat::Tabular {

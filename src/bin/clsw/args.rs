@@ -4,7 +4,7 @@
 use clap::ValueEnum;
 use clsw::Result;
 use clsw::device::DeviceSpec;
-use clsw::scoring::{DEFAULT_MATRICES, Mode, Scoring, ScoringRequest};
+use clsw::scoring::{DEFAULT_MATRICES, Mode, Pssm, Scoring, ScoringRequest};
 use clsw::seq::{Alphabet, AlphabetChoice, EmptyRecords, Sequence, fasta};
 use std::path::{Path, PathBuf};
 
@@ -130,6 +130,28 @@ pub struct ScoringArgs {
     /// Sequence alphabet.
     #[arg(long, value_enum, default_value_t = AlphabetArg::Auto)]
     pub alphabet: AlphabetArg,
+}
+
+/// A profile query, in the commands that align a query with subjects (scan, align).
+#[derive(clap::Args)]
+pub struct PssmArgs {
+    /// Query as a profile: PSI-BLAST's ASCII PSSM (`psiblast -out_ascii_pssm`). Its
+    /// query is the one searched, each position scoring with its own row; letters the
+    /// file has no column for (B, Z, X, *) score as --matrix scores them.
+    #[arg(long, value_name = "FILE")]
+    pub pssm: Option<PathBuf>,
+}
+
+impl PssmArgs {
+    /// With `--pssm`: `scoring` with the profile's scores, and its query as a record
+    /// (named after the file); the profile's matrix is `scoring`'s.
+    pub fn profile(&self, scoring: &Scoring) -> Result<Option<(Scoring, Sequence)>> {
+        let Some(path) = &self.pssm else { return Ok(None) };
+        let pssm = Pssm::read_ascii(path, &scoring.matrix)?;
+        let id = path.file_stem().map(|s| s.to_string_lossy().replace(char::is_whitespace, "_")).unwrap_or_default();
+        let query = Sequence { id, description: String::new(), residues: pssm.query().to_vec() };
+        Ok(Some((scoring.clone().with_pssm(pssm)?, query)))
+    }
 }
 
 /// The alignment mode, in the commands that align a query with subjects (scan, align).

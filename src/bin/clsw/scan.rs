@@ -24,8 +24,10 @@ use std::time::Instant;
 )))]
 pub struct ScanArgs {
     /// FASTA file of queries (plain or gzip), one search per record; `-`: standard input.
-    #[arg(long, short = 'q')]
-    query: PathBuf,
+    #[arg(long, short = 'q', required_unless_present = "pssm", conflicts_with = "pssm")]
+    query: Option<PathBuf>,
+    #[command(flatten)]
+    pssm: crate::args::PssmArgs,
     /// Database: FASTA (plain or gzip; `-`: standard input, read once) or a prepared
     /// database from `clsw makedb`.
     #[arg(long, short = 'd')]
@@ -191,29 +193,36 @@ fn prepare(args: &ScanArgs, write: bool, process_start: Instant) -> Result<(Inpu
         Some(s) => s.parse()?,
         None => Strands::Both,
     };
-    if fasta::is_stdin(&args.query) && fasta::is_stdin(&args.db) {
+    // The file the queries come from: a FASTA file or the profile's (clap requires one).
+    let query_file = args.query.as_ref().or(args.pssm.pssm.as_ref()).expect("--query or --pssm");
+    if fasta::is_stdin(query_file) && fasta::is_stdin(&args.db) {
         return Err(Error::InvalidArgument(
             "the query and the database are both standard input ('-'); one of them must be a file".into(),
         ));
     }
     // Opened first: an output that is an input, or an unwritable one, fails before any work.
-    let out = if write { Some(Output::open(args.output.out.as_deref(), &[&args.query, &args.db])?) } else { None };
+    let out = if write { Some(Output::open(args.output.out.as_deref(), &[query_file, &args.db])?) } else { None };
     // The devices start (OpenCL, the self-test) while the database, the scoring and the
     // queries are read.
     let opening = Engine::open_in_background(args.device.spec()?);
     let (db, database_seconds, scoring, (queries, report)) = open_database(args).and_then(|db| {
         let seconds = process_start.elapsed().as_secs_f64();
         let scoring = args.scoring.scoring(db.alphabet())?.in_mode(args.mode.mode()?);
-        let queries = fasta::read_file(&args.query, db.alphabet(), EmptyRecords::Error)?;
-        Ok((db, seconds, scoring, queries))
+        match args.pssm.profile(&scoring)? {
+            Some((scoring, query)) => Ok((db, seconds, scoring, (vec![query], Default::default()))),
+            None => {
+                let queries = fasta::read_file(query_file, db.alphabet(), EmptyRecords::Error)?;
+                Ok((db, seconds, scoring, queries))
+            }
+        }
     })?;
     let alphabet = db.alphabet();
-    if let Some(note) = report.file_note(&args.query, alphabet) {
+    if let Some(note) = report.file_note(query_file, alphabet) {
         args.report.note(note);
     }
     // The library's rule (the searcher checks it again): refused before any work.
     strands.for_alphabet(alphabet)?;
-    for note in clsw::search::query_notes(&queries, alphabet, &args.query) {
+    for note in clsw::search::query_notes(&queries, alphabet, query_file) {
         args.report.note(note);
     }
     let options = SearchOptions {

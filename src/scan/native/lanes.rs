@@ -25,5 +25,5 @@ pub(crate) fn max(a: Lanes, b: Lanes) -> Lanes {
 /// costs and pair scores fit ([`crate::scan::fits_16_bits`]) and `score` leaves room for one
 /// more pair's score below `i16::MAX`, so no lane saturated on the way.
 pub(crate) fn lanes_hold(score: i32, sc: &crate::scoring::Scoring) -> bool {
-    crate::scan::fits_16_bits(sc) && score <= i16::MAX as i32 - sc.matrix.max_score().max(0)
+    crate::scan::fits_16_bits(sc) && score <= i16::MAX as i32 - sc.max_score().max(0)
 }

@@ -221,6 +221,7 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
     let level = level.capped();
     let letters = scoring.matrix.size();
     assert!(query.iter().all(|&c| (c as usize) < letters), "query code outside the matrix's alphabet");
+    scoring.check_query(query, "the query")?;
     if scoring.mode != Mode::Local {
         // One 32-bit pass, exact for every subject, ends included: nothing is left
         // past the bytes, and `known` has nothing to skip.
@@ -230,7 +231,7 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
     order.sort_by_key(|&k| subjects[k].as_ref().len());
     let len = |k: usize| subjects[k].as_ref().len() as u64;
     let mut out = ScanOutput::empty(subjects.len());
-    let tables = Tables::new(scoring);
+    let tables = Tables::new(query, scoring);
     // 1. Bytes. Sorted by length, a batch's last subject is its longest.
     let pending: Vec<usize> = match &tables {
         Some(t) if t.fits(Width::Bytes.top()) && passes != Passes::PastBytes => {

@@ -166,11 +166,13 @@ mod x86 {
 /// A scoring and query as the kernel reads them, built once per scan.
 struct Tables<'a> {
     mode: Mode,
-    /// The matrix, row-major over codes, and its size.
+    /// The scoring's rows ([`crate::scoring::QueryRows`]: a matrix's, or a profile's
+    /// a position), `letters` scores each, and the row each query position takes.
     scores: &'a [i32],
     letters: usize,
-    /// The letters the query uses: a column's scores are built for these only.
-    used: Vec<u8>,
+    keys: Vec<u32>,
+    /// The rows the query takes: a column's scores are built for these only.
+    used: Vec<u32>,
     open_extend: i32,
     extend: i32,
     /// H(0, j) for j = 0..=n, n the longest subject.
@@ -181,13 +183,15 @@ struct Tables<'a> {
 
 impl<'a> Tables<'a> {
     fn new(query: &[u8], longest: usize, sc: &'a Scoring) -> Tables<'a> {
-        let mut used = query.to_vec();
+        let rows = sc.rows(query);
+        let mut used = rows.keys.clone();
         used.sort_unstable();
         used.dedup();
         Tables {
             mode: sc.mode,
-            scores: sc.matrix.scores(),
-            letters: sc.matrix.size(),
+            scores: rows.table,
+            letters: rows.letters,
+            keys: rows.keys,
             used,
             open_extend: sc.gaps.open + sc.gaps.extend,
             extend: sc.gaps.extend,
@@ -321,8 +325,8 @@ unsafe fn align_batch<V: Lanes>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Ve
         // H(i, j - 1) and E(i, j - 1) for i = 1..=m: column 0 to start.
         let mut h_col: Vec<V> = t.left[1..].iter().map(|&h| V::splat(h)).collect();
         let mut e_col = vec![neg_inf; m];
-        // S(a, residue j of each lane) for the query's letters a.
-        let mut column = vec![V::splat(0); t.letters];
+        // Row a's score against residue j of each lane, for the query's rows a.
+        let mut column = vec![V::splat(0); t.scores.len() / t.letters.max(1)];
         let mut corner = V::splat(0); // H(0, j - 1)
         for j in 0..n {
             // Code 0 past a subject's end: the lane's result is read already.
@@ -337,7 +341,7 @@ unsafe fn align_batch<V: Lanes>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Ve
             // The rows below H(0, j): `diag` H(i - 1, j - 1), `up` H(i - 1, j), `f` F(i - 1, j).
             let (mut diag, mut up, mut f) = (corner, V::splat(t.top[j + 1]), neg_inf);
             corner = up;
-            for ((h, e), &q) in h_col.iter_mut().zip(&mut e_col).zip(query) {
+            for ((h, e), &q) in h_col.iter_mut().zip(&mut e_col).zip(&t.keys) {
                 let left = *h;
                 *e = left.sub(oe).max(e.sub(ext));
                 f = up.sub(oe).max(f.sub(ext));
@@ -407,11 +411,10 @@ unsafe fn align_pair<V: Lanes>(query: &[u8], subject: &[u8], t: &Tables) -> Loca
         // The profile: per letter, stripe s's scores against every lane's row.
         let mut profile = Vec::with_capacity(t.letters * seg);
         for a in 0..t.letters {
-            let scores = &t.scores[a * t.letters..][..t.letters];
             for s in 0..seg {
                 let lanes: [i32; MAX_LANES] = std::array::from_fn(|l| {
                     let i = row(l, s);
-                    if l < V::LANES && i < m { scores[query[i] as usize] } else { 0 }
+                    if l < V::LANES && i < m { t.scores[t.keys[i] as usize * t.letters + a] } else { 0 }
                 });
                 profile.push(V::load(&lanes));
             }

@@ -43,9 +43,12 @@ pub struct Reach {
 
 /// The best local score of `query` against `subject`, and the last row and column
 /// holding `target`. `None` when 16-bit arithmetic could have saturated (the best or
-/// the target within the matrix's largest score of 32,767).
+/// the target within the matrix's largest score of 32,767), or the scoring holds a
+/// profile.
 pub fn reach(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Result<Option<Reach>> {
-    if !lanes_hold(target, sc) {
+    // A profile's rows belong to positions of the query read forwards, not to a
+    // reversed prefix's: its hits are traced over their whole prefix.
+    if !lanes_hold(target, sc) || sc.pssm.is_some() {
         return Ok(None);
     }
     let profile = Profile::new(query, sc)?;
@@ -104,7 +107,7 @@ impl Profile {
             (0..count).map(|k| {
                 let (a, s) = (k / seg, k % seg);
                 std::array::from_fn(|l| match query.get(l * seg + s) {
-                    Some(&q) => sc.matrix.score(q, a as u8) as i16,
+                    Some(&q) => sc.score_at(l * seg + s, q, a as u8) as i16,
                     None => NEG,
                 })
             }),

@@ -37,8 +37,12 @@ pub(super) const BLOCK_ROWS: usize = 8192;
 
 /// A scoring as the kernel reads it, built once per scan.
 pub(super) struct Tables {
-    /// Per query letter `a`, `S(a, c)` for subject letters `c` 0-31 (0 past the alphabet).
+    /// Per row `a` of the scoring's [`QueryRows`](crate::scoring::QueryRows), its score against subject letters `c`
+    /// 0-31 (0 past the alphabet): a matrix's rows (`a` a query letter) or a profile's
+    /// (`a` a query position).
     pub(super) words: Vec<[i16; 32]>,
+    /// The row of `words` each query position takes ([`QueryRows::keys`](crate::scoring::QueryRows::keys)).
+    pub(super) keys: Vec<u32>,
     /// The same as bytes (`i8`), letters 0-15 and 16-31, for the byte shuffles; only
     /// read where [`Tables::fits`] holds for bytes.
     pub(super) low: Vec<[u8; 16]>,
@@ -52,25 +56,28 @@ pub(super) struct Tables {
 impl Tables {
     /// `None` when even 16-bit words cannot hold the scoring's scores and gap costs
     /// (the reference then scores every subject).
-    pub(super) fn new(sc: &Scoring) -> Option<Tables> {
-        let letters = sc.matrix.size();
+    pub(super) fn new(query: &[u8], sc: &Scoring) -> Option<Tables> {
+        let rows = sc.rows(query);
+        let letters = rows.letters;
         let t = Tables {
-            words: (0..letters)
+            words: (0..rows.count())
                 .map(|a| {
                     std::array::from_fn(|c| {
-                        if c < letters { sc.matrix.score(a as u8, c as u8).clamp(-32768, 32767) as i16 } else { 0 }
+                        if c < letters { rows.score(a, c as u8).clamp(-32768, 32767) as i16 } else { 0 }
                     })
                 })
                 .collect(),
+            keys: rows.keys,
             low: Vec::new(),
             high: Vec::new(),
             open_extend: (sc.gaps.open as i64 + sc.gaps.extend as i64).min(i32::MAX as i64) as i32,
             extend: sc.gaps.extend,
-            min: sc.matrix.min_score(),
-            max: sc.matrix.max_score(),
+            min: sc.min_score(),
+            max: sc.max_score(),
         };
         let bytes = |a: usize, from: usize| -> [u8; 16] { std::array::from_fn(|k| t.words[a][from + k] as i8 as u8) };
-        let (low, high) = ((0..letters).map(|a| bytes(a, 0)).collect(), (0..letters).map(|a| bytes(a, 16)).collect());
+        let count = t.words.len();
+        let (low, high) = ((0..count).map(|a| bytes(a, 0)).collect(), (0..count).map(|a| bytes(a, 16)).collect());
         let t = Tables { low, high, ..t };
         (letters <= 32 && t.fits(i16::MAX as i32)).then_some(t)
     }
@@ -87,15 +94,14 @@ impl Tables {
     }
 }
 
-/// Up to `V::LANES` subjects against `query` (codes below the matrix's size), one per
-/// lane, for a scoring that [`Tables::fits`] `V::TOP`. Per subject: its score and (with
+/// Up to `V::LANES` subjects against `query`, one per lane, with `query`'s own [`Tables`]
+/// (of a scoring that [`Tables::fits`] `V::TOP`). Per subject: its score and (with
 /// `ENDS`) its end, or `None` where the lane may have saturated. Fails only when the
 /// columns' boundary vectors of a query longer than one block cannot be allocated.
 ///
 /// # Safety
-/// The processor must have `V`'s instruction-set level, and every code of `query` must
-/// be below the matrix's size (`t.words.len()`): both profiles are indexed by it
-/// unchecked.
+/// The processor must have `V`'s instruction-set level, and `t` must be
+/// [`Tables::new`]'s of `query`: its keys, below its rows, index both profiles unchecked.
 #[inline(always)]
 pub(super) unsafe fn align_batch<V: Cells, const ENDS: bool>(
     query: &[u8],
@@ -104,6 +110,7 @@ pub(super) unsafe fn align_batch<V: Cells, const ENDS: bool>(
 ) -> Result<Vec<Option<LocalScore>>> {
     debug_assert!(batch.len() <= V::LANES && V::LANES <= 64 && t.fits(V::TOP));
     debug_assert!(query.len() < u32::MAX as usize && batch.iter().all(|s| s.len() < u32::MAX as usize));
+    debug_assert!(t.keys.len() == query.len() && t.keys.iter().all(|&k| (k as usize) < t.words.len()));
     let m = query.len();
     let n = batch.iter().map(|s| s.len()).max().unwrap_or(0);
     let letters = t.words.len();
@@ -132,7 +139,7 @@ pub(super) unsafe fn align_batch<V: Cells, const ENDS: bool>(
     let mut end = [(0u32, 0u32); 64];
     let mut residues = [PAD; 64];
     for i0 in (0..m).step_by(BLOCK_ROWS) {
-        let block = &query[i0..m.min(i0 + BLOCK_ROWS)];
+        let block = &t.keys[i0..m.min(i0 + BLOCK_ROWS)];
         h_col.fill(zero);
         e_col.fill(zero);
         let mut up_left = zero; // H(i0 - 1, j - 1)
@@ -157,8 +164,8 @@ pub(super) unsafe fn align_batch<V: Cells, const ENDS: bool>(
             up_left = h_bound[next];
             for (i, &q) in block.iter().enumerate() {
                 let q = q as usize;
-                // SAFETY: query codes are below the matrix's size (checked by the caller),
-                // the length of both profiles; i < block.len() <= rows, the length of every
+                // SAFETY: keys are below the table's rows (QueryRows), the length of
+                // both profiles; i < block.len() <= rows, the length of every
                 // column buffer (h_first's too with ENDS); the processor has V's level
                 // (this function's contract).
                 unsafe {
