@@ -1881,6 +1881,35 @@ enum clsw_status clsw_scoring_with_mode(const struct clsw_scoring *scoring,
                                         struct clsw_scoring **out);
 
 /**
+ * A copy of `scoring` that scores one query with a profile (a position-specific
+ * scoring matrix, PSSM): position `i` of the query scores subject letter `c` with its
+ * own score instead of the matrix's. `query` holds the profile's query (`positions`
+ * letters of the scoring's alphabet); `scores` holds `positions` rows of
+ * `column_count` values, row `i` position `i`'s scores against the letters `columns`
+ * (each once, any case); a letter of the alphabet not among them scores as the
+ * scoring's matrix scores it against the position's residue (how clsw reads
+ * PSI-BLAST's ASCII PSSM, whose 20 columns lack B, Z, X and `*`). Every score within
+ * -1048576..=1048576. A searcher made with it searches that query only (other queries
+ * are `CLSW_ERR_INVALID_ARGUMENT`); the statistics fit the profile's scores as they fit
+ * a matrix's, and the published parameters are the matrix's. psse and sw3 refuse it.
+ * On success `*out` is a new scoring to free with `clsw_scoring_free`.
+ * Errors: `CLSW_ERR_INVALID_ARGUMENT` (a letter outside the alphabet, a column given
+ * twice, a score out of range, no positions), `CLSW_ERR_NULL`.
+ *
+ * # Safety
+ * `scoring` is NULL or a live scoring; `query` is NULL or has `positions` readable
+ * bytes, `columns` `column_count`, `scores` `positions * column_count` values; `out` is
+ * NULL or writable.
+ */
+enum clsw_status clsw_scoring_with_pssm(const struct clsw_scoring *scoring,
+                                        const uint8_t *query,
+                                        size_t positions,
+                                        const uint8_t *columns,
+                                        size_t column_count,
+                                        const int32_t *scores,
+                                        struct clsw_scoring **out);
+
+/**
  * The scoring's alignment mode (a `CLSW_MODE_*`).
  *
  * # Safety

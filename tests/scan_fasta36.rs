@@ -135,6 +135,68 @@ fn ssearch36_clsw_prints_what_ssearch36_prints() {
     }
 }
 
+/// FASTA's binary profile (`-P "FILE 0"`, blastpgp's old checkpoint: the length as a
+/// native int, the query's letters, then 20 frequencies a position as doubles, columns
+/// A R N D ... V) from PSI-BLAST's ASCII PSSM: its weighted observed percentages / 100.
+/// FASTA makes its own scores from them (initfa.c's `read_pssm`, `scale_pssm`), and
+/// clsw_fasta.c hands those to clsw. Returns the query's letters and the file's bytes.
+fn fasta_checkpoint(ascii: &str) -> (String, Vec<u8>) {
+    let (mut query, mut freqs) = (String::new(), Vec::new());
+    for line in ascii.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.len() >= 42 && words[0].parse::<usize>() == Ok(query.len() + 1) {
+            query.push_str(words[1]);
+            freqs.extend(words[22..42].iter().map(|w| w.parse::<f64>().unwrap() / 100.0));
+        }
+    }
+    let mut bytes = (query.len() as i32).to_ne_bytes().to_vec();
+    bytes.extend_from_slice(query.as_bytes());
+    freqs.iter().for_each(|f| bytes.extend_from_slice(&f.to_ne_bytes()));
+    (query, bytes)
+}
+
+/// ssearch36 -P (a profile of the query, as FASTA builds it from PSI-BLAST's frequencies)
+/// on clsw: byte for byte the stock output, BLOSUM50 (FASTA's default) and BLOSUM62.
+#[test]
+fn ssearch36_clsw_with_a_profile_prints_what_ssearch36_prints() {
+    let Some((stock, with_clsw)) = programs("ssearch36") else { return };
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("fasta36-pssm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // FASTA reads the library uncompressed.
+    let library = dir.join("uniprot2k.fasta");
+    let records = common::read_fasta("uniprot2k.fasta.gz", clsw::seq::Alphabet::Protein);
+    let text: String = records
+        .iter()
+        .map(|r| {
+            format!(">{}\n{}\n", r.id, String::from_utf8(clsw::seq::Alphabet::Protein.decode_all(&r.residues)).unwrap())
+        })
+        .collect();
+    std::fs::write(&library, text).unwrap();
+    let lib = library.to_str().unwrap();
+    for name in ["queries10_2", "queries10_8"] {
+        let ascii = std::fs::read_to_string(data_dir().join(format!("pssm/{name}.pssm"))).unwrap();
+        let (query, checkpoint) = fasta_checkpoint(&ascii);
+        let (fasta, profile) = (dir.join(format!("{name}.fasta")), dir.join(format!("{name}.chk")));
+        std::fs::write(&fasta, format!(">{name}\n{query}\n")).unwrap();
+        std::fs::write(&profile, checkpoint).unwrap();
+        let p = format!("{} 0", profile.display());
+        for (scoring, stats) in DETERMINISTIC {
+            // Every one of the 50 best listed (-E 10,000), however weak.
+            let args: Vec<&str> = scoring.iter().chain(stats).copied().chain(["-E", "10000", "-P", &p]).collect();
+            let q = fasta.to_str().unwrap();
+            let want = ssearch_files(&stock, None, 1, &args, q, lib);
+            let plain: Vec<&str> = scoring.iter().chain(stats).copied().chain(["-E", "10000"]).collect();
+            let without = ssearch_files(&stock, None, 1, &plain, q, lib);
+            assert!(want.lines().count() >= 40 && want != without, "{name} {args:?}: the profile changed nothing");
+            for device in devices() {
+                let got = ssearch_files(&with_clsw, Some(device), 1, &args, q, lib);
+                assert_eq!(got, want, "ssearch36_clsw -P on {device} {args:?} differs from ssearch36 -P");
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// ggsearch36 (global) and glsearch36 (the query global, the library sequence local)
 /// with statistics that take no shuffles (`-k 0`: the normal fit of the library's own
 /// scores in the length window; `-z 3`: the median and IQR), each program's default

@@ -162,6 +162,17 @@ class Scoring {
         check(clsw_scoring_with_mode(get(), mode, &s));
         return Scoring(s);
     }
+    /// A copy that scores `query` with a profile (PSSM): `scores[i * columns.size() + k]`
+    /// is position i's score against letter `columns[k]`; letters not in `columns` score
+    /// as the matrix scores them against the position's residue. Searches with it take
+    /// `query` only.
+    Scoring with_pssm(const std::string &query, const std::string &columns, const std::vector<int32_t> &scores) const {
+        clsw_scoring *s = nullptr;
+        check(clsw_scoring_with_pssm(get(), reinterpret_cast<const uint8_t *>(query.data()), query.size(),
+                                     reinterpret_cast<const uint8_t *>(columns.data()), columns.size(),
+                                     scores.data(), &s));
+        return Scoring(s);
+    }
     clsw_mode mode() const {
         clsw_mode m = 0;
         check(clsw_scoring_mode(get(), &m));

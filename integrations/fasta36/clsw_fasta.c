@@ -5,7 +5,8 @@
 
    One resident clsw database holds the library as FASTA read it (FASTA's own
    residue codes, clsw_db_new_codes); one searcher is made for FASTA's own
-   matrix and gaps (clsw_scoring_new_matrix); each query is searched once
+   matrix and gaps (clsw_scoring_new_matrix), with -P also the profile FASTA
+   built for the query (clsw_scoring_with_pssm); each query is searched once
    (clsw_searcher_scores: every subject's score in database order) the first
    time a worker asks for one of its scores, and every worker then reads the
    same score array. The program (ppst->pgm_id) sets clsw's alignment mode:
@@ -180,17 +181,26 @@ void clsw_fasta_set_library(const struct pstruct *ppst, size_t count,
   free(db_lens);
 }
 
-/* The matrix and gaps FASTA scores this search with, over the exact codes, or
-   NULL when clsw cannot score as FASTA does (-S lower-case scores, a PSSM). */
-static int32_t *scoring_key(const struct pstruct *ppst, size_t *len) {
+/* The matrix and gaps FASTA scores this search with, over the exact codes, and
+   with -P the profile FASTA built for query q (its scores at every position
+   against the exact codes, after the matrix), or NULL when clsw cannot score as
+   FASTA does (-S lower-case scores). */
+static int32_t *scoring_key(const struct pstruct *ppst, const struct query *q, size_t *len) {
   int32_t *key;
-  int a, b;
-  if (ppst->ext_sq_set || ppst->pam_pssm || g.n_exact == 0) return NULL;
-  *len = (size_t)g.n_exact * (size_t)g.n_exact + 2;
+  size_t matrix = (size_t)g.n_exact * (size_t)g.n_exact;
+  int a, b, i;
+  if (ppst->ext_sq_set || g.n_exact == 0) return NULL;
+  *len = matrix + (ppst->pam_pssm ? (size_t)q->n0 * (size_t)g.n_exact : 0) + 2;
   key = alloc_or_die(*len, sizeof(*key), "the scoring");
   for (a = 0; a < g.n_exact; a++)
     for (b = 0; b < g.n_exact; b++)
       key[a * g.n_exact + b] = ppst->pam2[0][g.exact_codes[a]][g.exact_codes[b]];
+  /* dropgsw2.c's init_work: with -P, query position i scores code e with
+     ppst->pam2p[0][i][e] instead of pam2[0][aa0[i]][e]. */
+  if (ppst->pam_pssm)
+    for (i = 0; i < q->n0; i++)
+      for (b = 0; b < g.n_exact; b++)
+        key[matrix + (size_t)i * g.n_exact + b] = ppst->pam2p[0][i][g.exact_codes[b]];
   /* FASTA 36: the first residue of a gap costs -(gdelval + ggapval), each
      further one -ggapval (dropgsw2.c), i.e. BLAST's open + L * extend with
      open = -gdelval, extend = -ggapval. */
@@ -199,9 +209,10 @@ static int32_t *scoring_key(const struct pstruct *ppst, size_t *len) {
   return key;
 }
 
-/* The searcher for this scoring (made, or remade when the scoring changed);
-   NULL when clsw cannot score it. Called with the lock held. */
-static clsw_searcher *searcher_for(const struct pstruct *ppst) {
+/* The searcher for this scoring (made, or remade when the scoring changed: with
+   -P, for each query's profile); NULL when clsw cannot score it. Called with the
+   lock held. */
+static clsw_searcher *searcher_for(const struct pstruct *ppst, const struct query *q) {
   size_t len;
   int32_t *key;
   unsigned char letters[256];
@@ -210,7 +221,7 @@ static clsw_searcher *searcher_for(const struct pstruct *ppst) {
   int a, st;
 
   if (g.db == NULL) return NULL;
-  if ((key = scoring_key(ppst, &len)) == NULL) return NULL;
+  if ((key = scoring_key(ppst, q, &len)) == NULL) return NULL;
   if (g.searcher != NULL && len == g.key_len && memcmp(key, g.key, len * sizeof(*key)) == 0) {
     free(key);
     return g.searcher;
@@ -228,6 +239,17 @@ static clsw_searcher *searcher_for(const struct pstruct *ppst) {
   st = clsw_scoring_new_matrix(g.alphabet, letters, (size_t)g.n_exact, key, key[len - 2], key[len - 1],
                                &scoring);
   if (st != CLSW_OK) fatal("clsw_scoring_new_matrix (FASTA's matrix and gaps)", st);
+  if (ppst->pam_pssm) {
+    clsw_scoring *profile = NULL;
+    unsigned char *query = alloc_or_die((size_t)q->n0, 1, "a profile's query");
+    for (a = 0; a < q->n0; a++) query[a] = g.letter[q->aa0[a]];
+    st = clsw_scoring_with_pssm(scoring, query, (size_t)q->n0, letters, (size_t)g.n_exact,
+                                key + (size_t)g.n_exact * (size_t)g.n_exact, &profile);
+    free(query);
+    clsw_scoring_free(scoring);
+    if (st != CLSW_OK) fatal("clsw_scoring_with_pssm (FASTA's profile of the query)", st);
+    scoring = profile;
+  }
   if (g.mode != CLSW_MODE_LOCAL) {
     clsw_scoring *in_mode = NULL;
     st = clsw_scoring_with_mode(scoring, g.mode, &in_mode);
@@ -280,8 +302,8 @@ static struct scan *scan_for(const struct query *q, const struct pstruct *ppst) 
   unsigned char *letters;
   int i, st;
 
-  if ((searcher = searcher_for(ppst)) == NULL) return NULL;
   if (!all_exact(q->aa0, q->n0)) return NULL;
+  if ((searcher = searcher_for(ppst, q)) == NULL) return NULL;
   for (s = g.scans; s != NULL; s = s->next) {
     if (s->generation == g.generation && s->n0 == q->n0 && memcmp(s->aa0, q->aa0, (size_t)q->n0) == 0) {
       s->refs++;

@@ -2,7 +2,7 @@
 //! match/mismatch) and affine gap penalties in BLAST's convention.
 
 use super::*;
-use crate::scoring::{Gaps, Matrix, Mode, Scoring};
+use crate::scoring::{Gaps, Matrix, Mode, Pssm, Scoring};
 
 /// A substitution matrix and gap penalties. Read-only after creation: one scoring
 /// may be used by many threads and many searchers at once.
@@ -224,6 +224,69 @@ pub unsafe extern "C" fn clsw_scoring_with_mode(
             other => return Err(Error::InvalidArgument(format!("unknown alignment mode {other}")).into()),
         };
         Ok(clsw_scoring { scoring: s.scoring.clone().in_mode(mode) })
+    };
+    // SAFETY: `out` is NULL or writable (the caller's promise).
+    unsafe { new_handle(out, OUT, build) }
+}
+
+/// A copy of `scoring` that scores one query with a profile (a position-specific
+/// scoring matrix, PSSM): position `i` of the query scores subject letter `c` with its
+/// own score instead of the matrix's. `query` holds the profile's query (`positions`
+/// letters of the scoring's alphabet); `scores` holds `positions` rows of
+/// `column_count` values, row `i` position `i`'s scores against the letters `columns`
+/// (each once, any case); a letter of the alphabet not among them scores as the
+/// scoring's matrix scores it against the position's residue (how clsw reads
+/// PSI-BLAST's ASCII PSSM, whose 20 columns lack B, Z, X and `*`). Every score within
+/// -1048576..=1048576. A searcher made with it searches that query only (other queries
+/// are `CLSW_ERR_INVALID_ARGUMENT`); the statistics fit the profile's scores as they fit
+/// a matrix's, and the published parameters are the matrix's. psse and sw3 refuse it.
+/// On success `*out` is a new scoring to free with `clsw_scoring_free`.
+/// Errors: `CLSW_ERR_INVALID_ARGUMENT` (a letter outside the alphabet, a column given
+/// twice, a score out of range, no positions), `CLSW_ERR_NULL`.
+///
+/// # Safety
+/// `scoring` is NULL or a live scoring; `query` is NULL or has `positions` readable
+/// bytes, `columns` `column_count`, `scores` `positions * column_count` values; `out` is
+/// NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn clsw_scoring_with_pssm(
+    scoring: *const clsw_scoring,
+    query: *const u8,
+    positions: usize,
+    columns: *const u8,
+    column_count: usize,
+    scores: *const i32,
+    out: *mut *mut clsw_scoring,
+) -> clsw_status {
+    let build = || {
+        // SAFETY: `scoring` is NULL or a live scoring (the caller's promise).
+        let s = unsafe { handle(scoring, "scoring") }?;
+        let alphabet = s.scoring.matrix.alphabet();
+        // SAFETY: `query` is NULL or has `positions` readable bytes (the caller's promise).
+        let query = encode(unsafe { bytes(query, positions, "query") }?, alphabet, "query")?;
+        // SAFETY: `columns` is NULL or has `column_count` readable bytes (the caller's promise).
+        let letters = unsafe { bytes(columns, column_count, "columns") }?;
+        let codes = letters
+            .iter()
+            .enumerate()
+            .map(|(k, &b)| {
+                alphabet.exact_code(b.to_ascii_uppercase()).ok_or_else(|| {
+                    Failure::invalid(format!(
+                        "columns: {} at position {} is not a {} letter",
+                        crate::seq::alphabet::describe_byte(b),
+                        k + 1,
+                        alphabet.name()
+                    ))
+                })
+            })
+            .collect::<Outcome<Vec<u8>>>()?;
+        let cells = positions
+            .checked_mul(column_count)
+            .ok_or_else(|| Failure::invalid(format!("{positions} x {column_count} scores is too many")))?;
+        // SAFETY: `scores` is NULL or has `cells` readable values (the caller's promise).
+        let values = unsafe { array(scores, cells, "scores") }?;
+        let pssm = Pssm::from_columns("from the C ABI", &s.scoring.matrix, query, &codes, values)?;
+        Ok(clsw_scoring { scoring: s.scoring.clone().with_pssm(pssm)? })
     };
     // SAFETY: `out` is NULL or writable (the caller's promise).
     unsafe { new_handle(out, OUT, build) }

@@ -115,8 +115,7 @@ impl Pssm {
                 }
             }
         }
-        let letters = alphabet.size();
-        let (mut query, mut scores) = (Vec::new(), Vec::new());
+        let (mut query, mut values) = (Vec::new(), Vec::new());
         for (k, line) in lines {
             let trimmed = line.trim_start();
             if trimmed.is_empty() {
@@ -147,21 +146,56 @@ impl Pssm {
                 _ => None,
             }
             .ok_or_else(|| err(k, col, format!("'{residue}' is not an amino acid")))?;
-            let mut row: Vec<i32> = (0..letters).map(|c| matrix.score(q, c as u8)).collect();
-            for (read, &c) in codes.iter().enumerate() {
+            for read in 0..codes.len() {
                 let (col, word) =
                     words.next().ok_or_else(|| err(k, line.len(), format!("{read} scores where 20 were due")))?;
                 let v = word.parse::<i32>().map_err(|_| err(k, col, format!("'{word}' is not an integer score")))?;
                 if v.unsigned_abs() > SCORE_LIMIT as u32 {
                     return Err(err(k, col, format!("score {v} is outside -{SCORE_LIMIT}..={SCORE_LIMIT}")));
                 }
-                row[c as usize] = v;
+                values.push(v);
             }
             query.push(q);
-            scores.extend_from_slice(&row);
         }
         if query.is_empty() {
             return Err(err(header_line, 0, "no positions follow the header".into()));
+        }
+        Pssm::from_columns(name, matrix, query, &codes, &values)
+    }
+
+    /// A profile of `query` (codes of `matrix`'s alphabet) from a table of some of the
+    /// alphabet's letters: row `i` of `values` holds position `i`'s scores against the
+    /// letters `columns` (codes, each once), and every letter not among them scores as
+    /// `matrix` scores it against the position's residue, `S(q_i, c)`. The rule of the
+    /// ASCII PSSM's missing columns, and the C ABI's `clsw_scoring_with_pssm`.
+    pub fn from_columns(name: &str, matrix: &Matrix, query: Vec<u8>, columns: &[u8], values: &[i32]) -> Result<Pssm> {
+        let alphabet = matrix.alphabet();
+        let letters = alphabet.size();
+        alphabet.check_codes(columns, format_args!("profile {name}'s columns"))?;
+        if let Some(c) = columns.iter().enumerate().find_map(|(k, c)| columns[..k].contains(c).then_some(*c)) {
+            return Err(Error::InvalidArgument(format!(
+                "profile {name}: column letter '{}' is given twice",
+                alphabet.decode(c) as char
+            )));
+        }
+        alphabet.check_codes(&query, format_args!("profile {name}'s query"))?;
+        if values.len() != query.len() * columns.len() {
+            return Err(Error::InvalidArgument(format!(
+                "profile {name}: {} scores for {} positions of {} columns (need {})",
+                values.len(),
+                query.len(),
+                columns.len(),
+                query.len() * columns.len()
+            )));
+        }
+        let cells = crate::memory::count("a profile", &[query.len(), letters])?;
+        let mut scores = crate::memory::vec_with_capacity("a profile", cells)?;
+        for (i, &q) in query.iter().enumerate() {
+            let start = scores.len();
+            scores.extend((0..letters).map(|c| matrix.score(q, c as u8)));
+            for (&c, &v) in columns.iter().zip(&values[i * columns.len()..]) {
+                scores[start + c as usize] = v;
+            }
         }
         Pssm::from_table(name, alphabet, query, scores)
     }

@@ -343,6 +343,7 @@ _declare("clsw_scoring_alphabet", [_H, ctypes.POINTER(_u32)])
 _declare("clsw_scoring_gaps", [_H, ctypes.POINTER(_i32), ctypes.POINTER(_i32)])
 _declare("clsw_scoring_name", [_H, ctypes.c_char_p, _size, ctypes.POINTER(_size)])
 _declare("clsw_scoring_with_mode", [_H, _u32, _PP])
+_declare("clsw_scoring_with_pssm", [_H, _u8p, _size, _u8p, _size, ctypes.POINTER(_i32), _PP])
 _declare("clsw_scoring_mode", [_H, ctypes.POINTER(_u32)])
 _declare("clsw_db_new_fasta", [_c, _u32, _PP])
 _declare("clsw_db_new_prepared", [_c, _PP])
@@ -625,6 +626,24 @@ class Scoring(_Handle):
             raise ValueError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}")
         p = _P()
         _check(_lib.clsw_scoring_with_mode(self, MODES[mode], ctypes.byref(p)))
+        return Scoring._wrap(p)
+
+    def with_pssm(self, query: str, columns: str, scores: Sequence[Sequence[int]]) -> "Scoring":
+        """A copy that scores ``query`` with a profile (PSSM): ``scores[i][k]`` is
+        position ``i``'s score against letter ``columns[k]``; letters not in ``columns``
+        score as this scoring's matrix scores them against the position's residue.
+        Searches with it take ``query`` only."""
+        rows = [list(r) for r in scores]
+        if len(rows) != len(query) or any(len(r) != len(columns) for r in rows):
+            raise ValueError(f"scores must be {len(query)} rows of {len(columns)} values")
+        flat = (_i32 * (len(query) * len(columns)))(*[int(v) for r in rows for v in r])
+        q, c = query.encode("ascii"), columns.encode("ascii")
+        p = _P()
+        _check(
+            _lib.clsw_scoring_with_pssm(
+                self, _buffer(q), len(q), _buffer(c), len(c), ctypes.cast(flat, ctypes.POINTER(_i32)), ctypes.byref(p)
+            )
+        )
         return Scoring._wrap(p)
 
     @property

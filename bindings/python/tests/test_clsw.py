@@ -406,3 +406,43 @@ def test_constructors_take_what_a_user_would_pass_and_objects_describe_themselve
     scoring.close()
     assert repr(scoring) == "Scoring(<closed>)"
     assert (Path(clsw.__file__).parent / "py.typed").is_file()
+
+
+def read_ascii_pssm(path):
+    """The query and its rows of 20 scores of PSI-BLAST's ASCII PSSM, columns as the header."""
+    columns, query, rows = None, "", []
+    for line in open(path):
+        words = line.split()
+        if columns is None:
+            if len(words) >= 20 and all(len(w) == 1 and w.isalpha() for w in words):
+                columns = "".join(words[:20])
+            continue
+        if not words:
+            if rows:
+                break
+            continue
+        if not words[0].isdigit():
+            break
+        query += words[1]
+        rows.append([int(w) for w in words[2:22]])
+    return query, columns, rows
+
+
+def test_profile_searches(engine, uniprot, queries, blosum62):
+    # PSI-BLAST's profile: each position scores with its own row (one residue against
+    # the profile scores the best position's), the search's best hit is its best score,
+    # and another query is refused.
+    query, columns, rows = read_ascii_pssm(DATA / "pssm" / "queries10_2.pssm")
+    profile = blosum62.with_pssm(query, columns, rows)
+    for letter in "WCH":
+        best = max(r[columns.index(letter)] for r in rows)
+        assert clsw.align_score(profile, query, letter) == max(best, 0)
+    searcher = clsw.Searcher(engine, profile, uniprot)
+    result = searcher.search(query, query_id="queries10_2")
+    assert result.hits and result.hits[0].score == searcher.scores(query).max()
+    plain = clsw.Searcher(engine, blosum62, uniprot).scores(query)
+    assert (searcher.scores(query) != plain).any(), "the profile's scores are not the matrix's"
+    with pytest.raises(clsw.ClswError):
+        searcher.scores(queries[0][1])
+    with pytest.raises(ValueError):
+        blosum62.with_pssm(query, columns, rows[1:])
