@@ -291,3 +291,42 @@ fn profile_alignments_are_the_references() {
     assert_eq!(out.status.code(), Some(2), "a second file with --pssm is refused");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_psiblast_checkpoint_gives_the_ascii_pssms_scores_and_its_own_for_the_other_letters() {
+    // queries10_2.asn (`psiblast -out_pssm`) and queries10_2.pssm (`-out_ascii_pssm`)
+    // of the same run: the same query and 20 columns; the checkpoint's B, Z, X and *
+    // are PSI-BLAST's own.
+    let matrix = Matrix::builtin("BLOSUM62").unwrap();
+    let dir = common::data_dir().join("pssm");
+    let asn = Pssm::read(&dir.join("queries10_2.asn"), &matrix).unwrap();
+    let ascii = Pssm::read(&dir.join("queries10_2.pssm"), &matrix).unwrap();
+    assert_eq!(asn.query(), ascii.query());
+    assert_eq!(asn.len(), 80);
+    for i in 0..asn.len() {
+        assert_eq!(asn.row(i)[..20], ascii.row(i)[..20], "position {}", i + 1);
+    }
+    let star = Alphabet::Protein.exact_code(b'*').unwrap() as usize;
+    assert!((0..asn.len()).all(|i| asn.row(i)[star] == -4), "PSI-BLAST scores * -4 at every position");
+    // Its search: the same scores as the ASCII profile wherever no B, Z, X or * is met.
+    let subjects: Vec<Vec<u8>> = read_fasta("uniprot300.fasta", Alphabet::Protein)
+        .into_iter()
+        .map(|s| s.residues)
+        .filter(|s| s.iter().all(|&c| c < 20))
+        .take(40)
+        .collect();
+    let (a, b) = (blosum62(11, 1).with_pssm(asn).unwrap(), blosum62(11, 1).with_pssm(ascii.clone()).unwrap());
+    let query = ascii.query().to_vec();
+    check(&sweep_devices(), &query, &subjects, &a, "the checkpoint");
+    for s in &subjects {
+        assert_eq!(score(&query, s, &a), score(&query, s, &b));
+    }
+    // Errors name the file and line.
+    let text = std::fs::read_to_string(dir.join("queries10_2.asn")).unwrap();
+    let cut = text.replace("finalData", "finalDatum");
+    let msg = Pssm::parse_checkpoint("t.asn", &cut, &matrix).unwrap_err().to_string();
+    assert!(msg.contains("PSSM t.asn, line") && msg.contains("no finalData"), "{msg}");
+    let bad = text.replacen("        -1,\n", "        -1x,\n", 1);
+    let msg = Pssm::parse_checkpoint("t.asn", &bad, &matrix).unwrap_err().to_string();
+    assert!(msg.contains("'-1x' is not an integer score"), "{msg}");
+}

@@ -200,6 +200,127 @@ impl Pssm {
         Pssm::from_table(name, alphabet, query, scores)
     }
 
+    /// Reads a PSSM file: PSI-BLAST's checkpoint as ASN.1 text (`psiblast -out_pssm`,
+    /// [`Pssm::parse_checkpoint`]) or its ASCII PSSM (`-out_ascii_pssm`,
+    /// [`Pssm::parse_ascii`]), told apart by the checkpoint's first word.
+    pub fn read(path: &Path, matrix: &Matrix) -> Result<Pssm> {
+        use std::io::Read;
+        let mut bytes = Vec::new();
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        file.take(MAX_PSSM_FILE + 1).read_to_end(&mut bytes).map_err(|e| Error::io(path, e))?;
+        let name = path.display().to_string();
+        if bytes.len() as u64 > MAX_PSSM_FILE {
+            return Err(Error::InvalidArgument(format!("PSSM {name}: larger than {MAX_PSSM_FILE} bytes")));
+        }
+        if bytes.first() == Some(&0x30) && bytes.get(1).is_some_and(|b| *b >= 0x80) {
+            return Err(Error::InvalidArgument(format!(
+                "PSSM {name}: binary ASN.1; give psiblast's text checkpoint (-out_pssm) or its -out_ascii_pssm"
+            )));
+        }
+        let text =
+            String::from_utf8(bytes).map_err(|_| Error::InvalidArgument(format!("PSSM {name}: not a text file")))?;
+        if text.trim_start().starts_with("PssmWithParameters") {
+            Pssm::parse_checkpoint(&name, &text, matrix)
+        } else {
+            Pssm::parse_ascii(&name, &text, matrix)
+        }
+    }
+
+    /// PSI-BLAST's checkpoint as ASN.1 text (`psiblast -out_pssm FILE`, a
+    /// `PssmWithParameters`): the query (`seq-data`, NCBIstdaa or IUPACaa) and the
+    /// final scores (`finalData { scores { ... } }`, `numRows` letters of NCBIstdaa by
+    /// `numColumns` positions, position after position unless `byRow TRUE`), every
+    /// letter's own column, B, Z, X and `*` included (U, O and J are X in clsw). Errors
+    /// name the file and line.
+    pub fn parse_checkpoint(name: &str, text: &str, matrix: &Matrix) -> Result<Pssm> {
+        // NCBIstdaa's letters by code.
+        const NCBISTDAA: &[u8; 28] = b"-ABCDEFGHIKLMNPQRSTVWXYZU*OJ";
+        let alphabet = Alphabet::Protein;
+        if matrix.alphabet() != alphabet {
+            return Err(Error::InvalidArgument(format!(
+                "profile {name}: a PSSM scores proteins, but matrix {} is for {} sequences",
+                matrix.name(),
+                matrix.alphabet().name()
+            )));
+        }
+        let line_of = |at: usize| text[..at].matches('\n').count() + 1;
+        let err = |at: usize, msg: String| {
+            Error::InvalidArgument(format!("PSSM {name}, line {}: {msg} (psiblast -out_pssm)", line_of(at)))
+        };
+        let find = |key: &str, from: usize| text[from..].find(key).map(|k| from + k);
+        let number = |key: &str| -> Result<usize> {
+            let at = find(key, 0).ok_or_else(|| err(text.len(), format!("no {key}")))?;
+            let word = text[at + key.len()..].split(|c: char| c == ',' || c.is_whitespace()).find(|w| !w.is_empty());
+            word.and_then(|w| w.parse().ok()).ok_or_else(|| err(at, format!("{key} is not a number")))
+        };
+        let (rows, columns) = (number("numRows")?, number("numColumns")?);
+        let by_row = find("byRow TRUE", 0).is_some();
+        if rows == 0 || rows > NCBISTDAA.len() {
+            return Err(err(find("numRows", 0).unwrap_or(0), format!("numRows {rows}: NCBIstdaa has 28 letters")));
+        }
+        // The query: NCBIstdaa codes in hex ('...'H), or IUPACaa letters ("...").
+        let at = find("seq-data", 0).ok_or_else(|| err(text.len(), "no query (seq-data)".into()))?;
+        let rest = &text[at + "seq-data".len()..];
+        let body = |open: char, close: char| -> Result<String> {
+            let start = rest.find(open).ok_or_else(|| err(at, "the query's data is missing".into()))? + 1;
+            let end = rest[start..].find(close).ok_or_else(|| err(at, "the query's data is cut".into()))? + start;
+            Ok(rest[start..end].chars().filter(|c| !c.is_whitespace()).collect())
+        };
+        let letters: Vec<u8> = match rest.split_whitespace().next() {
+            Some("ncbistdaa") => {
+                let hex = body('\'', '\'')?;
+                (0..hex.len() / 2)
+                    .map(|k| {
+                        let code = u8::from_str_radix(&hex[2 * k..2 * k + 2], 16).ok();
+                        code.and_then(|c| NCBISTDAA.get(c as usize).copied())
+                            .ok_or_else(|| err(at, format!("'{}' is not an NCBIstdaa code", &hex[2 * k..2 * k + 2])))
+                    })
+                    .collect::<Result<_>>()?
+            }
+            Some("iupacaa") => body('"', '"')?.into_bytes(),
+            other => {
+                return Err(err(at, format!("query data {} is neither ncbistdaa nor iupacaa", other.unwrap_or(""))));
+            }
+        };
+        let query = alphabet.encode_all(&letters).map_err(|i| {
+            err(at, format!("the query's residue {} ('{}') is not an amino acid", i + 1, letters[i] as char))
+        })?;
+        if query.len() != columns {
+            return Err(err(at, format!("a query of {} residues for {columns} positions", query.len())));
+        }
+        let final_data = find("finalData", 0)
+            .ok_or_else(|| err(text.len(), "no finalData: the checkpoint holds no scores".into()))?;
+        let open = find("scores", final_data)
+            .and_then(|k| find("{", k))
+            .ok_or_else(|| err(final_data, "finalData has no scores".into()))?;
+        let close = find("}", open).ok_or_else(|| err(open, "the scores are cut".into()))?;
+        let values: Vec<i64> = text[open + 1..close]
+            .split(',')
+            .map(|w| w.trim().parse::<i64>().map_err(|_| err(open, format!("'{}' is not an integer score", w.trim()))))
+            .collect::<Result<_>>()?;
+        if values.len() != rows * columns {
+            return Err(err(open, format!("{} scores for {rows} letters x {columns} positions", values.len())));
+        }
+        // Each of clsw's letters from its NCBIstdaa row (clsw's U, O and J are its X).
+        let mut codes = Vec::new();
+        let mut from_row = Vec::new();
+        for (row, &l) in NCBISTDAA[..rows].iter().enumerate() {
+            if let Some(c) = alphabet.exact_code(l).filter(|c| !codes.contains(c)) {
+                codes.push(c);
+                from_row.push(row);
+            }
+        }
+        let mut table = Vec::with_capacity(columns * codes.len());
+        for i in 0..columns {
+            for &row in &from_row {
+                let v = if by_row { values[row * columns + i] } else { values[i * rows + row] };
+                // PSI-BLAST's minus infinity (its gap letter's, or a letter it never scores).
+                table.push(v.clamp(-(SCORE_LIMIT as i64), SCORE_LIMIT as i64) as i32);
+            }
+        }
+        Pssm::from_columns(name, matrix, query, &codes, &table)
+    }
+
     /// Where the profile came from (a file's path), for messages.
     pub fn name(&self) -> &str {
         &self.name

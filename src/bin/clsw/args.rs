@@ -135,9 +135,10 @@ pub struct ScoringArgs {
 /// A profile query, in the commands that align a query with subjects (scan, align).
 #[derive(clap::Args)]
 pub struct PssmArgs {
-    /// Query as a profile: PSI-BLAST's ASCII PSSM (`psiblast -out_ascii_pssm`). Its
-    /// query is the one searched, each position scoring with its own row; letters the
-    /// file has no column for (B, Z, X, *) score as --matrix scores them.
+    /// Query as a profile: PSI-BLAST's checkpoint (`psiblast -out_pssm`, ASN.1 text) or
+    /// its ASCII PSSM (`-out_ascii_pssm`). Its query is the one searched, each position
+    /// scoring with its own row; letters the file has no column for (the ASCII PSSM's B,
+    /// Z, X, *) score as --matrix scores them.
     #[arg(long, value_name = "FILE")]
     pub pssm: Option<PathBuf>,
 }
@@ -147,7 +148,7 @@ impl PssmArgs {
     /// (named after the file); the profile's matrix is `scoring`'s.
     pub fn profile(&self, scoring: &Scoring) -> Result<Option<(Scoring, Sequence)>> {
         let Some(path) = &self.pssm else { return Ok(None) };
-        let pssm = Pssm::read_ascii(path, &scoring.matrix)?;
+        let pssm = Pssm::read(path, &scoring.matrix)?;
         let id = path.file_stem().map(|s| s.to_string_lossy().replace(char::is_whitespace, "_")).unwrap_or_default();
         let query = Sequence { id, description: String::new(), residues: pssm.query().to_vec() };
         Ok(Some((scoring.clone().with_pssm(pssm)?, query)))
