@@ -330,3 +330,49 @@ fn a_psiblast_checkpoint_gives_the_ascii_pssms_scores_and_its_own_for_the_other_
     let msg = Pssm::parse_checkpoint("t.asn", &bad, &matrix).unwrap_err().to_string();
     assert!(msg.contains("'-1x' is not an integer score"), "{msg}");
 }
+
+#[test]
+fn profile_hits_traced_from_their_end_cells_are_the_references() {
+    // The aligners from a hit's end: the reversed prefix's reach, then SIMD batches of
+    // rectangles or a band of diagonals. Random profiles of small values, subjects that
+    // hold pieces of the query (mutated, repeated: ties), near-identical copies (bands)
+    // and random sequences.
+    let mut rng = Rng::new(23);
+    for round in 0..6 {
+        let m = [60, 300, 900][round % 3];
+        let query = rng.codes(m, 20);
+        let pssm = random_pssm(&mut rng, &query, 6);
+        let sc = blosum62([11, 3][round % 2], 1).with_pssm(pssm).unwrap();
+        let subjects: Vec<Vec<u8>> = (0..48)
+            .map(|k| {
+                let a = rng.below(m);
+                let b = (a + 1 + rng.below(m - a)).min(m);
+                let piece = match k % 4 {
+                    0 => query[a..b].to_vec(),
+                    1 => rng.mutate(&query[a..b], 0.2, 20),
+                    2 => query[a..b].repeat(2),
+                    _ => {
+                        let n = 1 + rng.below(400);
+                        rng.codes(n, 24)
+                    }
+                };
+                let (before, after) = (rng.below(100), rng.below(100));
+                let mut s = rng.codes(before, 20);
+                s.extend(piece);
+                s.extend(rng.codes(after, 20));
+                s
+            })
+            .collect();
+        let ends: Vec<LocalScore> = subjects.iter().map(|s| score(&query, s, &sc)).collect();
+        let hits: Vec<clsw::traceback::HitEnd<'_>> = subjects
+            .iter()
+            .zip(&ends)
+            .filter_map(|(s, e)| e.end.map(|end| clsw::traceback::HitEnd { subject: s, end, score: e.score }))
+            .collect();
+        let traced = clsw::traceback::align_from_ends(&query, &hits, &sc).unwrap();
+        for (k, (h, got)) in hits.iter().zip(traced).enumerate() {
+            let want = clsw::reference::align_ending_at(&query, h.subject, &sc, h.end);
+            assert_eq!(got, want, "round {round}, hit {k}");
+        }
+    }
+}

@@ -106,12 +106,29 @@ struct Batch<'q, 'r> {
 }
 
 impl Batch<'_, '_> {
-    /// Per query letter, the scores against column `j` of every lane's piece.
+    /// The rows of scores the union's rows take, and each row's key into them: the
+    /// matrix's rows by query letter, or a profile's by union row (its position less
+    /// `first`).
+    fn keys(&self) -> (usize, Vec<u32>) {
+        match &self.sc.pssm {
+            Some(_) => (self.rows, (0..self.rows as u32).collect()),
+            None => (
+                self.sc.matrix.size(),
+                self.query[self.first..self.first + self.rows].iter().map(|&a| a as u32).collect(),
+            ),
+        }
+    }
+
+    /// Per key ([`Batch::keys`]), the scores against column `j` of every lane's piece.
     fn column_profile(&self, j: usize, out: &mut [Lanes]) {
         for (a, row) in out.iter_mut().enumerate() {
+            let scores: &[i32] = match &self.sc.pssm {
+                Some(p) => p.row(self.first + a),
+                None => &self.sc.matrix.scores()[a * self.sc.matrix.size()..][..self.sc.matrix.size()],
+            };
             for (l, cell) in row.iter_mut().enumerate() {
                 *cell = match self.rects.get(l).and_then(|r| r.subject.get(j)) {
-                    Some(&c) => self.sc.matrix.score(a as u8, c) as i16,
+                    Some(&c) => scores[c as usize] as i16,
                     None => PAD_SCORE,
                 };
             }
@@ -122,11 +139,11 @@ impl Batch<'_, '_> {
     /// the last column's; with `BITS`, the traceback bits of each cell at
     /// `bits[(j - cols.start) * rows + r]` ([`Bits`]).
     fn advance<const BITS: bool>(&self, cols: Range<usize>, h: &mut [Lanes], e: &mut [Lanes], bits: &mut [Bits]) {
-        let mut profile = vec![splat(0); self.sc.matrix.size()];
-        let query = &self.query[self.first..self.first + self.rows];
-        assert!(query.iter().all(|&a| (a as usize) < profile.len()), "query code outside the matrix's alphabet");
+        let (count, keys) = self.keys();
+        let mut profile = vec![splat(0); count];
+        assert!(keys.iter().all(|&a| (a as usize) < profile.len()), "query code outside the matrix's alphabet");
         let column = Column {
-            query,
+            keys: &keys,
             active: &self.active,
             oe: (self.sc.gaps.open + self.sc.gaps.extend) as i16,
             extend: self.sc.gaps.extend as i16,
@@ -145,10 +162,10 @@ impl Batch<'_, '_> {
     }
 }
 
-/// What the row loop of every column shares: the union's query rows (codes below the
-/// profile's letters), the lanes active on each, the gap costs.
+/// What the row loop of every column shares: the union's query rows (their keys, below
+/// the profile's rows), the lanes active on each, the gap costs.
 struct Column<'a> {
-    query: &'a [u8],
+    keys: &'a [u32],
     active: &'a [Lanes],
     oe: i16,
     extend: i16,
@@ -161,14 +178,14 @@ impl Column<'_> {
     fn rows<const BITS: bool>(&self, profile: &[Lanes], h: &mut [Lanes], e: &mut [Lanes], bits: &mut [Bits]) {
         let (minus_oe, minus_ext, zero, neg) = (splat(-self.oe), splat(-self.extend), splat(0), splat(NEG));
         let (mut diag, mut up, mut f) = (zero, zero, neg);
-        for r in 0..self.query.len() {
+        for r in 0..self.keys.len() {
             let active = self.active[r];
             let left = h[r];
             let (e_open, e_ext) = (add(left, minus_oe), add(e[r], minus_ext));
             let ev = max(e_open, e_ext);
             let (f_open, f_ext) = (add(up, minus_oe), add(f, minus_ext));
             let fv = max(f_open, f_ext);
-            let d = add(diag, profile[self.query[r] as usize]);
+            let d = add(diag, profile[self.keys[r] as usize]);
             let best = max(max(d, ev), max(fv, zero));
             if BITS {
                 // The reference's choice (zero, then diagonal, then E, then F) as
@@ -240,7 +257,7 @@ pub(super) mod x86 {
         e: &mut [Lanes],
         bits: &mut [Bits],
     ) {
-        let rows = c.query.len();
+        let rows = c.keys.len();
         assert!(h.len() >= rows && e.len() >= rows && c.active.len() >= rows && (!BITS || bits.len() >= rows));
         // SAFETY: a Lanes is 16 i16, 32 bytes, one register, loaded unaligned; the
         // processor has AVX2 (this function's contract).
@@ -250,7 +267,7 @@ pub(super) mod x86 {
         let (mut diag, mut up, mut f) = (zero, zero, neg);
         for r in 0..rows {
             // SAFETY: (every access below) r < rows, checked against each slice above;
-            // query codes index the profile (`Batch::advance` checked them).
+            // keys index the profile (`Batch::advance` checked them).
             unsafe {
                 let active = load(c.active.get_unchecked(r));
                 let left = load(h.get_unchecked(r));
@@ -260,7 +277,7 @@ pub(super) mod x86 {
                 let f_open = _mm256_adds_epi16(up, minus_oe);
                 let f_ext = _mm256_adds_epi16(f, minus_ext);
                 let fv = _mm256_max_epi16(f_open, f_ext);
-                let d = _mm256_adds_epi16(diag, load(profile.get_unchecked(*c.query.get_unchecked(r) as usize)));
+                let d = _mm256_adds_epi16(diag, load(profile.get_unchecked(*c.keys.get_unchecked(r) as usize)));
                 let best = _mm256_max_epi16(_mm256_max_epi16(d, ev), _mm256_max_epi16(fv, zero));
                 if BITS {
                     let all = codes(best, d, ev, (e_open, e_ext), (f_open, f_ext));

@@ -38,13 +38,19 @@ const NEG: i32 = i32::MIN / 4;
 /// where `score` is above what the rectangle can hold (the caller's whole-prefix
 /// traceback then decides). Gap extensions cost at least 1 ([`crate::scoring::Gaps`]).
 pub fn half_width(query: &[u8], rect: &Rect<'_>, sc: &Scoring, score: i32) -> Option<usize> {
+    // The most each row and each column of the rectangle can add: its best score (a
+    // row's is its own with a profile), over the rectangle's rows for a column's letter.
     let letters = sc.matrix.size();
     let best_of = |scores: &mut dyn Iterator<Item = i32>| scores.max().unwrap_or(0).max(0) as i64;
-    let row_best: Vec<i64> =
-        (0..letters as u8).map(|a| best_of(&mut (0..letters as u8).map(|c| sc.matrix.score(a, c)))).collect();
+    let rows = sc.rows(query);
+    let row = |i: usize| &rows.table[rows.key(i) * letters..][..letters];
+    let keys: Vec<usize> = match &sc.pssm {
+        Some(_) => rect.rows.clone().collect(),
+        None => (0..letters).collect(),
+    };
     let column_best: Vec<i64> =
-        (0..letters as u8).map(|c| best_of(&mut (0..letters as u8).map(|a| sc.matrix.score(a, c)))).collect();
-    let rows: i64 = query[rect.rows.clone()].iter().map(|&a| row_best[a as usize]).sum();
+        (0..letters).map(|c| best_of(&mut keys.iter().map(|&k| rows.table[k * letters + c]))).collect();
+    let rows: i64 = rect.rows.clone().map(|i| best_of(&mut row(i).iter().copied())).sum();
     let columns: i64 = rect.subject.iter().map(|&c| column_best[c as usize]).sum();
     let slack = rows.min(columns) - score as i64;
     let (open, extend) = (sc.gaps.open as i64, sc.gaps.extend as i64);
@@ -103,7 +109,7 @@ pub fn align_in_band(query: &[u8], rect: &Rect<'_>, sc: &Scoring, w: usize) -> O
             e = e_open.max(e_ext);
             let (f_open, f_ext) = (h_up[k + 1] - oe, f_up[k + 1] - extend);
             let f = f_open.max(f_ext);
-            let d = h_up[k] + sc.matrix.score(q[i], s[j as usize]);
+            let d = h_up[k] + sc.score_at(rect.rows.start + i, q[i], s[j as usize]);
             let best = d.max(e).max(f).max(0);
             dirs[i * width + k] = dir::code(true, best, d, e, (e_open, e_ext), (f_open, f_ext));
             (h_row[k], f_row[k], h_left) = (best, f, best);

@@ -96,9 +96,11 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
         banded.par_iter().map(|&k| diagonal_band::align_in_band(query, rect(k), sc, band(k))).collect();
     // A rectangle of many rows is traced alone on every lane ([`wavefront`]): in a batch
     // it would walk its rows one after another, and its query's other hits wait on it.
+    // Not with a profile: the wavefront's table holds each letter's scores along the
+    // subject, which a profile would need for each of the rectangle's rows.
     let (alone, mut order): (Vec<usize>, Vec<usize>) = (0..hits.len())
         .filter(|&k| rects[k].is_some() && bands[k].is_none())
-        .partition(|&k| wavefront::worth_it(rect(k)));
+        .partition(|&k| sc.pssm.is_none() && wavefront::worth_it(rect(k)));
     ensure_for_threads(alone.iter().map(|&k| wavefront::working_bytes(rect(k))), || {
         format!("the large tracebacks of the hits of a query of {} residues", query.len())
     })?;
@@ -167,12 +169,13 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
         .collect())
 }
 
-/// The bytes of [`rectangle`]'s reach for hit `h`: the reversed prefixes, the striped
-/// profile of the query's and the reach's three columns (a profile of 3 letters).
+/// The bytes of [`rectangle`]'s reach for hit `h`: the reversed subject prefix, the
+/// striped profile of the reversed query prefix and the reach's three columns (a
+/// profile of 3 letters).
 fn reach_bytes(h: &HitEnd<'_>, sc: &Scoring) -> u128 {
     let rows = h.end.0 + 1;
     let columns = Profile::bytes(rows, sc) / sc.matrix.size().max(1) as u128 * 3;
-    (rows + h.end.1 + 1) as u128 + Profile::bytes(rows, sc) + columns
+    (h.end.1 + 1) as u128 + Profile::bytes(rows, sc) + columns
 }
 
 /// Checks that the largest of `bytes` (one per piece of work) can be had at once on
@@ -194,9 +197,8 @@ fn rectangle<'a>(query: &[u8], h: &HitEnd<'a>, sc: &Scoring) -> Result<Option<Re
     if ie >= query.len() || je >= h.subject.len() || h.score <= 0 || !lanes_hold(h.score, sc) {
         return Ok(None);
     }
-    let rq = memory::collect("a hit's reversed query prefix", query[..=ie].iter().rev().copied())?;
     let rs = memory::collect("a hit's reversed subject prefix", h.subject[..=je].iter().rev().copied())?;
-    Ok(match reach(&rq, &rs, sc, h.score)? {
+    Ok(match reach(&Profile::reversed_prefix(query, ie, sc)?, &rs, sc, h.score)? {
         Some(Reach { best, last: Some((r, c)) }) if best == h.score => {
             Some(Rect { rows: ie - r..ie + 1, subject: &h.subject[je - c..=je], subject_offset: je - c })
         }

@@ -41,26 +41,22 @@ pub struct Reach {
     pub last: Option<(usize, usize)>,
 }
 
-/// The best local score of `query` against `subject`, and the last row and column
-/// holding `target`. `None` when 16-bit arithmetic could have saturated (the best or
-/// the target within the matrix's largest score of 32,767), or the scoring holds a
-/// profile.
-pub fn reach(query: &[u8], subject: &[u8], sc: &Scoring, target: i32) -> Result<Option<Reach>> {
-    // A profile's rows belong to positions of the query read forwards, not to a
-    // reversed prefix's: its hits are traced over their whole prefix.
-    if !lanes_hold(target, sc) || sc.pssm.is_some() {
+/// The best local score of `profile`'s query against `subject`, and the last row and
+/// column holding `target`. `None` when 16-bit arithmetic could have saturated (the
+/// best or the target within the matrix's largest score of 32,767).
+pub fn reach(profile: &Profile, subject: &[u8], sc: &Scoring, target: i32) -> Result<Option<Reach>> {
+    if !lanes_hold(target, sc) {
         return Ok(None);
     }
-    let profile = Profile::new(query, sc)?;
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor supports AVX2 (checked just above).
-            return unsafe { x86::reach(&profile, subject, sc, target) };
+            return unsafe { x86::reach(profile, subject, sc, target) };
         }
     }
     // SAFETY: plain arrays need no instruction set beyond the target's baseline.
-    unsafe { reach_in::<Lanes>(&profile, subject, sc, target) }
+    unsafe { reach_in::<Lanes>(profile, subject, sc, target) }
 }
 
 /// The pair's optimal local score and end cell, as [`crate::reference::score`]
@@ -98,21 +94,30 @@ impl Profile {
 
     /// The profile of `query`, taken fallibly ([`memory`]).
     pub fn new(query: &[u8], sc: &Scoring) -> Result<Profile> {
-        let seg = query.len().div_ceil(LANES);
+        Profile::of_rows(query.len(), sc, |i, a| sc.score_at(i, query[i], a))
+    }
+
+    /// The profile of `query`'s first `end + 1` residues read backwards (row `p` is
+    /// position `end - p`): [`reach`]'s, from a hit's end cell. A profile's rows go
+    /// with their positions.
+    pub fn reversed_prefix(query: &[u8], end: usize, sc: &Scoring) -> Result<Profile> {
+        Profile::of_rows(end + 1, sc, |p, a| sc.score_at(end - p, query[end - p], a))
+    }
+
+    /// The profile of `m` rows, row `i` scoring letter `a` with `score(i, a)`.
+    fn of_rows(m: usize, sc: &Scoring, score: impl Fn(usize, u8) -> i32) -> Result<Profile> {
+        let seg = m.div_ceil(LANES);
         let letters = sc.matrix.size();
-        let what = || format!("the striped profile of a query of {} residues", query.len());
+        let what = || format!("the striped profile of a query of {m} residues");
         let count = memory::count(what(), &[letters, seg])?;
         let cells = memory::collect(
             what(),
             (0..count).map(|k| {
                 let (a, s) = (k / seg, k % seg);
-                std::array::from_fn(|l| match query.get(l * seg + s) {
-                    Some(&q) => sc.score_at(l * seg + s, q, a as u8) as i16,
-                    None => NEG,
-                })
+                std::array::from_fn(|l| if l * seg + s < m { score(l * seg + s, a as u8) as i16 } else { NEG })
             }),
         )?;
-        Ok(Profile { m: query.len(), seg, cells })
+        Ok(Profile { m, seg, cells })
     }
 }
 
@@ -490,7 +495,11 @@ mod tests {
                 let best = exact.score;
                 for target in [best, best - 1, best / 2, 1] {
                     let want = reference_reach(&q, &s, &sc, target);
-                    assert_eq!(reach(&q, &s, &sc, target).unwrap(), Some(want), "round {round} target {target}");
+                    assert_eq!(
+                        reach(&Profile::new(&q, &sc).unwrap(), &s, &sc, target).unwrap(),
+                        Some(want),
+                        "round {round} target {target}"
+                    );
                     // SAFETY: plain arrays need no instruction set beyond the target's baseline.
                     let arrays = unsafe { reach_in::<Lanes>(&profile, &s, &sc, target) }.unwrap();
                     assert_eq!(arrays, Some(want), "round {round}, arrays");
@@ -503,12 +512,12 @@ mod tests {
     fn scores_past_16_bits_are_refused() {
         let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
         let w = vec![17u8; 3_100]; // W/W scores 11: 34,100 in all
-        assert_eq!(reach(&w, &w, &sc, 100).unwrap(), None);
-        assert_eq!(reach(&w, &w, &sc, 40_000).unwrap(), None);
+        assert_eq!(reach(&Profile::new(&w, &sc).unwrap(), &w, &sc, 100).unwrap(), None);
+        assert_eq!(reach(&Profile::new(&w, &sc).unwrap(), &w, &sc, 40_000).unwrap(), None);
         assert_eq!(score(&Profile::new(&w, &sc).unwrap(), &w, &sc).unwrap(), None);
         let short = Profile::new(&w[..100], &sc).unwrap();
         assert_eq!(score(&short, &w[..100], &sc).unwrap(), Some(reference::score(&w[..100], &w[..100], &sc)));
-        let reached = reach(&w[..100], &w[..100], &sc, 1_100).unwrap();
+        let reached = reach(&Profile::new(&w[..100], &sc).unwrap(), &w[..100], &sc, 1_100).unwrap();
         assert_eq!(reached, Some(Reach { best: 1_100, last: Some((99, 99)) }));
     }
 }
