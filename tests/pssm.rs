@@ -248,19 +248,9 @@ fn profile_alignments_are_the_references() {
         let pssm = real_pssm(name);
         let query = pssm.query().to_vec();
         let sc = blosum62(11, 1).with_pssm(pssm).unwrap();
-        let ends: Vec<LocalScore> = subjects.iter().map(|s| score(&query, s, &sc)).collect();
-        let hits: Vec<clsw::traceback::HitEnd<'_>> = subjects
-            .iter()
-            .zip(&ends)
-            .filter_map(|(s, e)| e.end.map(|end| clsw::traceback::HitEnd { subject: s, end, score: e.score }))
-            .collect();
-        let traced = clsw::traceback::align_from_ends(&query, &hits, &sc).unwrap();
-        for (h, got) in hits.iter().zip(traced) {
-            let want = clsw::reference::align_ending_at(&query, h.subject, &sc, h.end);
-            assert_eq!(got, want, "{name}: from the end cell");
-            let want = want.expect("a positive score has an alignment");
-            assert_eq!(want.rescore(&query, h.subject, &sc), h.score as i64, "{name}");
-            assert_eq!(clsw::traceback::align(&query, h.subject, &sc).as_ref(), Some(&want), "{name}: checkpointed");
+        for (k, a) in traced_from_ends(&query, &subjects, &sc, name) {
+            assert_eq!(a.rescore(&query, &subjects[k], &sc), score(&query, &subjects[k], &sc).score as i64, "{name}");
+            assert_eq!(clsw::traceback::align(&query, &subjects[k], &sc).as_ref(), Some(&a), "{name}: checkpointed");
         }
     }
     // `clsw align --pssm`: the profile's query against each record, its scores.
@@ -363,16 +353,32 @@ fn profile_hits_traced_from_their_end_cells_are_the_references() {
                 s
             })
             .collect();
-        let ends: Vec<LocalScore> = subjects.iter().map(|s| score(&query, s, &sc)).collect();
-        let hits: Vec<clsw::traceback::HitEnd<'_>> = subjects
-            .iter()
-            .zip(&ends)
-            .filter_map(|(s, e)| e.end.map(|end| clsw::traceback::HitEnd { subject: s, end, score: e.score }))
-            .collect();
-        let traced = clsw::traceback::align_from_ends(&query, &hits, &sc).unwrap();
-        for (k, (h, got)) in hits.iter().zip(traced).enumerate() {
-            let want = clsw::reference::align_ending_at(&query, h.subject, &sc, h.end);
-            assert_eq!(got, want, "round {round}, hit {k}");
-        }
+        traced_from_ends(&query, &subjects, &sc, &format!("round {round}"));
     }
+}
+
+/// Every subject's best alignment traced from its end cell (`align_from_ends`, what a
+/// search runs), checked equal to the reference's; (subject index, alignment) of those
+/// with a positive score.
+fn traced_from_ends(
+    query: &[u8],
+    subjects: &[Vec<u8>],
+    sc: &Scoring,
+    what: &str,
+) -> Vec<(usize, clsw::align::Alignment)> {
+    let ends: Vec<(usize, LocalScore)> =
+        subjects.iter().enumerate().map(|(k, s)| (k, score(query, s, sc))).filter(|(_, e)| e.end.is_some()).collect();
+    let hits: Vec<clsw::traceback::HitEnd<'_>> = ends
+        .iter()
+        .map(|&(k, e)| clsw::traceback::HitEnd { subject: &subjects[k], end: e.end.unwrap(), score: e.score })
+        .collect();
+    let traced = clsw::traceback::align_from_ends(query, &hits, sc).unwrap();
+    ends.iter()
+        .zip(traced)
+        .map(|(&(k, e), got)| {
+            let want = clsw::reference::align_ending_at(query, &subjects[k], sc, e.end.unwrap());
+            assert_eq!(got, want, "{what}: subject {k} from its end cell");
+            (k, want.expect("a positive score has an alignment"))
+        })
+        .collect()
 }
