@@ -37,7 +37,7 @@ pub fn align_ending_at(query: &[u8], subject: &[u8], sc: &Scoring, (ie, je): (us
     }
     let mut walk = Walk::new((ie, je), sc.mode);
     walk.through_block(query, subject, &dirs, 1, width);
-    Some(walk.alignment(score, query, subject, sc))
+    Some(walk.alignment(score, 0, query, subject, sc))
 }
 
 /// The state of a traceback walk.
@@ -132,10 +132,19 @@ impl Walk {
     }
 
     /// The alignment of score `score` the walk traced.
-    pub(crate) fn alignment(mut self, score: i32, query: &[u8], subject: &[u8], sc: &Scoring) -> Alignment {
+    /// The alignment walked, over `query` whose DP row 1 is its residue `first_row`
+    /// (0 where the walk ran over the whole query; a rectangle's first row otherwise).
+    pub(crate) fn alignment(
+        mut self,
+        score: i32,
+        first_row: usize,
+        query: &[u8],
+        subject: &[u8],
+        sc: &Scoring,
+    ) -> Alignment {
         self.columns.reverse();
         // (i, j) is now the DP cell before the first aligned pair: 0-based starts are i, j.
-        Alignment::from_columns(score, self.i, self.j, &self.columns, query, subject, sc)
+        Alignment::from_columns(score, first_row + self.i, self.j, &self.columns, query, subject, sc)
     }
 }
 

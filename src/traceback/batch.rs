@@ -121,17 +121,14 @@ impl Batch<'_, '_> {
 
     /// Per key ([`Batch::keys`]), the scores against column `j` of every lane's piece.
     fn column_profile(&self, j: usize, out: &mut [Lanes]) {
+        let residues: [Option<u8>; LANES] =
+            std::array::from_fn(|l| self.rects.get(l).and_then(|r| r.subject.get(j)).copied());
         for (a, row) in out.iter_mut().enumerate() {
             let scores: &[i32] = match &self.sc.pssm {
                 Some(p) => p.row(self.first + a),
                 None => &self.sc.matrix.scores()[a * self.sc.matrix.size()..][..self.sc.matrix.size()],
             };
-            for (l, cell) in row.iter_mut().enumerate() {
-                *cell = match self.rects.get(l).and_then(|r| r.subject.get(j)) {
-                    Some(&c) => scores[c as usize] as i16,
-                    None => PAD_SCORE,
-                };
-            }
+            *row = std::array::from_fn(|l| residues[l].map_or(PAD_SCORE, |c| scores[c as usize] as i16));
         }
     }
 

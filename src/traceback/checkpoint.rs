@@ -98,7 +98,7 @@ fn traceback(
         }
         walk.through_block(query, subject, &dirs, first_row, width);
     }
-    Some(walk.alignment(score, query, subject, sc))
+    Some(walk.alignment(score, 0, query, subject, sc))
 }
 
 #[cfg(test)]

@@ -96,11 +96,9 @@ pub fn align_from_ends(query: &[u8], hits: &[HitEnd<'_>], sc: &Scoring) -> Resul
         banded.par_iter().map(|&k| diagonal_band::align_in_band(query, rect(k), sc, band(k))).collect();
     // A rectangle of many rows is traced alone on every lane ([`wavefront`]): in a batch
     // it would walk its rows one after another, and its query's other hits wait on it.
-    // Not with a profile: the wavefront's table holds each letter's scores along the
-    // subject, which a profile would need for each of the rectangle's rows.
     let (alone, mut order): (Vec<usize>, Vec<usize>) = (0..hits.len())
         .filter(|&k| rects[k].is_some() && bands[k].is_none())
-        .partition(|&k| sc.pssm.is_none() && wavefront::worth_it(rect(k)));
+        .partition(|&k| wavefront::worth_it(rect(k)));
     ensure_for_threads(alone.iter().map(|&k| wavefront::working_bytes(rect(k))), || {
         format!("the large tracebacks of the hits of a query of {} residues", query.len())
     })?;

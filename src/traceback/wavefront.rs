@@ -60,13 +60,14 @@ fn align_rect_with(kernel: Kernel, query: &[u8], rect: &Rect<'_>, sc: &Scoring) 
     }
     let width = s.len() + 1;
     let strips = q.len().div_ceil(LANES);
-    let kernel = Strips::new(s, sc, kernel);
+    let kernel = Strips::new(s, rect.rows.start, sc, kernel);
     // Forward: each strip's top boundary (H, F of the row above it).
     let mut tops: Vec<(Vec<i16>, Vec<i16>)> = Vec::with_capacity(strips);
     let (mut h, mut f) = (vec![0i16; width], vec![NEG; width]);
     for k in 0..strips {
         let (mut h_next, mut f_next) = (vec![0i16; width], vec![NEG; width]);
-        kernel.strip(&q[k * LANES..((k + 1) * LANES).min(q.len())], (&h, &f), (&mut h_next, &mut f_next), None);
+        let rows = &q[k * LANES..((k + 1) * LANES).min(q.len())];
+        kernel.strip(k * LANES, rows, (&h, &f), (&mut h_next, &mut f_next), None);
         tops.push((std::mem::replace(&mut h, h_next), std::mem::replace(&mut f, f_next)));
     }
     if h[s.len()] <= 0 {
@@ -83,7 +84,7 @@ fn align_rect_with(kernel: Kernel, query: &[u8], rect: &Rect<'_>, sc: &Scoring) 
         let rows = &q[k * LANES..((k + 1) * LANES).min(q.len())];
         let (top_h, top_f) = &tops[k];
         let (mut h_out, mut f_out) = (vec![0i16; width], vec![NEG; width]);
-        kernel.strip(rows, (top_h, top_f), (&mut h_out, &mut f_out), Some(&mut skewed));
+        kernel.strip(k * LANES, rows, (top_h, top_f), (&mut h_out, &mut f_out), Some(&mut skewed));
         // Lane l's cell of column j (1-based) was computed at step j - 1 + l.
         for (l, row) in dirs.chunks_mut(width).take(rows.len()).enumerate() {
             for (j, d) in row.iter_mut().enumerate().skip(1) {
@@ -92,11 +93,10 @@ fn align_rect_with(kernel: Kernel, query: &[u8], rect: &Rect<'_>, sc: &Scoring) 
         }
         walk.through_block(q, s, &dirs, k * LANES + 1, width);
     }
-    let mut a = walk.alignment(0, q, s, sc);
+    // In whole-query positions (a profile scores each with its own row).
+    let mut a = walk.alignment(0, rect.rows.start, query, s, sc);
     // The path's own score is H at its end (what the reference reports).
-    a.score = a.rescore(q, s, sc) as i32;
-    a.query_start += rect.rows.start;
-    a.query_end += rect.rows.start;
+    a.score = a.rescore(query, s, sc) as i32;
     a.subject_start += rect.subject_offset;
     a.subject_end += rect.subject_offset;
     Some(a)
@@ -107,24 +107,36 @@ fn align_rect_with(kernel: Kernel, query: &[u8], rect: &Rect<'_>, sc: &Scoring) 
 /// reads column `t - l` at `t + LANES - l` without a bound check), the gap costs, and
 /// the step loop: the portable lane-by-lane one (the readable twin, and every
 /// processor's) or the AVX2 one ([`x86`]), which computes the same cells and bits.
-struct Strips {
+struct Strips<'a> {
     by_letter: Vec<Vec<i16>>,
+    /// With a profile, no table per letter: each strip's rows are scored along the
+    /// subject as the strip starts ([`Strips::strip`]), from the profile's rows of the
+    /// rectangle (its first row's position) and the subject.
+    profile: Option<(&'a crate::scoring::Pssm, usize, &'a [u8])>,
     n: usize,
     minus_oe: i16,
     minus_ext: i16,
     kernel: Kernel,
 }
 
-impl Strips {
-    fn new(s: &[u8], sc: &Scoring, kernel: Kernel) -> Strips {
-        let by_letter = (0..sc.matrix.size() as u8)
-            .map(|a| {
-                let scores = s.iter().map(|&c| sc.matrix.score(a, c) as i16);
-                std::iter::repeat_n(0, LANES).chain(scores).chain(std::iter::repeat_n(0, LANES)).collect()
-            })
-            .collect();
+/// A row's scores along the subject `s`, between `LANES` zeros on each side.
+fn padded(row: &[i32], s: &[u8]) -> Vec<i16> {
+    let scores = s.iter().map(|&c| row[c as usize] as i16);
+    std::iter::repeat_n(0, LANES).chain(scores).chain(std::iter::repeat_n(0, LANES)).collect()
+}
+
+impl<'a> Strips<'a> {
+    /// The strips of the rectangle whose rows start at query position `first_row`,
+    /// against its subject piece `s`.
+    fn new(s: &'a [u8], first_row: usize, sc: &'a Scoring, kernel: Kernel) -> Strips<'a> {
+        let letters = sc.matrix.size();
+        let by_letter = match &sc.pssm {
+            Some(_) => Vec::new(),
+            None => (0..letters).map(|a| padded(&sc.matrix.scores()[a * letters..][..letters], s)).collect(),
+        };
         Strips {
             by_letter,
+            profile: sc.pssm.as_deref().map(|p| (p, first_row, s)),
             n: s.len(),
             minus_oe: -((sc.gaps.open + sc.gaps.extend) as i16),
             minus_ext: -(sc.gaps.extend as i16),
@@ -137,14 +149,22 @@ impl Strips {
     /// traceback bits (lane `l`'s cell of step `t` at `[t][l]`).
     fn strip(
         &self,
+        first: usize,
         rows: &[u8],
         top: (&[i16], &[i16]),
         bottom: (&mut [i16], &mut [i16]),
         skewed: Option<&mut [[u8; LANES]]>,
     ) {
+        // A profile's rows `first..` of the rectangle, scored along the subject.
+        let own: Vec<Vec<i16>> = match self.profile {
+            Some((p, first_row, s)) => (0..rows.len()).map(|l| padded(p.row(first_row + first + l), s)).collect(),
+            None => Vec::new(),
+        };
         // Lanes past the strip read the first row's scores: nothing reads their cells.
-        let by_lane: [&[i16]; LANES] =
-            std::array::from_fn(|l| &self.by_letter[rows[l.min(rows.len() - 1)] as usize][..]);
+        let by_lane: [&[i16]; LANES] = std::array::from_fn(|l| {
+            let l = l.min(rows.len() - 1);
+            if own.is_empty() { &self.by_letter[rows[l] as usize][..] } else { &own[l][..] }
+        });
         match self.kernel {
             Kernel::Portable => self.steps(&by_lane, rows.len(), top, bottom, skewed),
             #[cfg(target_arch = "x86_64")]
