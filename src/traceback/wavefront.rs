@@ -102,8 +102,9 @@ fn align_rect_with(kernel: Kernel, query: &[u8], rect: &Rect<'_>, sc: &Scoring) 
     Some(a)
 }
 
-/// What every strip of a rectangle shares: per letter, its score against each column of
-/// the subject, between `LANES` columns of 0 on each side (so that lane `l` at step `t`
+/// What every strip of a rectangle shares: per letter (with a profile, per row of the
+/// strip, made as it starts), its score against each column of the subject, between
+/// `LANES` columns of 0 on each side (so that lane `l` at step `t`
 /// reads column `t - l` at `t + LANES - l` without a bound check), the gap costs, and
 /// the step loop: the portable lane-by-lane one (the readable twin, and every
 /// processor's) or the AVX2 one ([`x86`]), which computes the same cells and bits.
