@@ -18,7 +18,7 @@ fn blosum62(open: i32, extend: i32) -> Scoring {
 }
 
 fn real_pssm(name: &str) -> Pssm {
-    Pssm::read_ascii(&common::data_dir().join("pssm").join(name), &Matrix::builtin("BLOSUM62").unwrap()).unwrap()
+    Pssm::read(&common::data_dir().join("pssm").join(name), &Matrix::builtin("BLOSUM62").unwrap()).unwrap()
 }
 
 /// A random profile of `query`: every score from -`high` to `high`, the query residue's

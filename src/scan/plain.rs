@@ -34,11 +34,10 @@ pub fn scores(
     let kernel = cl("clCreateKernel", Kernel::create(&program, "scan_plain"))?;
     let m = query.len();
     let alpha = scoring.matrix.size();
-    let rows = scoring.rows(query);
     let cells = crate::memory::count("the plain kernel's query rows", &[m, alpha])?;
     let mut table = crate::memory::vec_with_capacity("the plain kernel's query rows", cells)?;
-    for i in 0..m {
-        table.extend_from_slice(&rows.table[rows.key(i) * alpha..][..alpha]);
+    for (i, &q) in query.iter().enumerate() {
+        table.extend_from_slice(scoring.row_at(i, q));
     }
 
     // Launch width: as many subjects as the scratch budget allows, in whole groups.

@@ -111,7 +111,7 @@ pub struct Scoring {
 }
 
 /// The rows of scores a query's positions take, for the aligners that build a table per
-/// row before they walk the query: position `i` takes row [`QueryRows::key`]`(i)` of
+/// row before they walk the query: position `i` takes row `keys[i]` of
 /// [`QueryRows::table`] (`letters` scores a row). With a matrix the rows are the
 /// matrix's and a position's key is its residue; with a [`Pssm`], row `i` is position
 /// `i`'s own.
@@ -122,12 +122,6 @@ pub struct QueryRows<'s> {
 }
 
 impl QueryRows<'_> {
-    /// The row position `i` takes.
-    #[inline]
-    pub fn key(&self, i: usize) -> usize {
-        self.keys[i] as usize
-    }
-
     /// How many rows the table holds (the keys are below it).
     pub fn count(&self) -> usize {
         self.table.len() / self.letters.max(1)
@@ -161,14 +155,24 @@ impl Scoring {
         Ok(Scoring { pssm: Some(Arc::new(pssm)), ..self })
     }
 
+    /// The scores of query position `i`, residue `q`, against every letter: the
+    /// profile's row `i`, or the matrix's row of `q`.
+    #[inline]
+    pub fn row_at(&self, i: usize, q: u8) -> &[i32] {
+        match &self.pssm {
+            Some(p) => p.row(i),
+            None => {
+                let letters = self.matrix.size();
+                &self.matrix.scores()[q as usize * letters..][..letters]
+            }
+        }
+    }
+
     /// The score of query position `i`, residue `q`, against subject letter `c`: the
     /// profile's `S_i(c)`, or the matrix's `S(q, c)`.
     #[inline]
     pub fn score_at(&self, i: usize, q: u8, c: u8) -> i32 {
-        match &self.pssm {
-            Some(p) => p.row(i)[c as usize],
-            None => self.matrix.score(q, c),
-        }
+        self.row_at(i, q)[c as usize]
     }
 
     /// The rows of scores `query`'s positions take ([`QueryRows`]).

@@ -5,8 +5,9 @@
 //! reads the scores through [`Scoring::score_at`](super::Scoring::score_at) and
 //! [`Scoring::rows`](super::Scoring::rows), so a profile takes every path a matrix takes.
 //!
-//! Read from PSI-BLAST's ASCII PSSM (`psiblast -out_ascii_pssm`), or made from a plain
-//! table ([`Pssm::from_table`], the C ABI's: the host's own numbers).
+//! Read from PSI-BLAST's checkpoint (`psiblast -out_pssm`, ASN.1 text) or ASCII PSSM
+//! (`-out_ascii_pssm`) with [`Pssm::read`], or made from a plain table
+//! ([`Pssm::from_columns`], the C ABI's: the host's own numbers).
 
 use super::{Matrix, SCORE_LIMIT};
 use crate::error::{Error, Result};
@@ -57,36 +58,14 @@ impl Pssm {
         Ok(Pssm { name: name.to_string(), alphabet, query, scores, max, min })
     }
 
-    /// Reads PSI-BLAST's ASCII PSSM (`psiblast -out_ascii_pssm FILE`): a header line of
-    /// column letters, then a line a position (`1 M  -1 -1 ...`). Its first 20
-    /// columns are the scores of the 20 standard amino acids; the letters the file has
-    /// no column for (B, Z, X, `*`) score as `matrix` scores them against the
-    /// position's residue, `S(q_i, c)` (PSI-BLAST's own profile is built from that
-    /// matrix too). Errors name the file, line and column.
-    pub fn read_ascii(path: &Path, matrix: &Matrix) -> Result<Pssm> {
-        use std::io::Read;
-        let mut bytes = Vec::new();
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        file.take(MAX_PSSM_FILE + 1).read_to_end(&mut bytes).map_err(|e| Error::io(path, e))?;
-        if bytes.len() as u64 > MAX_PSSM_FILE {
-            let message = format!("PSSM {}: larger than {MAX_PSSM_FILE} bytes", path.display());
-            return Err(Error::InvalidArgument(message));
-        }
-        let text = String::from_utf8(bytes)
-            .map_err(|_| Error::InvalidArgument(format!("PSSM {}: not a text file", path.display())))?;
-        Pssm::parse_ascii(&path.display().to_string(), &text, matrix)
-    }
-
-    /// [`Pssm::read_ascii`] of a text already read; `name` names it in messages.
+    /// PSI-BLAST's ASCII PSSM (`psiblast -out_ascii_pssm FILE`): a header line of
+    /// column letters, then a line a position (`1 M  -1 -1 ...`). Its first 20 columns
+    /// are the scores of the 20 standard amino acids; the letters the file has no column
+    /// for (B, Z, X, `*`) score as `matrix` scores them against the position's residue,
+    /// `S(q_i, c)` (PSI-BLAST's own profile is built from that matrix too). `name` names
+    /// the text in errors, which give its line and column.
     pub fn parse_ascii(name: &str, text: &str, matrix: &Matrix) -> Result<Pssm> {
-        let alphabet = Alphabet::Protein;
-        if matrix.alphabet() != alphabet {
-            return Err(Error::InvalidArgument(format!(
-                "profile {name}: a PSSM scores proteins, but matrix {} is for {} sequences",
-                matrix.name(),
-                matrix.alphabet().name()
-            )));
-        }
+        let alphabet = protein_matrix(name, matrix)?;
         let err = |line: usize, column: usize, msg: String| {
             Error::InvalidArgument(format!("PSSM {name}, line {}, column {}: {msg}", line + 1, column + 1))
         };
@@ -178,6 +157,7 @@ impl Pssm {
                 alphabet.decode(c) as char
             )));
         }
+        // Before the matrix is read with them (`from_table` checks its own input again).
         alphabet.check_codes(&query, format_args!("profile {name}'s query"))?;
         if values.len() != query.len() * columns.len() {
             return Err(Error::InvalidArgument(format!(
@@ -235,14 +215,7 @@ impl Pssm {
     pub fn parse_checkpoint(name: &str, text: &str, matrix: &Matrix) -> Result<Pssm> {
         // NCBIstdaa's letters by code.
         const NCBISTDAA: &[u8; 28] = b"-ABCDEFGHIKLMNPQRSTVWXYZU*OJ";
-        let alphabet = Alphabet::Protein;
-        if matrix.alphabet() != alphabet {
-            return Err(Error::InvalidArgument(format!(
-                "profile {name}: a PSSM scores proteins, but matrix {} is for {} sequences",
-                matrix.name(),
-                matrix.alphabet().name()
-            )));
-        }
+        let alphabet = protein_matrix(name, matrix)?;
         let line_of = |at: usize| text[..at].matches('\n').count() + 1;
         let err = |at: usize, msg: String| {
             Error::InvalidArgument(format!("PSSM {name}, line {}: {msg} (psiblast -out_pssm)", line_of(at)))
@@ -363,6 +336,19 @@ impl Pssm {
     pub fn min_score(&self) -> i32 {
         self.min
     }
+}
+
+/// The protein alphabet, where `matrix` is of it (a PSSM scores proteins); an error
+/// naming profile `name` otherwise.
+fn protein_matrix(name: &str, matrix: &Matrix) -> Result<Alphabet> {
+    if matrix.alphabet() != Alphabet::Protein {
+        return Err(Error::InvalidArgument(format!(
+            "profile {name}: a PSSM scores proteins, but matrix {} is for {} sequences",
+            matrix.name(),
+            matrix.alphabet().name()
+        )));
+    }
+    Ok(Alphabet::Protein)
 }
 
 #[cfg(test)]

@@ -42,15 +42,13 @@ pub fn half_width(query: &[u8], rect: &Rect<'_>, sc: &Scoring, score: i32) -> Op
     // row's is its own with a profile), over the rectangle's rows for a column's letter.
     let letters = sc.matrix.size();
     let best_of = |scores: &mut dyn Iterator<Item = i32>| scores.max().unwrap_or(0).max(0) as i64;
-    let rows = sc.rows(query);
-    let row = |i: usize| &rows.table[rows.key(i) * letters..][..letters];
-    let keys: Vec<usize> = match &sc.pssm {
-        Some(_) => rect.rows.clone().collect(),
-        None => (0..letters).collect(),
+    // The rows a column's letter can meet: the profile's of the rectangle, or every
+    // letter's row of the matrix.
+    let column_best: Vec<i64> = match &sc.pssm {
+        Some(p) => (0..letters).map(|c| best_of(&mut rect.rows.clone().map(|i| p.row(i)[c]))).collect(),
+        None => (0..letters as u8).map(|c| best_of(&mut (0..letters as u8).map(|a| sc.matrix.score(a, c)))).collect(),
     };
-    let column_best: Vec<i64> =
-        (0..letters).map(|c| best_of(&mut keys.iter().map(|&k| rows.table[k * letters + c]))).collect();
-    let rows: i64 = rect.rows.clone().map(|i| best_of(&mut row(i).iter().copied())).sum();
+    let rows: i64 = rect.rows.clone().map(|i| best_of(&mut sc.row_at(i, query[i]).iter().copied())).sum();
     let columns: i64 = rect.subject.iter().map(|&c| column_best[c as usize]).sum();
     let slack = rows.min(columns) - score as i64;
     let (open, extend) = (sc.gaps.open as i64, sc.gaps.extend as i64);
