@@ -122,6 +122,22 @@ fn portable_kernels_give_the_same_search() {
     }
 }
 
+/// A query file that fails to read while the device is still opening on its own thread
+/// ends the run with the error and status 1: the process waits for the opening rather
+/// than exiting under the driver's build (PoCL then aborted with a double free).
+#[test]
+fn an_input_error_while_the_device_opens_ends_with_the_error() {
+    let Some(dev) = test_devices().into_iter().next() else { return };
+    let empty = scratch("empty-query.fa", b"");
+    let index = dev.info.index.to_string();
+    for portable in ["0", "1", "0", "1", "0", "1"] {
+        let args = ["scan", "-q", s(&empty), "-d", &data("uniprot300.fasta"), "--device", &index];
+        let (code, out, err) = clsw_env(&[("CLSW_PORTABLE", portable)], None, &args);
+        assert_eq!((code, out.as_str()), (1, ""), "{err}");
+        assert_eq!(err, format!("clsw: error: {}: line 1: contains no FASTA records\n", s(&empty)));
+    }
+}
+
 #[test]
 fn makedb_then_scan_the_prepared_database() {
     let dir = scratch_dir();

@@ -103,7 +103,19 @@ fn check(dev: &ClDevice, variant: Variant) -> Result<()> {
 /// An engine opening on a thread of its own ([`Engine::open_in_background`]).
 pub struct Opening {
     selected: std::sync::mpsc::Receiver<Vec<Backend>>,
-    thread: std::thread::JoinHandle<Result<(Engine, f64)>>,
+    /// `None` once joined.
+    thread: Option<std::thread::JoinHandle<Result<(Engine, f64)>>>,
+}
+
+/// An opening dropped unjoined (the caller met an error first) is waited for: a
+/// process that ends while a driver builds programs on another thread runs the
+/// driver's exit handlers under that thread (PoCL aborts with a double free).
+impl Drop for Opening {
+    fn drop(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl Opening {
@@ -115,8 +127,9 @@ impl Opening {
     }
 
     /// Waits for the engine, and gives the seconds it took to open.
-    pub fn join(self) -> Result<(Engine, f64)> {
-        self.thread.join().unwrap_or_else(|_| Err(Error::Internal("opening the devices panicked".into())))
+    pub fn join(mut self) -> Result<(Engine, f64)> {
+        let thread = self.thread.take().expect("an opening is joined once: join takes it");
+        thread.join().unwrap_or_else(|_| Err(Error::Internal("opening the devices panicked".into())))
     }
 }
 
@@ -173,7 +186,7 @@ impl Engine {
             let _ = tx.send(backends.clone());
             Engine::from_backends(backends, spec.portable()).map(|engine| (engine, start.elapsed().as_secs_f64()))
         });
-        Opening { selected, thread }
+        Opening { selected, thread: Some(thread) }
     }
 
     /// Self-tests `variant` on every OpenCL device that does not run it by default (an

@@ -92,10 +92,14 @@ pub fn scratch_dir() -> PathBuf {
     dir
 }
 
-/// Writes `bytes` to a scratch file named `name` and returns its path.
+/// Writes `bytes` to a scratch file named `name` and returns its path. Tests run on
+/// threads of one process and several write the same file: each writes a file of its
+/// own and renames it into place, so none reads another's half-written one.
 pub fn scratch(name: &str, bytes: &[u8]) -> PathBuf {
     let p = scratch_dir().join(name);
-    std::fs::write(&p, bytes).unwrap();
+    let own = scratch_dir().join(format!(".{name}.{:?}", std::thread::current().id()).replace(['(', ')'], ""));
+    std::fs::write(&own, bytes).unwrap();
+    std::fs::rename(&own, &p).unwrap();
     p
 }
 

@@ -168,14 +168,20 @@ fn with_negative_numbers(cmd: clap::Command) -> clap::Command {
 
 /// On SIGINT, SIGTERM or SIGHUP, removes the temporaries of the outputs being written
 /// (their targets stay as they were) and ends with status 128 + the signal, as the
-/// default action would, without the `.NAME.XXXXXX.tmp` files that leaves behind.
+/// default action would (no exit handlers, no flush), without the `.NAME.XXXXXX.tmp`
+/// files that leaves behind.
 fn clean_up_on_signals() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
         std::thread::spawn(move || {
             if let Some(signal) = signals.forever().next() {
                 clsw::outfile::remove_pending_temporaries();
-                std::process::exit(128 + signal);
+                // `_exit`, as the signal's default action ends a process: `exit` would
+                // run the OpenCL driver's exit handlers under threads still in it (PoCL
+                // aborts or spins when a build is under way).
+                // SAFETY: `_exit` takes a status and does not return; it touches no
+                // memory of this process.
+                unsafe { libc::_exit(128 + signal) };
             }
         });
     }
