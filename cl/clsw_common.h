@@ -69,11 +69,20 @@ inline int clsw_longest_first(const int first_group)
     return first_group + (int)(get_num_groups(0) - 1 - get_group_id(0));
 }
 
-/* Two signed 16-bit lanes in one 32-bit word (scan_team carries two
- * subjects this way, scan_team_pairs two queries). On NVIDIA the lane-wise operations are
- * Hopper's DPX instructions reached by inline PTX (ptxas fuses add+max into one
- * VIADDMNMX); elsewhere portable C computes the same values. */
+/* Two signed 16-bit lanes (scan_team carries two subjects this way, scan_team_pairs two
+ * queries): `lanes_t` in registers, a 32-bit word ("packed") in memory: profiles,
+ * boundary rows, local memory. On NVIDIA the registers are the packed word and the
+ * lane-wise operations Hopper's DPX instructions reached by inline PTX (ptxas fuses
+ * add+max into one VIADDMNMX). Elsewhere each lane is a 32-bit int (a struct of two): plain
+ * int adds and maxes, two a pair of cells, where packed arithmetic emulated with
+ * shifts and masks costs about three times as much. The values are the same wherever
+ * 16 bits hold them; a lane past 16 bits has a best above the kernel's saturation
+ * limit, so its pair is recomputed at 32 bits either way. `packed()` saturates, so a
+ * best that passes through memory keeps its order and stays past the limit. */
 #if CLSW_NV
+typedef uint lanes_t;
+inline lanes_t lanes(uint p) { return p; }
+inline uint packed(lanes_t l) { return l; }
 inline uint vadd2(uint a, uint b) { uint d; asm("add.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
 inline uint vmax2(uint a, uint b) { uint d; asm("max.s16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
 inline uint vmax2_relu(uint a, uint b) { uint d; asm("max.s16x2.relu %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b)); return d; }
@@ -86,22 +95,34 @@ inline uint vaddmax2(uint a, uint b, uint c) {
 /* (low half of a) | (low half of b) << 16, and the same for the high halves */
 inline uint pick_lo(uint a, uint b) { uint d; asm("prmt.b32 %0, %1, %2, 0x5410;" : "=r"(d) : "r"(a), "r"(b)); return d; }
 inline uint pick_hi(uint a, uint b) { uint d; asm("prmt.b32 %0, %1, %2, 0x7632;" : "=r"(d) : "r"(a), "r"(b)); return d; }
-#else
-inline uint pack2(int lo, int hi) { return ((uint)lo & 0xffffu) | ((uint)hi << 16); }
-inline int lane0(uint a) { return (int)(short)(a & 0xffffu); }
-inline int lane1(uint a) { return (int)(short)(a >> 16); }
-inline uint vadd2(uint a, uint b) { return pack2(lane0(a) + lane0(b), lane1(a) + lane1(b)); }
-inline uint vmax2(uint a, uint b) { return pack2(max(lane0(a), lane0(b)), max(lane1(a), lane1(b))); }
-inline uint vmax2_relu(uint a, uint b) { return pack2(max(max(lane0(a), lane0(b)), 0), max(max(lane1(a), lane1(b)), 0)); }
-inline uint vaddmax2(uint a, uint b, uint c) { return vmax2(vadd2(a, b), c); }
-inline uint pick_lo(uint a, uint b) { return (a & 0xffffu) | (b << 16); }
-inline uint pick_hi(uint a, uint b) { return (a >> 16) | (b & 0xffff0000u); }
-#endif
-
 /* The same 16-bit value in both lanes. */
 #define PACK2(v) (((uint)(v) & 0xffffu) | ((uint)(v) << 16))
 #define LO(x) ((int)(short)((x) & 0xffffu))
 #define HI(x) ((int)(short)((x) >> 16))
+#else
+typedef struct {
+    int lo, hi;
+} lanes_t;
+inline lanes_t lanes2(int lo, int hi)
+{
+    const lanes_t l = {lo, hi};
+    return l;
+}
+inline lanes_t lanes(uint p) { return lanes2((int)(short)(p & 0xffffu), (int)p >> 16); }
+inline uint packed(lanes_t l)
+{
+    return ((uint)clamp(l.lo, -32768, 32767) & 0xffffu) | ((uint)clamp(l.hi, -32768, 32767) << 16);
+}
+inline lanes_t vadd2(lanes_t a, lanes_t b) { return lanes2(a.lo + b.lo, a.hi + b.hi); }
+inline lanes_t vmax2(lanes_t a, lanes_t b) { return lanes2(max(a.lo, b.lo), max(a.hi, b.hi)); }
+inline lanes_t vmax2_relu(lanes_t a, lanes_t b) { return lanes2(max(max(a.lo, b.lo), 0), max(max(a.hi, b.hi), 0)); }
+inline lanes_t vaddmax2(lanes_t a, lanes_t b, lanes_t c) { return lanes2(max(a.lo + b.lo, c.lo), max(a.hi + b.hi, c.hi)); }
+inline lanes_t pick_lo(uint a, uint b) { return lanes2((int)(short)(a & 0xffffu), (int)(short)(b & 0xffffu)); }
+inline lanes_t pick_hi(uint a, uint b) { return lanes2((int)a >> 16, (int)b >> 16); }
+#define PACK2(v) lanes2((v), (v))
+#define LO(l) ((l).lo)
+#define HI(l) ((l).hi)
+#endif
 
 /* (letter code of lane 0, of lane 1) at column j of a residue word holding columns
  * 2k and 2k + 1 of two subjects (the packed kernels' layout, src/scan/layout.rs). */
@@ -116,7 +137,7 @@ typedef struct {
  * query row i0) into the lane's best, under the reference's rule: higher, or equal at a
  * smaller column; within a column the first row. Improvements are rare, so the search
  * for the row runs seldom. */
-inline void track_end(end_t *best, int c, int lane, const uint *h, int rows, int i0, int j)
+inline void track_end(end_t *best, int c, int lane, const lanes_t *h, int rows, int i0, int j)
 {
     if (c > best->score || (c == best->score && c > 0 && j < best->j)) {
         int row = 0;

@@ -16,11 +16,16 @@
  *   E' = max(E - extend, t)             VIADDMNMX   (E of the next column)
  *   F' = max(F - extend, t)             VIADDMNMX   (F of the next row)
  *
+ * The portable build holds each lane in a 32-bit int (clsw_common.h, lanes_t): the same
+ * operations once a lane, and a sign extension a lane for the score; about 0.57x the
+ * DPX kernel's speed on an H100 (BENCHMARKS.md), where packed lanes emulated with
+ * shifts and masks ran at 0.28x.
+ *
  * Layout. Work-item t of a team holds rows t*ROWS .. t*ROWS + ROWS - 1 of the current
  * pass (a pass is SPAN = TEAM * ROWS query rows). At step k it computes column j = k - t:
  * the work-item above handed it, one step earlier, the H of its last row and the F
- * entering this work-item's first row at column j (a warp shuffle on NVIDIA, local
- * memory elsewhere). The team's first work-item takes them from the boundary row the
+ * entering this work-item's first row at column j (warp shuffles on NVIDIA, local
+ * memory and one barrier a step elsewhere: from_above). The team's first work-item takes them from the boundary row the
  * previous pass left in global memory (or H = 0, F = -oe in the first pass); the last
  * work-item writes its last row there for the next pass. So a query of up to SPAN rows
  * crosses global memory never, and a longer one once per SPAN rows, where scan_inter
@@ -112,23 +117,30 @@ inline int team_left_edge(int R, int pad, int open, int extend) { return R - pad
 #define ROW_WORDS (((ROWS / 2) + 1) & ~1)
 #define STRIDE (TEAM * ROW_WORDS + 2)
 
-/* The value `v` of the work-item above (the one with the next lower team position);
- * the team's first work-item gets its own back. */
+/* The packed (H, F) `v` of the work-item above (the one with the next lower team
+ * position) at step k; the team's first work-item gets its own back. NVIDIA: two warp
+ * shuffles. Elsewhere through local memory, one barrier a step: the words of even and
+ * odd steps alternate between two halves of `scratch` (4 words a work-item), so a
+ * step's writes never meet the reads of the step before, which the barrier between
+ * them has already ordered. */
 #if CLSW_NV && TEAM > 1
-inline uint from_above(uint v, __local uint *scratch)
+inline uint from_above1(uint v)
 {
     uint r;
     asm volatile("shfl.sync.up.b32 %0, %1, 1, %2, 0xffffffff;" : "=r"(r) : "r"(v), "r"((32 - TEAM) << 8));
     return r;
 }
+inline uint2 from_above(uint2 v, int k, __local uint *scratch) { return (uint2)(from_above1(v.x), from_above1(v.y)); }
 #elif TEAM > 1
-inline uint from_above(uint v, __local uint *scratch)
+inline uint2 from_above(uint2 v, int k, __local uint *scratch)
 {
-    const int lid = get_local_id(0);
+    const int lid = get_local_id(0), size = get_local_size(0);
+    /* Words, not pairs: the scratch argument is only 4-byte aligned. */
+    __local uint *h = scratch + (k & 1) * 2 * size, *f = h + size;
+    h[lid] = v.x;
+    f[lid] = v.y;
     barrier(CLK_LOCAL_MEM_FENCE);
-    scratch[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return lid % TEAM ? scratch[lid - 1] : v;
+    return lid % TEAM ? (uint2)(h[lid - 1], f[lid - 1]) : v;
 }
 #endif
 
@@ -161,27 +173,27 @@ inline uint team_word(__global const uint *res, int x, int words, int G, uint pa
 /* The first work-item's boundary cell of column k (at element kG = k * G): the previous
  * pass's last row (when `reads`), else the top row (H = 0, F = -oe; in the global mode
  * the top edge, with F = H - oe, the same as minus infinity there). */
-inline uint2 team_boundary(__global const uint2 *bnd, bool reads, int k, int kG, int n, uint minus_oe)
+inline uint2 team_boundary(__global const uint2 *bnd, bool reads, int k, int kG, int n, lanes_t minus_oe)
 {
 #if MODE == MODE_GLOBAL
     /* The top edge, shifted: -open (minus_oe here), with F = -2 open. */
-    return reads && k < n ? bnd[kG] : (uint2)(minus_oe, vadd2(minus_oe, minus_oe));
+    return reads && k < n ? bnd[kG] : (uint2)(packed(minus_oe), packed(vadd2(minus_oe, minus_oe)));
 #else
-    return reads && k < n ? bnd[kG] : (uint2)(0, minus_oe);
+    return reads && k < n ? bnd[kG] : (uint2)(0, packed(minus_oe));
 #endif
 }
 
 #if !ENDS && MODE == MODE_LOCAL
 /* The team's best, on its first work-item: every work-item folded its own rows. */
-inline uint team_best(uint best, int lid, int t, __local uint *scratch)
+inline lanes_t team_best(lanes_t best, int lid, int t, __local uint *scratch)
 {
 #if TEAM > 1
     barrier(CLK_LOCAL_MEM_FENCE);
-    scratch[lid] = best;
+    scratch[lid] = packed(best);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (t == 0)
         for (int w = lid + 1; w < lid + TEAM; w++)
-            best = vmax2(best, scratch[w]);
+            best = vmax2(best, lanes(scratch[w]));
 #endif
     return best;
 }
@@ -199,12 +211,12 @@ inline void write_score(__global int *out_score, __global int *out_query_end, __
 
 /* What a work-item carries from column to column besides H and E. */
 typedef struct {
-    uint h_out, f_out;        /* last row's H and the F below it, at the last column */
-    uint diag_top;            /* H of the row above this work-item, at the last column */
+    lanes_t h_out, f_out;     /* last row's H and the F below it, at the last column */
+    lanes_t diag_top;         /* H of the row above this work-item, at the last column */
 #if LOCAL_ENDS
     end_t best0, best1;
 #else
-    uint best;                /* every cell's max: the local score, or the saturation check */
+    lanes_t best;             /* every cell's max: the local score, or the saturation check */
 #endif
 #if MODE
     end_t last0, last1;       /* the query's last row, each lane: H at the mode's end column */
@@ -231,7 +243,7 @@ inline void last_start(team_t *st, bool holds, int edge_m, int m)
 /* Folds the query's last row `h` at column j into each lane's `last`: the lane's last
  * column (global), or a higher H at one of the lane's columns (glocal: the first
  * column wins ties). */
-inline void track_last(team_t *st, uint h, int j)
+inline void track_last(team_t *st, lanes_t h, int j)
 {
 #if MODE == MODE_GLOBAL
     if (j == st->n0 - 1) {
@@ -255,14 +267,13 @@ inline void track_last(team_t *st, uint h, int j)
 }
 #endif
 
-/* What enters this work-item's first row at this step: the H and F the work-item
- * above handed down, or for the team's first the boundary cell `b`. */
-inline uint2 column_top(const team_t *st, uint2 b, int t, __local uint *scratch)
+/* What enters this work-item's first row at step k (packed H and F): what the
+ * work-item above handed down, or for the team's first the boundary cell `b`. */
+inline uint2 column_top(const team_t *st, uint2 b, int k, int t, __local uint *scratch)
 {
 #if TEAM > 1
-    const uint h = from_above(st->h_out, scratch);
-    const uint f = from_above(st->f_out, scratch);
-    return t == 0 ? b : (uint2)(h, f);
+    const uint2 above = from_above((uint2)(packed(st->h_out), packed(st->f_out)), k, scratch);
+    return t == 0 ? b : above;
 #else
     return b;
 #endif
@@ -271,7 +282,7 @@ inline uint2 column_top(const team_t *st, uint2 b, int t, __local uint *scratch)
 /* A pass starts left of column 0: H = 0 and E = F = -oe in every row; in the other
  * modes H is each row's left edge (the first is profile row r0, below `pad` padding
  * rows) and E = F = H - oe (as minus infinity: at most H - open). */
-inline void pass_start(team_t *st, uint *h, uint *e, uint minus_oe, int r0, int pad, int open, int extend)
+inline void pass_start(team_t *st, lanes_t *h, lanes_t *e, lanes_t minus_oe, int r0, int pad, int open, int extend)
 {
 #if MODE
 #pragma unroll
@@ -285,33 +296,33 @@ inline void pass_start(team_t *st, uint *h, uint *e, uint minus_oe, int r0, int 
 #else
 #pragma unroll
     for (int r = 0; r < ROWS; r++) {
-        h[r] = 0;
+        h[r] = PACK2(0);
         e[r] = minus_oe;
     }
-    st->h_out = 0;
+    st->h_out = PACK2(0);
     st->f_out = minus_oe;
-    st->diag_top = 0;
+    st->diag_top = PACK2(0);
 #endif
 }
 
 /* Step k: column j = k - t of this work-item's rows (the first is query row i0), from
  * H of column j - 1 in `h_in` to column j in `h_new`; `la` and `lb` are the column's
  * letters in the two lanes, `b` the first work-item's boundary cell of column k. */
-inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint2 b, bool writes, int k, int t,
+inline void team_column(team_t *st, const lanes_t *h_in, lanes_t *h_new, lanes_t *e, uint2 b, bool writes, int k, int t,
                         int n, int jG, int i0, uint la, uint lb, __global uint2 *bnd, __local const uint *my_profile,
-                        uint minus_oe, uint minus_ext, __local uint *scratch)
+                        lanes_t minus_oe, lanes_t minus_ext, __local uint *scratch)
 {
     const int j = k - t;
-    const uint2 top = column_top(st, b, t, scratch);
-    const uint h_top = top.x, f_top = top.y;
+    const uint2 top = column_top(st, b, k, t, scratch);
+    const lanes_t h_top = lanes(top.x), f_top = lanes(top.y);
     __local const uint *pa = (__local const uint *)((__local const uchar *)my_profile + la * (STRIDE * 4));
     __local const uint *pb = (__local const uint *)((__local const uchar *)my_profile + lb * (STRIDE * 4));
-    uint diag = st->diag_top, f = f_top;
+    lanes_t diag = st->diag_top, f = f_top;
     uint wa_next = 0, wb_next = 0;
 #if LOCAL_ENDS
-    uint colmax = 0;
+    lanes_t colmax = PACK2(0);
 #else
-    uint best = st->best;
+    lanes_t best = st->best;
 #endif
 #pragma unroll
     for (int r2 = 0; r2 < ROWS / 2; r2++) {
@@ -333,10 +344,10 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
 #pragma unroll
         for (int upper = 0; upper < 2; upper++) {
             const int r = 2 * r2 + upper;
-            const uint sc = upper ? pick_hi(wa, wb) : pick_lo(wa, wb);
-            const uint hn = HMAX(vaddmax2(r ? h_in[r - 1] : diag, sc, e[r]), f);
+            const lanes_t sc = upper ? pick_hi(wa, wb) : pick_lo(wa, wb);
+            const lanes_t hn = HMAX(vaddmax2(r ? h_in[r - 1] : diag, sc, e[r]), f);
             h_new[r] = hn;
-            const uint hoe = vadd2(hn, minus_oe);
+            const lanes_t hoe = vadd2(hn, minus_oe);
             e[r] = vaddmax2(e[r], minus_ext, hoe);
             f = vaddmax2(f, minus_ext, hoe);
 #if LOCAL_ENDS
@@ -350,7 +361,7 @@ inline void team_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint
     st->h_out = h_new[ROWS - 1];
     st->f_out = f;
     if (writes && (uint)j < (uint)n)
-        bnd[jG] = (uint2)(st->h_out, f);
+        bnd[jG] = (uint2)(packed(st->h_out), packed(f));
 #if LOCAL_ENDS
     if ((uint)j < (uint)n) {
         track_end(&st->best0, LO(colmax), 0, h_new, ROWS, i0, j);
@@ -376,7 +387,7 @@ typedef struct {
 
 /* A pass's walk before its first step. */
 inline walk_t walk_start(__global const uint *res, __global const uint2 *bnd, bool reads, int t, int n, int words,
-                         int G, uint pad_word, uint minus_oe)
+                         int G, uint pad_word, lanes_t minus_oe)
 {
     walk_t w;
     w.k = 0;
@@ -397,9 +408,9 @@ inline walk_t walk_start(__global const uint *res, __global const uint2 *bnd, bo
  * upper half of word a and the lower of word a + 1 (one funnel shift). H of the
  * previous column and of this one are in two arrays that swap roles every step, so
  * that no register is copied to keep H(i-1, j-1) for the diagonal. */
-inline void team_walk(team_t *st, walk_t *w, uint *ha, uint *hb, uint *e, int until, bool reads, bool writes, int t,
+inline void team_walk(team_t *st, walk_t *w, lanes_t *ha, lanes_t *hb, lanes_t *e, int until, bool reads, bool writes, int t,
                       int n, int words, int G, uint pad_word, int i0, __global const uint *res, __global uint2 *bnd,
-                      __local const uint *my_profile, uint minus_oe, uint minus_ext, __local uint *scratch)
+                      __local const uint *my_profile, lanes_t minus_oe, lanes_t minus_ext, __local uint *scratch)
 {
     const uint shift = (t & 1) * 16;
     for (; w->k < until; w->k += 2, w->a++, w->kG += 2 * G, w->jG += 2 * G) {
@@ -504,11 +515,11 @@ __kernel void scan_team(
     __global const uint *res = residues + group_word[g] + (size_t)(skip / 2) * G + slot_of_pair;
     __global uint2 *bnd = boundary + (group_cell[g] - cell_origin) + slot_of_pair;
 #if MODE == MODE_GLOBAL
-    const uint minus_oe = PACK2(-gap_open);
-    const uint minus_ext = 0;
+    const lanes_t minus_oe = PACK2(-gap_open);
+    const lanes_t minus_ext = PACK2(0);
 #else
-    const uint minus_oe = PACK2(-(gap_open + gap_extend));
-    const uint minus_ext = PACK2(-gap_extend);
+    const lanes_t minus_oe = PACK2(-(gap_open + gap_extend));
+    const lanes_t minus_ext = PACK2(-gap_extend);
 #endif
     /* The padding letter: the last, or in the other modes the one before the fill letter. */
     const uint pad_word = (uint)(letters - 1 - (MODE != MODE_LOCAL)) * 0x01010101u;
@@ -525,8 +536,8 @@ __kernel void scan_team(
     st.best1 = (end_t){0, -1, -1};
     end_t pair0 = st.best0, pair1 = st.best1;
 #else
-    st.best = 0;
-    uint pair = 0;
+    st.best = PACK2(0);
+    lanes_t pair = PACK2(0);
 #endif
 #if MODE
     /* The query's length follows the slots' rows; its padding rows are above it. */
@@ -540,7 +551,7 @@ __kernel void scan_team(
 #else
     const int pad = 0;
 #endif
-    uint ha[ROWS], hb[ROWS], e[ROWS];
+    lanes_t ha[ROWS], hb[ROWS], e[ROWS];
     pass_start(&st, ha, e, minus_oe, t * ROWS, pad, gap_open, gap_extend);
     if (!long_group) {
         __local const uint *my_profile = span_profile + t * ROW_WORDS;
@@ -603,7 +614,7 @@ __kernel void scan_team(
                 st.best0 = (end_t){0, -1, -1};
                 st.best1 = (end_t){0, -1, -1};
 #else
-                st.best = 0;
+                st.best = PACK2(0);
 #endif
 #if MODE
                 last_start(&st, t == TEAM - 1 && p + SPAN >= rows, edge_m, m);
@@ -693,12 +704,12 @@ __kernel void scan_team(
         write_result(out_score, out_query_end, out_subject_end, 2 * team + 1, pair1, sat_limit);
 #else
     barrier(CLK_LOCAL_MEM_FENCE);
-    scratch[lid] = pair;
+    scratch[lid] = packed(pair);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid != first)
         return;
     for (int w = lid + 1; w < lid + folded; w++)
-        pair = vmax2(pair, scratch[w]);
+        pair = vmax2(pair, lanes(scratch[w]));
     if (n0 > 0)
         write_score(out_score, out_query_end, out_subject_end, 2 * team, LO(pair), sat_limit);
     if (n1 > 0)
@@ -728,14 +739,14 @@ __kernel void scan_team(
 #define PAIR_STRIDE (TEAM * PAIR_ROWS + 4)
 
 /* Column j = k - t of this work-item's rows, letter x; otherwise as team_column. */
-inline void pairs_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uint2 b, bool writes, int j, int t,
-                         int n, int jG, uint x, __global uint2 *bnd, __local const uint *my_profile, uint minus_oe,
-                         uint minus_ext, __local uint *scratch)
+inline void pairs_column(team_t *st, const lanes_t *h_in, lanes_t *h_new, lanes_t *e, uint2 b, bool writes, int j,
+                         int t, int n, int jG, uint x, __global uint2 *bnd, __local const uint *my_profile,
+                         lanes_t minus_oe, lanes_t minus_ext, __local uint *scratch)
 {
-    const uint2 top = column_top(st, b, t, scratch);
-    const uint h_top = top.x, f_top = top.y;
+    const uint2 top = column_top(st, b, j + t, t, scratch);
+    const lanes_t h_top = lanes(top.x), f_top = lanes(top.y);
     __local const uint4 *p = (__local const uint4 *)(my_profile + x * PAIR_STRIDE);
-    uint diag = st->diag_top, f = f_top, best = st->best;
+    lanes_t diag = st->diag_top, f = f_top, best = st->best;
 #pragma unroll
     for (int c = 0; c < PAIR_ROWS / 4; c++) {
         const uint4 w4 = p[c];
@@ -744,9 +755,9 @@ inline void pairs_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uin
         for (int u = 0; u < 4; u++) {
             const int r = 4 * c + u;
             if (r < ROWS) {
-                const uint hn = vmax2_relu(vaddmax2(r ? h_in[r - 1] : diag, w[u], e[r]), f);
+                const lanes_t hn = vmax2_relu(vaddmax2(r ? h_in[r - 1] : diag, lanes(w[u]), e[r]), f);
                 h_new[r] = hn;
-                const uint hoe = vadd2(hn, minus_oe);
+                const lanes_t hoe = vadd2(hn, minus_oe);
                 e[r] = vaddmax2(e[r], minus_ext, hoe);
                 f = vaddmax2(f, minus_ext, hoe);
                 best = vmax2(best, hn);
@@ -758,7 +769,7 @@ inline void pairs_column(team_t *st, const uint *h_in, uint *h_new, uint *e, uin
     st->f_out = f;
     st->best = best;
     if (writes && (uint)j < (uint)n)
-        bnd[jG] = (uint2)(st->h_out, f);
+        bnd[jG] = (uint2)(packed(st->h_out), packed(f));
 }
 
 __kernel void scan_team_pairs(
@@ -793,8 +804,8 @@ __kernel void scan_team_pairs(
     const int n = (int)((group_cell[g + 1] - group_cell[g]) / (ulong)G);
     __global const uint *res = residues + group_word[g] + s;
     __global uint2 *bnd = boundary + (group_cell[g] - cell_origin) + s;
-    const uint minus_oe = PACK2(-(gap_open + gap_extend));
-    const uint minus_ext = PACK2(-gap_extend);
+    const lanes_t minus_oe = PACK2(-(gap_open + gap_extend));
+    const lanes_t minus_ext = PACK2(-gap_extend);
     const uint pad_word = (uint)(letters - 1) * 0x01010101u;
     const int words = (n + 3) / 4;
     /* The steps of a pass, TEAM - 1 more than the columns, in whole turns of four;
@@ -803,7 +814,7 @@ __kernel void scan_team_pairs(
     __local const uint *my_profile = span_profile + t * PAIR_ROWS;
 
     team_t st;
-    st.best = 0;
+    st.best = PACK2(0);
     for (int p = 0; p < m_pad; p += SPAN) {
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         for (int k = lid; k < letters * SPAN; k += get_local_size(0)) {
@@ -813,7 +824,7 @@ __kernel void scan_team_pairs(
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 
-        uint ha[ROWS], hb[ROWS], e[ROWS];
+        lanes_t ha[ROWS], hb[ROWS], e[ROWS];
         pass_start(&st, ha, e, minus_oe, 0, 0, 0, 0);
         const bool reads = p > 0 && t == 0;
         const bool writes = t == TEAM - 1 && p + SPAN < m_pad;
@@ -850,7 +861,7 @@ __kernel void scan_team_pairs(
             b3 = c3;
         }
     }
-    const uint best = team_best(st.best, lid, t, scratch);
+    const lanes_t best = team_best(st.best, lid, t, scratch);
     if (t == 0 && length > 0) {
         write_score(out_score, out_query_end, out_subject_end, 2 * team, LO(best), sat_limit);
         write_score(out_score, out_query_end, out_subject_end, 2 * team + 1, HI(best), sat_limit);

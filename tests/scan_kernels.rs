@@ -300,6 +300,8 @@ fn long_subjects_are_walked_by_several_teams_at_once_or_in_windows() {
         Tuning { windows: Windows { stride: 700, overlap: 1_000 }, ..base },
         Tuning { rows: 8, windows: no_windows, ..from(300, 4) },
         Tuning { long_cover: 0, ..base },
+        // Work-groups asked for fewer teams than a long group's stages get the stages.
+        Tuning { team_group: 8, rows: 8, windows: no_windows, ..base },
     ];
     let pad = sc.matrix.size() as u8;
     for dev in common::test_devices() {

@@ -54,9 +54,13 @@ const PAIRS_COST: f64 = 1.78;
 
 /// Slots (work-items, or teams for `scan_team`) of a tile's groups and work-items of an
 /// alignment work-group: `scan_team`'s teams of `Tuning::team` in work-groups of
-/// `team_group`, the others' `group` work-items.
-fn tile_shape(kernel: ScanKernel, tuning: &Tuning) -> (usize, usize) {
-    if is_team(kernel) { tuning.team_work_group(tuning.team) } else { (tuning.group, tuning.group) }
+/// `team_group` (within what `dev`'s work-groups hold), the others' `group` work-items.
+fn tile_shape(dev: &ClDevice, kernel: ScanKernel, tuning: &Tuning) -> Result<(usize, usize)> {
+    if is_team(kernel) {
+        tuning.team_work_group(tuning.team, dev.info.max_work_group_size)
+    } else {
+        Ok((tuning.group, tuning.group))
+    }
 }
 
 fn is_team(kernel: ScanKernel) -> bool {
@@ -221,7 +225,7 @@ impl<'d> DeviceTile<'d> {
         let lanes = kernel.lanes();
         let lengths: Vec<usize> = spec.subjects.iter().map(|s| s.len()).collect();
         let per_subject = spec.shuffles + 1;
-        let (slots, _) = tile_shape(kernel, &tuning);
+        let (slots, _) = tile_shape(dev, kernel, &tuning)?;
         let layout = TileLayout::new(&lengths, per_subject, slots, lanes)?;
         let mut residues = Vec::with_capacity(lengths.iter().sum());
         let mut offsets = Vec::with_capacity(lengths.len());
@@ -298,7 +302,7 @@ impl<'d> DeviceTile<'d> {
         let dev = self.dev;
         let outputs = &self.scratch.outputs[set];
         let defaults = Tuning::default();
-        let (_, group) = tile_shape(self.kernel, &defaults);
+        let (_, group) = tile_shape(dev, self.kernel, &defaults)?;
         // scan_team: rows per work-item for these queries, a pass within local memory
         // (as the scan's Scanner chooses them); the others' bands.
         let (tuning, span) = if is_team(self.kernel) {
@@ -336,7 +340,7 @@ impl<'d> DeviceTile<'d> {
             .transpose()?;
         if let Some(rows) = &slot_rows {
             let cells = *self.layout.group_cell.last().unwrap_or(&0);
-            args.local(group * 6 * 4)?
+            args.local(team::scratch_bytes(self.kernel, group))?
                 .arg(&rows.get())?
                 .arg(&1i32)?
                 .arg(&cells)?
@@ -347,7 +351,7 @@ impl<'d> DeviceTile<'d> {
                 .arg(&i32::MAX)?
                 .arg(&-1i32)?;
         } else if self.kernel == ScanKernel::TeamPairs {
-            args.local(group * 4)?;
+            args.local(team::scratch_bytes(self.kernel, group))?;
         }
         let event = {
             let queue = dev.queue();

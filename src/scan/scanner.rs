@@ -475,10 +475,10 @@ impl<'d> ScannerPlan<'d> {
                 by_team
                     .into_iter()
                     .map(|(team, members, long)| {
-                        let (teams, work_group) = tuning.team_work_group(team);
-                        (kind.kernel_name(), teams, work_group, members, long)
+                        let (teams, work_group) = tuning.team_work_group(team, info.max_work_group_size)?;
+                        Ok((kind.kernel_name(), teams, work_group, members, long))
                     })
-                    .collect()
+                    .collect::<Result<_>>()?
             }
         };
         split.retain(|(_, _, _, members, _)| !members.is_empty());
@@ -870,7 +870,7 @@ impl<'d> Scanner<'d> {
                     ),
                 )?;
                 if let Some(slot_rows) = slot_rows {
-                    args.local(work_group * 6 * 4)?
+                    args.local(team::scratch_bytes(self.kind, work_group))?
                         .arg(&slot_rows.get())?
                         .arg(&(queries.len() as i32))?
                         .arg(&part.laid.slot_cells)?

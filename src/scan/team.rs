@@ -65,11 +65,20 @@ impl Tuning {
         team
     }
 
-    /// `scan_team`: the teams of `team` work-items a work-group holds (`team_group`'s
-    /// worth, at least one) and its work-items.
-    pub fn team_work_group(&self, team: usize) -> (usize, usize) {
-        let teams = (self.team_group / team).max(1);
-        (teams, teams * team)
+    /// `scan_team`: the teams of `team` work-items a work-group holds and its
+    /// work-items: `team_group`'s worth, at least the [`stages`] that walk a long group
+    /// at once (fewer would leave some of its passes unwalked), at most what the
+    /// device's work-groups hold (`max_work_group`).
+    pub fn team_work_group(&self, team: usize, max_work_group: usize) -> Result<(usize, usize)> {
+        let team = team.max(1);
+        let teams = (self.team_group / team).max(stages(team)).min(max_work_group / team);
+        if teams < stages(team) {
+            return Err(Error::InvalidArgument(format!(
+                "the team kernel needs work-groups of {} work-items (teams of {team}); the device allows {max_work_group}",
+                stages(team) * team
+            )));
+        }
+        Ok((teams, teams * team))
     }
 
     /// `scan_team`: rows per work-item for queries of `lengths` rows scanned together
@@ -100,12 +109,19 @@ pub fn stages(team: usize) -> usize {
     if team < 32 { 32 / team.max(1) } else { 1 }
 }
 
+/// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the kernel's local
+/// scratch for `work_group` work-items: 6 words a work-item for scan_team (a team's end
+/// cells), 4 for scan_team_pairs (the portable hand-off's (H, F) of two steps).
+pub(crate) fn scratch_bytes(kind: ScanKernel, work_group: usize) -> usize {
+    work_group * if kind == ScanKernel::TeamPairs { 4 } else { 6 } * 4
+}
+
 /// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the most query rows a
 /// pass may hold on `dev` in work-groups of `work_group` work-items, teams of `team`
 /// and profiles of `letters` letters, `profiles` of them (a launch with long groups
 /// holds one per stage): its profile (see `SubjectBuffers::args`: letters x (span + 2
 /// team + 4) shorts, or as many words with 3 team in place of 2 team, two queries'
-/// scores per row) and the scratch words (6 or 1 per work-item) must fit local memory.
+/// scores per row) and the scratch ([`scratch_bytes`]) must fit local memory.
 pub(crate) fn max_span(
     dev: &ClDevice,
     kind: ScanKernel,
@@ -114,12 +130,12 @@ pub(crate) fn max_span(
     team: usize,
     profiles: usize,
 ) -> usize {
-    let local = dev.info.local_mem_bytes as usize;
+    let free = (dev.info.local_mem_bytes as usize).saturating_sub(scratch_bytes(kind, work_group) + 1024);
     let letters = letters * profiles.max(1);
     if kind == ScanKernel::TeamPairs {
-        (local.saturating_sub(work_group * 4 + 1024) / (letters * 4)).saturating_sub(3 * team + 4)
+        (free / (letters * 4)).saturating_sub(3 * team + 4)
     } else {
-        (local.saturating_sub(work_group * 24 + 1024) / (letters * 2)).saturating_sub(2 * team + 4)
+        (free / (letters * 2)).saturating_sub(2 * team + 4)
     }
 }
 
@@ -146,6 +162,19 @@ mod tests {
             assert!(bad.check_team().is_err(), "{bad:?}");
         }
         assert!(t.check_team().is_ok());
+    }
+
+    #[test]
+    fn work_groups_hold_a_long_groups_stages_within_the_devices_limit() {
+        let t = Tuning::default();
+        assert_eq!(t.team_work_group(8, 1024).unwrap(), (16, 128));
+        // Fewer teams asked for than a long group's four stages: the stages.
+        assert_eq!(Tuning { team_group: 8, ..t }.team_work_group(8, 1024).unwrap(), (4, 32));
+        assert_eq!(Tuning { team_group: 8, ..t }.team_work_group(32, 1024).unwrap(), (1, 32));
+        // A device of 64 work-items a group; one of 16 cannot walk a long group.
+        assert_eq!(t.team_work_group(8, 64).unwrap(), (8, 64));
+        let err = t.team_work_group(8, 16).unwrap_err().to_string();
+        assert!(err.contains("work-groups of 32 work-items (teams of 8); the device allows 16"), "{err}");
     }
 
     #[test]
