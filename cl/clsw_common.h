@@ -70,15 +70,15 @@ inline int clsw_longest_first(const int first_group)
 }
 
 /* Two signed 16-bit lanes (scan_team carries two subjects this way, scan_team_pairs two
- * queries): `lanes_t` in registers, a 32-bit word ("packed") in memory: profiles,
- * boundary rows, local memory. On NVIDIA the registers are the packed word and the
- * lane-wise operations Hopper's DPX instructions reached by inline PTX (ptxas fuses
- * add+max into one VIADDMNMX). Elsewhere each lane is a 32-bit int (a struct of two): plain
- * int adds and maxes, two a pair of cells, where packed arithmetic emulated with
- * shifts and masks costs about three times as much. The values are the same wherever
- * 16 bits hold them; a lane past 16 bits has a best above the kernel's saturation
- * limit, so its pair is recomputed at 32 bits either way. `packed()` saturates, so a
- * best that passes through memory keeps its order and stays past the limit. */
+ * queries): `lanes_t` in registers, a 32-bit word ("packed") in profiles and boundary
+ * rows. On NVIDIA the registers are the packed word and the lane-wise operations
+ * Hopper's DPX instructions reached by inline PTX (ptxas fuses add+max into one
+ * VIADDMNMX). Elsewhere each lane is a 32-bit int (a struct of two): plain int adds and
+ * maxes, two a pair of cells, where packed arithmetic emulated with shifts and masks
+ * cost about three times as much. The values are the same wherever 16 bits hold them; a
+ * lane past 16 bits has a best above the kernel's saturation limit, so its pair is
+ * recomputed at 32 bits either way. `packed()` saturates, so a best that passes through
+ * memory keeps its order and stays past the limit. */
 #if CLSW_NV
 typedef uint lanes_t;
 inline lanes_t lanes(uint p) { return p; }

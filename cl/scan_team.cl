@@ -17,7 +17,7 @@
  *   F' = max(F - extend, t)             VIADDMNMX   (F of the next row)
  *
  * The portable build holds each lane in a 32-bit int (clsw_common.h, lanes_t): the same
- * operations once a lane, and a sign extension a lane for the score; about 0.57x the
+ * operations once a lane, and a sign extension a lane for the score; about 0.58x the
  * DPX kernel's speed on an H100 (BENCHMARKS.md), where packed lanes emulated with
  * shifts and masks ran at 0.28x.
  *
@@ -25,11 +25,12 @@
  * pass (a pass is SPAN = TEAM * ROWS query rows). At step k it computes column j = k - t:
  * the work-item above handed it, one step earlier, the H of its last row and the F
  * entering this work-item's first row at column j (warp shuffles on NVIDIA, local
- * memory and one barrier a step elsewhere: from_above). The team's first work-item takes them from the boundary row the
- * previous pass left in global memory (or H = 0, F = -oe in the first pass); the last
- * work-item writes its last row there for the next pass. So a query of up to SPAN rows
- * crosses global memory never, and a longer one once per SPAN rows, where scan_inter
- * (one work-item per subject) crosses it every BAND rows.
+ * memory and one barrier a step elsewhere: column_top). The team's first work-item
+ * takes them from the boundary row the previous pass left in global memory (or H = 0,
+ * F = -oe in the first pass); the last work-item writes its last row there for the
+ * next pass. So a query of up to SPAN rows crosses global memory never, and a longer
+ * one once per SPAN rows, where scan_inter (one work-item per subject) crosses it every
+ * BAND rows.
  *
  * Work-items compute TEAM - 1 columns before the subject starts and after it ends
  * (a pipeline's fill and drain); those columns take the padding letter, whose profile
@@ -117,30 +118,14 @@ inline int team_left_edge(int R, int pad, int open, int extend) { return R - pad
 #define ROW_WORDS (((ROWS / 2) + 1) & ~1)
 #define STRIDE (TEAM * ROW_WORDS + 2)
 
-/* The packed (H, F) `v` of the work-item above (the one with the next lower team
- * position) at step k; the team's first work-item gets its own back. NVIDIA: two warp
- * shuffles. Elsewhere through local memory, one barrier a step: the words of even and
- * odd steps alternate between two halves of `scratch` (4 words a work-item), so a
- * step's writes never meet the reads of the step before, which the barrier between
- * them has already ordered. */
+/* The packed word `v` of the work-item above (the one with the next lower team
+ * position): a warp shuffle; the team's first work-item gets its own back. */
 #if CLSW_NV && TEAM > 1
-inline uint from_above1(uint v)
+inline uint from_above(uint v)
 {
     uint r;
     asm volatile("shfl.sync.up.b32 %0, %1, 1, %2, 0xffffffff;" : "=r"(r) : "r"(v), "r"((32 - TEAM) << 8));
     return r;
-}
-inline uint2 from_above(uint2 v, int k, __local uint *scratch) { return (uint2)(from_above1(v.x), from_above1(v.y)); }
-#elif TEAM > 1
-inline uint2 from_above(uint2 v, int k, __local uint *scratch)
-{
-    const int lid = get_local_id(0), size = get_local_size(0);
-    /* Words, not pairs: the scratch argument is only 4-byte aligned. */
-    __local uint *h = scratch + (k & 1) * 2 * size, *f = h + size;
-    h[lid] = v.x;
-    f[lid] = v.y;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    return lid % TEAM ? (uint2)(h[lid - 1], f[lid - 1]) : v;
 }
 #endif
 
@@ -267,15 +252,39 @@ inline void track_last(team_t *st, lanes_t h, int j)
 }
 #endif
 
-/* What enters this work-item's first row at step k (packed H and F): what the
- * work-item above handed down, or for the team's first the boundary cell `b`. */
-inline uint2 column_top(const team_t *st, uint2 b, int k, int t, __local uint *scratch)
+/* What enters this work-item's first row at step k, H and F: what the work-item
+ * above handed down, or for the team's first the boundary cell `b` (packed). NVIDIA:
+ * warp shuffles of the packed words. Elsewhere local memory, each lane's int, with
+ * one barrier a step: even and odd steps alternate between two halves of `scratch`
+ * (8 words a work-item), so a step's writes never meet the reads of the step before,
+ * which the barrier between them has already ordered. */
+inline void column_top(const team_t *st, uint2 b, int k, int t, __local uint *scratch, lanes_t *h, lanes_t *f)
 {
-#if TEAM > 1
-    const uint2 above = from_above((uint2)(packed(st->h_out), packed(st->f_out)), k, scratch);
-    return t == 0 ? b : above;
+#if CLSW_NV && TEAM > 1
+    /* One select of the pair, the form measured at a10a39b: with a select a word the
+     * 24-row kernel ran 10% slower (another H100 of the kind; BENCHMARKS.md). */
+    const uint2 above = (uint2)(from_above(st->h_out), from_above(st->f_out));
+    const uint2 top = t == 0 ? b : above;
+    *h = lanes(top.x);
+    *f = lanes(top.y);
+#elif TEAM > 1
+    const int lid = get_local_id(0), size = get_local_size(0);
+    __local int *w = (__local int *)scratch + (k & 1) * 4 * size;
+    w[lid] = LO(st->h_out);
+    w[size + lid] = HI(st->h_out);
+    w[2 * size + lid] = LO(st->f_out);
+    w[3 * size + lid] = HI(st->f_out);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (t == 0) {
+        *h = lanes(b.x);
+        *f = lanes(b.y);
+    } else {
+        *h = lanes2(w[lid - 1], w[size + lid - 1]);
+        *f = lanes2(w[2 * size + lid - 1], w[3 * size + lid - 1]);
+    }
 #else
-    return b;
+    *h = lanes(b.x);
+    *f = lanes(b.y);
 #endif
 }
 
@@ -313,8 +322,8 @@ inline void team_column(team_t *st, const lanes_t *h_in, lanes_t *h_new, lanes_t
                         lanes_t minus_oe, lanes_t minus_ext, __local uint *scratch)
 {
     const int j = k - t;
-    const uint2 top = column_top(st, b, k, t, scratch);
-    const lanes_t h_top = lanes(top.x), f_top = lanes(top.y);
+    lanes_t h_top, f_top;
+    column_top(st, b, k, t, scratch, &h_top, &f_top);
     __local const uint *pa = (__local const uint *)((__local const uchar *)my_profile + la * (STRIDE * 4));
     __local const uint *pb = (__local const uint *)((__local const uchar *)my_profile + lb * (STRIDE * 4));
     lanes_t diag = st->diag_top, f = f_top;
@@ -476,7 +485,7 @@ __kernel void scan_team(
     __global int *out_score,           /* per team and lane; CLSW_SATURATED: recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end,
-    __local uint *scratch,             /* 6 words per work-item */
+    __local uint *scratch,             /* 8 words per work-item */
     __global const int *slot_rows,     /* per slot: its query's rows rounded up to whole passes */
     const int slots,
     const ulong slot_cells,            /* boundary elements per slot */
@@ -584,7 +593,7 @@ __kernel void scan_team(
          * v % round_len of its pass; a round is at least 2 STAGES blocks, so that a
          * team's next pass starts two blocks behind the last team's. The teams past
          * STAGES have no pass; on NVIDIA they skip the walk (whole warps), elsewhere
-         * every work-item takes every step, as the barriers of from_above need. */
+         * every work-item takes every step, as the barriers of column_top need. */
         const int passes = rows / SPAN;
         const int blocks = (steps + BLOCK - 1) / BLOCK;
         const int round_len = max(blocks, 2 * STAGES);
@@ -743,8 +752,8 @@ inline void pairs_column(team_t *st, const lanes_t *h_in, lanes_t *h_new, lanes_
                          int t, int n, int jG, uint x, __global uint2 *bnd, __local const uint *my_profile,
                          lanes_t minus_oe, lanes_t minus_ext, __local uint *scratch)
 {
-    const uint2 top = column_top(st, b, j + t, t, scratch);
-    const lanes_t h_top = lanes(top.x), f_top = lanes(top.y);
+    lanes_t h_top, f_top;
+    column_top(st, b, j + t, t, scratch, &h_top, &f_top);
     __local const uint4 *p = (__local const uint4 *)(my_profile + x * PAIR_STRIDE);
     lanes_t diag = st->diag_top, f = f_top, best = st->best;
 #pragma unroll
@@ -790,7 +799,7 @@ __kernel void scan_team_pairs(
     __global int *out_score,           /* per team: a's at 2 team, b's at 2 team + 1; CLSW_SATURATED: saturated */
     __global int *out_query_end,
     __global int *out_subject_end,
-    __local uint *scratch)             /* a word per work-item */
+    __local uint *scratch)             /* 8 words per work-item */
 {
     __local uint *span_profile = (__local uint *)span_quads;
     const int lid = get_local_id(0);

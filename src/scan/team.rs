@@ -109,11 +109,11 @@ pub fn stages(team: usize) -> usize {
     if team < 32 { 32 / team.max(1) } else { 1 }
 }
 
-/// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the kernel's local
-/// scratch for `work_group` work-items: 6 words a work-item for scan_team (a team's end
-/// cells), 4 for scan_team_pairs (the portable hand-off's (H, F) of two steps).
-pub(crate) fn scratch_bytes(kind: ScanKernel, work_group: usize) -> usize {
-    work_group * if kind == ScanKernel::TeamPairs { 4 } else { 6 } * 4
+/// `scan_team` and `scan_team_pairs`: the kernels' local scratch for `work_group`
+/// work-items, 8 words a work-item: the portable hand-off's H and F of two steps, two
+/// lanes each (and scan_team's end cells, 6 words).
+pub(crate) fn scratch_bytes(work_group: usize) -> usize {
+    work_group * 8 * 4
 }
 
 /// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the most query rows a
@@ -130,7 +130,7 @@ pub(crate) fn max_span(
     team: usize,
     profiles: usize,
 ) -> usize {
-    let free = (dev.info.local_mem_bytes as usize).saturating_sub(scratch_bytes(kind, work_group) + 1024);
+    let free = (dev.info.local_mem_bytes as usize).saturating_sub(scratch_bytes(work_group) + 1024);
     let letters = letters * profiles.max(1);
     if kind == ScanKernel::TeamPairs {
         (free / (letters * 4)).saturating_sub(3 * team + 4)
