@@ -485,7 +485,7 @@ __kernel void scan_team(
     __global int *out_score,           /* per team and lane; CLSW_SATURATED: recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end,
-    __local uint *scratch,             /* 8 words per work-item */
+    __local uint *scratch,             /* 8 words per work-item (6 with CLSW_NV) */
     __global const int *slot_rows,     /* per slot: its query's rows rounded up to whole passes */
     const int slots,
     const ulong slot_cells,            /* boundary elements per slot */
@@ -799,7 +799,7 @@ __kernel void scan_team_pairs(
     __global int *out_score,           /* per team: a's at 2 team, b's at 2 team + 1; CLSW_SATURATED: saturated */
     __global int *out_query_end,
     __global int *out_subject_end,
-    __local uint *scratch)             /* 8 words per work-item */
+    __local uint *scratch)             /* 8 words per work-item (1 with CLSW_NV) */
 {
     __local uint *span_profile = (__local uint *)span_quads;
     const int lid = get_local_id(0);

@@ -105,6 +105,11 @@ impl ClDevice {
         self.portable
     }
 
+    /// True when this device's programs build the vendor's code (`CLSW_NV=1`).
+    pub fn vendor_code(&self) -> bool {
+        vendor_code(&self.info, self.portable)
+    }
+
     /// The device's line in listings: its [`DeviceInfo::label`], and `portable kernels`
     /// when it builds them by request.
     pub fn label(&self) -> String {
@@ -305,12 +310,18 @@ impl ClDevice {
     }
 }
 
+/// Whether programs of `info` build the vendor's code: inline PTX on NVIDIA, unless
+/// `portable`.
+fn vendor_code(info: &DeviceInfo, portable: bool) -> bool {
+    info.is_nvidia() && !portable
+}
+
 /// The options a program of `info` is built with: the OpenCL C version, the vendor's
 /// define (none when `portable`), `defines`, `added` (a device's
 /// [`with_build_options`](ClDevice::with_build_options)) and `CLSW_CL_OPTIONS`.
 fn build_options(info: &DeviceInfo, portable: bool, defines: &[(&str, String)], added: &str) -> String {
     let mut options = String::from("-cl-std=CL1.2");
-    if info.is_nvidia() && !portable {
+    if vendor_code(info, portable) {
         options.push_str(" -D CLSW_NV=1");
     }
     for (name, value) in defines {

@@ -340,7 +340,7 @@ impl<'d> DeviceTile<'d> {
             .transpose()?;
         if let Some(rows) = &slot_rows {
             let cells = *self.layout.group_cell.last().unwrap_or(&0);
-            args.local(team::scratch_bytes(group))?
+            args.local(team::scratch_bytes(dev, self.kernel, group))?
                 .arg(&rows.get())?
                 .arg(&1i32)?
                 .arg(&cells)?
@@ -351,7 +351,7 @@ impl<'d> DeviceTile<'d> {
                 .arg(&i32::MAX)?
                 .arg(&-1i32)?;
         } else if self.kernel == ScanKernel::TeamPairs {
-            args.local(team::scratch_bytes(group))?;
+            args.local(team::scratch_bytes(dev, self.kernel, group))?;
         }
         let event = {
             let queue = dev.queue();

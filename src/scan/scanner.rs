@@ -870,7 +870,7 @@ impl<'d> Scanner<'d> {
                     ),
                 )?;
                 if let Some(slot_rows) = slot_rows {
-                    args.local(team::scratch_bytes(work_group))?
+                    args.local(team::scratch_bytes(self.dev, self.kind, work_group))?
                         .arg(&slot_rows.get())?
                         .arg(&(queries.len() as i32))?
                         .arg(&part.laid.slot_cells)?

@@ -109,11 +109,17 @@ pub fn stages(team: usize) -> usize {
     if team < 32 { 32 / team.max(1) } else { 1 }
 }
 
-/// `scan_team` and `scan_team_pairs`: the kernels' local scratch for `work_group`
-/// work-items, 8 words a work-item: the portable hand-off's H and F of two steps, two
-/// lanes each (and scan_team's end cells, 6 words).
-pub(crate) fn scratch_bytes(work_group: usize) -> usize {
-    work_group * 8 * 4
+/// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the kernel's local
+/// scratch on `dev` for `work_group` work-items: with the vendor's code 6 words a
+/// work-item for scan_team (a team's end cells) and 1 for scan_team_pairs (its best);
+/// portable, 8 for both (the hand-off's H and F of two steps, two lanes each).
+pub(crate) fn scratch_bytes(dev: &ClDevice, kind: ScanKernel, work_group: usize) -> usize {
+    let words = match (dev.vendor_code(), kind) {
+        (false, _) => 8,
+        (true, ScanKernel::TeamPairs) => 1,
+        (true, _) => 6,
+    };
+    work_group * words * 4
 }
 
 /// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the most query rows a
@@ -130,7 +136,7 @@ pub(crate) fn max_span(
     team: usize,
     profiles: usize,
 ) -> usize {
-    let free = (dev.info.local_mem_bytes as usize).saturating_sub(scratch_bytes(work_group) + 1024);
+    let free = (dev.info.local_mem_bytes as usize).saturating_sub(scratch_bytes(dev, kind, work_group) + 1024);
     let letters = letters * profiles.max(1);
     if kind == ScanKernel::TeamPairs {
         (free / (letters * 4)).saturating_sub(3 * team + 4)
