@@ -128,8 +128,10 @@ impl Opening {
 
     /// Waits for the engine, and gives the seconds it took to open.
     pub fn join(mut self) -> Result<(Engine, f64)> {
-        let thread = self.thread.take().expect("an opening is joined once: join takes it");
-        thread.join().unwrap_or_else(|_| Err(Error::Internal("opening the devices panicked".into())))
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(opened)) => opened,
+            _ => Err(Error::Internal("opening the devices panicked".into())),
+        }
     }
 }
 

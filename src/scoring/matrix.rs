@@ -261,6 +261,12 @@ impl Matrix {
         self.scores[a as usize * self.size() + b as usize]
     }
 
+    /// Code `a`'s row: its score against every code.
+    #[inline]
+    pub fn row(&self, a: u8) -> &[i32] {
+        &self.scores[a as usize * self.size()..][..self.size()]
+    }
+
     /// The whole table, row-major over codes.
     pub fn scores(&self) -> &[i32] {
         &self.scores

@@ -161,10 +161,7 @@ impl Scoring {
     pub fn row_at(&self, i: usize, q: u8) -> &[i32] {
         match &self.pssm {
             Some(p) => p.row(i),
-            None => {
-                let letters = self.matrix.size();
-                &self.matrix.scores()[q as usize * letters..][..letters]
-            }
+            None => self.matrix.row(q),
         }
     }
 

@@ -126,7 +126,7 @@ impl Batch<'_, '_> {
         for (a, row) in out.iter_mut().enumerate() {
             let scores: &[i32] = match &self.sc.pssm {
                 Some(p) => p.row(self.first + a),
-                None => &self.sc.matrix.scores()[a * self.sc.matrix.size()..][..self.sc.matrix.size()],
+                None => self.sc.matrix.row(a as u8),
             };
             *row = std::array::from_fn(|l| residues[l].map_or(PAD_SCORE, |c| scores[c as usize] as i16));
         }

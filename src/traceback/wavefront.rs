@@ -133,7 +133,7 @@ impl<'a> Strips<'a> {
         let letters = sc.matrix.size();
         let by_letter = match &sc.pssm {
             Some(_) => Vec::new(),
-            None => (0..letters).map(|a| padded(&sc.matrix.scores()[a * letters..][..letters], s)).collect(),
+            None => (0..letters as u8).map(|a| padded(sc.matrix.row(a), s)).collect(),
         };
         Strips {
             by_letter,
