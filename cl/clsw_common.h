@@ -8,6 +8,19 @@
 #define CLSW_NV 0
 #endif
 
+/* CLSW_MUL_SHIFTS is 1 on NVIDIA's OpenCL platform, whichever kernels it builds, 0
+ * elsewhere: a tuning of the portable code, not a vendor instruction. There the
+ * integer adds, maxes, shifts and sign extensions of the portable kernels share one
+ * pipe at half an instruction a clock, which bounds scan_team (its SASS on an H200:
+ * 0.50 of them a clock), while an integer multiply issues to the FMA pipe beside it.
+ * So the portable build takes a low 16-bit half by a multiply and a shift (the shift
+ * is then fused with the add that uses it, as the high half's is) instead of a sign
+ * extension: +4% scan_team on an H200 (BENCHMARKS.md). AMD's 32-bit multiply runs at
+ * a quarter of the rate of its other integer operations, hence not everywhere. */
+#ifndef CLSW_MUL_SHIFTS
+#define CLSW_MUL_SHIFTS 0
+#endif
+
 /* Test hook: added to every score a scan kernel reports. Always 0, except in the test
  * that proves a device computing wrong is refused by the self-test (it builds the
  * kernels with CLSW_CL_OPTIONS=-DCLSW_TEST_SCORE_OFFSET=1). */
@@ -78,7 +91,10 @@ inline int clsw_longest_first(const int first_group)
  * cost about three times as much. The values are the same wherever 16 bits hold them; a
  * lane past 16 bits has a best above the kernel's saturation limit, so its pair is
  * recomputed at 32 bits either way. `packed()` saturates, so a best that passes through
- * memory keeps its order and stays past the limit. */
+ * memory keeps its order and stays past the limit.
+ *
+ * `up` is 65536, a kernel argument (the host's), so that the compiler cannot turn the
+ * multiply of low_half back into a sign extension (CLSW_MUL_SHIFTS); unused otherwise. */
 #if CLSW_NV
 typedef uint lanes_t;
 inline lanes_t lanes(uint p) { return p; }
@@ -93,8 +109,9 @@ inline uint vaddmax2(uint a, uint b, uint c) {
     return d;
 }
 /* (low half of a) | (low half of b) << 16, and the same for the high halves */
-inline uint pick_lo(uint a, uint b) { uint d; asm("prmt.b32 %0, %1, %2, 0x5410;" : "=r"(d) : "r"(a), "r"(b)); return d; }
+inline uint pick_lo(uint a, uint b, uint up) { uint d; asm("prmt.b32 %0, %1, %2, 0x5410;" : "=r"(d) : "r"(a), "r"(b)); return d; }
 inline uint pick_hi(uint a, uint b) { uint d; asm("prmt.b32 %0, %1, %2, 0x7632;" : "=r"(d) : "r"(a), "r"(b)); return d; }
+inline uint lanes_up(uint p, uint up) { return p; }
 /* The same 16-bit value in both lanes. */
 #define PACK2(v) (((uint)(v) & 0xffffu) | ((uint)(v) << 16))
 #define LO(x) ((int)(short)((x) & 0xffffu))
@@ -109,6 +126,18 @@ inline lanes_t lanes2(int lo, int hi)
     return l;
 }
 inline lanes_t lanes(uint p) { return lanes2((int)(short)(p & 0xffffu), (int)p >> 16); }
+/* The low half of packed word p, sign-extended (CLSW_MUL_SHIFTS: moved up by a
+ * multiply, then down by an arithmetic shift). */
+inline int low_half(uint p, uint up)
+{
+#if CLSW_MUL_SHIFTS
+    return (int)(p * up) >> 16;
+#else
+    return (int)(short)(p & 0xffffu);
+#endif
+}
+/* lanes(p) where p is a profile word, read once a cell. */
+inline lanes_t lanes_up(uint p, uint up) { return lanes2(low_half(p, up), (int)p >> 16); }
 inline uint packed(lanes_t l)
 {
     return ((uint)clamp(l.lo, -32768, 32767) & 0xffffu) | ((uint)clamp(l.hi, -32768, 32767) << 16);
@@ -117,7 +146,7 @@ inline lanes_t vadd2(lanes_t a, lanes_t b) { return lanes2(a.lo + b.lo, a.hi + b
 inline lanes_t vmax2(lanes_t a, lanes_t b) { return lanes2(max(a.lo, b.lo), max(a.hi, b.hi)); }
 inline lanes_t vmax2_relu(lanes_t a, lanes_t b) { return lanes2(max(max(a.lo, b.lo), 0), max(max(a.hi, b.hi), 0)); }
 inline lanes_t vaddmax2(lanes_t a, lanes_t b, lanes_t c) { return lanes2(max(a.lo + b.lo, c.lo), max(a.hi + b.hi, c.hi)); }
-inline lanes_t pick_lo(uint a, uint b) { return lanes2((int)(short)(a & 0xffffu), (int)(short)(b & 0xffffu)); }
+inline lanes_t pick_lo(uint a, uint b, uint up) { return lanes2(low_half(a, up), low_half(b, up)); }
 inline lanes_t pick_hi(uint a, uint b) { return lanes2((int)a >> 16, (int)b >> 16); }
 #define PACK2(v) lanes2((v), (v))
 #define LO(l) ((l).lo)

@@ -17,9 +17,9 @@
  *   F' = max(F - extend, t)             VIADDMNMX   (F of the next row)
  *
  * The portable build holds each lane in a 32-bit int (clsw_common.h, lanes_t): the same
- * operations once a lane, and a sign extension a lane for the score; about 0.58x the
- * DPX kernel's speed on an H100 (BENCHMARKS.md), where packed lanes emulated with
- * shifts and masks ran at 0.28x.
+ * operations once a lane, and a sign extension a lane for the score (on NVIDIA a
+ * multiply for the low half, CLSW_MUL_SHIFTS); about 0.6x the DPX kernel's speed on an
+ * H200 (BENCHMARKS.md), where packed lanes emulated with shifts and masks ran at 0.28x.
  *
  * Layout. Work-item t of a team holds rows t*ROWS .. t*ROWS + ROWS - 1 of the current
  * pass (a pass is SPAN = TEAM * ROWS query rows). At step k it computes column j = k - t:
@@ -198,6 +198,7 @@ inline void write_score(__global int *out_score, __global int *out_query_end, __
 typedef struct {
     lanes_t h_out, f_out;     /* last row's H and the F below it, at the last column */
     lanes_t diag_top;         /* H of the row above this work-item, at the last column */
+    uint up;                  /* 65536, the host's (clsw_common.h: low_half) */
 #if LOCAL_ENDS
     end_t best0, best1;
 #else
@@ -353,7 +354,7 @@ inline void team_column(team_t *st, const lanes_t *h_in, lanes_t *h_new, lanes_t
 #pragma unroll
         for (int upper = 0; upper < 2; upper++) {
             const int r = 2 * r2 + upper;
-            const lanes_t sc = upper ? pick_hi(wa, wb) : pick_lo(wa, wb);
+            const lanes_t sc = upper ? pick_hi(wa, wb) : pick_lo(wa, wb, st->up);
             const lanes_t hn = HMAX(vaddmax2(r ? h_in[r - 1] : diag, sc, e[r]), f);
             h_new[r] = hn;
             const lanes_t hoe = vadd2(hn, minus_oe);
@@ -481,6 +482,7 @@ __kernel void scan_team(
     const int gap_open,
     const int gap_extend,
     const int sat_limit,               /* a best above this may have wrapped */
+    const uint lane_up,                /* 65536 (clsw_common.h: low_half) */
     __local uint2 *span_pairs,         /* [letter][STRIDE] words (declared in pairs: 8-byte aligned), STAGES of them */
     __global int *out_score,           /* per team and lane; CLSW_SATURATED: recompute wide */
     __global int *out_query_end,
@@ -540,6 +542,7 @@ __kernel void scan_team(
     const int steps = n > 0 ? (n + TEAM) & ~1 : 0;
 
     team_t st;
+    st.up = lane_up;
 #if LOCAL_ENDS
     st.best0 = (end_t){0, -1, -1};
     st.best1 = (end_t){0, -1, -1};
@@ -764,7 +767,7 @@ inline void pairs_column(team_t *st, const lanes_t *h_in, lanes_t *h_new, lanes_
         for (int u = 0; u < 4; u++) {
             const int r = 4 * c + u;
             if (r < ROWS) {
-                const lanes_t hn = vmax2_relu(vaddmax2(r ? h_in[r - 1] : diag, lanes(w[u]), e[r]), f);
+                const lanes_t hn = vmax2_relu(vaddmax2(r ? h_in[r - 1] : diag, lanes_up(w[u], st->up), e[r]), f);
                 h_new[r] = hn;
                 const lanes_t hoe = vadd2(hn, minus_oe);
                 e[r] = vaddmax2(e[r], minus_ext, hoe);
@@ -795,6 +798,7 @@ __kernel void scan_team_pairs(
     const int gap_open,
     const int gap_extend,
     const int sat_limit,               /* a best above this may have wrapped */
+    const uint lane_up,                /* 65536 (clsw_common.h: low_half) */
     __local uint4 *span_quads,         /* [letter][PAIR_STRIDE] words (declared in quads: 16-byte aligned) */
     __global int *out_score,           /* per team: a's at 2 team, b's at 2 team + 1; CLSW_SATURATED: saturated */
     __global int *out_query_end,
@@ -823,6 +827,7 @@ __kernel void scan_team_pairs(
     __local const uint *my_profile = span_profile + t * PAIR_ROWS;
 
     team_t st;
+    st.up = lane_up;
     st.best = PACK2(0);
     for (int p = 0; p < m_pad; p += SPAN) {
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);

@@ -90,13 +90,18 @@ fn edge_lengths_around_work_group_sizes() {
     }
 }
 
+/// A query of 2,100 residues, nine in ten W, and PAM250 10/2, which scores W/W 17: the
+/// query against itself passes 32,767.
+fn w_rich(rng: &mut Rng) -> (Vec<u8>, Scoring) {
+    let w = Alphabet::Protein.encode_all(b"W").unwrap()[0];
+    let query = (0..2_100).map(|k| if k % 10 == 0 { rng.below(20) as u8 } else { w }).collect();
+    (query, Scoring::new(Matrix::builtin("PAM250").unwrap(), Gaps::affine(10, 2).unwrap()))
+}
+
 #[test]
 fn scores_beyond_8_and_16_bits() {
-    // Identical W-rich sequences: PAM250 scores W/W 17, so 2,100 residues pass 32,767.
     let mut rng = Rng::new(5);
-    let sc = Scoring::new(Matrix::builtin("PAM250").unwrap(), Gaps::affine(10, 2).unwrap());
-    let w = Alphabet::Protein.encode_all(b"W").unwrap()[0];
-    let query: Vec<u8> = (0..2_100).map(|k| if k % 10 == 0 { rng.below(20) as u8 } else { w }).collect();
+    let (query, sc) = w_rich(&mut rng);
     let subjects = vec![query.clone(), query[..20].to_vec(), query[..200].to_vec(), rng.mutate(&query, 0.05, 20)];
     let best = score(&query, &query, &sc).score;
     assert!(best > 32_767, "test needs a score past 16 bits, got {best}");
@@ -186,6 +191,43 @@ fn team_in_every_shape() {
                         assert_eq!(got.scores[k], want[k], "{what}: subject {k} (length {})", s.len());
                     }
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn portable_team_takes_low_halves_by_multiplies_as_on_nvidia() {
+    // CLSW_MUL_SHIFTS (cl/clsw_common.h), NVIDIA's tuning of the portable kernels, built
+    // on the other test devices too (NVIDIA's build has it already): negative low
+    // halves, several passes, scores past 16 bits, end cells and scores alone.
+    use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
+    let mut rng = Rng::new(45);
+    let (long, sc) = w_rich(&mut rng);
+    let devices: Vec<ClDevice> = sweep_devices()
+        .into_iter()
+        .filter(|d| !d.info.is_nvidia())
+        .map(|d| d.with_build_options(" -D CLSW_MUL_SHIFTS=1"))
+        .collect();
+    for dev in devices {
+        for query in [rng.codes(300, 20), long.clone()] {
+            let mut subjects: Vec<Vec<u8>> = (0..30)
+                .map(|k| {
+                    let n = 1 + rng.below(50 + 40 * k);
+                    rng.codes(n, 20)
+                })
+                .collect();
+            subjects.extend([query.clone(), rng.mutate(&query, 0.1, 20), query[..150].to_vec()]);
+            let want: Vec<LocalScore> = subjects.iter().map(|s| score(&query, s, &sc)).collect();
+            let refs: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
+            let tuning = Tuning { rows: 6, long_cover: 0, ..Tuning::default() };
+            let scanner = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, sc.matrix.size() as u8).unwrap();
+            let (ends, scores) = (scanner.scan(&query, &sc).unwrap(), scanner.scores(&query, &sc).unwrap());
+            for (k, s) in subjects.iter().enumerate() {
+                let what =
+                    format!("query of {} on {}: subject {k} (length {})", query.len(), dev.info.label(), s.len());
+                assert_eq!(ends.scores[k], want[k], "{what}");
+                assert_eq!(scores.scores[k].score, want[k].score, "{what}, scores only");
             }
         }
     }

@@ -132,7 +132,8 @@ impl ClDevice {
 
     /// Builds (or returns the cached) program for `source` with `-D name=value`
     /// options. On NVIDIA platforms `CLSW_NV=1` is defined, so kernels can guard
-    /// inline PTX with `#if CLSW_NV` (not on a [portable](Self::with_portable) device).
+    /// inline PTX with `#if CLSW_NV` (not on a [portable](Self::with_portable) device),
+    /// and `CLSW_MUL_SHIFTS=1`, a tuning of the portable code (cl/clsw_common.h).
     ///
     /// Programs are cached in memory for the device's lifetime and on disk across
     /// processes ([`ProgramCache`]); a disk entry that fails to load for any reason is
@@ -324,6 +325,11 @@ fn build_options(info: &DeviceInfo, portable: bool, defines: &[(&str, String)], 
     if vendor_code(info, portable) {
         options.push_str(" -D CLSW_NV=1");
     }
+    // A tuning of the portable code (cl/clsw_common.h says why), on NVIDIA whichever
+    // kernels it builds.
+    if info.is_nvidia() {
+        options.push_str(" -D CLSW_MUL_SHIFTS=1");
+    }
     for (name, value) in defines {
         options.push_str(&format!(" -D {name}={value}"));
     }
@@ -444,6 +450,9 @@ mod tests {
         let (vendor, portable) = (options(&nvidia, false), options(&nvidia, true));
         assert!(vendor.contains("-D CLSW_NV=1") && vendor.contains("-D TEAM=8"), "{vendor}");
         assert!(!portable.contains("CLSW_NV=1") && portable.contains("-D TEAM=8 -cl-opt-disable"), "{portable}");
+        // The portable code's tuning for NVIDIA's pipes stays in its portable build.
+        assert!(vendor.contains("-D CLSW_MUL_SHIFTS=1") && portable.contains("-D CLSW_MUL_SHIFTS=1"), "{portable}");
+        assert!(!options(&pocl, true).contains("CLSW_MUL_SHIFTS"));
         let key = |info: &DeviceInfo, options: &str| program_key(info, "scan_team.cl", COMMON_HEADER, options);
         assert_ne!(key(&nvidia, &vendor), key(&nvidia, &portable));
         assert_eq!(options(&pocl, false), options(&pocl, true));

@@ -241,8 +241,12 @@ impl SubjectBuffers {
             .arg(&(first_group as i32))?
             .arg(&scoring.gaps.open)?
             .arg(&scoring.gaps.extend)?
-            .arg(&kind.sat_limit(scoring))?
-            .local(profile_bytes)?;
+            .arg(&kind.sat_limit(scoring))?;
+        if matches!(kind, ScanKernel::Team | ScanKernel::TeamPairs) {
+            // `lane_up` (cl/clsw_common.h: low_half).
+            args.arg(&65_536u32)?;
+        }
+        args.local(profile_bytes)?;
         outputs.args(args)?;
         if matches!(kind, ScanKernel::Inter | ScanKernel::InterWide) {
             args.arg(&(profile.lengths[0] as i32))?;
