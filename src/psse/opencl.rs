@@ -322,6 +322,9 @@ impl<'d> DeviceTile<'d> {
         // scan_team without end cells (psse needs the scores alone).
         let program = self.kernel.program(dev, &tuning, !is_team(self.kernel), scoring.mode)?;
         let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.kernel_name()))?;
+        if is_team(self.kernel) {
+            team::check_kernel_work_group(&k, dev, group, &tuning)?;
+        }
         let mut args = KernelArgs::new(&k);
         let bands = if is_team(self.kernel) { tuning.team } else { 1 };
         self.buffers.args(

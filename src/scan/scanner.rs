@@ -846,6 +846,9 @@ impl<'d> Scanner<'d> {
             let (_, profile, slot_rows) = profiles.iter().find(|(s, _, _)| *s == span).expect("profile of this span");
             let kernel = cl("clCreateKernel", Kernel::create(&program, part.laid.kernel))?;
             let work_group = part.laid.work_group;
+            if self.kind == ScanKernel::Team {
+                team::check_kernel_work_group(&kernel, dev, work_group, &tuning)?;
+            }
             let slot_entries = i32::try_from(part.laid.layout.lengths.len())
                 .map_err(|_| Error::InvalidArgument("a scan_team launch over 2 G subject slots; split it".into()))?;
             let skip = part.laid.window_skip(&lengths, span, tuning.team, scoring);

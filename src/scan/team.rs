@@ -5,9 +5,10 @@
 //! themselves are the [`Scanner`](super::scanner::Scanner)'s, which `inter` shares.
 
 use super::scanner::{ScanKernel, Tuning};
-use crate::device::{ClDevice, KernelSource};
+use crate::device::{ClDevice, KernelSource, cl};
 use crate::error::{Error, Result};
 use crate::scoring::Mode;
+use opencl3::kernel::Kernel;
 
 pub const SOURCE: KernelSource = KernelSource { name: "scan_team.cl", text: include_str!("../../cl/scan_team.cl") };
 
@@ -109,6 +110,34 @@ pub fn stages(team: usize) -> usize {
     if team < 32 { 32 / team.max(1) } else { 1 }
 }
 
+/// `scan_team` or `scan_team_pairs` built for `tuning` (its team and rows): refuses
+/// launches of `work_group` work-items where the built kernel allows fewer on `dev`
+/// (`CL_KERNEL_WORK_GROUP_SIZE`, which a build holding many registers a work-item can
+/// bring below the device's limit the work-group was chosen within), naming the shape
+/// and what to change, where the launch would fail with the driver's bare
+/// CL_INVALID_WORK_GROUP_SIZE.
+pub(crate) fn check_kernel_work_group(
+    kernel: &Kernel,
+    dev: &ClDevice,
+    work_group: usize,
+    tuning: &Tuning,
+) -> Result<()> {
+    let kernel_max = cl("clGetKernelWorkGroupInfo", kernel.get_work_group_size(dev.info.id))?;
+    fits_kernel(kernel_max, work_group, tuning)
+}
+
+/// [`check_kernel_work_group`] given the kernel's limit.
+fn fits_kernel(kernel_max: usize, work_group: usize, tuning: &Tuning) -> Result<()> {
+    if work_group <= kernel_max {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "the team kernel with teams of {} and {} rows a work-item runs at most {kernel_max} work-items a group on this \
+         device, not {work_group}: fewer rows (--rows) or smaller work-groups (--group)",
+        tuning.team, tuning.rows
+    )))
+}
+
 /// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the kernel's local
 /// scratch on `dev` for `work_group` work-items: with the vendor's code 6 words a
 /// work-item for scan_team (a team's end cells) and 1 for scan_team_pairs (its best);
@@ -181,6 +210,15 @@ mod tests {
         assert_eq!(t.team_work_group(8, 64).unwrap(), (8, 64));
         let err = t.team_work_group(8, 16).unwrap_err().to_string();
         assert!(err.contains("work-groups of 32 work-items (teams of 8); the device allows 16"), "{err}");
+    }
+
+    #[test]
+    fn launches_past_the_built_kernels_work_group_limit_are_refused_by_name() {
+        let t = Tuning { rows: 24, ..Tuning::default() };
+        assert!(super::fits_kernel(128, 128, &t).is_ok());
+        let err = super::fits_kernel(96, 128, &t).unwrap_err().to_string();
+        assert!(err.contains("teams of 8 and 24 rows a work-item runs at most 96 work-items a group"), "{err}");
+        assert!(err.contains("not 128") && err.contains("--rows") && err.contains("--group"), "{err}");
     }
 
     #[test]
