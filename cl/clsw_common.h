@@ -11,8 +11,9 @@
 /* CLSW_MUL_SHIFTS is 1 on NVIDIA's OpenCL platform, whichever kernels it builds, 0
  * elsewhere: a tuning of the portable code, not a vendor instruction. There the
  * integer adds, maxes, shifts and sign extensions of the portable kernels share one
- * pipe at half an instruction a clock, which bounds scan_team (its SASS on an H200:
- * 0.50 of them a clock), while an integer multiply issues to the FMA pipe beside it.
+ * pipe at half a warp instruction a clock, which bounds scan_team (counted from its
+ * SASS and speed on an H200, that pipe ran full: BENCHMARKS.md), while an integer
+ * multiply issues to the FMA pipe beside it.
  * So the portable build takes a low 16-bit half by a multiply and a shift (the shift
  * is then fused with the add that uses it, as the high half's is) instead of a sign
  * extension: +4% scan_team on an H200 (BENCHMARKS.md). AMD's 32-bit multiply runs at

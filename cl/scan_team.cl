@@ -19,7 +19,8 @@
  * The portable build holds each lane in a 32-bit int (clsw_common.h, lanes_t): the same
  * operations once a lane, and a sign extension a lane for the score (on NVIDIA a
  * multiply for the low half, CLSW_MUL_SHIFTS); about 0.6x the DPX kernel's speed on an
- * H200 (BENCHMARKS.md), where packed lanes emulated with shifts and masks ran at 0.28x.
+ * H200 (BENCHMARKS.md), where packed lanes emulated with shifts and masks ran at 0.28x
+ * (on an H100).
  *
  * Layout. Work-item t of a team holds rows t*ROWS .. t*ROWS + ROWS - 1 of the current
  * pass (a pass is SPAN = TEAM * ROWS query rows). At step k it computes column j = k - t:

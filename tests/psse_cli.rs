@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::cli::{clsw, clsw_limited, random_protein_fasta, s, same_output_on_two_devices, scratch};
+use common::cli::{clsw, clsw_env, clsw_limited, random_protein_fasta, s, same_output_on_two_devices, scratch};
 use common::{data_dir, test_devices};
 use std::path::PathBuf;
 
@@ -82,6 +82,25 @@ fn a_list_of_two_devices_gives_the_native_results() {
     let args = ["psse", "--query", one.to_str().unwrap(), "--subject", s.to_str().unwrap(), "--shuffles", "100"];
     let out = same_output_on_two_devices(&[&args[..], &["--format", "tsv"]].concat(), str::to_string);
     assert_eq!(out.lines().count(), 3, "{out}");
+}
+
+/// `scan_team_pairs` with CLSW_MUL_SHIFTS (cl/clsw_common.h), NVIDIA's tuning of the
+/// portable kernels, forced on the other devices: two queries a team, the native path's
+/// table.
+#[test]
+fn query_pairs_take_low_halves_by_multiplies_as_on_nvidia() {
+    let q = fasta("qm.fa", &[(Q, ""), ("tr|M9HPM3|M9HPM3_ECOLX", "")]);
+    let s = fasta("sm.fa", &[(S, ""), ("sp|Q3Z8Z5|ATPD_DEHM1", "")]);
+    let args = ["psse", "--query", q.to_str().unwrap(), "--subject", s.to_str().unwrap(), "--shuffles", "200"];
+    let args = [&args[..], &["--format", "tsv", "--variant", "team"]].concat();
+    let (code, native, err) = clsw(&[&args[..], &["--device", "native"]].concat());
+    assert_eq!(code, 0, "{err}");
+    for dev in test_devices().iter().filter(|d| !d.info.is_nvidia()) {
+        let index = dev.info.index.to_string();
+        let options = [("CLSW_CL_OPTIONS", "-D CLSW_MUL_SHIFTS=1")];
+        let (code, got, err) = clsw_env(&options, None, &[&args[..], &["--device", &index]].concat());
+        assert_eq!((code, &got), (0, &native), "{}: {err}", dev.info.label());
+    }
 }
 
 #[test]

@@ -133,7 +133,8 @@ fn fits_kernel(kernel_max: usize, work_group: usize, tuning: &Tuning) -> Result<
     }
     Err(Error::InvalidArgument(format!(
         "the team kernel with teams of {} and {} rows a work-item runs at most {kernel_max} work-items a group on this \
-         device, not {work_group}: fewer rows (--rows) or smaller work-groups (--group)",
+         device, not {work_group}: tune it with fewer rows or smaller work-groups (`Tuning::rows`, `team_group`; \
+         `clsw bench scan --rows`, `--group`), or use the inter variant",
         tuning.team, tuning.rows
     )))
 }
