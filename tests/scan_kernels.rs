@@ -212,7 +212,7 @@ fn portable_team_takes_low_halves_by_multiplies_as_on_nvidia() {
         .collect();
     for dev in devices {
         for query in [rng.codes(300, 20), long.clone()] {
-            let mut subjects: Vec<Vec<u8>> = (0..30)
+            let mut subjects: Vec<Vec<u8>> = (0..12)
                 .map(|k| {
                     let n = 1 + rng.below(50 + 40 * k);
                     rng.codes(n, 20)
