@@ -200,8 +200,8 @@ fn team_in_every_shape() {
 fn portable_team_takes_low_halves_by_multiplies_as_on_nvidia() {
     // CLSW_MUL_SHIFTS (cl/clsw_common.h), NVIDIA's tuning of the portable kernels, built
     // on the other test devices too (NVIDIA's portable build defines it; its vendor
-    // build never takes a half this way): negative low
-    // halves, several passes, scores past 16 bits, end cells and scores alone.
+    // build never takes a half this way): negative low halves, several passes, scores
+    // past 16 bits, end cells and scores alone.
     use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
     let mut rng = Rng::new(45);
     let (long, sc) = w_rich(&mut rng);

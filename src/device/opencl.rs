@@ -93,8 +93,9 @@ impl ClDevice {
 
     /// This device building the portable kernels (`on`): `CLSW_NV` stays 0 even on
     /// NVIDIA, so a GPU runs the code every other device runs, to check and time it
-    /// beside the vendor's (with NVIDIA's one tuning of it, `CLSW_MUL_SHIFTS`). Its programs and self-test verdicts are cached apart, since
-    /// their build options differ.
+    /// beside the vendor's (with NVIDIA's one tuning of it, `CLSW_MUL_SHIFTS`). Its
+    /// programs and self-test verdicts are cached apart, since their build options
+    /// differ.
     pub fn with_portable(mut self, on: bool) -> ClDevice {
         self.portable = on;
         self
@@ -318,8 +319,9 @@ fn vendor_code(info: &DeviceInfo, portable: bool) -> bool {
 }
 
 /// The options a program of `info` is built with: the OpenCL C version, the vendor's
-/// define (none when `portable`), on NVIDIA `CLSW_MUL_SHIFTS` (portable or not), `defines`, `added` (a device's
-/// [`with_build_options`](ClDevice::with_build_options)) and `CLSW_CL_OPTIONS`.
+/// define (none when `portable`), on NVIDIA `CLSW_MUL_SHIFTS` (portable or not),
+/// `defines`, `added` (a device's [`with_build_options`](ClDevice::with_build_options))
+/// and `CLSW_CL_OPTIONS`.
 fn build_options(info: &DeviceInfo, portable: bool, defines: &[(&str, String)], added: &str) -> String {
     let mut options = String::from("-cl-std=CL1.2");
     if vendor_code(info, portable) {
