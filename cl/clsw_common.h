@@ -22,6 +22,20 @@
 #define CLSW_MUL_SHIFTS 0
 #endif
 
+/* CLSW_SUBGROUPS is 1 where the device reports sub-group shuffles (cl_khr_subgroups and
+ * cl_khr_subgroup_shuffle; the host then builds the team kernels with OpenCL C 2.0 or 3.0) and the
+ * vendor code is off; CLSW_SUBGROUPS=0 in the environment turns it off. scan_team's
+ * work-items then hand their last row to the next work-item of their team by a
+ * shuffle, with no barrier a step. The host keeps such a build only for launches whose
+ * sub-groups hold whole teams, and builds the twin (local memory and a barrier a step,
+ * CLSW_SUBGROUPS=0) for the rest (src/scan/team.rs: kernel). */
+#ifndef CLSW_SUBGROUPS
+#define CLSW_SUBGROUPS 0
+#endif
+#if CLSW_SUBGROUPS && defined(cl_khr_subgroups) && !defined(__opencl_c_subgroups)
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#endif
+
 /* Test hook: added to every score a scan kernel reports. Always 0, except in the test
  * that proves a device computing wrong is refused by the self-test (it builds the
  * kernels with CLSW_CL_OPTIONS=-DCLSW_TEST_SCORE_OFFSET=1). */

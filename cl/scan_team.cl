@@ -25,13 +25,13 @@
  * Layout. Work-item t of a team holds rows t*ROWS .. t*ROWS + ROWS - 1 of the current
  * pass (a pass is SPAN = TEAM * ROWS query rows). At step k it computes column j = k - t:
  * the work-item above handed it, one step earlier, the H of its last row and the F
- * entering this work-item's first row at column j (warp shuffles on NVIDIA, local
- * memory and one barrier a step elsewhere: column_top). The team's first work-item
- * takes them from the boundary row the previous pass left in global memory (or H = 0,
- * F = -oe in the first pass); the last work-item writes its last row there for the
- * next pass. So a query of up to SPAN rows crosses global memory never, and a longer
- * one once per SPAN rows, where scan_inter (one work-item per subject) crosses it every
- * BAND rows.
+ * entering this work-item's first row at column j (warp shuffles on NVIDIA, sub-group
+ * shuffles where a device has them, local memory and one barrier a step elsewhere:
+ * column_top). The team's first work-item takes them from the boundary row the
+ * previous pass left in global memory (or H = 0, F = -oe in the first pass); the last
+ * work-item writes its last row there for the next pass. So a query of up to SPAN rows
+ * crosses global memory never, and a longer one once per SPAN rows, where scan_inter
+ * (one work-item per subject) crosses it every BAND rows.
  *
  * Work-items compute TEAM - 1 columns before the subject starts and after it ends
  * (a pipeline's fill and drain); those columns take the padding letter, whose profile
@@ -256,10 +256,15 @@ inline void track_last(team_t *st, lanes_t h, int j)
 
 /* What enters this work-item's first row at step k, H and F: what the work-item
  * above handed down, or for the team's first the boundary cell `b` (packed). NVIDIA:
- * warp shuffles of the packed words. Elsewhere local memory, each lane's int, with
- * one barrier a step: even and odd steps alternate between two halves of `scratch`
- * (8 words a work-item), so a step's writes never meet the reads of the step before,
- * which the barrier between them has already ordered. */
+ * warp shuffles of the packed words. With CLSW_SUBGROUPS, sub-group shuffles of each
+ * lane's int: the host builds it only for launches whose sub-groups hold whole teams
+ * (src/scan/team.rs: kernel), and takes sub-groups to be runs of consecutive local
+ * ids, as implementations lay out one dimension (a device that did otherwise would
+ * score wrong and fail the self-test). Under a branch, even a uniform one, PoCL 5's
+ * CPU compiler hung on the shuffles, hence a build option. Elsewhere local memory,
+ * each lane's int, with one barrier a step: even and odd steps alternate between two
+ * halves of `scratch` (8 words a work-item), so a step's writes never meet the reads
+ * of the step before, which the barrier between them has already ordered. */
 inline void column_top(const team_t *st, uint2 b, int k, int t, __local uint *scratch, lanes_t *h, lanes_t *f)
 {
 #if CLSW_NV && TEAM > 1
@@ -270,6 +275,14 @@ inline void column_top(const team_t *st, uint2 b, int k, int t, __local uint *sc
     *h = lanes(top.x);
     *f = lanes(top.y);
 #elif TEAM > 1
+#if CLSW_SUBGROUPS
+    /* The team's first work-item takes its own values back, then the boundary. */
+    const uint from = max((int)get_sub_group_local_id() - 1, 0);
+    const int h_lo = sub_group_shuffle(LO(st->h_out), from), h_hi = sub_group_shuffle(HI(st->h_out), from);
+    const int f_lo = sub_group_shuffle(LO(st->f_out), from), f_hi = sub_group_shuffle(HI(st->f_out), from);
+    *h = t == 0 ? lanes(b.x) : lanes2(h_lo, h_hi);
+    *f = t == 0 ? lanes(b.y) : lanes2(f_lo, f_hi);
+#else
     const int lid = get_local_id(0), size = get_local_size(0);
     __local int *w = (__local int *)scratch + (k & 1) * 4 * size;
     w[lid] = LO(st->h_out);
@@ -284,6 +297,7 @@ inline void column_top(const team_t *st, uint2 b, int k, int t, __local uint *sc
         *h = lanes2(w[lid - 1], w[size + lid - 1]);
         *f = lanes2(w[2 * size + lid - 1], w[3 * size + lid - 1]);
     }
+#endif
 #else
     *h = lanes(b.x);
     *f = lanes(b.y);

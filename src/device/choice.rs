@@ -182,6 +182,8 @@ fn portable_from(value: std::result::Result<String, std::env::VarError>) -> Resu
 }
 
 /// Where work runs.
+// A run holds one Backend a device: boxing the description would save nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Backend {
     OpenCl(DeviceInfo),

@@ -49,6 +49,10 @@ pub struct DeviceInfo {
     pub max_work_group_size: usize,
     pub opencl_c_version: String,
     pub driver_version: String,
+    /// CL_DEVICE_VERSION: "OpenCL 3.0 ...", the highest OpenCL C a program may ask for.
+    pub device_version: String,
+    /// CL_DEVICE_EXTENSIONS, space-separated.
+    pub extensions: String,
     pub(crate) id: cl_device_id,
 }
 
@@ -62,6 +66,23 @@ impl DeviceInfo {
     /// True for NVIDIA's OpenCL platform, where kernels may use inline PTX.
     pub fn is_nvidia(&self) -> bool {
         self.platform_vendor.to_ascii_lowercase().contains("nvidia") || self.platform.contains("NVIDIA")
+    }
+
+    /// The OpenCL C standard under which this device's kernels can use sub-group
+    /// shuffles (cl/clsw_common.h: CLSW_SUBGROUPS), when it reports them:
+    /// `cl_khr_subgroups` and `cl_khr_subgroup_shuffle`, on an OpenCL 2.x or 3.0 device
+    /// (their built-ins need OpenCL C 2.0 or later).
+    pub fn subgroup_std(&self) -> Option<&'static str> {
+        let has = |name: &str| self.extensions.split_whitespace().any(|e| e == name);
+        if !(has("cl_khr_subgroups") && has("cl_khr_subgroup_shuffle")) {
+            return None;
+        }
+        let major = self.device_version.strip_prefix("OpenCL ").and_then(|v| v.split('.').next());
+        match major.and_then(|m| m.trim().parse::<u32>().ok()) {
+            Some(3..) => Some("-cl-std=CL3.0"),
+            Some(2) => Some("-cl-std=CL2.0"),
+            _ => None,
+        }
     }
 
     /// A rough throughput rank used by the `auto` choice: compute units x clock.
@@ -95,6 +116,8 @@ impl DeviceInfo {
             max_work_group_size: 256,
             opencl_c_version: String::new(),
             driver_version: String::new(),
+            device_version: String::new(),
+            extensions: String::new(),
             id: std::ptr::null_mut(),
         }
     }
@@ -156,6 +179,8 @@ fn discover() -> Result<Vec<DeviceInfo>> {
                 max_work_group_size: cl("clGetDeviceInfo", d.max_work_group_size())?,
                 opencl_c_version: d.opencl_c_version().unwrap_or_default(),
                 driver_version: d.driver_version().unwrap_or_default(),
+                device_version: d.version().unwrap_or_default(),
+                extensions: d.extensions().unwrap_or_default(),
                 id,
             });
         }

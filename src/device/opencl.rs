@@ -111,6 +111,13 @@ impl ClDevice {
         vendor_code(&self.info, self.portable)
     }
 
+    /// Whether this device's team kernels hand values between work-items by sub-group
+    /// shuffles (cl/clsw_common.h: CLSW_SUBGROUPS): the device has them, the vendor
+    /// code is off and the environment's `CLSW_SUBGROUPS` is not 0.
+    pub fn subgroup_shuffles(&self) -> bool {
+        subgroups(&self.info, self.portable).is_some()
+    }
+
     /// The device's line in listings: its [`DeviceInfo::label`], and `portable kernels`
     /// when it builds them by request.
     pub fn label(&self) -> String {
@@ -318,12 +325,23 @@ fn vendor_code(info: &DeviceInfo, portable: bool) -> bool {
     info.is_nvidia() && !portable
 }
 
-/// The options a program of `info` is built with: the OpenCL C version, the vendor's
-/// define (none when `portable`), on NVIDIA `CLSW_MUL_SHIFTS` (portable or not),
-/// `defines`, `added` (a device's [`with_build_options`](ClDevice::with_build_options))
-/// and `CLSW_CL_OPTIONS`.
+/// The OpenCL C standard of a build with sub-group shuffles, when it has them: where the
+/// device reports them ([`DeviceInfo::subgroup_std`]), the vendor code is off and the
+/// environment's `CLSW_SUBGROUPS` is not 0.
+fn subgroups(info: &DeviceInfo, portable: bool) -> Option<&'static str> {
+    let off = vendor_code(info, portable) || std::env::var("CLSW_SUBGROUPS").as_deref() == Ok("0");
+    info.subgroup_std().filter(|_| !off)
+}
+
+/// The options a program of `info` is built with: the OpenCL C version (1.2, or the one
+/// sub-group shuffles need for a program that asks for them, `CLSW_SUBGROUPS=1` among
+/// `defines`, where [`subgroups`] allows them), the vendor's define (none when
+/// `portable`), on NVIDIA `CLSW_MUL_SHIFTS` (portable or not), `defines`,
+/// `added` (a device's [`with_build_options`](ClDevice::with_build_options)) and
+/// `CLSW_CL_OPTIONS`.
 fn build_options(info: &DeviceInfo, portable: bool, defines: &[(&str, String)], added: &str) -> String {
-    let mut options = String::from("-cl-std=CL1.2");
+    let asked = defines.iter().any(|(name, value)| *name == "CLSW_SUBGROUPS" && value == "1");
+    let mut options = String::from(subgroups(info, portable).filter(|_| asked).unwrap_or("-cl-std=CL1.2"));
     if vendor_code(info, portable) {
         options.push_str(" -D CLSW_NV=1");
     }
@@ -459,5 +477,42 @@ mod tests {
         assert_ne!(key(&nvidia, &vendor), key(&nvidia, &portable));
         assert_eq!(options(&pocl, false), options(&pocl, true));
         assert!(!options(&pocl, false).contains("CLSW_NV=1"));
+    }
+
+    /// Sub-group shuffles are built in where a device reports both extensions, under the
+    /// OpenCL C they need, and never beside NVIDIA's own shuffles.
+    #[test]
+    fn subgroup_shuffles_are_built_where_reported_under_opencl_c_2_or_3() {
+        let both = "cl_khr_icd cl_khr_subgroups cl_khr_subgroup_shuffle cl_khr_fp64";
+        let device = |version: &str, extensions: &str, kind| DeviceInfo {
+            device_version: version.into(),
+            extensions: extensions.into(),
+            ..DeviceInfo::described(0, "d", kind, 16)
+        };
+        // A program asks for them (the team kernels); the others stay at OpenCL C 1.2.
+        let asks = [("CLSW_SUBGROUPS", "1".to_string())];
+        let options = |info: &DeviceInfo, portable| build_options(info, portable, &asks, "");
+        let pocl5 = device("OpenCL 3.0 PoCL HSTR: cpu", both, DeviceKind::Cpu);
+        assert_eq!(pocl5.subgroup_std(), Some("-cl-std=CL3.0"));
+        assert!(options(&pocl5, false).starts_with("-cl-std=CL3.0") && options(&pocl5, false).contains("SUBGROUPS=1"));
+        assert_eq!(build_options(&pocl5, false, &[], ""), "-cl-std=CL1.2");
+        let rocm = device("OpenCL 2.0 AMD-APP (3614.0)", both, DeviceKind::Cpu);
+        assert!(options(&rocm, false).starts_with("-cl-std=CL2.0"));
+        // One extension of the two, a name that only begins like one, or OpenCL 1.2.
+        for (version, extensions) in [
+            ("OpenCL 3.0", "cl_khr_subgroups"),
+            ("OpenCL 3.0", "cl_khr_subgroup_shuffle_relative cl_khr_subgroups"),
+            ("OpenCL 1.2 pocl", both),
+            ("", both),
+        ] {
+            let d = device(version, extensions, DeviceKind::Cpu);
+            assert_eq!(d.subgroup_std(), None, "{version}: {extensions}");
+            assert!(options(&d, false).starts_with("-cl-std=CL1.2"));
+        }
+        // NVIDIA's vendor build shuffles by PTX; its portable build may take them.
+        let nvidia = device("OpenCL 3.0 CUDA", both, DeviceKind::Gpu);
+        assert!(
+            options(&nvidia, false).starts_with("-cl-std=CL1.2") && options(&nvidia, true).starts_with("-cl-std=CL3.0")
+        );
     }
 }

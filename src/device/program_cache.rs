@@ -263,6 +263,8 @@ mod tests {
             max_work_group_size: 1,
             opencl_c_version: "OpenCL C 1.2".into(),
             driver_version: "1.0".into(),
+            device_version: "OpenCL 1.2".into(),
+            extensions: String::new(),
             id: std::ptr::null_mut(),
         };
         let base = program_key(&info, "k.cl", "src", "-D A=1");

@@ -320,11 +320,13 @@ impl<'d> DeviceTile<'d> {
         };
         // The same program as the scan's Scanner builds, so both share one cache entry;
         // scan_team without end cells (psse needs the scores alone).
-        let program = self.kernel.program(dev, &tuning, !is_team(self.kernel), scoring.mode)?;
-        let k = cl("clCreateKernel", Kernel::create(&program, self.kernel.kernel_name()))?;
-        if is_team(self.kernel) {
-            team::check_kernel_work_group(&k, dev, group, &tuning)?;
-        }
+        let (name, ends) = (self.kernel.kernel_name(), !is_team(self.kernel));
+        let k = if is_team(self.kernel) {
+            team::kernel(dev, self.kernel, name, &tuning, ends, scoring.mode, group)?
+        } else {
+            let program = self.kernel.program(dev, &tuning, ends, scoring.mode)?;
+            cl("clCreateKernel", Kernel::create(&program, name))?
+        };
         let mut args = KernelArgs::new(&k);
         let bands = if is_team(self.kernel) { tuning.team } else { 1 };
         self.buffers.args(

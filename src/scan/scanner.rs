@@ -88,6 +88,19 @@ impl ScanKernel {
         ends: bool,
         mode: Mode,
     ) -> Result<std::sync::Arc<opencl3::program::Program>> {
+        self.program_of(dev, tuning, ends, mode, false)
+    }
+
+    /// [`program`](Self::program), or with `twin` the team kernels' build without
+    /// sub-group shuffles (cl/clsw_common.h: CLSW_SUBGROUPS).
+    pub(crate) fn program_of(
+        self,
+        dev: &ClDevice,
+        tuning: &Tuning,
+        ends: bool,
+        mode: Mode,
+        twin: bool,
+    ) -> Result<std::sync::Arc<opencl3::program::Program>> {
         let mut defines = match self {
             ScanKernel::Inter | ScanKernel::InterWide => {
                 let wide = (self == ScanKernel::InterWide) as u8;
@@ -102,6 +115,11 @@ impl ScanKernel {
         // The local build's options as before, so its cached programs stay valid.
         if mode != Mode::Local {
             defines.push(super::mode_define(mode));
+        }
+        // The team kernels' hand-off by sub-group shuffles, where the device has them,
+        // unless the twin is asked for (the build every other device runs).
+        if !twin && matches!(self, ScanKernel::Team | ScanKernel::TeamPairs) && dev.subgroup_shuffles() {
+            defines.push(("CLSW_SUBGROUPS", "1".to_string()));
         }
         let source =
             if matches!(self, ScanKernel::Inter | ScanKernel::InterWide) { &inter::SOURCE } else { &team::SOURCE };
@@ -844,11 +862,12 @@ impl<'d> Scanner<'d> {
                 profiles.push((span, profile, slot_rows));
             }
             let (_, profile, slot_rows) = profiles.iter().find(|(s, _, _)| *s == span).expect("profile of this span");
-            let kernel = cl("clCreateKernel", Kernel::create(&program, part.laid.kernel))?;
             let work_group = part.laid.work_group;
-            if self.kind == ScanKernel::Team {
-                team::check_kernel_work_group(&kernel, dev, work_group, &tuning)?;
-            }
+            let kernel = if self.kind == ScanKernel::Team {
+                team::kernel(dev, self.kind, part.laid.kernel, &tuning, ends, scoring.mode, work_group)?
+            } else {
+                cl("clCreateKernel", Kernel::create(&program, part.laid.kernel))?
+            };
             let slot_entries = i32::try_from(part.laid.layout.lengths.len())
                 .map_err(|_| Error::InvalidArgument("a scan_team launch over 2 G subject slots; split it".into()))?;
             let skip = part.laid.window_skip(&lengths, span, tuning.team, scoring);

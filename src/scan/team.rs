@@ -110,23 +110,62 @@ pub fn stages(team: usize) -> usize {
     if team < 32 { 32 / team.max(1) } else { 1 }
 }
 
-/// `scan_team` or `scan_team_pairs` built for `tuning` (its team and rows): refuses
-/// launches of `work_group` work-items where the built kernel allows fewer on `dev`
-/// (`CL_KERNEL_WORK_GROUP_SIZE`, which a build holding many registers a work-item can
-/// bring below the device's limit the work-group was chosen within), naming the shape
-/// and what to change, where the launch would fail with the driver's bare
-/// CL_INVALID_WORK_GROUP_SIZE.
-pub(crate) fn check_kernel_work_group(
-    kernel: &Kernel,
+/// `scan_team` or `scan_team_pairs` (`kind`, its entry point `name`) built for `tuning`
+/// (its team and rows), `ends` and `mode`, for launches of `work_group` work-items:
+/// - Where `dev` builds sub-group shuffles ([`ClDevice::subgroup_shuffles`]), that
+///   build only when its sub-groups hold whole teams for this work-group
+///   (`CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE` a multiple of the team that divides the
+///   work-group: a compiler may choose the size per kernel, 8 to 64 on GPUs), else the
+///   twin without them.
+/// - Refused where the built kernel allows fewer work-items a group on `dev`
+///   (`CL_KERNEL_WORK_GROUP_SIZE`, which a build holding many registers a work-item can
+///   bring below the device's limit the work-group was chosen within), naming the shape
+///   and what to change, where the launch would fail with the driver's bare
+///   CL_INVALID_WORK_GROUP_SIZE.
+pub(crate) fn kernel(
     dev: &ClDevice,
-    work_group: usize,
+    kind: ScanKernel,
+    name: &str,
     tuning: &Tuning,
-) -> Result<()> {
+    ends: bool,
+    mode: Mode,
+    work_group: usize,
+) -> Result<Kernel> {
+    let build = |twin: bool| {
+        let program = kind.program_of(dev, tuning, ends, mode, twin)?;
+        cl("clCreateKernel", Kernel::create(&program, name))
+    };
+    let mut kernel = build(false)?;
+    if dev.subgroup_shuffles() && tuning.team > 1 && !teams_in_subgroups(&kernel, dev, work_group, tuning.team) {
+        kernel = build(true)?;
+    }
     let kernel_max = cl("clGetKernelWorkGroupInfo", kernel.get_work_group_size(dev.info.id))?;
-    fits_kernel(kernel_max, work_group, tuning)
+    fits_kernel(kernel_max, work_group, tuning)?;
+    Ok(kernel)
 }
 
-/// [`check_kernel_work_group`] given the kernel's limit.
+/// Whether `kernel`'s sub-groups in work-groups of `work_group` are all full and hold
+/// whole teams of `team`; not when the runtime cannot say (an OpenCL 2.0 loader has no
+/// clGetKernelSubGroupInfo).
+fn teams_in_subgroups(kernel: &Kernel, dev: &ClDevice, work_group: usize, team: usize) -> bool {
+    use opencl3::kernel::{CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, get_kernel_sub_group_info};
+    let size = get_kernel_sub_group_info(
+        kernel.get(),
+        dev.info.id,
+        CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+        std::mem::size_of::<usize>(),
+        (&raw const work_group).cast(),
+    );
+    size.is_ok_and(|sg| holds_teams(usize::from(sg), work_group, team))
+}
+
+/// Whether sub-groups of `sg` work-items (at most), in work-groups of `work_group`, are
+/// all full and each a whole number of teams of `team`.
+fn holds_teams(sg: usize, work_group: usize, team: usize) -> bool {
+    sg > 0 && sg.is_multiple_of(team) && work_group.is_multiple_of(sg)
+}
+
+/// [`kernel`]'s work-group check, given the kernel's limit.
 fn fits_kernel(kernel_max: usize, work_group: usize, tuning: &Tuning) -> Result<()> {
     if work_group <= kernel_max {
         return Ok(());
@@ -220,6 +259,18 @@ mod tests {
         let err = super::fits_kernel(96, 128, &t).unwrap_err().to_string();
         assert!(err.contains("teams of 8 and 24 rows a work-item runs at most 96 work-items a group"), "{err}");
         assert!(err.contains("not 128") && err.contains("--rows") && err.contains("--group"), "{err}");
+    }
+
+    /// The sub-group build only where every sub-group is full and holds whole teams;
+    /// else the twin (cl/clsw_common.h: CLSW_SUBGROUPS).
+    #[test]
+    fn sub_group_shuffles_only_where_sub_groups_hold_whole_teams() {
+        // PoCL 5's CPU device: one sub-group a work-group; AMD's wavefronts of 64 or 32.
+        assert!(super::holds_teams(128, 128, 8) && super::holds_teams(64, 128, 32) && super::holds_teams(32, 128, 8));
+        // Intel's SIMD8 with teams of 16; a last sub-group cut short; a runtime that
+        // gave no size.
+        assert!(!super::holds_teams(8, 128, 16) && !super::holds_teams(64, 96, 8) && !super::holds_teams(0, 128, 8));
+        assert!(!super::holds_teams(24, 96, 16));
     }
 
     #[test]

@@ -43,8 +43,13 @@ pub fn run() -> Result<()> {
         // The variant a run uses on this device unless it names another (which is
         // tested the first time a run does).
         let variant = Variant::for_device(d);
-        let result =
-            ClDevice::new(d.clone()).and_then(|dev| self_test(&dev.with_portable(choice.portable()), &[variant]));
+        let result = ClDevice::new(d.clone()).and_then(|dev| {
+            let dev = dev.with_portable(choice.portable());
+            if dev.subgroup_shuffles() {
+                println!("    sub-groups:    shuffles (team's hand-off; CLSW_SUBGROUPS=0 turns them off)");
+            }
+            self_test(&dev, &[variant])
+        });
         match result {
             Ok(t) if t.passed() => println!(
                 "    self-test:     passed (variant {variant}: {} pairs equal to the reference, {:.2} s)",
