@@ -303,7 +303,8 @@ fn long_subjects_are_walked_by_several_teams_at_once_or_in_windows() {
     let mut rng = Rng::new(70);
     let sc = Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 100, -90).unwrap(), Gaps::affine(150, 40).unwrap());
     let queries = [rng.codes(190, 4), rng.codes(400, 4)];
-    let mut lengths = vec![70_000, 35_213, 9_000, 1, 2, 3, 31, 32, 33, 200, 1_000, 3_500];
+    // (The longest real protein, 35,213 residues: long_subject_with_a_planted_match.)
+    let mut lengths = vec![70_000, 6_000, 9_000, 1, 2, 3, 31, 32, 33, 200, 1_000, 3_500];
     lengths.extend((0..60).map(|_| 1 + rng.below(600)));
     let subjects: Vec<Vec<u8>> = lengths
         .iter()
@@ -348,13 +349,18 @@ fn long_subjects_are_walked_by_several_teams_at_once_or_in_windows() {
     ];
     let pad = sc.matrix.size() as u8;
     for dev in common::test_devices() {
-        for tuning in tunings {
+        for (k, tuning) in tunings.into_iter().enumerate() {
             let what = format!("{} ({tuning:?})", dev.info.label());
             let one = Scanner::new(&dev, ScanKernel::Team, tuning, &refs, pad).unwrap();
             for (q, query) in queries.iter().enumerate() {
                 let got = one.scan(query, &sc).unwrap();
                 assert_eq!(got.scores, want[q], "{what}: query {q} with end cells");
                 assert!(q == 0 || got.recomputed >= 2, "{what}: the saturated subjects are recomputed");
+            }
+            // Two queries a launch: long groups and windows (the other shapes launch as
+            // these do, one query or two).
+            if k >= 2 {
+                continue;
             }
             let two = Scanner::for_queries(&dev, ScanKernel::Team, tuning, &refs, pad, 2).unwrap();
             let got = two.scores_many(&queries, &sc).unwrap();
