@@ -611,7 +611,8 @@ __kernel void scan_team(
          * v % round_len of its pass; a round is at least 2 STAGES blocks, so that a
          * team's next pass starts two blocks behind the last team's. The teams past
          * STAGES have no pass; on NVIDIA they skip the walk (whole warps), elsewhere
-         * every work-item takes every step, as the barriers of column_top need. */
+         * every work-item takes every step, as the barriers (or sub-group shuffles) of
+         * column_top need. */
         const int passes = rows / SPAN;
         const int blocks = (steps + BLOCK - 1) / BLOCK;
         const int round_len = max(blocks, 2 * STAGES);

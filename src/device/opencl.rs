@@ -220,7 +220,7 @@ impl ClDevice {
     /// The disk key of a verdict on this device's programs of `sources` (the
     /// self-test's): the device (its index too) and driver as a program's key names
     /// them, every source with the common header, `checks` (the text of the code that
-    /// drives and judges them) and the build options. A verdict recalled by it was
+    /// drives and judges them) and the [build signature](Self::build_signature). A verdict recalled by it was
     /// reached with the same programs.
     pub(crate) fn verdict_key(&self, sources: &[&KernelSource], checks: &str) -> String {
         let mut text = format!("{COMMON_HEADER}\n{checks}");
@@ -228,7 +228,16 @@ impl ClDevice {
             text.push_str(&format!("\n{} {}\n{}", source.name, source.text.len(), source.text));
         }
         let what = format!("verdict of device {}", self.info.index);
-        program_key(&self.info, &what, &text, &self.build_options_with(&[]))
+        program_key(&self.info, &what, &text, &self.build_signature())
+    }
+
+    /// What, beside a program's own defines, sets how this device builds its programs:
+    /// the build options, and whether the team kernels take sub-group shuffles (a
+    /// define only their programs get). Results reached with the programs (the
+    /// self-test's) are keyed by it.
+    pub(crate) fn build_signature(&self) -> String {
+        let options = self.build_options_with(&[]);
+        if self.subgroup_shuffles() { format!("{options} (team: sub-group shuffles)") } else { options }
     }
 
     /// The device's queue, locked for the caller's sequence of commands.

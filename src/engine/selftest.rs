@@ -280,7 +280,7 @@ pub fn self_test(dev: &ClDevice, variants: &[Variant]) -> Result<SelfTest> {
         dev.info.index,
         dev.info.label(),
         dev.info.driver_version,
-        dev.build_options_with(&[])
+        dev.build_signature()
     );
     let done = DONE.get_or_init(|| Mutex::new(HashMap::new()));
     if let Some(t) = done.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {

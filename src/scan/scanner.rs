@@ -821,7 +821,14 @@ impl<'d> Scanner<'d> {
         }
         for &m in lengths.iter().filter(|&&m| m > 0) {
             for part in &self.parts {
-                self.kind.program(self.dev, &self.part_tuning(&part.laid, &[m], scoring).0, false, scoring.mode)?;
+                let tuning = self.part_tuning(&part.laid, &[m], scoring).0;
+                if self.kind == ScanKernel::Team {
+                    // The build the launch takes (team::kernel: with sub-group shuffles or not).
+                    let (name, group) = (part.laid.kernel, part.laid.work_group);
+                    team::kernel(self.dev, self.kind, name, &tuning, false, scoring.mode, group)?;
+                } else {
+                    self.kind.program(self.dev, &tuning, false, scoring.mode)?;
+                }
             }
         }
         Ok(())

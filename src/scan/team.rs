@@ -145,18 +145,23 @@ pub(crate) fn kernel(
 }
 
 /// Whether `kernel`'s sub-groups in work-groups of `work_group` are all full and hold
-/// whole teams of `team`; not when the runtime cannot say (an OpenCL 2.0 loader has no
-/// clGetKernelSubGroupInfo).
+/// whole teams of `team`; not when the runtime cannot say. The query is core from
+/// OpenCL 2.1 (clGetKernelSubGroupInfo) and cl_khr_subgroups' on OpenCL 2.0
+/// (clGetKernelSubGroupInfoKHR, the same parameter).
 fn teams_in_subgroups(kernel: &Kernel, dev: &ClDevice, work_group: usize, team: usize) -> bool {
     use opencl3::kernel::{CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, get_kernel_sub_group_info};
-    let size = get_kernel_sub_group_info(
+    let param = CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE;
+    let core = get_kernel_sub_group_info(
         kernel.get(),
         dev.info.id,
-        CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+        param,
         std::mem::size_of::<usize>(),
         (&raw const work_group).cast(),
-    );
-    size.is_ok_and(|sg| holds_teams(usize::from(sg), work_group, team))
+    )
+    .map(usize::from);
+    let size =
+        core.or_else(|_| kernel.get_kernel_sub_group_info_khr(dev.info.id, param, &[work_group]).map_err(|e| e.0));
+    size.is_ok_and(|sg| holds_teams(sg, work_group, team))
 }
 
 /// Whether sub-groups of `sg` work-items (at most), in work-groups of `work_group`, are

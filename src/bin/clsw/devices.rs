@@ -46,7 +46,10 @@ pub fn run() -> Result<()> {
         let result = ClDevice::new(d.clone()).and_then(|dev| {
             let dev = dev.with_portable(choice.portable());
             if dev.subgroup_shuffles() {
-                println!("    sub-groups:    shuffles (team's hand-off; CLSW_SUBGROUPS=0 turns them off)");
+                println!(
+                    "    sub-groups:    shuffles, in team launches whose sub-groups hold whole teams \
+                     (CLSW_SUBGROUPS=0 turns them off)"
+                );
             }
             self_test(&dev, &[variant])
         });
