@@ -321,12 +321,7 @@ impl<'d> DeviceTile<'d> {
         // The same program as the scan's Scanner builds, so both share one cache entry;
         // scan_team without end cells (psse needs the scores alone).
         let (name, ends) = (self.kernel.kernel_name(), !is_team(self.kernel));
-        let k = if is_team(self.kernel) {
-            team::kernel(dev, self.kernel, name, &tuning, ends, scoring.mode, group)?
-        } else {
-            let program = self.kernel.program(dev, &tuning, ends, scoring.mode)?;
-            cl("clCreateKernel", Kernel::create(&program, name))?
-        };
+        let k = self.kernel.kernel(dev, name, &tuning, ends, scoring.mode, group)?;
         let mut args = KernelArgs::new(&k);
         let bands = if is_team(self.kernel) { tuning.team } else { 1 };
         self.buffers.args(

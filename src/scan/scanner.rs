@@ -91,6 +91,25 @@ impl ScanKernel {
         self.program_of(dev, tuning, ends, mode, false)
     }
 
+    /// Entry point `name` of this kind's program for `tuning`, `ends` and `mode`, for
+    /// launches of `work_group` work-items: the team kinds' through [`team::kernel`]
+    /// (with sub-group shuffles or their twin, and the built kernel's work-group limit).
+    pub(crate) fn kernel(
+        self,
+        dev: &ClDevice,
+        name: &str,
+        tuning: &Tuning,
+        ends: bool,
+        mode: Mode,
+        work_group: usize,
+    ) -> Result<Kernel> {
+        if matches!(self, ScanKernel::Team | ScanKernel::TeamPairs) {
+            return team::kernel(dev, self, name, tuning, ends, mode, work_group);
+        }
+        let program = self.program(dev, tuning, ends, mode)?;
+        cl("clCreateKernel", Kernel::create(&program, name))
+    }
+
     /// [`program`](Self::program), or with `twin` the team kernels' build without
     /// sub-group shuffles (cl/clsw_common.h: CLSW_SUBGROUPS).
     pub(crate) fn program_of(
@@ -821,14 +840,10 @@ impl<'d> Scanner<'d> {
         }
         for &m in lengths.iter().filter(|&&m| m > 0) {
             for part in &self.parts {
+                // The build the launch takes (for team: with sub-group shuffles or not).
                 let tuning = self.part_tuning(&part.laid, &[m], scoring).0;
-                if self.kind == ScanKernel::Team {
-                    // The build the launch takes (team::kernel: with sub-group shuffles or not).
-                    let (name, group) = (part.laid.kernel, part.laid.work_group);
-                    team::kernel(self.dev, self.kind, name, &tuning, false, scoring.mode, group)?;
-                } else {
-                    self.kind.program(self.dev, &tuning, false, scoring.mode)?;
-                }
+                let (name, group) = (part.laid.kernel, part.laid.work_group);
+                self.kind.kernel(self.dev, name, &tuning, false, scoring.mode, group)?;
             }
         }
         Ok(())
@@ -856,7 +871,6 @@ impl<'d> Scanner<'d> {
                 && self.tuning.host_assist
                 && part.laid.host_takes_long(&lengths, span, tuning.team, scoring, &self.subjects);
             host_long.push(takes);
-            let program = self.kind.program(dev, &tuning, ends, scoring.mode)?;
             if !profiles.iter().any(|(s, _, _)| *s == span) {
                 let profile = QueryProfile::of_slots(dev, self.kind, queries, scoring, span)?;
                 // Each slot's padded rows, then its query's length.
@@ -870,11 +884,7 @@ impl<'d> Scanner<'d> {
             }
             let (_, profile, slot_rows) = profiles.iter().find(|(s, _, _)| *s == span).expect("profile of this span");
             let work_group = part.laid.work_group;
-            let kernel = if self.kind == ScanKernel::Team {
-                team::kernel(dev, self.kind, part.laid.kernel, &tuning, ends, scoring.mode, work_group)?
-            } else {
-                cl("clCreateKernel", Kernel::create(&program, part.laid.kernel))?
-            };
+            let kernel = self.kind.kernel(dev, part.laid.kernel, &tuning, ends, scoring.mode, work_group)?;
             let slot_entries = i32::try_from(part.laid.layout.lengths.len())
                 .map_err(|_| Error::InvalidArgument("a scan_team launch over 2 G subject slots; split it".into()))?;
             let skip = part.laid.window_skip(&lengths, span, tuning.team, scoring);
