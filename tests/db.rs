@@ -2,7 +2,7 @@
 
 mod common;
 
-use clsw::seq::db::{FORMAT_VERSION, HEADER_LEN, MAGIC};
+use clsw::seq::db::{FORMAT_VERSION, HEADER_LEN, MAGIC, OLDEST_READ};
 use clsw::seq::{Alphabet, Database, EmptyRecords, Sequence, fasta};
 use common::{Rng, data_dir};
 use std::path::{Path, PathBuf};
@@ -414,10 +414,33 @@ fn a_20mb_database_round_trips_through_the_prepared_file_and_fasta() {
 
 /// Recomputes both checksums, as a faulty writer would have.
 fn reseal(bytes: &mut [u8]) {
-    let body = clsw::seq::db::checksum(&bytes[HEADER_LEN..]);
-    bytes[48..56].copy_from_slice(&body.to_le_bytes());
+    let pieces = clsw::seq::db::checksum_pieces(&bytes[HEADER_LEN..]);
+    seal_header(bytes, pieces);
+}
+
+fn seal_header(bytes: &mut [u8], body_sum: u64) {
+    bytes[48..56].copy_from_slice(&body_sum.to_le_bytes());
     let head = clsw::seq::db::checksum(&bytes[..56]);
     bytes[56..64].copy_from_slice(&head.to_le_bytes());
+}
+
+#[test]
+fn version_1_files_still_open_and_their_checksum_is_one_pass() {
+    assert_eq!(OLDEST_READ, 1);
+    let DamageCase { path, bytes, db, _scratch: _s, .. } = damage_case("version1");
+    let mut old = bytes.clone();
+    old[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let one_pass = clsw::seq::db::checksum(&old[HEADER_LEN..]);
+    seal_header(&mut old, one_pass);
+    std::fs::write(&path, &old).unwrap();
+    let opened = Database::open_prepared(&path).unwrap();
+    assert_eq!((opened.len(), opened.all_residues()), (db.len(), db.all_residues()));
+    // The same bytes as version 2 are damage: the version decides the checksum.
+    old[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    let head = clsw::seq::db::checksum(&old[..56]);
+    old[56..64].copy_from_slice(&head.to_le_bytes());
+    std::fs::write(&path, &old).unwrap();
+    assert!(open_err(&path).contains("damaged"));
 }
 
 #[test]

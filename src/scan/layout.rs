@@ -27,6 +27,8 @@ pub struct GroupLayout {
     pub group_word: Vec<u32>,
     /// Per group: first element of the group's boundary row (`group_len * G` each).
     pub group_cell: Vec<u64>,
+    /// The residue codes as the device reads them (a scanner empties its copy once the
+    /// device holds them).
     pub words: Vec<u32>,
     /// The first long group: from it on, each group holds the `lanes` subjects of its
     /// first slot alone (the longest subjects, which `scan_team` walks with several
@@ -114,7 +116,7 @@ impl GroupLayout {
                 l.lengths[g * per_group + p] = subjects[k as usize].as_ref().len() as u32;
             }
         }
-        l.words = crate::memory::vec_filled("the subjects laid out for the device", n_words, 0u32)?;
+        l.words = crate::memory::vec_zeroed_u32("the subjects laid out for the device", n_words)?;
         let mut slices = Vec::with_capacity(groups);
         let mut rest = &mut l.words[..];
         for g in 0..groups {

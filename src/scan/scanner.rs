@@ -663,9 +663,11 @@ impl<'d> Scanner<'d> {
         let elem = kind.boundary_bytes();
         let parts = parts
             .into_iter()
-            .map(|laid| {
+            .map(|mut laid| {
+                let words = dev.buffer_from(&laid.layout.words)?;
+                // The device holds them now; the host's copy (a byte a residue) goes.
+                laid.layout.words = Vec::new();
                 let layout = &laid.layout;
-                let words = dev.buffer_from(&layout.words)?;
                 let buffers = SubjectBuffers::new(dev, words, &layout.group_word, &layout.lengths, &layout.group_cell)?;
                 let scratch =
                     Scratch::new(dev, (laid.slot_cells * elem) as usize * slots, layout.lengths.len() * slots)?;

@@ -94,7 +94,7 @@ pub(super) fn without_homologs<M>(
     let mut keep = vec![true; total];
     let e0 = evalues(&fit(&keep)?);
     let mut order: Vec<usize> = (0..total).collect();
-    order.sort_by(|&a, &b| e0[a].total_cmp(&e0[b]));
+    order.par_sort_by(|&a, &b| e0[a].total_cmp(&e0[b]));
     order[..(INITIAL_TRIM * total as f64) as usize].iter().for_each(|&i| keep[i] = false);
     let mut model = fit(&keep)?;
     for _ in 0..MAX_ROUNDS {

@@ -295,6 +295,8 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
     let (mut done, mut kernel, mut recomputed, mut hits) = (0usize, 0.0f64, 0usize, 0usize);
     let mut kernel_from_host = false;
     let mut sources = [0usize; EvalueSource::ALL.len()];
+    // The search after its setup: the first launch to the last result written.
+    let search_start = Instant::now();
     searcher.search_all(&queries, |result| {
         writer.write(&result, &queries[result.query_index]).map_err(io)?;
         done += 1;
@@ -319,6 +321,7 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
     })?;
     drop(progress);
     writer.finish().map_err(io)?.finish()?;
+    let search_seconds = search_start.elapsed().as_secs_f64();
     let seconds = process_start.elapsed().as_secs_f64();
     let clock = if kernel_from_host { " (host clock: the device gives no profiling times)" } else { "" };
 
@@ -340,7 +343,7 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
         }
         eprintln!(
             "clsw: {} ({} residues) x {} ({} residues){}; {}{devices}{}: {:.3e} cells in {:.2} s \
-             = {} GCUPS end to end (database {:.2} s, devices {:.2} s beside them, layout {:.2} s, upload {:.2} s, programs {:.2} s{}); {} recomputed at 32 bits; {}; E-values {}",
+             = {} GCUPS end to end (database {:.2} s, devices {:.2} s beside them, layout {:.2} s, upload {:.2} s, programs {:.2} s, search {:.2} s{}); {} recomputed at 32 bits; {}; E-values {}",
             counted(queries.len() as u64, "query", "queries"),
             thousands(query_residues),
             counted(db.len() as u64, "subject", "subjects"),
@@ -356,6 +359,7 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
             layout_seconds,
             upload_seconds,
             programs_seconds,
+            search_seconds,
             match engine.opencl_devices().len() {
                 0 => String::new(),
                 1 => format!("; kernels {kernel:.2} s{clock} = {} GCUPS", gcups(kernel)),

@@ -40,6 +40,7 @@ use crate::error::Result;
 use crate::reference::{self, LocalScore};
 use crate::scoring::{Mode, Scoring};
 use lanes::LANES;
+use rayon::prelude::*;
 use std::sync::OnceLock;
 use swipe::Tables;
 
@@ -227,8 +228,12 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
         // past the bytes, and `known` has nothing to skip.
         return Ok((modes::scan(level, query, subjects, scoring), Vec::new()));
     }
-    let mut order: Vec<usize> = (0..subjects.len()).collect();
-    order.sort_by_key(|&k| subjects[k].as_ref().len());
+    // By length on every core (one thread's stable sort took 0.25 s a query for 2.2 M
+    // subjects).
+    let order: Vec<usize> = crate::seq::db::by_length(subjects.len(), |k| subjects[k].as_ref().len())
+        .into_par_iter()
+        .map(|k| k as usize)
+        .collect();
     let len = |k: usize| subjects[k].as_ref().len() as u64;
     let mut out = ScanOutput::empty(subjects.len());
     let tables = Tables::new(query, scoring);

@@ -3,6 +3,13 @@
 //! independent lanes, so it runs at memory speed; any change confined to one 8-byte
 //! word is always detected. Our own, because no crate offers this streaming,
 //! split-invariant shape at memory speed without a dependency for one function.
+//!
+//! One such pass runs on one core (each lane's step needs the one before), 4-5 GB/s:
+//! 4.5 s to open a prepared database of 20 G residues. Format version 2 therefore
+//! checks its body by [`checksum_pieces`]: the checksum of the checksums of its
+//! [`PIECE`]-byte pieces, each piece on a core of its own.
+
+use rayon::prelude::*;
 
 /// Odd multipliers (bijective modulo 2^64) with well-spread bits.
 const M0: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -101,6 +108,49 @@ pub fn checksum(data: &[u8]) -> u64 {
     h.finish()
 }
 
+/// Bytes of each piece [`checksum_pieces`] hashes on its own (the last may be shorter).
+pub const PIECE: usize = 1 << 20;
+
+/// [`checksum`] of the little-endian checksums of `data`'s [`PIECE`]-byte pieces, the
+/// pieces on every core. A change to one piece changes its checksum (see [`Hasher`]),
+/// and that changes the result.
+pub fn checksum_pieces(data: &[u8]) -> u64 {
+    let sums: Vec<u8> = data.par_chunks(PIECE).flat_map_iter(|piece| checksum(piece).to_le_bytes()).collect();
+    checksum(&sums)
+}
+
+/// Streaming form of [`checksum_pieces`]: `update` with any split of the input gives
+/// the same result as one call on the whole.
+#[derive(Clone, Default)]
+pub struct PieceHasher {
+    piece: Hasher,
+    in_piece: usize,
+    sums: Hasher,
+}
+
+impl PieceHasher {
+    pub fn update(&mut self, mut data: &[u8]) {
+        while !data.is_empty() {
+            let take = (PIECE - self.in_piece).min(data.len());
+            self.piece.update(&data[..take]);
+            self.in_piece += take;
+            data = &data[take..];
+            if self.in_piece == PIECE {
+                self.sums.update(&self.piece.finish().to_le_bytes());
+                (self.piece, self.in_piece) = (Hasher::new(), 0);
+            }
+        }
+    }
+
+    pub fn finish(&self) -> u64 {
+        let mut sums = self.sums.clone();
+        if self.in_piece > 0 {
+            sums.update(&self.piece.finish().to_le_bytes());
+        }
+        sums.finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,6 +182,28 @@ mod tests {
                 assert_eq!(h.finish(), whole, "len {len} split {split}");
             }
         }
+    }
+
+    #[test]
+    fn pieces_streamed_in_any_split_match_the_pieces_on_every_core() {
+        let data = sample(2 * PIECE + 77, 5);
+        for len in [0, 1, 77, PIECE - 1, PIECE, PIECE + 1, 2 * PIECE, data.len()] {
+            let whole = checksum_pieces(&data[..len]);
+            for step in [1000, PIECE - 3, PIECE, 3 * PIECE] {
+                let mut h = PieceHasher::default();
+                data[..len].chunks(step).for_each(|part| h.update(part));
+                assert_eq!(h.finish(), whole, "len {len} step {step}");
+            }
+        }
+        // The pieces' form differs from one pass over the same bytes, and sees a change
+        // in the last piece and in the first.
+        assert_ne!(checksum_pieces(&data), checksum(&data));
+        let mut changed = data.clone();
+        changed[data.len() - 1] ^= 1;
+        assert_ne!(checksum_pieces(&changed), checksum_pieces(&data));
+        changed = data.clone();
+        changed[3] ^= 0x40;
+        assert_ne!(checksum_pieces(&changed), checksum_pieces(&data));
     }
 
     #[test]

@@ -14,9 +14,9 @@ mod choice;
 mod pieces;
 mod prepared;
 
-pub use checksum::{Hasher, checksum};
+pub use checksum::{Hasher, checksum, checksum_pieces};
 pub use choice::{AlphabetChoice, AlphabetSource, OpenedDatabase};
-pub use prepared::{FORMAT_VERSION, HEADER_LEN, MAGIC, is_prepared};
+pub use prepared::{FORMAT_VERSION, HEADER_LEN, MAGIC, OLDEST_READ, is_prepared};
 
 use super::Sequence;
 use super::alphabet::Alphabet;
