@@ -88,7 +88,7 @@ use crate::scan::Variant;
 use crate::scan::scanner::{Scanner, ScannerPlan, Tuning};
 use crate::scoring::{Mode, Scoring};
 use crate::seq::{Database, Sequence};
-use plan::{PlannedShare, Share, plan_batches};
+use plan::{PlannedShare, Share, batch_budget, plan_batches};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -237,10 +237,8 @@ impl<'a> SearchPlan<'a> {
             let (batches, resident) = match backend {
                 Backend::Native => (vec![range.clone()], None),
                 Backend::OpenCl(info) => {
-                    // At most a quarter of the device: the next batch is laid out and
-                    // uploaded while one is scanned, so two may be there at once.
-                    let auto = (info.max_alloc_bytes / 2).min(info.global_mem_bytes / 4).max(1 << 20);
-                    let batches = plan_batches(range.clone(), &lengths, options.batch_residues.unwrap_or(auto));
+                    let budget = batch_budget(info, options.batch_residues);
+                    let batches = plan_batches(range.clone(), &lengths, budget);
                     let resident = match options.variant_on(info).scan_kernel() {
                         Some(kind) if batches.len() == 1 && !range.is_empty() => {
                             let subjects: Vec<&[u8]> = range.clone().map(|k| db.residues(k)).collect();
