@@ -48,7 +48,12 @@ pub struct MappedFile {
 }
 
 impl MappedFile {
-    /// Maps `file` (opened from `path`) and reads every page in now (`MAP_POPULATE`).
+    /// Maps `file` (opened from `path`) and asks the kernel to read it ahead
+    /// (`MADV_WILLNEED`, which returns at once); its pages are then mapped as the
+    /// caller's threads first read them. Not `MAP_POPULATE`, which mapped every page on
+    /// this thread alone before the prepared database's checksum read them on every
+    /// core (1 G residues: database open 0.27-0.31 s with it, 0.22-0.24 s without, on 2
+    /// cores).
     pub fn map(file: &File, path: &Path) -> Result<MappedFile> {
         guard::install().map_err(|e| Error::io(path, e))?;
         // SAFETY: the map is read-only and only ever read as bytes. The file may be
@@ -56,7 +61,9 @@ impl MappedFile {
         // end reads as zeros through the handler (module documentation), and `check`
         // reports it; a change in place is the caller's to detect (prepared databases
         // carry checksums, verified once the map is made).
-        let map = unsafe { MmapOptions::new().populate().map(file) }.map_err(|e| Error::io(path, e))?;
+        let map = unsafe { MmapOptions::new().map(file) }.map_err(|e| Error::io(path, e))?;
+        // Advice only: a kernel that refuses it reads the pages as they are touched.
+        let _ = map.advise(memmap2::Advice::WillNeed);
         let slot = (0..SLOTS)
             .find(|&k| TABLE[k].taken.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok())
             .ok_or_else(|| {

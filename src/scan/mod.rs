@@ -130,7 +130,13 @@ impl ScanOutput {
 
     /// Adds the scan of the subjects that follow these (the next batch or device share).
     pub(crate) fn append(&mut self, next: ScanOutput) {
-        self.scores.extend(next.scores);
+        if self.scores.is_empty() {
+            // The first part is taken whole rather than copied (11 M scores a device
+            // share of 20 G residues: 0.2 s a query on one thread).
+            self.scores = next.scores;
+        } else {
+            self.scores.extend(next.scores);
+        }
         self.recomputed += next.recomputed;
         self.kernel_seconds += next.kernel_seconds;
     }
