@@ -62,7 +62,9 @@ impl MappedFile {
         // reports it; a change in place is the caller's to detect (prepared databases
         // carry checksums, verified once the map is made).
         let map = unsafe { MmapOptions::new().map(file) }.map_err(|e| Error::io(path, e))?;
-        // Advice only: a kernel that refuses it reads the pages as they are touched.
+        // Advice only: a kernel that refuses it reads the pages as they are touched
+        // (memmap2 offers it on Unix alone).
+        #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::WillNeed);
         let slot = (0..SLOTS)
             .find(|&k| TABLE[k].taken.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok())

@@ -13,7 +13,11 @@ use rayon::prelude::*;
 
 /// The most residues a caller should lay out at once: a layout's words are counted in
 /// 32 bits (16 G residues with their padding; [`GroupLayout::with_long`] refuses more),
-/// less a quarter for the padding of groups and for windows.
+/// less a quarter for the padding of groups and for windows. Not a bound: long
+/// subjects take a group of `group_size` slots for `lanes` of them, and their windows
+/// repeat each residue about four times, so a batch where they are more than about 2%
+/// of the residues (subjects of 800 k residues and more in a batch this size) can still
+/// be refused.
 pub const MAX_LAYOUT_RESIDUES: u64 = (1 << 32) * 4 * 3 / 4;
 
 /// Subjects arranged for an inter-task kernel.
