@@ -77,9 +77,10 @@ pub fn vec_filled<T: Clone>(what: impl Display, count: usize, value: T) -> Resul
 
 /// `count` zeros of `u32` (the fallible `vec![0u32; count]`), from zeroed memory: the
 /// allocator hands large blocks over as fresh pages, which the kernel zeroes when they
-/// are first touched, so no thread writes them here. A 5 GB layout took 1.5-2 s
-/// written with zeros on one thread before its words were filled on every core; now
-/// the fill's first touch, on every core, is all.
+/// are first touched, so no thread writes them here. Written with zeros on one thread
+/// before its words were filled on every core, a 5 GB layout took 4-12 s on a 2-core
+/// machine, and the parallel fill of zeroed memory 1.0-1.5 s; now the fill's first
+/// touch, on every core, is all.
 pub fn vec_zeroed_u32(what: impl Display, count: usize) -> Result<Vec<u32>> {
     let bytes = bytes_of::<u32>(count);
     check(&what, bytes)?;
