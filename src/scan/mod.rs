@@ -131,8 +131,8 @@ impl ScanOutput {
     /// Adds the scan of the subjects that follow these (the next batch or device share).
     pub(crate) fn append(&mut self, next: ScanOutput) {
         if self.scores.is_empty() && next.scores.capacity() >= self.scores.capacity() {
-            // A first part as large as the room reserved (one share: the whole
-            // database) is taken whole rather than copied (11 M scores took 0.24 s a
+            // A first part as large as the room reserved (one batch: the whole
+            // share) is taken whole rather than copied (11 M scores took 0.24 s a
             // query on one thread, one H200); smaller parts fill the room reserved for
             // them all.
             self.scores = next.scores;
@@ -141,6 +141,38 @@ impl ScanOutput {
         }
         self.recomputed += next.recomputed;
         self.kernel_seconds += next.kernel_seconds;
+    }
+
+    /// The scans of consecutive runs of subjects (device shares, in database order) as
+    /// one: the first part's scores grow in place (a large vector grows without a
+    /// copy) and the others' are copied in on every core. Joined on one thread, four
+    /// shares of a 44 M-subject database took 0.9-1 s a query, one query after
+    /// another (1 GB of scores each, four H200s).
+    pub(crate) fn concat(parts: Vec<ScanOutput>) -> ScanOutput {
+        use rayon::prelude::*;
+        let mut parts = parts.into_iter();
+        let Some(mut out) = parts.next() else { return ScanOutput::with_capacity(0) };
+        let rest: Vec<ScanOutput> = parts.collect();
+        // Where each later part starts among the scores added.
+        let starts: Vec<usize> = rest
+            .iter()
+            .scan(0, |at, p| {
+                let start = *at;
+                *at += p.scores.len();
+                Some(start)
+            })
+            .collect();
+        let added: usize = rest.iter().map(|p| p.scores.len()).sum();
+        out.scores.reserve_exact(added);
+        out.scores.par_extend((0..added).into_par_iter().with_min_len(1 << 14).map(|i| {
+            let p = starts.partition_point(|&s| s <= i) - 1;
+            rest[p].scores[i - starts[p]]
+        }));
+        for p in &rest {
+            out.recomputed += p.recomputed;
+            out.kernel_seconds += p.kernel_seconds;
+        }
+        out
     }
 }
 
@@ -270,6 +302,26 @@ impl PackedSubjects {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shares_join_in_order_with_their_counts_summed() {
+        let part = |from: i32, n: i32, recomputed: usize| ScanOutput {
+            scores: (from..from + n).map(|s| LocalScore { score: s, end: Some((s as usize, 1)) }).collect(),
+            recomputed,
+            kernel_seconds: 0.5,
+        };
+        let joined = ScanOutput::concat(vec![
+            part(0, 70_000, 1),
+            part(70_000, 0, 0),
+            part(70_000, 3, 2),
+            part(70_003, 40_000, 4),
+        ]);
+        assert_eq!(joined.scores.len(), 110_003);
+        assert!(joined.scores.iter().enumerate().all(|(k, s)| s.score == k as i32 && s.end == Some((k, 1))));
+        assert_eq!((joined.recomputed, joined.kernel_seconds), (7, 2.0));
+        assert!(ScanOutput::concat(Vec::new()).scores.is_empty());
+        assert_eq!(ScanOutput::concat(vec![part(5, 2, 0)]).scores.len(), 2);
+    }
 
     #[test]
     fn lengths_past_the_kernels_int_are_refused() {

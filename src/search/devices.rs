@@ -128,17 +128,18 @@ impl Searcher<'_> {
     /// order and each subject's best strand. The chunk's scan time is its slowest
     /// share's, spread over its queries.
     fn merge_chunk(&self, indices: &[usize], parts: Vec<SharePart>) -> Result<Vec<Scanned>> {
-        let mut outputs: Vec<ScanOutput> =
-            (0..indices.len() * self.strands.len()).map(|_| ScanOutput::with_capacity(self.db.len())).collect();
+        // Per sequence scanned (query and strand), its parts from every share in order.
+        let mut shares: Vec<Vec<ScanOutput>> = (0..indices.len() * self.strands.len()).map(|_| Vec::new()).collect();
         let (mut from_host, mut seconds) = (false, 0.0f64);
         for part in parts {
             let (part, host, share_seconds) = part?;
             from_host |= host;
             seconds = seconds.max(share_seconds);
-            for (acc, part) in outputs.iter_mut().zip(part) {
-                acc.append(part);
+            for (acc, part) in shares.iter_mut().zip(part) {
+                acc.push(part);
             }
         }
+        let outputs: Vec<ScanOutput> = shares.into_iter().map(ScanOutput::concat).collect();
         let scan_seconds = seconds / indices.len().max(1) as f64;
         let ns = self.strands.len();
         let mut out = Vec::with_capacity(indices.len());
