@@ -584,3 +584,30 @@ fn random_scorings_with_extreme_values() {
         }
     }
 }
+
+#[test]
+fn a_buffer_made_in_pieces_holds_every_piece_in_place() {
+    // Pieces of uneven sizes, each filled from its own index and position: a piece
+    // written at the wrong offset, or a host buffer handed back before its write, shows.
+    let cuts = [0usize, 7, 7, 100_000, 100_001, 350_000, 351_000];
+    let pieces: Vec<std::ops::Range<usize>> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
+    let value = |k: usize, i: usize| (k as u32) << 24 | i as u32;
+    for dev in test_devices() {
+        let buffer = dev
+            .buffer_in_pieces(*cuts.last().unwrap(), &pieces, |k, out: &mut [u32]| {
+                for (i, v) in out.iter_mut().enumerate() {
+                    *v = value(k, pieces[k].start + i);
+                }
+            })
+            .unwrap();
+        let mut back = vec![0u32; *cuts.last().unwrap()];
+        dev.read(&dev.queue(), &buffer, &mut back).unwrap();
+        for (k, piece) in pieces.iter().enumerate() {
+            for i in piece.clone() {
+                assert_eq!(back[i], value(k, i), "{}: piece {k}, value {i}", dev.info.label());
+            }
+        }
+        // No pieces: an empty buffer.
+        assert!(dev.buffer_in_pieces::<u32>(0, &[], |_, _| unreachable!()).is_ok());
+    }
+}

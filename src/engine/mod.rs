@@ -37,7 +37,11 @@ impl WorkerRef<'_> {
 /// Cuts items (given by their sizes, e.g. subject lengths) into `parts` contiguous
 /// shares of about equal total size. Returns `parts + 1` boundaries: share `p` is
 /// `bounds[p]..bounds[p + 1]`; trailing shares may be empty.
-pub fn split_by_size(sizes: impl IntoIterator<Item = usize>, parts: usize) -> Vec<usize> {
+pub fn split_by_size<I>(sizes: I, parts: usize) -> Vec<usize>
+where
+    I: IntoIterator<Item = usize>,
+    I::IntoIter: Clone,
+{
     split_by_weights(sizes, &vec![1.0; parts.max(1)])
 }
 
@@ -45,11 +49,17 @@ pub fn split_by_size(sizes: impl IntoIterator<Item = usize>, parts: usize) -> Ve
 /// total size about in proportion to its weight (a worker's speed: the shares then take
 /// about equal time). Returns `weights.len() + 1` boundaries, as [`split_by_size`]: a
 /// share ends after the first item that reaches its part of the whole.
-pub fn split_by_weights(sizes: impl IntoIterator<Item = usize>, weights: &[f64]) -> Vec<usize> {
-    let sizes: Vec<usize> = sizes.into_iter().collect();
+/// The sizes are walked twice rather than collected (44 M subjects of a 20 G-residue
+/// database: 0.15 s for the copy alone).
+pub fn split_by_weights<I>(sizes: I, weights: &[f64]) -> Vec<usize>
+where
+    I: IntoIterator<Item = usize>,
+    I::IntoIter: Clone,
+{
+    let sizes = sizes.into_iter();
     let parts = weights.len().max(1);
     let whole: f64 = weights.iter().sum();
-    let total = sizes.iter().sum::<usize>() as f64;
+    let total = sizes.clone().sum::<usize>() as f64;
     // Where share p ends: the sizes up to it reach this.
     let mut ends = Vec::with_capacity(parts);
     let mut cumulative = 0.0;
@@ -65,16 +75,17 @@ pub fn split_by_weights(sizes: impl IntoIterator<Item = usize>, weights: &[f64])
     };
     let mut bounds = vec![0];
     idle_shares_end(&mut bounds, 0);
-    let mut acc = 0usize;
-    for (k, s) in sizes.iter().enumerate() {
+    let (mut acc, mut count) = (0usize, 0usize);
+    for (k, s) in sizes.enumerate() {
         acc += s;
+        count = k + 1;
         if bounds.len() < parts && acc as f64 >= ends[bounds.len() - 1] {
             bounds.push(k + 1);
             idle_shares_end(&mut bounds, k + 1);
         }
     }
     while bounds.len() <= parts {
-        bounds.push(sizes.len());
+        bounds.push(count);
     }
     bounds
 }

@@ -36,9 +36,11 @@ pub struct GroupLayout {
     pub group_word: Vec<u32>,
     /// Per group: first element of the group's boundary row (`group_len * G` each).
     pub group_cell: Vec<u64>,
-    /// The residue codes as the device reads them (a scanner empties its copy once the
-    /// device holds them).
-    pub words: Vec<u32>,
+    /// The words of every group: the residue codes as the device reads them, made by
+    /// [`fill_words`](Self::fill_words) a run of groups at a time.
+    pub word_count: usize,
+    /// The code of columns past a subject's end.
+    pub pad_code: u8,
     /// The first long group: from it on, each group holds the `lanes` subjects of its
     /// first slot alone (the longest subjects, which `scan_team` walks with several
     /// teams at once); `first_window` when there are none.
@@ -49,7 +51,7 @@ pub struct GroupLayout {
 }
 
 impl GroupLayout {
-    /// Lays out `subjects` (alphabet codes) in ascending length order.
+    /// Arranges `subjects` (alphabet codes) in ascending length order.
     pub fn new<S: AsRef<[u8]> + Sync>(
         subjects: &[S],
         group_size: usize,
@@ -90,25 +92,41 @@ impl GroupLayout {
         runs.extend(full(whole, order.len()));
         let groups = runs.len();
         let cols_per_word = 4 / lanes;
+        let members = |g: usize| &order[runs[g].clone()];
+        // Each slot's subjects and their lengths, and each group's longest, on every
+        // core (a device's share of a 20 G-residue database is 11 M subjects).
+        let mut subject_of = vec![u32::MAX; groups * per_group];
+        let mut lengths = vec![0u32; groups * per_group];
+        let longest: Vec<usize> = subject_of
+            .par_chunks_mut(per_group.max(1))
+            .zip(lengths.par_chunks_mut(per_group.max(1)))
+            .enumerate()
+            .map(|(g, (subject_of, lengths))| {
+                let mut longest = 0;
+                for ((slot, length), &k) in subject_of.iter_mut().zip(lengths.iter_mut()).zip(members(g)) {
+                    let n = subjects[k as usize].as_ref().len();
+                    (*slot, *length, longest) = (k, n as u32, longest.max(n));
+                }
+                longest
+            })
+            .collect();
         let mut l = GroupLayout {
             first_long,
             first_window,
             group_size,
             lanes,
-            subject_of: vec![u32::MAX; groups * per_group],
-            lengths: vec![0; groups * per_group],
+            subject_of,
+            lengths,
             group_len: Vec::with_capacity(groups),
             group_word: Vec::with_capacity(groups),
             group_cell: Vec::with_capacity(groups),
-            words: Vec::new(),
+            word_count: 0,
+            pad_code,
         };
-        // Where each group's words begin, then the words themselves, group by group in
-        // parallel (a database of 181 M residues is 45 M words).
+        // Where each group's words begin.
         let mut cells = 0u64;
         let mut n_words = 0usize;
-        let members = |g: usize| &order[runs[g].clone()];
-        for g in 0..groups {
-            let len = members(g).iter().map(|&k| subjects[k as usize].as_ref().len()).max().unwrap_or(0);
+        for len in longest {
             let len32 =
                 u32::try_from(len).map_err(|_| Error::InvalidArgument("subject longer than 4 G residues".into()))?;
             let base = u32::try_from(n_words)
@@ -119,17 +137,55 @@ impl GroupLayout {
             cells += len as u64 * group_size as u64;
             n_words += len.div_ceil(cols_per_word) * group_size;
         }
-        for g in 0..groups {
-            for (p, &k) in members(g).iter().enumerate() {
-                l.subject_of[g * per_group + p] = k;
-                l.lengths[g * per_group + p] = subjects[k as usize].as_ref().len() as u32;
+        l.word_count = n_words;
+        l.group_cell.push(cells);
+        Ok(l)
+    }
+
+    /// Columns of a subject (or, with two lanes, of both) in one word.
+    fn cols_per_word(&self) -> usize {
+        4 / self.lanes
+    }
+
+    /// The words of groups `groups`, a run of them (consecutive in `words`).
+    pub fn words_of(&self, groups: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        let end = |g: usize| {
+            self.group_word[g] as usize
+                + self.group_len[g].div_ceil(self.cols_per_word() as u32) as usize * self.group_size
+        };
+        match groups.is_empty() {
+            true => 0..0,
+            false => self.group_word[groups.start] as usize..end(groups.end - 1),
+        }
+    }
+
+    /// The groups cut into runs of at most `most_words` words each (a larger group is
+    /// a run of its own), in order, covering every group.
+    pub fn pieces(&self, most_words: usize) -> Vec<std::ops::Range<usize>> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for g in 1..=self.groups() {
+            if g == self.groups() || self.words_of(start..g + 1).len() > most_words {
+                out.push(start..g);
+                start = g;
             }
         }
-        l.words = crate::memory::vec_zeroed_u32("the subjects laid out for the device", n_words)?;
-        let mut slices = Vec::with_capacity(groups);
-        let mut rest = &mut l.words[..];
-        for g in 0..groups {
-            let (mine, tail) = rest.split_at_mut(l.group_len[g].div_ceil(cols_per_word as u32) as usize * group_size);
+        out
+    }
+
+    /// Writes the words of `groups` (a run of them) into `out`, which holds exactly
+    /// those ([`words_of`](Self::words_of)): every word is written. `subjects` are the
+    /// ones the layout was arranged from.
+    pub fn fill_words<S: AsRef<[u8]> + Sync>(&self, subjects: &[S], groups: std::ops::Range<usize>, out: &mut [u32]) {
+        assert_eq!(out.len(), self.words_of(groups.clone()).len(), "the words of these groups");
+        let (group_size, lanes, cols_per_word, pad_code) =
+            (self.group_size, self.lanes, self.cols_per_word(), self.pad_code);
+        let per_group = group_size * lanes;
+        let mut slices = Vec::with_capacity(groups.len());
+        let mut rest = out;
+        for g in groups {
+            let (mine, tail) =
+                rest.split_at_mut(self.group_len[g].div_ceil(cols_per_word as u32) as usize * group_size);
             slices.push((g, mine));
             rest = tail;
         }
@@ -140,9 +196,10 @@ impl GroupLayout {
         // with the padding. Row by row throughout, reading every subject of the group
         // at once, took twice as long (1 G residues: 1.9 s against 0.9 s on 2 cores).
         slices.into_par_iter().for_each(|(g, words)| {
-            let members = members(g);
-            let seqs: Vec<&[u8]> =
-                (0..per_group).map(|p| members.get(p).map_or(&[][..], |&k| subjects[k as usize].as_ref())).collect();
+            let seqs: Vec<&[u8]> = self.subject_of[g * per_group..(g + 1) * per_group]
+                .iter()
+                .map(|&k| if k == u32::MAX { &[][..] } else { subjects[k as usize].as_ref() })
+                .collect();
             let full_rows = seqs.iter().map(|s| s.len()).min().unwrap_or(0) / cols_per_word;
             let (full, rest) = words.split_at_mut(full_rows * group_size);
             for (p, lanes_of) in seqs.chunks_exact(lanes).enumerate() {
@@ -169,8 +226,6 @@ impl GroupLayout {
                 }
             }
         });
-        l.group_cell.push(cells);
-        Ok(l)
     }
 
     pub fn groups(&self) -> usize {
@@ -223,20 +278,28 @@ impl GroupLayout {
 mod tests {
     use super::*;
 
+    /// Every word of `l`, filled whole.
+    fn all_words(l: &GroupLayout, subjects: &[Vec<u8>]) -> Vec<u32> {
+        let mut words = vec![0u32; l.word_count];
+        l.fill_words(subjects, 0..l.groups(), &mut words);
+        words
+    }
+
     #[test]
     fn single_lane_words_and_order() {
         let subjects = [vec![1u8, 2, 3, 4, 5], vec![7u8], vec![9u8, 9]];
         let l = GroupLayout::new(&subjects, 2, 1, 24).unwrap();
+        let words = all_words(&l, &subjects);
         // Sorted by length: subject 1 (len 1), 2 (len 2) in group 0; subject 0 in group 1.
         assert_eq!(l.subject_of, vec![1, 2, 0, u32::MAX]);
         assert_eq!(l.group_len, vec![2, 5]);
-        assert_eq!(l.words[0], 7 | 24 << 8 | 24 << 16 | 24 << 24);
-        assert_eq!(l.words[1], 9 | 9 << 8 | 24 << 16 | 24 << 24);
+        assert_eq!(words[0], 7 | 24 << 8 | 24 << 16 | 24 << 24);
+        assert_eq!(words[1], 9 | 9 << 8 | 24 << 16 | 24 << 24);
         // Group 1, slot 0: words 0 and 1 at base + 0 and base + 2.
         let base = l.group_word[1] as usize;
-        assert_eq!(l.words[base], 1 | 2 << 8 | 3 << 16 | 4 << 24);
-        assert_eq!(l.words[base + 2], 5 | 24 << 8 | 24 << 16 | 24 << 24);
-        assert_eq!(l.words[base + 1], 24 * 0x0101_0101);
+        assert_eq!(words[base], 1 | 2 << 8 | 3 << 16 | 4 << 24);
+        assert_eq!(words[base + 2], 5 | 24 << 8 | 24 << 16 | 24 << 24);
+        assert_eq!(words[base + 1], 24 * 0x0101_0101);
         assert_eq!(l.group_cell, vec![0, 4, 14]);
     }
 
@@ -244,10 +307,11 @@ mod tests {
     fn two_lanes_interleave_columns() {
         let subjects = [vec![1u8, 2, 3], vec![4u8, 5]];
         let l = GroupLayout::new(&subjects, 1, 2, 24).unwrap();
+        let words = all_words(&l, &subjects);
         assert_eq!(l.subject_of, vec![1, 0]);
         // Column 0: lanes (4, 1); column 1: (5, 2); column 2: (pad, 3).
-        assert_eq!(l.words[0], 4 | 1 << 8 | 5 << 16 | 2 << 24);
-        assert_eq!(l.words[1], 24 | 3 << 8 | 24 << 16 | 24 << 24);
+        assert_eq!(words[0], 4 | 1 << 8 | 5 << 16 | 2 << 24);
+        assert_eq!(words[1], 24 | 3 << 8 | 24 << 16 | 24 << 24);
     }
 
     #[test]
@@ -281,6 +345,35 @@ mod tests {
         assert_eq!(l.launches(1_000, true), vec![(0, 2)]);
         assert_eq!(l.launches(6, true), vec![(0, 1), (1, 2)]);
         assert_eq!(l.launches(1_000, false), vec![(0, 2)]);
+    }
+
+    #[test]
+    fn pieces_of_words_are_the_whole_layout() {
+        // Subjects of many lengths, two lanes, long groups and windows: the words
+        // filled piece by piece are the words filled whole, and the pieces cover every
+        // group in order within their budget (a larger group alone).
+        let mut subjects: Vec<Vec<u8>> =
+            (0..300).map(|k| (0..(k * 7919) % 173 + 1).map(|i| (i % 23) as u8).collect()).collect();
+        subjects.extend((0..5).map(|k| vec![(k % 20) as u8; 40 + k]));
+        let l = GroupLayout::with_long(&subjects, 4, 2, 24, 6, 5).unwrap();
+        let whole = all_words(&l, &subjects);
+        assert_eq!(whole.len(), l.word_count);
+        for most in [1, 50, 400, 10_000] {
+            let pieces = l.pieces(most);
+            assert_eq!(pieces.first().unwrap().start, 0);
+            assert_eq!(pieces.last().unwrap().end, l.groups());
+            let mut joined = Vec::new();
+            for (k, piece) in pieces.iter().enumerate() {
+                assert!(k == 0 || pieces[k - 1].end == piece.start);
+                let range = l.words_of(piece.clone());
+                assert!(range.len() <= most || piece.len() == 1, "{most}: {piece:?}");
+                assert_eq!(range.start, joined.len());
+                let mut words = vec![u32::MAX; range.len()];
+                l.fill_words(&subjects, piece.clone(), &mut words);
+                joined.extend(words);
+            }
+            assert_eq!(joined, whole, "pieces of at most {most} words");
+        }
     }
 
     #[test]

@@ -451,9 +451,9 @@ impl Searcher<'_> {
 
 /// The subjects scoring above 0, the first `max_hits` of them by score (the earlier
 /// subject first between equal scores), in database order. Selected on every core,
-/// each piece of the database keeping its best: a serial selection among the 44 M
-/// subjects of a 20 G-residue database took most of a second, on the path of the
-/// last query's results.
+/// each piece of the database keeping its best, rather than among every subject
+/// above 0 on one thread: with that, the last query's work after its scan took 1.1 s
+/// on a 20 G-residue database (44 M subjects, four H200s); 0.1-0.14 s now.
 fn best_scoring(scores: &[LocalScore], max_hits: usize) -> Vec<usize> {
     let by_score = |&a: &usize, &b: &usize| scores[b].score.cmp(&scores[a].score).then(a.cmp(&b));
     // Keeps the first max_hits of `v` by score once it holds twice as many.
