@@ -292,15 +292,15 @@ impl ClDevice {
 
     /// A read-only buffer of `count` values made piece by piece: `fill(k, out)` writes
     /// every value of piece `k` (`pieces`: consecutive ranges covering `0..count`)
-    /// into `out`, on a thread of its own, while the piece before it is written to the
-    /// device from this one. Making the values and moving them overlap, and the host
+    /// into `out`, on this thread (and its thread pool), while the piece before it is
+    /// written to the device from a thread of its own. Making the values and moving them overlap, and the host
     /// holds two pieces rather than the whole (a device's share of a 20 G-residue
     /// database: 5 GB of layout).
     pub fn buffer_in_pieces<T: Copy + Default + Send>(
         &self,
         count: usize,
         pieces: &[std::ops::Range<usize>],
-        fill: impl Fn(usize, &mut [T]) + Sync,
+        mut fill: impl FnMut(usize, &mut [T]),
     ) -> Result<Buffer<T>> {
         let covered = pieces.first().is_none_or(|p| p.start == 0)
             && pieces.windows(2).all(|w| w[0].end == w[1].start)
@@ -313,56 +313,61 @@ impl ClDevice {
         };
         let queue = self.side_queue()?;
         let most = pieces.iter().map(|p| p.len()).max().unwrap_or(0);
+        let buffer_ref = &mut buffer;
         let written = std::thread::scope(|scope| {
-            // Two host buffers go round: filled there, written here, handed back.
-            let (filled_tx, filled) = std::sync::mpsc::sync_channel::<Result<Vec<T>>>(1);
+            // Two host buffers go round: filled here (where the caller's thread pool
+            // is), written there, handed back.
+            let (filled_tx, filled) = std::sync::mpsc::sync_channel::<(usize, Vec<T>)>(1);
             let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<T>>(2);
-            let fill = &fill;
-            let label = self.info.label();
-            scope.spawn(move || {
-                for (k, piece) in pieces.iter().enumerate() {
-                    // Closed: the writes failed, and nothing more is wanted.
-                    let Ok(mut host) = spare.recv() else { return };
-                    if host.is_empty() {
-                        let what = format_args!("a piece of a buffer for {label}");
-                        match crate::memory::vec_filled(what, most, T::default()) {
-                            Ok(v) => host = v,
-                            Err(e) => {
-                                let _ = filled_tx.send(Err(e));
-                                return;
-                            }
-                        }
+            let writer = scope.spawn(move || {
+                for (k, host) in filled {
+                    let piece = &pieces[k];
+                    // OpenCL refuses a write of no bytes (a layout's groups of empty subjects).
+                    if !piece.is_empty() {
+                        // SAFETY: a blocking write of `piece.len()` values read from
+                        // `host` before the call returns, at an offset within the
+                        // buffer's `count`.
+                        unsafe {
+                            cl(
+                                "clEnqueueWriteBuffer",
+                                queue.enqueue_write_buffer(
+                                    buffer_ref,
+                                    CL_BLOCKING,
+                                    piece.start * std::mem::size_of::<T>(),
+                                    &host[..piece.len()],
+                                    &[],
+                                ),
+                            )?
+                        };
                     }
-                    fill(k, &mut host[..piece.len()]);
-                    if filled_tx.send(Ok(host)).is_err() {
-                        return;
-                    }
+                    // Closed: the filling stopped, and nothing more comes.
+                    let _ = spare_tx.send(host);
                 }
+                Ok::<(), Error>(())
             });
-            for _ in 0..2 {
-                let _ = spare_tx.send(Vec::new());
-            }
-            for piece in pieces {
-                let host = filled
-                    .recv()
-                    .map_err(|_| Error::Internal("the thread filling a buffer's pieces stopped".into()))??;
-                // SAFETY: a blocking write of `piece.len()` values read from `host`
-                // before the call returns, at an offset within the buffer's `count`.
-                unsafe {
-                    cl(
-                        "clEnqueueWriteBuffer",
-                        queue.enqueue_write_buffer(
-                            &mut buffer,
-                            CL_BLOCKING,
-                            piece.start * std::mem::size_of::<T>(),
-                            &host[..piece.len()],
-                            &[],
-                        ),
+            let mut spares = 2;
+            for (k, piece) in pieces.iter().enumerate() {
+                let mut host = if spares > 0 {
+                    spares -= 1;
+                    crate::memory::vec_filled(
+                        format_args!("a piece of a buffer for {}", self.info.label()),
+                        most,
+                        T::default(),
                     )?
+                } else {
+                    // Closed: a write failed (the writer's error is returned below).
+                    match spare.recv() {
+                        Ok(host) => host,
+                        Err(_) => break,
+                    }
                 };
-                let _ = spare_tx.send(host);
+                fill(k, &mut host[..piece.len()]);
+                if filled_tx.send((k, host)).is_err() {
+                    break;
+                }
             }
-            Ok::<(), Error>(())
+            drop(filled_tx);
+            writer.join().map_err(|_| Error::Internal("the thread writing a buffer's pieces panicked".into()))?
         });
         written.map(|()| buffer)
     }

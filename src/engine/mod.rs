@@ -97,7 +97,9 @@ fn open_worker(backend: Backend, portable: bool) -> Result<Worker> {
         Backend::Native => Ok(Worker::Native),
         Backend::OpenCl(info) => {
             let dev = ClDevice::new(info)?.with_portable(portable);
-            check(&dev, Variant::for_device(&dev.info))?;
+            // On the device side's pool: each device opens on a thread of its own, which
+            // the caller, perhaps a worker of the global pool, waits for.
+            crate::scan::on_device_side_pool(|| check(&dev, Variant::for_device(&dev.info)))?;
             Ok(Worker::OpenCl(Box::new(dev)))
         }
     }

@@ -32,12 +32,12 @@ pub struct GroupLayout {
     pub lengths: Vec<u32>,
     /// Per group: the longest subject, i.e. the columns every slot walks.
     pub group_len: Vec<u32>,
-    /// Per group: first word in `words`.
+    /// Per group: its first word (its words follow the group before's).
     pub group_word: Vec<u32>,
     /// Per group: first element of the group's boundary row (`group_len * G` each).
     pub group_cell: Vec<u64>,
-    /// The words of every group: the residue codes as the device reads them, made by
-    /// [`fill_words`](Self::fill_words) a run of groups at a time.
+    /// How many words the groups hold: the residue codes as the device reads them,
+    /// made by [`fill_words`](Self::fill_words) a run of groups at a time.
     pub word_count: usize,
     /// The code of columns past a subject's end.
     pub pad_code: u8,
@@ -91,7 +91,6 @@ impl GroupLayout {
         let first_window = runs.len();
         runs.extend(full(whole, order.len()));
         let groups = runs.len();
-        let cols_per_word = 4 / lanes;
         let members = |g: usize| &order[runs[g].clone()];
         // Each slot's subjects and their lengths, and each group's longest, on every
         // core (a device's share of a 20 G-residue database is 11 M subjects).
@@ -135,7 +134,7 @@ impl GroupLayout {
             l.group_word.push(base);
             l.group_cell.push(cells);
             cells += len as u64 * group_size as u64;
-            n_words += len.div_ceil(cols_per_word) * group_size;
+            n_words += l.group_words(l.group_len.len() - 1);
         }
         l.word_count = n_words;
         l.group_cell.push(cells);
@@ -147,15 +146,20 @@ impl GroupLayout {
         4 / self.lanes
     }
 
-    /// The words of groups `groups`, a run of them (consecutive in `words`).
+    /// How many words group `g` holds: its longest subject's columns, a word for every
+    /// slot per `cols_per_word` of them.
+    fn group_words(&self, g: usize) -> usize {
+        self.group_len[g].div_ceil(self.cols_per_word() as u32) as usize * self.group_size
+    }
+
+    /// The words of groups `groups`, a run of them (consecutive in the layout's words).
     pub fn words_of(&self, groups: std::ops::Range<usize>) -> std::ops::Range<usize> {
-        let end = |g: usize| {
-            self.group_word[g] as usize
-                + self.group_len[g].div_ceil(self.cols_per_word() as u32) as usize * self.group_size
-        };
         match groups.is_empty() {
             true => 0..0,
-            false => self.group_word[groups.start] as usize..end(groups.end - 1),
+            false => {
+                let last = groups.end - 1;
+                self.group_word[groups.start] as usize..self.group_word[last] as usize + self.group_words(last)
+            }
         }
     }
 
@@ -184,8 +188,7 @@ impl GroupLayout {
         let mut slices = Vec::with_capacity(groups.len());
         let mut rest = out;
         for g in groups {
-            let (mine, tail) =
-                rest.split_at_mut(self.group_len[g].div_ceil(cols_per_word as u32) as usize * group_size);
+            let (mine, tail) = rest.split_at_mut(self.group_words(g));
             slices.push((g, mine));
             rest = tail;
         }

@@ -325,23 +325,6 @@ fn host_recompute_limit() -> usize {
     crate::scan::native::Level::active().lanes() * rayon::current_num_threads()
 }
 
-/// Runs `work` (rayon loops over a landed query's subjects) on a pool of its own (on
-/// the global pool where that one cannot start). Not on the global pool: a search keeps it
-/// busy with the hits of earlier queries, and a gather queued behind them held up the
-/// device. On this thread alone, the gathers of a share of 11 M subjects took 0.4-0.6 s
-/// a query (four H200s, 20 G residues), on the path of the last query's results.
-fn on_landing_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
-    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
-    let pool = POOL.get_or_init(|| {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(16);
-        rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("clsw-landing-{i}")).build().ok()
-    });
-    match pool {
-        Some(pool) => pool.install(work),
-        None => work(),
-    }
-}
-
 /// The most words of a layout made at once on the host while the piece before it is
 /// uploaded (128 MiB).
 const UPLOAD_PIECE_WORDS: usize = 32 << 20;
@@ -441,7 +424,8 @@ struct PartLayout {
     /// `members.len() + w`): the caller's subject, its first column and its output.
     cut: Windows,
     windows: Vec<(u32, i64, u32)>,
-    /// The windows' residues, padded (the layout's subjects past the members).
+    /// The windows' residues, padded (the layout's subjects past the members), until
+    /// the layout's words are made ([`Scanner::upload`]).
     cuts: Vec<Vec<u8>>,
     /// Boundary elements of one slot: the largest launch's.
     slot_cells: u64,
@@ -493,7 +477,7 @@ pub struct Scanner<'d> {
 }
 
 impl<'d> ScannerPlan<'d> {
-    /// Lays out `subjects` for [`Scanner::for_queries`] on a device described by
+    /// Arranges `subjects` for [`Scanner::for_queries`] on a device described by
     /// `info`, without the device.
     pub fn new(
         info: &DeviceInfo,
@@ -683,7 +667,11 @@ impl<'d> Scanner<'d> {
         pad_code: u8,
         queries: usize,
     ) -> Result<Scanner<'d>> {
-        Scanner::upload(dev, ScannerPlan::new(&dev.info, kind, tuning, subjects.to_vec(), pad_code, queries)?)
+        // On the device side's pool: the self-test, a batch and a recompute make
+        // scanners on threads that a worker of the global pool may be waiting for.
+        super::on_device_side_pool(|| {
+            Scanner::upload(dev, ScannerPlan::new(&dev.info, kind, tuning, subjects.to_vec(), pad_code, queries)?)
+        })
     }
 
     /// Makes a plan's words and uploads them to `dev`, a piece made while the piece
@@ -701,25 +689,33 @@ impl<'d> Scanner<'d> {
             )));
         }
         let elem = kind.boundary_bytes();
-        let parts = parts
-            .into_iter()
-            .map(|laid| {
-                let layout = &laid.layout;
-                // The subjects the layout was arranged from: members, then windows.
-                let mut chosen: Vec<&[u8]> = laid.members.par_iter().map(|&k| subjects[k as usize]).collect();
-                chosen.extend(laid.cuts.iter().map(Vec::as_slice));
-                // Laid out piece by piece while the piece before goes to the device.
-                let pieces = layout.pieces(UPLOAD_PIECE_WORDS);
-                let ranges: Vec<std::ops::Range<usize>> = pieces.iter().map(|g| layout.words_of(g.clone())).collect();
-                let words = dev.buffer_in_pieces(layout.word_count, &ranges, |k, out| {
-                    layout.fill_words(&chosen, pieces[k].clone(), out)
-                })?;
-                let buffers = SubjectBuffers::new(dev, words, &layout.group_word, &layout.lengths, &layout.group_cell)?;
-                let scratch =
-                    Scratch::new(dev, (laid.slot_cells * elem) as usize * slots, layout.lengths.len() * slots)?;
-                Ok(Part { laid, buffers, scratch })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        // On the device side's pool: each share uploads on a thread of its own, which a
+        // worker of the global pool may be waiting for.
+        let parts = super::on_device_side_pool(|| {
+            parts
+                .into_iter()
+                .map(|mut laid| {
+                    // The subjects the layout was arranged from: members, then windows (whose
+                    // residues the scanner no longer needs once they are on the device).
+                    let cuts = std::mem::take(&mut laid.cuts);
+                    let layout = &laid.layout;
+                    let mut chosen: Vec<&[u8]> = laid.members.par_iter().map(|&k| subjects[k as usize]).collect();
+                    chosen.extend(cuts.iter().map(Vec::as_slice));
+                    // Laid out piece by piece while the piece before goes to the device.
+                    let pieces = layout.pieces(UPLOAD_PIECE_WORDS);
+                    let ranges: Vec<std::ops::Range<usize>> =
+                        pieces.iter().map(|g| layout.words_of(g.clone())).collect();
+                    let words = dev.buffer_in_pieces(layout.word_count, &ranges, |k, out| {
+                        layout.fill_words(&chosen, pieces[k].clone(), out)
+                    })?;
+                    let buffers =
+                        SubjectBuffers::new(dev, words, &layout.group_word, &layout.lengths, &layout.group_cell)?;
+                    let scratch =
+                        Scratch::new(dev, (laid.slot_cells * elem) as usize * slots, layout.lengths.len() * slots)?;
+                    Ok(Part { laid, buffers, scratch })
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
         Ok(Scanner { dev, kind, tuning, parts, position, subjects, slots })
     }
 
@@ -835,7 +831,7 @@ impl<'d> Scanner<'d> {
             ScanKernel::InterWide => usize::MAX,
             kind => super::narrow_subjects(kind, scoring, query.len()),
         };
-        let saturated: Vec<usize> = on_landing_pool(|| {
+        let saturated: Vec<usize> = super::on_device_side_pool(|| {
             (0..self.subjects.len())
                 .into_par_iter()
                 .with_min_len(1 << 14)
@@ -850,7 +846,9 @@ impl<'d> Scanner<'d> {
         }
         let subset: Vec<&[u8]> = saturated.iter().map(|&k| self.subjects[k]).collect();
         let wide = if self.tuning.host_assist && saturated.len() <= host_recompute_limit() {
-            crate::scan::native::scores(query, &subset, scoring, crate::scan::native::Report::Ends)?
+            super::on_device_side_pool(|| {
+                crate::scan::native::scores(query, &subset, scoring, crate::scan::native::Report::Ends)
+            })?
         } else {
             let pad = scoring.matrix.size() as u8;
             let wide = Scanner::new(self.dev, ScanKernel::InterWide, self.tuning, &subset, pad)?;
@@ -1039,7 +1037,7 @@ impl<'d> Scanner<'d> {
             if lengths[slot] == 0 {
                 continue;
             }
-            out.scores = on_landing_pool(|| {
+            out.scores = super::on_device_side_pool(|| {
                 self.position
                     .par_iter()
                     .zip(&self.subjects)
