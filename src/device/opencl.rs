@@ -293,9 +293,9 @@ impl ClDevice {
     /// A read-only buffer of `count` values made piece by piece: `fill(k, out)` writes
     /// every value of piece `k` (`pieces`: consecutive ranges covering `0..count`)
     /// into `out`, on this thread (and its thread pool), while the piece before it is
-    /// written to the device from a thread of its own. Making the values and moving them overlap, and the host
-    /// holds two pieces rather than the whole (a device's share of a 20 G-residue
-    /// database: 5 GB of layout).
+    /// written to the device from a thread of its own. Making the values and moving
+    /// them overlap, and the host holds two pieces rather than the whole (a device's
+    /// share of a 20 G-residue database: 5 GB of layout).
     pub fn buffer_in_pieces<T: Copy + Default + Send>(
         &self,
         count: usize,

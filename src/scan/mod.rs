@@ -128,13 +128,11 @@ impl ScanOutput {
         ScanOutput { scores: Vec::with_capacity(subjects), recomputed: 0, kernel_seconds: 0.0 }
     }
 
-    /// Adds the scan of the subjects that follow these (the next batch or device share).
+    /// Adds the scan of the subjects that follow these (the next chunk of an MPI
+    /// rank's share; device shares and batches are joined by [`concat`](Self::concat)).
     pub(crate) fn append(&mut self, next: ScanOutput) {
-        if self.scores.is_empty() && next.scores.capacity() >= self.scores.capacity() {
-            // A first part as large as the room reserved (one batch: the whole
-            // share) is taken whole rather than copied (11 M scores took 0.24 s a
-            // query on one thread, one H200); smaller parts fill the room reserved for
-            // them all.
+        if self.scores.is_empty() {
+            // The first part is taken whole rather than copied.
             self.scores = next.scores;
         } else {
             self.scores.extend(next.scores);
@@ -186,8 +184,9 @@ impl ScanOutput {
 /// pool). Not on the global pool: a search keeps it busy with the hits of earlier
 /// queries, and a gather queued behind them held up the device; and a caller that is
 /// itself a worker of the global pool, blocked while the devices open, upload or scan,
-/// would leave no thread to run them (`tests/search_inside_pool.rs`). On one thread, the gathers of a share of 11 M subjects took 0.4-0.6 s a
-/// query (four H200s, 20 G residues), on the path of the last query's results.
+/// would leave no thread to run them (`tests/search_inside_pool.rs`). On one thread,
+/// the gathers of a share of 11 M subjects took 0.4-0.6 s a query (four H200s, 20 G
+/// residues), on the path of the last query's results.
 pub(crate) fn on_device_side_pool<T: Send>(work: impl FnOnce() -> T + Send) -> T {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     let pool = POOL.get_or_init(|| {

@@ -1031,7 +1031,7 @@ impl<'d> Scanner<'d> {
             out.kernel_seconds += seconds * r as f64 / total;
         }
         // Back to the caller's order: a gather (random reads of the 32-bit outputs,
-        // sequential writes) on the landing pool.
+        // sequential writes) on the device side's pool.
         let entries: Vec<usize> = self.parts.iter().map(|p| p.laid.layout.lengths.len()).collect();
         for (slot, out) in outs.iter_mut().enumerate() {
             if lengths[slot] == 0 {

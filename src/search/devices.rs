@@ -304,19 +304,20 @@ impl Searcher<'_> {
             }
             WorkerRef::OpenCl(dev) => dev,
         };
-        let mut outputs: Vec<ScanOutput> =
-            queries.iter().map(|_| ScanOutput::with_capacity(share.range.len())).collect();
+        // Per query, its batches' scans in order, joined at the end.
+        let mut parts: Vec<Vec<ScanOutput>> = queries.iter().map(|_| Vec::new()).collect();
+        let joined = |parts: Vec<Vec<ScanOutput>>| parts.into_iter().map(ScanOutput::concat).collect();
         let variant = self.options.variant_on(&dev.info);
         let batches: Vec<Range<usize>> = share.batches.iter().filter(|b| !b.is_empty()).cloned().collect();
         let subjects_of = |batch: &Range<usize>| -> Vec<&[u8]> { batch.clone().map(|k| db.residues(k)).collect() };
         let Some(kind) = variant.scan_kernel() else {
             for batch in &batches {
                 let subjects = subjects_of(batch);
-                for (q, acc) in queries.iter().zip(outputs.iter_mut()) {
-                    acc.append(scan_once(dev, variant, q, &subjects, sc)?);
+                for (q, acc) in queries.iter().zip(parts.iter_mut()) {
+                    acc.push(scan_once(dev, variant, q, &subjects, sc)?);
                 }
             }
-            return Ok(outputs);
+            return Ok(joined(parts));
         };
         // Each batch is laid out and uploaded while the one before it is scanned.
         let tuning = self.options.tuning;
@@ -332,11 +333,11 @@ impl Searcher<'_> {
                 next = batches.get(k + 1).map(|b| scope.spawn(move || prepare(b)));
                 // Several queries a launch: a batch alone leaves the device idle while
                 // its longest subjects finish.
-                for (acc, part) in outputs.iter_mut().zip(scanner.scores_many(queries, sc)?) {
-                    acc.append(part);
+                for (acc, part) in parts.iter_mut().zip(scanner.scores_many(queries, sc)?) {
+                    acc.push(part);
                 }
             }
-            Ok(outputs)
+            Ok(joined(parts))
         })
     }
 }
