@@ -585,29 +585,75 @@ fn random_scorings_with_extreme_values() {
     }
 }
 
+/// The layout's words made on each device from the residues as stored
+/// (`layout_words`) equal the host's twin (`GroupLayout::words`): subjects of 0 to 300
+/// residues and long ones, one lane and two, long groups and windows (whose first
+/// columns are padding), the residues back to back as a database stores them and
+/// copied from wherever they are.
 #[test]
-fn a_buffer_made_in_pieces_holds_every_piece_in_place() {
-    // Pieces of uneven sizes, each filled from its own index and position: a piece
-    // written at the wrong offset, or a host buffer handed back before its write, shows.
-    let cuts = [0usize, 7, 7, 100_000, 100_001, 350_000, 351_000];
-    let pieces: Vec<std::ops::Range<usize>> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
-    let value = |k: usize, i: usize| (k as u32) << 24 | i as u32;
-    for dev in test_devices() {
-        let buffer = dev
-            .buffer_in_pieces(*cuts.last().unwrap(), &pieces, |k, out: &mut [u32]| {
-                for (i, v) in out.iter_mut().enumerate() {
-                    *v = value(k, pieces[k].start + i);
+fn layout_words_made_on_the_device_equal_the_hosts_twin() {
+    use clsw::scan::layout::GroupLayout;
+    use clsw::scan::layout_words::{StoredResidues, make_words};
+    use clsw::scan::windows::Windows;
+    let mut rng = Rng::new(41);
+    let mut subjects: Vec<Vec<u8>> = (0..400)
+        .map(|_| {
+            let n = rng.below(301);
+            rng.codes(n, 24)
+        })
+        .collect();
+    subjects.extend((0..3).map(|k| rng.codes(1_000 + 700 * k, 24)));
+    let apart: Vec<&[u8]> = subjects.iter().map(Vec::as_slice).collect();
+    let bytes: Vec<u8> = subjects.concat();
+    let starts: Vec<u64> = apart.iter().scan(0u64, |at, s| Some(std::mem::replace(at, *at + s.len() as u64))).collect();
+    let cut = Windows { stride: 256, overlap: 300 };
+    let devices = test_devices();
+    for lanes in [1, 2] {
+        for long in [0, 3] {
+            // The long subjects (the last three) and, with them, their windows.
+            let mut lengths: Vec<u32> = subjects.iter().map(|s| s.len() as u32).collect();
+            let mut windows = Vec::new();
+            for (k, s) in subjects.iter().enumerate().skip(subjects.len() - long) {
+                for start in cut.starts(s.len()) {
+                    windows.push((k, start));
+                    lengths.push(cut.columns(s.len(), start) as u32);
                 }
-            })
-            .unwrap();
-        let mut back = vec![0u32; *cuts.last().unwrap()];
-        dev.read(&dev.queue(), &buffer, &mut back).unwrap();
-        for (k, piece) in pieces.iter().enumerate() {
-            for i in piece.clone() {
-                assert_eq!(back[i], value(k, i), "{}: piece {k}, value {i}", dev.info.label());
+            }
+            let layout = GroupLayout::with_long(&lengths, 4, lanes, 24, long, windows.len()).unwrap();
+            let sources = layout.lane_sources(|j| match windows.get((j as usize).wrapping_sub(subjects.len())) {
+                Some(&(k, start)) => (starts[k] as i64 + start, (-start).max(0) as u32),
+                None => (starts[j as usize] as i64, 0),
+            });
+            let want = layout.words(&bytes, &sources);
+            assert!(long == 0 || want.iter().any(|w| w & 0xff == 24), "windows lead with padding");
+            for dev in &devices {
+                let group_word = dev.buffer_from(&layout.group_word).unwrap();
+                let lane_lengths = dev.buffer_from(&layout.lengths).unwrap();
+                for (how, stored) in [
+                    ("stored", StoredResidues::stored(&bytes, starts.clone())),
+                    ("copied", StoredResidues::of_subjects(&apart).unwrap()),
+                ] {
+                    let residues = stored.write(dev).unwrap();
+                    assert!((0..apart.len()).all(|k| residues.start(k as u32) == starts[k]), "{how}");
+                    let words = make_words(dev, &layout, &residues, &sources, &group_word, &lane_lengths).unwrap();
+                    let mut got = vec![0u32; layout.word_count];
+                    dev.read(&dev.queue(), &words, &mut got).unwrap();
+                    assert_eq!(got, want, "{}: lanes {lanes}, long {long}, {how}", dev.info.label());
+                }
             }
         }
-        // No pieces: an empty buffer.
-        assert!(dev.buffer_in_pieces::<u32>(0, &[], |_, _| unreachable!()).is_ok());
+    }
+}
+
+/// A buffer written by several threads at once (`ClDevice::buffer_from`, from 64 MiB a
+/// writer) holds every element in place, the last part shorter than the others.
+#[test]
+fn a_buffer_written_in_parts_at_once_holds_every_element_in_place() {
+    let data: Vec<u32> = (0..50_000_003u32).map(|i| i.wrapping_mul(2_654_435_761) ^ i >> 7).collect();
+    for dev in test_devices() {
+        let buffer = dev.buffer_from(&data).unwrap();
+        let mut back = vec![0u32; data.len()];
+        dev.read(&dev.queue(), &buffer, &mut back).unwrap();
+        assert!(back == data, "{}", dev.info.label());
     }
 }

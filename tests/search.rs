@@ -17,7 +17,8 @@ use clsw::reference::{LocalScore, score};
 use clsw::scan::Variant;
 use clsw::scoring::{Gaps, Matrix, Scoring};
 use clsw::search::{
-    EvalueSource, SearchOptions, SearchPlan, SearchResult, Searcher, StatsMethod, Strand, Strands, reverse_complement,
+    EvalueSource, SearchOptions, SearchPlan, SearchResult, Searcher, Staged, StatsMethod, Strand, Strands,
+    reverse_complement, stage,
 };
 use clsw::seq::{Alphabet, Database, EmptyRecords, Sequence};
 use common::{Rng, data_dir, read_fasta, test_devices};
@@ -631,9 +632,11 @@ fn multi_query_pipeline_equals_one_by_one_and_workers_split_the_database() {
 }
 
 /// A search laid out for the selected devices while they open (`Engine::open_in_background`,
-/// `SearchPlan`) gives what `Searcher::new` gives, on one device and on two shares of it
-/// building the portable kernels; a plan is refused by an engine of other devices, and a selection that fails is the
-/// opening's error.
+/// `SearchPlan`) gives what `Searcher::new` gives, on one device (its residues written by
+/// the upload) and on two shares of it building the portable kernels (their residues
+/// staged before: `stage`); residues staged for other shares are not used; a plan is
+/// refused by an engine of other devices, and a selection that fails is the opening's
+/// error.
 #[test]
 fn a_search_planned_while_the_devices_open_equals_one_made_after() {
     let db = uniprot300();
@@ -657,15 +660,21 @@ fn a_search_planned_while_the_devices_open_equals_one_made_after() {
                 labels.iter().filter(|l| l.ends_with(", portable kernels")).count(),
                 if portable { 2 } else { 0 }
             );
-            let s = plan.upload(&opened).unwrap();
+            let staged =
+                if portable { stage(&opened, &db, &SearchOptions::default()).unwrap() } else { Staged::default() };
+            let s = plan.upload(&opened, staged).unwrap();
             assert_eq!(s.plan().len(), backends.len());
             assert_same_results(&all_results(&s, &queries), &want, &spec);
         }
         // Planned for two shares, offered one device: refused, not scanned in part.
         let two = Engine::new(vec![DeviceChoice::Index(index), DeviceChoice::Index(index)]).unwrap();
         let plan = SearchPlan::new(&two.backends(), &db, sc.clone(), SearchOptions::default()).unwrap();
-        let e = plan.upload(&engine).err().expect("a plan for other devices is refused").to_string();
+        let e = plan.upload(&engine, Staged::default()).err().expect("a plan for other devices is refused").to_string();
         assert!(e.contains("planned for"), "{e}");
+        // Staged for two shares, uploaded for one: the share's own residues are written.
+        let plan = SearchPlan::new(&engine.backends(), &db, sc.clone(), SearchOptions::default()).unwrap();
+        let staged = stage(&two, &db, &SearchOptions::default()).unwrap();
+        assert_same_results(&all_results(&plan.upload(&engine, staged).unwrap(), &queries), &want, "staged for two");
     }
     let opening = Engine::open_in_background(DeviceChoice::Index(99));
     assert!(opening.selected().is_none());

@@ -53,7 +53,9 @@ fn a_search_from_the_only_worker_of_the_global_pool_finishes() {
     let native = Engine::new(DeviceChoice::Native).unwrap();
     let reference = Searcher::new(&native, &db, sc, SearchOptions::default()).unwrap();
     assert_eq!(got.len(), queries.len());
+    // Scores: a GPU's scan reports no end cells (its hits find theirs afterwards).
+    let score = |s: &[clsw::reference::LocalScore]| s.iter().map(|s| s.score).collect::<Vec<_>>();
     for (q, scores) in queries.iter().zip(&got) {
-        assert_eq!(*scores, reference.search(q).unwrap().scores, "query {}", q.id);
+        assert_eq!(score(scores), score(&reference.search(q).unwrap().scores), "query {}", q.id);
     }
 }

@@ -6,7 +6,9 @@ use crate::error::{Error, Result};
 use opencl3::command_queue::{CL_QUEUE_PROFILING_ENABLE, CommandQueue};
 use opencl3::context::Context;
 use opencl3::device::Device;
-use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE};
+use opencl3::error_codes::ClError;
+use opencl3::event::Event;
+use opencl3::memory::{Buffer, CL_MEM_COPY_HOST_PTR, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, ClMem};
 use opencl3::program::Program;
 use opencl3::types::CL_BLOCKING;
 use std::collections::HashMap;
@@ -19,6 +21,11 @@ const COMMON_HEADER: &str = include_str!("../../cl/clsw_common.h");
 /// Bytes from which [`ClDevice::buffer_from`] writes a buffer rather than creating it
 /// with a copy.
 pub const WRITTEN_FROM: usize = 1 << 20;
+
+/// The most threads that write one buffer ([`ClDevice::buffer_from`]), each at least
+/// [`WRITER_PART`] bytes.
+const WRITERS: usize = 4;
+const WRITER_PART: usize = 64 << 20;
 
 /// A kernel family's source, embedded from `cl/`.
 #[derive(Debug, Clone, Copy)]
@@ -255,21 +262,59 @@ impl ClDevice {
 
     /// A read-only buffer holding a copy of `data` (at least one element is allocated,
     /// since OpenCL refuses empty buffers). One of [`WRITTEN_FROM`] bytes or more is
-    /// created empty and written on a queue of its own: on NVIDIA's OpenCL a
+    /// created empty and written on queues of its own: on NVIDIA's OpenCL a
     /// database's 177 MB layout took 0.13-0.15 s as a `CL_MEM_COPY_HOST_PTR` buffer and
-    /// 0.022-0.029 s created, then written (H100); the side queue waits for nothing the
-    /// main queue holds.
-    pub fn buffer_from<T: Copy + Default>(&self, data: &[T]) -> Result<Buffer<T>> {
+    /// 0.022-0.029 s created, then written (H100); the side queues wait for nothing the
+    /// main queue holds. A large one is written in [`WRITERS`] parts at once, each from
+    /// a thread and queue of its own: one write of a 5 G-residue share moved 4-5 GB/s
+    /// (one H200; the driver copies pageable memory through its own staging).
+    pub fn buffer_from<T: Copy + Default + Sync>(&self, data: &[T]) -> Result<Buffer<T>> {
         self.check_buffer::<T>(data.len())?;
-        if std::mem::size_of_val(data) >= WRITTEN_FROM {
+        let bytes = std::mem::size_of_val(data);
+        if bytes >= WRITTEN_FROM {
             // SAFETY: no host pointer is passed.
-            let mut buffer = unsafe {
+            let buffer = unsafe {
                 cl("clCreateBuffer", Buffer::create(&self.context, CL_MEM_READ_ONLY, data.len(), std::ptr::null_mut()))?
             };
-            let queue = self.side_queue()?;
-            // SAFETY: a blocking write: `data` is read before the call returns, into a
-            // buffer of `data.len()` elements.
-            unsafe { cl("clEnqueueWriteBuffer", queue.enqueue_write_buffer(&mut buffer, CL_BLOCKING, 0, data, &[]))? };
+            let parts = bytes.div_ceil(WRITER_PART).clamp(1, WRITERS);
+            let per = data.len().div_ceil(parts);
+            // The handle crosses to the writers' threads as a number.
+            let mem = buffer.get() as usize;
+            std::thread::scope(|scope| {
+                let writes: Vec<_> = data
+                    .chunks(per)
+                    .enumerate()
+                    .map(|(i, part)| {
+                        scope.spawn(move || -> Result<()> {
+                            let queue = self.side_queue()?;
+                            // SAFETY: a blocking write: `part` is read before the call
+                            // returns, into the buffer's elements from `i * per` on, which
+                            // it holds (the parts cover `data`, the buffer's length); the
+                            // buffer outlives the call (it is returned after every write
+                            // has been joined), and the parts do not overlap.
+                            let event = unsafe {
+                                opencl3::command_queue::enqueue_write_buffer(
+                                    queue.get(),
+                                    mem as opencl3::types::cl_mem,
+                                    CL_BLOCKING,
+                                    i * per * std::mem::size_of::<T>(),
+                                    std::mem::size_of_val(part),
+                                    part.as_ptr().cast(),
+                                    0,
+                                    std::ptr::null(),
+                                )
+                            };
+                            // Released when dropped.
+                            cl("clEnqueueWriteBuffer", event.map(Event::new).map_err(ClError))?;
+                            Ok(())
+                        })
+                    })
+                    .collect();
+                // The scope joins every writer, also after the first error.
+                writes.into_iter().try_for_each(|w| {
+                    w.join().unwrap_or_else(|_| Err(Error::Internal("a thread writing a buffer panicked".into())))
+                })
+            })?;
             return Ok(buffer);
         }
         let one = [T::default()];
@@ -288,88 +333,6 @@ impl ClDevice {
                 ),
             )
         }
-    }
-
-    /// A read-only buffer of `count` values made piece by piece: `fill(k, out)` writes
-    /// every value of piece `k` (`pieces`: consecutive ranges covering `0..count`)
-    /// into `out`, on this thread (and its thread pool), while the piece before it is
-    /// written to the device from a thread of its own. Making the values and moving
-    /// them overlap, and the host holds two pieces rather than the whole (a device's
-    /// share of a 20 G-residue database: 5 GB of layout).
-    pub fn buffer_in_pieces<T: Copy + Default + Send>(
-        &self,
-        count: usize,
-        pieces: &[std::ops::Range<usize>],
-        mut fill: impl FnMut(usize, &mut [T]),
-    ) -> Result<Buffer<T>> {
-        let covered = pieces.first().is_none_or(|p| p.start == 0)
-            && pieces.windows(2).all(|w| w[0].end == w[1].start)
-            && pieces.last().map_or(0, |p| p.end) == count;
-        assert!(covered, "pieces cover the buffer in order");
-        self.check_buffer::<T>(count)?;
-        // SAFETY: no host pointer is passed.
-        let mut buffer = unsafe {
-            cl("clCreateBuffer", Buffer::create(&self.context, CL_MEM_READ_ONLY, count.max(1), std::ptr::null_mut()))?
-        };
-        let queue = self.side_queue()?;
-        let most = pieces.iter().map(|p| p.len()).max().unwrap_or(0);
-        let buffer_ref = &mut buffer;
-        let written = std::thread::scope(|scope| {
-            // Two host buffers go round: filled here (where the caller's thread pool
-            // is), written there, handed back.
-            let (filled_tx, filled) = std::sync::mpsc::sync_channel::<(usize, Vec<T>)>(1);
-            let (spare_tx, spare) = std::sync::mpsc::sync_channel::<Vec<T>>(2);
-            let writer = scope.spawn(move || {
-                for (k, host) in filled {
-                    let piece = &pieces[k];
-                    // OpenCL refuses a write of no bytes (a layout's groups of empty subjects).
-                    if !piece.is_empty() {
-                        // SAFETY: a blocking write of `piece.len()` values read from
-                        // `host` before the call returns, at an offset within the
-                        // buffer's `count`.
-                        unsafe {
-                            cl(
-                                "clEnqueueWriteBuffer",
-                                queue.enqueue_write_buffer(
-                                    buffer_ref,
-                                    CL_BLOCKING,
-                                    piece.start * std::mem::size_of::<T>(),
-                                    &host[..piece.len()],
-                                    &[],
-                                ),
-                            )?
-                        };
-                    }
-                    // Closed: the filling stopped, and nothing more comes.
-                    let _ = spare_tx.send(host);
-                }
-                Ok::<(), Error>(())
-            });
-            let mut spares = 2;
-            for (k, piece) in pieces.iter().enumerate() {
-                let mut host = if spares > 0 {
-                    spares -= 1;
-                    crate::memory::vec_filled(
-                        format_args!("a piece of a buffer for {}", self.info.label()),
-                        most,
-                        T::default(),
-                    )?
-                } else {
-                    // Closed: a write failed (the writer's error is returned below).
-                    match spare.recv() {
-                        Ok(host) => host,
-                        Err(_) => break,
-                    }
-                };
-                fill(k, &mut host[..piece.len()]);
-                if filled_tx.send((k, host)).is_err() {
-                    break;
-                }
-            }
-            drop(filled_tx);
-            writer.join().map_err(|_| Error::Internal("the thread writing a buffer's pieces panicked".into()))?
-        });
-        written.map(|()| buffer)
     }
 
     /// A device buffer of `count` elements (at least one), contents undefined.

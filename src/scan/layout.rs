@@ -7,6 +7,11 @@
 //! at `group_word[g] + w * G + t` and holds 4 codes: 4 columns of one subject when
 //! `lanes == 1`, or 2 columns of both lanes (column-major, lane-minor) when `lanes ==
 //! 2`. Columns past a subject's end hold `pad_code`.
+//!
+//! The host arranges (which subject goes to which slot, and where each group's words
+//! begin) from the subjects' lengths alone; the words themselves are made on the device
+//! from the residues as they are stored (`super::layout_words`), which can be written
+//! there while the host arranges.
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -37,7 +42,8 @@ pub struct GroupLayout {
     /// Per group: first element of the group's boundary row (`group_len * G` each).
     pub group_cell: Vec<u64>,
     /// How many words the groups hold: the residue codes as the device reads them,
-    /// made by [`fill_words`](Self::fill_words) a run of groups at a time.
+    /// made there from the residues as they are stored (`super::layout_words`; the
+    /// host's twin is [`words`](Self::words)).
     pub word_count: usize,
     /// The code of columns past a subject's end.
     pub pad_code: u8,
@@ -50,22 +56,27 @@ pub struct GroupLayout {
     pub first_window: usize,
 }
 
+/// Where each slot lane of a [`GroupLayout`] reads its codes (per `slot * lanes +
+/// lane`, as `subject_of`): its column `c` holds the padding code below `lead[e]` and
+/// from the lane's length on, and otherwise the residue at `from[e] + c` of the
+/// residues as the device holds them (`super::layout_words`). A window's `from` lies
+/// `lead` before its subject's first residue; a subject's own lead is 0.
+pub struct LaneSources {
+    pub from: Vec<i64>,
+    pub lead: Vec<u32>,
+}
+
 impl GroupLayout {
-    /// Arranges `subjects` (alphabet codes) in ascending length order.
-    pub fn new<S: AsRef<[u8]> + Sync>(
-        subjects: &[S],
-        group_size: usize,
-        lanes: usize,
-        pad_code: u8,
-    ) -> Result<GroupLayout> {
-        GroupLayout::with_long(subjects, group_size, lanes, pad_code, 0, 0)
+    /// Arranges subjects of `lengths` in ascending length order.
+    pub fn new(lengths: &[u32], group_size: usize, lanes: usize, pad_code: u8) -> Result<GroupLayout> {
+        GroupLayout::with_long(lengths, group_size, lanes, pad_code, 0, 0)
     }
 
     /// [`new`](Self::new), the `long` longest subjects in long groups, `lanes` a group,
-    /// and the last `windows` of `subjects` (windows of the long ones) in full groups
+    /// and the last `windows` of `lengths` (windows of the long ones) in full groups
     /// after them.
-    pub fn with_long<S: AsRef<[u8]> + Sync>(
-        subjects: &[S],
+    pub fn with_long(
+        lengths: &[u32],
         group_size: usize,
         lanes: usize,
         pad_code: u8,
@@ -73,13 +84,13 @@ impl GroupLayout {
         windows: usize,
     ) -> Result<GroupLayout> {
         assert!(lanes == 1 || lanes == 2, "lanes is 1 or 2");
-        let whole = subjects.len() - windows.min(subjects.len());
+        let whole = lengths.len() - windows.min(lengths.len());
         let by_length = |range: std::ops::Range<usize>| {
-            let order = crate::seq::db::by_length(range.len(), |i| subjects[range.start + i].as_ref().len());
+            let order = crate::seq::db::by_length(range.len(), |i| lengths[range.start + i] as usize);
             order.into_iter().map(|i| i + range.start as u32).collect::<Vec<u32>>()
         };
         let mut order = by_length(0..whole);
-        order.extend(by_length(whole..subjects.len()));
+        order.extend(by_length(whole..lengths.len()));
         let per_group = group_size * lanes;
         let full = |a: usize, b: usize| (a..b).step_by(per_group.max(1)).map(move |g| g..(g + per_group).min(b));
         // Each group's subjects: a run of `order`: full groups, long ones, then full
@@ -95,16 +106,16 @@ impl GroupLayout {
         // Each slot's subjects and their lengths, and each group's longest, on every
         // core (a device's share of a 20 G-residue database is 11 M subjects).
         let mut subject_of = vec![u32::MAX; groups * per_group];
-        let mut lengths = vec![0u32; groups * per_group];
+        let mut slot_lengths = vec![0u32; groups * per_group];
         let longest: Vec<usize> = subject_of
             .par_chunks_mut(per_group.max(1))
-            .zip(lengths.par_chunks_mut(per_group.max(1)))
+            .zip(slot_lengths.par_chunks_mut(per_group.max(1)))
             .enumerate()
-            .map(|(g, (subject_of, lengths))| {
+            .map(|(g, (subject_of, slot_lengths))| {
                 let mut longest = 0;
-                for ((slot, length), &k) in subject_of.iter_mut().zip(lengths.iter_mut()).zip(members(g)) {
-                    let n = subjects[k as usize].as_ref().len();
-                    (*slot, *length, longest) = (k, n as u32, longest.max(n));
+                for ((slot, length), &k) in subject_of.iter_mut().zip(slot_lengths.iter_mut()).zip(members(g)) {
+                    let n = lengths[k as usize];
+                    (*slot, *length, longest) = (k, n, longest.max(n as usize));
                 }
                 longest
             })
@@ -115,7 +126,7 @@ impl GroupLayout {
             group_size,
             lanes,
             subject_of,
-            lengths,
+            lengths: slot_lengths,
             group_len: Vec::with_capacity(groups),
             group_word: Vec::with_capacity(groups),
             group_cell: Vec::with_capacity(groups),
@@ -152,83 +163,40 @@ impl GroupLayout {
         self.group_len[g].div_ceil(self.cols_per_word() as u32) as usize * self.group_size
     }
 
-    /// The words of groups `groups`, a run of them (consecutive in the layout's words).
-    pub fn words_of(&self, groups: std::ops::Range<usize>) -> std::ops::Range<usize> {
-        match groups.is_empty() {
-            true => 0..0,
-            false => {
-                let last = groups.end - 1;
-                self.group_word[groups.start] as usize..self.group_word[last] as usize + self.group_words(last)
-            }
-        }
+    /// Where each slot lane reads its codes ([`LaneSources`]), from `source(k)`: the
+    /// `(from, lead)` of the layout's subject `k`.
+    pub fn lane_sources(&self, source: impl Fn(u32) -> (i64, u32) + Sync) -> LaneSources {
+        let (from, lead) = self
+            .subject_of
+            .par_iter()
+            .with_min_len(1 << 14)
+            .map(|&k| if k == u32::MAX { (0, 0) } else { source(k) })
+            .unzip();
+        LaneSources { from, lead }
     }
 
-    /// The groups cut into runs of at most `most_words` words each (a larger group is
-    /// a run of its own), in order, covering every group.
-    pub fn pieces(&self, most_words: usize) -> Vec<std::ops::Range<usize>> {
-        let mut out = Vec::new();
-        let mut start = 0;
-        for g in 1..=self.groups() {
-            if g == self.groups() || self.words_of(start..g + 1).len() > most_words {
-                out.push(start..g);
-                start = g;
-            }
-        }
-        out
-    }
-
-    /// Writes the words of `groups` (a run of them) into `out`, which holds exactly
-    /// those ([`words_of`](Self::words_of)): every word is written. `subjects` are the
-    /// ones the layout was arranged from.
-    pub fn fill_words<S: AsRef<[u8]> + Sync>(&self, subjects: &[S], groups: std::ops::Range<usize>, out: &mut [u32]) {
-        assert_eq!(out.len(), self.words_of(groups.clone()).len(), "the words of these groups");
-        let (group_size, lanes, cols_per_word, pad_code) =
-            (self.group_size, self.lanes, self.cols_per_word(), self.pad_code);
-        let per_group = group_size * lanes;
-        let mut slices = Vec::with_capacity(groups.len());
-        let mut rest = out;
-        for g in groups {
-            let (mine, tail) = rest.split_at_mut(self.group_words(g));
-            slices.push((g, mine));
-            rest = tail;
-        }
-        // Group by group on every core. The rows that every lane's subject fills (most
-        // of them: a group's subjects are of about one length) slot by slot, each
-        // word whole, the slot's subjects read in order (the group's words, tens of KB,
-        // stay in cache while its slots stride through them); the rest row by row,
-        // with the padding. Row by row throughout, reading every subject of the group
-        // at once, took twice as long (1 G residues: 1.9 s against 0.9 s on 2 cores).
-        slices.into_par_iter().for_each(|(g, words)| {
-            let seqs: Vec<&[u8]> = self.subject_of[g * per_group..(g + 1) * per_group]
-                .iter()
-                .map(|&k| if k == u32::MAX { &[][..] } else { subjects[k as usize].as_ref() })
-                .collect();
-            let full_rows = seqs.iter().map(|s| s.len()).min().unwrap_or(0) / cols_per_word;
-            let (full, rest) = words.split_at_mut(full_rows * group_size);
-            for (p, lanes_of) in seqs.chunks_exact(lanes).enumerate() {
-                let slot = full.iter_mut().skip(p).step_by(group_size.max(1));
-                if let [a, b] = *lanes_of {
-                    for ((word, a), b) in slot.zip(a.chunks_exact(2)).zip(b.chunks_exact(2)) {
-                        *word = u32::from_le_bytes([a[0], b[0], a[1], b[1]]);
-                    }
-                } else {
-                    for (word, c) in slot.zip(lanes_of[0].chunks_exact(4)) {
-                        *word = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                    }
-                }
-            }
-            for (w, row) in rest.chunks_mut(group_size.max(1)).enumerate() {
-                // Empty lanes of a partly filled group hold the padding code too.
-                let code = |s: &[u8], i: usize| s.get(i).copied().unwrap_or(pad_code) as u32;
-                let at = (full_rows + w) * cols_per_word;
-                for (word, lanes_of) in row.iter_mut().zip(seqs.chunks(lanes)) {
-                    *word = match *lanes_of {
-                        [a, b] => code(a, at) | code(b, at) << 8 | code(a, at + 1) << 16 | code(b, at + 1) << 24,
-                        _ => (0..4).fold(0, |v, c| v | code(lanes_of[0], at + c) << (8 * c)),
+    /// Every word of the layout, from `residues` as `sources` reads them: the host's
+    /// twin of `cl/layout_words.cl` (which makes them on the device, where the scans
+    /// read them), a word at a time.
+    pub fn words(&self, residues: &[u8], sources: &LaneSources) -> Vec<u32> {
+        let (group_size, lanes, cols) = (self.group_size, self.lanes, self.cols_per_word());
+        let mut words = vec![0u32; self.word_count];
+        for g in 0..self.groups() {
+            let base = self.group_word[g] as usize;
+            for w in 0..self.group_words(g) {
+                let (row, slot) = (w / group_size, w % group_size);
+                words[base + w] = (0..4).fold(0, |word, c| {
+                    let (lane, col) = if lanes == 2 { (c & 1, row * cols + c / 2) } else { (0, row * cols + c) };
+                    let e = (g * group_size + slot) * lanes + lane;
+                    let code = match col < self.lengths[e] as usize && col >= sources.lead[e] as usize {
+                        true => residues[(sources.from[e] + col as i64) as usize],
+                        false => self.pad_code,
                     };
-                }
+                    word | (code as u32) << (8 * c)
+                });
             }
-        });
+        }
+        words
     }
 
     pub fn groups(&self) -> usize {
@@ -281,17 +249,27 @@ impl GroupLayout {
 mod tests {
     use super::*;
 
-    /// Every word of `l`, filled whole.
-    fn all_words(l: &GroupLayout, subjects: &[Vec<u8>]) -> Vec<u32> {
-        let mut words = vec![0u32; l.word_count];
-        l.fill_words(subjects, 0..l.groups(), &mut words);
-        words
+    fn lens<S: AsRef<[u8]>>(subjects: &[S]) -> Vec<u32> {
+        subjects.iter().map(|s| s.as_ref().len() as u32).collect()
+    }
+
+    /// Every word of `l`, the subjects back to back as the device holds them.
+    fn all_words<S: AsRef<[u8]>>(l: &GroupLayout, subjects: &[S]) -> Vec<u32> {
+        let residues: Vec<u8> = subjects.iter().flat_map(|s| s.as_ref().iter().copied()).collect();
+        let starts: Vec<i64> = subjects
+            .iter()
+            .scan(0i64, |at, s| {
+                *at += s.as_ref().len() as i64;
+                Some(*at - s.as_ref().len() as i64)
+            })
+            .collect();
+        l.words(&residues, &l.lane_sources(|k| (starts[k as usize], 0)))
     }
 
     #[test]
     fn single_lane_words_and_order() {
         let subjects = [vec![1u8, 2, 3, 4, 5], vec![7u8], vec![9u8, 9]];
-        let l = GroupLayout::new(&subjects, 2, 1, 24).unwrap();
+        let l = GroupLayout::new(&lens(&subjects), 2, 1, 24).unwrap();
         let words = all_words(&l, &subjects);
         // Sorted by length: subject 1 (len 1), 2 (len 2) in group 0; subject 0 in group 1.
         assert_eq!(l.subject_of, vec![1, 2, 0, u32::MAX]);
@@ -309,7 +287,7 @@ mod tests {
     #[test]
     fn two_lanes_interleave_columns() {
         let subjects = [vec![1u8, 2, 3], vec![4u8, 5]];
-        let l = GroupLayout::new(&subjects, 1, 2, 24).unwrap();
+        let l = GroupLayout::new(&lens(&subjects), 1, 2, 24).unwrap();
         let words = all_words(&l, &subjects);
         assert_eq!(l.subject_of, vec![1, 0]);
         // Column 0: lanes (4, 1); column 1: (5, 2); column 2: (pad, 3).
@@ -322,12 +300,12 @@ mod tests {
         // Seven subjects, groups of two slots of two lanes, the three longest in long
         // groups: one full group of the others, then two long groups (two and one).
         let subjects: Vec<Vec<u8>> = (1..=7).map(|n| vec![1u8; n]).collect();
-        let l = GroupLayout::with_long(&subjects, 2, 2, 24, 3, 0).unwrap();
+        let l = GroupLayout::with_long(&lens(&subjects), 2, 2, 24, 3, 0).unwrap();
         assert_eq!((l.groups(), l.first_long), (3, 1));
         assert_eq!(&l.subject_of[4..], &[4, 5, u32::MAX, u32::MAX, 6, u32::MAX, u32::MAX, u32::MAX]);
         assert_eq!(l.group_len, vec![4, 6, 7]);
         assert_eq!(l.group_cell, vec![0, 8, 20, 34]);
-        assert_eq!(GroupLayout::new(&subjects, 2, 2, 24).unwrap().first_long, 2);
+        assert_eq!(GroupLayout::new(&lens(&subjects), 2, 2, 24).unwrap().first_long, 2);
     }
 
     #[test]
@@ -337,7 +315,7 @@ mod tests {
         // lanes.
         let mut subjects: Vec<Vec<u8>> = (1..=5).map(|n| vec![1u8; n]).collect();
         subjects.extend([vec![2u8; 3], vec![2u8; 2], vec![2u8; 3]]);
-        let l = GroupLayout::with_long(&subjects, 2, 2, 24, 2, 3).unwrap();
+        let l = GroupLayout::with_long(&lens(&subjects), 2, 2, 24, 2, 3).unwrap();
         assert_eq!((l.groups(), l.first_long, l.first_window), (3, 1, 2));
         assert_eq!(&l.subject_of[8..], &[6, 5, 7, u32::MAX]);
         assert_eq!(l.group_len, vec![3, 5, 3]);
@@ -351,38 +329,23 @@ mod tests {
     }
 
     #[test]
-    fn pieces_of_words_are_the_whole_layout() {
-        // Subjects of many lengths, two lanes, long groups and windows: the words
-        // filled piece by piece are the words filled whole, and the pieces cover every
-        // group in order within their budget (a larger group alone).
-        let mut subjects: Vec<Vec<u8>> =
-            (0..300).map(|k| (0..(k * 7919) % 173 + 1).map(|i| (i % 23) as u8).collect()).collect();
-        subjects.extend((0..5).map(|k| vec![(k % 20) as u8; 40 + k]));
-        let l = GroupLayout::with_long(&subjects, 4, 2, 24, 6, 5).unwrap();
-        let whole = all_words(&l, &subjects);
-        assert_eq!(whole.len(), l.word_count);
-        for most in [1, 50, 400, 10_000] {
-            let pieces = l.pieces(most);
-            assert_eq!(pieces.first().unwrap().start, 0);
-            assert_eq!(pieces.last().unwrap().end, l.groups());
-            let mut joined = Vec::new();
-            for (k, piece) in pieces.iter().enumerate() {
-                assert!(k == 0 || pieces[k - 1].end == piece.start);
-                let range = l.words_of(piece.clone());
-                assert!(range.len() <= most || piece.len() == 1, "{most}: {piece:?}");
-                assert_eq!(range.start, joined.len());
-                let mut words = vec![u32::MAX; range.len()];
-                l.fill_words(&subjects, piece.clone(), &mut words);
-                joined.extend(words);
-            }
-            assert_eq!(joined, whole, "pieces of at most {most} words");
-        }
+    fn windows_read_their_lead_as_padding() {
+        // Subject 0 (5 residues) and a window of it from column -2, 4 columns long:
+        // two padding codes, then its first two residues.
+        let residues = [1u8, 2, 3, 4, 5];
+        let l = GroupLayout::with_long(&[5, 4], 1, 2, 24, 0, 1).unwrap();
+        assert_eq!(l.subject_of, vec![0, u32::MAX, 1, u32::MAX]);
+        let sources = l.lane_sources(|k| if k == 0 { (0, 0) } else { (-2, 2) });
+        let words = l.words(&residues, &sources);
+        let pad = 24 | 24 << 16;
+        assert_eq!(&words[..3], &[1 | 2 << 16 | pad << 8, 3 | 4 << 16 | pad << 8, 5 | 24 << 8 | 24 << 16 | 24 << 24]);
+        assert_eq!(&words[3..], &[24 | 24 << 8 | 24 << 16 | 24 << 24, 1 | 24 << 8 | 2 << 16 | 24 << 24]);
     }
 
     #[test]
     fn launches_respect_the_budget() {
         let subjects: Vec<Vec<u8>> = (1..=10).map(|n| vec![0u8; n * 10]).collect();
-        let l = GroupLayout::new(&subjects, 2, 1, 24).unwrap();
+        let l = GroupLayout::new(&lens(&subjects), 2, 1, 24).unwrap();
         let runs = l.launches(100, false);
         assert_eq!(runs.first().unwrap().0, 0);
         assert_eq!(runs.last().unwrap().1, l.groups());

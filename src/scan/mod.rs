@@ -1,12 +1,14 @@
 //! Database search on OpenCL devices: one query against many subjects, every subject's
 //! exact optimal local score (the recurrence is [`crate::reference`]'s). Each kernel
 //! has a host module here named like its source in `cl/` (`team` ↔ `cl/scan_team.cl`);
-//! `inter` and `team` share the resident [`scanner`], its [`layout`] of subjects, its
+//! `inter` and `team` share the resident [`scanner`], its [`layout`] of subjects (whose
+//! words [`layout_words`] makes on the device), its
 //! query [`profile`] and its [`outputs`]. The native SIMD CPU kernels are in [`native`].
 
 pub mod inter;
 pub mod intra;
 pub mod layout;
+pub mod layout_words;
 pub mod native;
 pub(crate) mod outputs;
 pub mod plain;

@@ -10,6 +10,7 @@
 //! the private `Part` and `Launched`; apart, each would reach into the other's fields.
 
 use super::layout::GroupLayout;
+use super::layout_words::{DeviceResidues, StoredResidues, make_words};
 use super::outputs::{OutputsInFlight, ScoreOutputs};
 use super::profile::QueryProfile;
 use super::windows::{self, Windows};
@@ -325,10 +326,6 @@ fn host_recompute_limit() -> usize {
     crate::scan::native::Level::active().lanes() * rayon::current_num_threads()
 }
 
-/// The most words of a layout made at once on the host while the piece before it is
-/// uploaded (128 MiB).
-const UPLOAD_PIECE_WORDS: usize = 32 << 20;
-
 /// Upper bound on the boundary-row buffer of one launch.
 const BOUNDARY_BYTES: u64 = 1 << 30;
 
@@ -424,9 +421,6 @@ struct PartLayout {
     /// `members.len() + w`): the caller's subject, its first column and its output.
     cut: Windows,
     windows: Vec<(u32, i64, u32)>,
-    /// The windows' residues, padded (the layout's subjects past the members), until
-    /// the layout's words are made ([`Scanner::upload`]).
-    cuts: Vec<Vec<u8>>,
     /// Boundary elements of one slot: the largest launch's.
     slot_cells: u64,
 }
@@ -567,38 +561,40 @@ impl<'d> ScannerPlan<'d> {
                 // GroupLayout takes them) cut into windows, which follow the members.
                 let cut_from = if cut.stride > 0 { &long[..] } else { &[] };
                 let mut windows = Vec::new();
-                let mut cuts: Vec<Vec<u8>> = Vec::new();
+                let mut lengths: Vec<u32> = members.par_iter().map(|&k| subjects[k as usize].len() as u32).collect();
                 for &k in cut_from {
-                    for start in cut.starts(subjects[k as usize].len()) {
+                    let n = subjects[k as usize].len();
+                    for start in cut.starts(n) {
                         windows.push((k, start, 0));
-                        cuts.push(cut.cut(subjects[k as usize], start, pad_code));
+                        lengths.push(cut.columns(n, start) as u32);
                     }
                 }
-                let mut chosen: Vec<&[u8]> = members.iter().map(|&k| subjects[k as usize]).collect();
-                chosen.extend(cuts.iter().map(Vec::as_slice));
-                let layout =
-                    GroupLayout::with_long(&chosen, slots_per_group, kind.lanes(), pad_code, long.len(), cuts.len())?;
+                let layout = GroupLayout::with_long(
+                    &lengths,
+                    slots_per_group,
+                    kind.lanes(),
+                    pad_code,
+                    long.len(),
+                    windows.len(),
+                )?;
                 for (p, &k) in layout.subject_of.iter().enumerate() {
                     if let Some(w) = (k as usize).checked_sub(members.len()).filter(|_| k != u32::MAX) {
                         windows[w].2 = p as u32;
                     }
                 }
-                Ok((kernel, work_group, members, long, layout, windows, cuts))
+                Ok((kernel, work_group, members, long, layout, windows))
             })
             .collect::<Result<Vec<_>>>()?;
         // Slots while every slot's boundary row of the largest group fits the budget.
-        let largest_group = layouts
-            .iter()
-            .flat_map(|(_, _, _, _, l, _, _)| (0..l.groups()).map(|g| l.cells(g, g + 1)))
-            .max()
-            .unwrap_or(1);
+        let largest_group =
+            layouts.iter().flat_map(|(_, _, _, _, l, _)| (0..l.groups()).map(|g| l.cells(g, g + 1))).max().unwrap_or(1);
         let slots = if kind == ScanKernel::Team {
             queries.clamp(1, MAX_SLOTS).min((budget / largest_group.max(1)).max(1) as usize)
         } else {
             1
         };
         let mut parts = Vec::new();
-        for (kernel, work_group, members, long, layout, windows, cuts) in layouts {
+        for (kernel, work_group, members, long, layout, windows) in layouts {
             let launches = layout.launches(budget / slots as u64, false);
             let window_launches =
                 if windows.is_empty() { Vec::new() } else { layout.launches(budget / slots as u64, true) };
@@ -617,7 +613,6 @@ impl<'d> ScannerPlan<'d> {
                 short_launches,
                 cut,
                 windows,
-                cuts,
                 layout,
                 members,
                 long,
@@ -670,16 +665,34 @@ impl<'d> Scanner<'d> {
         // On the device side's pool: the self-test, a batch and a recompute make
         // scanners on threads that a worker of the global pool may be waiting for.
         super::on_device_side_pool(|| {
-            Scanner::upload(dev, ScannerPlan::new(&dev.info, kind, tuning, subjects.to_vec(), pad_code, queries)?)
+            let stored = StoredResidues::of_subjects(subjects)?;
+            Scanner::arranged_beside(dev, stored, || {
+                ScannerPlan::new(&dev.info, kind, tuning, subjects.to_vec(), pad_code, queries)
+            })
         })
     }
 
-    /// Makes a plan's words and uploads them to `dev`, a piece made while the piece
-    /// before it is written ([`ClDevice::buffer_in_pieces`]); `dev` must allow
-    /// allocations as large as the device the plan was made for. Made whole and then
-    /// uploaded, a device's share of a 20 G-residue database took 0.6 s and 0.85 s
-    /// one after the other, and 5 GB of host memory (four H200s).
-    pub fn upload(dev: &'d ClDevice, plan: ScannerPlan<'d>) -> Result<Scanner<'d>> {
+    /// The scanner of the plan that `arrange` makes on this thread while `stored`, its
+    /// subjects' residues, are written to `dev` from another.
+    pub fn arranged_beside(
+        dev: &'d ClDevice,
+        stored: StoredResidues<'_>,
+        arrange: impl FnOnce() -> Result<ScannerPlan<'d>>,
+    ) -> Result<Scanner<'d>> {
+        let (plan, residues) = std::thread::scope(|scope| {
+            let written = scope.spawn(move || stored.write(dev));
+            let plan = arrange();
+            let residues = written
+                .join()
+                .unwrap_or_else(|_| Err(Error::Internal("a thread writing residues to a device panicked".into())));
+            (plan, residues)
+        });
+        Scanner::upload(dev, plan?, &residues?)
+    }
+
+    /// A plan's words made on `dev` from `residues` (its subjects', in its order);
+    /// `dev` must allow allocations as large as the device the plan was made for.
+    pub fn upload(dev: &'d ClDevice, plan: ScannerPlan<'d>, residues: &DeviceResidues) -> Result<Scanner<'d>> {
         let ScannerPlan { kind, tuning, parts, subjects, position, slots, max_alloc_bytes } = plan;
         if dev.info.max_alloc_bytes < max_alloc_bytes {
             return Err(Error::InvalidArgument(format!(
@@ -688,28 +701,39 @@ impl<'d> Scanner<'d> {
                 dev.info.max_alloc_bytes
             )));
         }
+        if residues.subjects() != subjects.len() {
+            return Err(Error::Internal(format!(
+                "residues of {} subjects for a plan of {}",
+                residues.subjects(),
+                subjects.len()
+            )));
+        }
         let elem = kind.boundary_bytes();
         // On the device side's pool: each share uploads on a thread of its own, which a
         // worker of the global pool may be waiting for.
         let parts = super::on_device_side_pool(|| {
             parts
                 .into_iter()
-                .map(|mut laid| {
-                    // The subjects the layout was arranged from: members, then windows (whose
-                    // residues the scanner no longer needs once they are on the device).
-                    let cuts = std::mem::take(&mut laid.cuts);
+                .map(|laid| {
                     let layout = &laid.layout;
-                    let mut chosen: Vec<&[u8]> = laid.members.par_iter().map(|&k| subjects[k as usize]).collect();
-                    chosen.extend(cuts.iter().map(Vec::as_slice));
-                    // Laid out piece by piece while the piece before goes to the device.
-                    let pieces = layout.pieces(UPLOAD_PIECE_WORDS);
-                    let ranges: Vec<std::ops::Range<usize>> =
-                        pieces.iter().map(|g| layout.words_of(g.clone())).collect();
-                    let words = dev.buffer_in_pieces(layout.word_count, &ranges, |k, out| {
-                        layout.fill_words(&chosen, pieces[k].clone(), out)
-                    })?;
-                    let buffers =
-                        SubjectBuffers::new(dev, words, &layout.group_word, &layout.lengths, &layout.group_cell)?;
+                    // The layout's subjects: members, then windows, each reaching back
+                    // `lead` columns of padding before its subject's first residue.
+                    let members = laid.members.len();
+                    let sources = layout.lane_sources(|k| match (k as usize).checked_sub(members) {
+                        None => (residues.start(laid.members[k as usize]) as i64, 0),
+                        Some(w) => {
+                            let (subject, start, _) = laid.windows[w];
+                            (residues.start(subject) as i64 + start, (-start).max(0) as u32)
+                        }
+                    });
+                    let (group_word, lengths) =
+                        (dev.buffer_from(&layout.group_word)?, dev.buffer_from(&layout.lengths)?);
+                    let buffers = SubjectBuffers {
+                        words: make_words(dev, layout, residues, &sources, &group_word, &lengths)?,
+                        group_word,
+                        lengths,
+                        group_cell: dev.buffer_from(&layout.group_cell)?,
+                    };
                     let scratch =
                         Scratch::new(dev, (laid.slot_cells * elem) as usize * slots, layout.lengths.len() * slots)?;
                     Ok(Part { laid, buffers, scratch })

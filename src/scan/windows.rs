@@ -37,10 +37,19 @@ impl Windows {
         (0..n.div_ceil(self.stride.max(1)) as i64).map(move |i| i * stride - overlap)
     }
 
-    /// The window of `subject` from column `start`, `pad` before column 0.
-    pub fn cut(&self, subject: &[u8], start: i64, pad: u8) -> Vec<u8> {
-        let end = (start + (self.stride + self.overlap) as i64).min(subject.len() as i64);
-        (start..end).map(|c| if c < 0 { pad } else { subject[c as usize] }).collect()
+    /// The columns of the window from column `start` of a subject of `n` residues
+    /// (those before column 0 included).
+    pub fn columns(&self, n: usize, start: i64) -> usize {
+        ((start + (self.stride + self.overlap) as i64).min(n as i64) - start) as usize
+    }
+
+    /// The window of `subject` from column `start`, `pad` before column 0: what a
+    /// layout's lane reads for it (`super::layout::LaneSources`).
+    #[cfg(test)]
+    fn cut(&self, subject: &[u8], start: i64, pad: u8) -> Vec<u8> {
+        (start..start + self.columns(subject.len(), start) as i64)
+            .map(|c| if c < 0 { pad } else { subject[c as usize] })
+            .collect()
     }
 
     /// The columns a query of `m` residues skips at the start of every window, or

@@ -8,7 +8,7 @@ use super::plan::Share;
 use super::{Scanned, Searcher, Strand, reverse_complement};
 use crate::engine::WorkerRef;
 use crate::error::{Error, Result};
-use crate::scan::scanner::Scanner;
+use crate::scan::scanner::{Scanner, ScannerPlan};
 use crate::scan::{ScanOutput, scan_once};
 use crate::seq::Sequence;
 use std::ops::Range;
@@ -322,8 +322,15 @@ impl Searcher<'_> {
         // Each batch is laid out and uploaded while the one before it is scanned.
         let tuning = self.options.tuning;
         let pad = sc.matrix.size() as u8;
-        let prepare =
-            |batch: &Range<usize>| Scanner::for_queries(dev, kind, tuning, &subjects_of(batch), pad, queries.len());
+        // A batch's residues go to the device as the database stores them, while the
+        // host arranges the batch.
+        let prepare = |batch: &Range<usize>| {
+            crate::scan::on_device_side_pool(|| {
+                Scanner::arranged_beside(dev, super::plan::stored(db, batch.clone()), || {
+                    ScannerPlan::new(&dev.info, kind, tuning, subjects_of(batch), pad, queries.len())
+                })
+            })
+        };
         std::thread::scope(|scope| {
             let mut next = batches.first().map(|b| scope.spawn(move || prepare(b)));
             for k in 0..batches.len() {

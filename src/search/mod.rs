@@ -81,14 +81,15 @@ pub(crate) use statistics::{FitSample, Statistician};
 pub use strands::{Strand, Strands, reverse_complement};
 
 use crate::device::Backend;
-use crate::engine::{Engine, WorkerRef, split_by_size};
+use crate::engine::{Engine, WorkerRef};
 use crate::error::{Error, Result};
 use crate::reference::LocalScore;
 use crate::scan::Variant;
 use crate::scan::scanner::{Scanner, ScannerPlan, Tuning};
 use crate::scoring::{Mode, Scoring};
 use crate::seq::{Database, Sequence};
-use plan::{PlannedShare, Share, batch_budget, plan_batches};
+use plan::{PlannedShare, Share, share_batches, share_ranges};
+pub use plan::{Staged, stage};
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -233,34 +234,31 @@ impl<'a> SearchPlan<'a> {
         // 20 G-residue database, these passes took 0.67 s on one thread before the
         // first layout began (0.2 s now, four H200s).
         let lengths: Vec<usize> = db.lengths().par_iter().map(|&l| l as usize).collect();
-        let bounds = split_by_size(lengths.iter().copied(), backends.len());
+        let ranges = share_ranges(db, backends.len());
         let pad = scoring.matrix.size() as u8;
-        let plan_share = |(w, backend): (usize, &Backend)| -> Result<PlannedShare<'a>> {
-            let range = bounds[w]..bounds[w + 1];
+        let plan_share = |(range, backend): (Range<usize>, &Backend)| -> Result<PlannedShare<'a>> {
             let (batches, resident) = match backend {
                 Backend::Native => (vec![range.clone()], None),
                 Backend::OpenCl(info) => {
-                    let budget = batch_budget(info, options.batch_residues);
-                    let batches = plan_batches(range.clone(), &lengths, budget);
-                    let resident = match options.variant_on(info).scan_kernel() {
-                        Some(kind) if batches.len() == 1 && !range.is_empty() => {
-                            let subjects: Vec<&[u8]> = range.clone().into_par_iter().map(|k| db.residues(k)).collect();
-                            Some(ScannerPlan::new(info, kind, options.tuning, subjects, pad, 1)?)
-                        }
-                        _ => None,
-                    };
-                    (batches, resident)
+                    let (batches, resident) = share_batches(db, info, &options, range.clone());
+                    let resident = resident.map(|kind| {
+                        let subjects: Vec<&[u8]> = range.clone().into_par_iter().map(|k| db.residues(k)).collect();
+                        ScannerPlan::new(info, kind, options.tuning, subjects, pad, 1)
+                    });
+                    (batches, resident.transpose()?)
                 }
             };
             Ok(PlannedShare { backend: backend.clone(), range, batches, resident })
         };
-        let shares = backends.par_iter().enumerate().map(plan_share).collect::<Result<Vec<_>>>()?;
+        let shares = ranges.into_par_iter().zip(backends).map(plan_share).collect::<Result<Vec<_>>>()?;
         Ok(SearchPlan { db, scoring, options, strands, shares, lengths })
     }
 
     /// The searcher of this plan on `engine`, whose devices must be the plan's backends
-    /// in order: each resident share uploaded to its device, all devices at once.
-    pub fn upload(self, engine: &'a Engine) -> Result<Searcher<'a>> {
+    /// in order: each resident share's layout made on its device, all devices at once,
+    /// from its residues as [`stage`] wrote them there (or as the upload writes them,
+    /// where `staged` lacks them).
+    pub fn upload(self, engine: &'a Engine, mut staged: Staged) -> Result<Searcher<'a>> {
         let SearchPlan { db, scoring, options, strands, shares, lengths } = self;
         let workers = engine.workers();
         let same = |w: &WorkerRef<'_>, b: &Backend| match (w, b) {
@@ -282,11 +280,19 @@ impl<'a> SearchPlan<'a> {
             let uploads: Vec<_> = shares
                 .into_iter()
                 .zip(workers.iter().copied())
-                .map(|(share, worker)| {
+                .enumerate()
+                .map(|(w, (share, worker))| {
+                    let residues = staged.take(w, &share.range);
                     scope.spawn(move || {
                         let PlannedShare { range, batches, resident, .. } = share;
                         let resident = match (resident, worker) {
-                            (Some(plan), WorkerRef::OpenCl(dev)) => Some(Scanner::upload(dev, plan)?),
+                            (Some(plan), WorkerRef::OpenCl(dev)) => {
+                                let residues = match residues {
+                                    Some(residues) => residues,
+                                    None => plan::stored(db, range.clone()).write(dev)?,
+                                };
+                                Some(Scanner::upload(dev, plan, &residues)?)
+                            }
                             _ => None,
                         };
                         Ok(Share { worker, range, batches, resident })
@@ -334,7 +340,13 @@ impl<'a> Searcher<'a> {
     /// device and uploads each share (or plans its batches when it is too large); the
     /// [`SearchPlan`] of the engine's devices, uploaded.
     pub fn new(engine: &'a Engine, db: &'a Database, scoring: Scoring, options: SearchOptions) -> Result<Searcher<'a>> {
-        SearchPlan::new(&engine.backends(), db, scoring, options)?.upload(engine)
+        // The residues go to the devices while the shares are arranged.
+        let (plan, staged) = std::thread::scope(|scope| {
+            let staged = scope.spawn(|| stage(engine, db, &options));
+            let plan = SearchPlan::new(&engine.backends(), db, scoring.clone(), options.clone());
+            (plan, staged.join().unwrap_or_else(|_| Err(Error::Internal("writing the residues panicked".into()))))
+        });
+        plan?.upload(engine, staged?)
     }
 
     /// The database searched.

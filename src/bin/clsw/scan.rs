@@ -9,7 +9,7 @@ use clsw::mpi::Comm;
 use clsw::mpi::RankSearcher;
 use clsw::output::{FormatOptions, OutputFormat, OutputSpec, ResultWriter};
 use clsw::scan::Variant;
-use clsw::search::{EvalueSource, SearchOptions, SearchPlan, StatsMethod, Strands};
+use clsw::search::{EvalueSource, SearchOptions, SearchPlan, StatsMethod, Strands, stage};
 use clsw::seq::db::is_prepared;
 use clsw::seq::{AlphabetChoice, Database, EmptyRecords, fasta};
 use clsw::words::{counted, thousands};
@@ -270,14 +270,26 @@ pub fn run_scan(args: &ScanArgs, ranks: Option<&dyn Comm>) -> Result<()> {
 fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: Instant) -> Result<()> {
     let Inputs { out, format, db, database_seconds, scoring, queries, options } = inputs;
     let out = out.ok_or_else(|| Error::Internal("a scan without its output".into()))?;
-    // The shares laid out for the selected devices while they open.
+    // The shares arranged for the selected devices here while the devices open and,
+    // once they have, the shares' residues are written to them.
     let selected = opening.selected();
     let start = Instant::now();
-    let plan = selected.map(|backends| SearchPlan::new(&backends, &db, scoring.clone(), options.clone()));
-    let layout_seconds = start.elapsed().as_secs_f64();
-    let (engine, devices_seconds) = opening.join()?;
+    let (plan, layout_seconds, opened) = std::thread::scope(|scope| {
+        let opened = scope.spawn(|| -> Result<_> {
+            let (engine, devices_seconds) = opening.join()?;
+            let start = Instant::now();
+            let staged = stage(&engine, &db, &options)?;
+            Ok((engine, devices_seconds, staged, start.elapsed().as_secs_f64()))
+        });
+        let plan = selected.map(|backends| SearchPlan::new(&backends, &db, scoring.clone(), options.clone()));
+        let layout_seconds = start.elapsed().as_secs_f64();
+        let opened = opened.join().unwrap_or_else(|_| Err(Error::Internal("opening the devices panicked".into())));
+        (plan, layout_seconds, opened)
+    });
+    let (engine, devices_seconds, staged, residues_seconds) = opened?;
     let start = Instant::now();
-    let searcher = plan.ok_or_else(|| Error::Internal("devices opened but never selected".into()))??.upload(&engine)?;
+    let plan = plan.ok_or_else(|| Error::Internal("devices opened but never selected".into()))??;
+    let searcher = plan.upload(&engine, staged)?;
     let upload_seconds = start.elapsed().as_secs_f64();
     let start = Instant::now();
     searcher.prepare(&queries)?;
@@ -346,7 +358,7 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
         }
         eprintln!(
             "clsw: {} ({} residues) x {} ({} residues){}; {}{devices}{}: {:.3e} cells in {:.2} s \
-             = {} GCUPS end to end (database {:.2} s, devices {:.2} s beside them, layout {:.2} s, upload {:.2} s, programs {:.2} s, search {:.2} s{}); {} recomputed at 32 bits; {}; E-values {}",
+             = {} GCUPS end to end (database {:.2} s, devices {:.2} s beside them, layout {:.2} s, upload {:.2} s beside it, words {:.2} s, programs {:.2} s, search {:.2} s{}); {} recomputed at 32 bits; {}; E-values {}",
             counted(queries.len() as u64, "query", "queries"),
             thousands(query_residues),
             counted(db.len() as u64, "subject", "subjects"),
@@ -360,6 +372,7 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
             database_seconds,
             devices_seconds,
             layout_seconds,
+            residues_seconds,
             upload_seconds,
             programs_seconds,
             search_seconds,

@@ -207,7 +207,8 @@ mod tests {
     fn the_summary_line_is_read() {
         let line = "clsw: 20 queries (41,752 residues) x 400,000 subjects (181,111,380 residues); variant team on \
                     [1] NVIDIA H100 (NVIDIA CUDA): 7.562e12 cells in 3.10 s = 2439.35 GCUPS end to end (database \
-                    0.20 s, devices 0.31 s, upload 0.12 s, programs 0.05 s; kernels 1.92 s = 3938.00 GCUPS); 0 subjects recomputed \
+                    0.20 s, devices 0.31 s beside them, layout 0.04 s, upload 0.12 s beside it, words 0.01 s, programs 0.05 s, \
+                    search 2.20 s; kernels 1.92 s = 3938.00 GCUPS); 0 subjects recomputed \
                     at 32 bits; 1,000 hits; E-values fitted for 20";
         let s = parse_summary(line);
         assert_eq!(
