@@ -51,7 +51,7 @@
 //! does not end the process ([`crate::mapped`]): [`Database::check_intact`] reports it.
 
 use super::checksum::{PieceHasher, checksum, checksum_pieces};
-use super::{Database, Residues, length_order};
+use super::{Database, Residues};
 use crate::error::{Error, Result};
 use crate::mapped::MappedFile;
 use crate::outfile::OutFile;
@@ -268,7 +268,6 @@ impl Database {
             )));
         }
 
-        let order = length_order(&lengths);
         Ok(Database {
             alphabet,
             names,
@@ -276,7 +275,7 @@ impl Database {
             lengths,
             offsets,
             residues: Residues::Mapped { map, start: residues_at, len: residues_len },
-            order,
+            order: Default::default(),
             max_len: max_len as usize,
         })
     }
