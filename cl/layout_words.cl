@@ -26,11 +26,12 @@ __kernel void layout_words(
     const uint g = get_group_id(0);
     if (g >= groups)
         return;
-    const uint base = group_word[g];
-    const uint end = g + 1 < groups ? group_word[g + 1] : word_count;
+    const ulong base = group_word[g];
+    const ulong end = g + 1 < groups ? group_word[g + 1] : word_count;
     const uint cols = 4 / lanes;
-    for (uint w = base + get_local_id(0); w < end; w += get_local_size(0)) {
-        const uint row = (w - base) / group_size, slot = (w - base) % group_size;
+    /* 64-bit: the last group may end at 2^32 - 1 words. */
+    for (ulong w = base + get_local_id(0); w < end; w += get_local_size(0)) {
+        const uint row = (uint)((w - base) / group_size), slot = (uint)((w - base) % group_size);
         uint word = 0;
         for (uint c = 0; c < 4; c++) {
             const uint lane = lanes == 2 ? (c & 1) : 0;

@@ -592,8 +592,8 @@ fn a_profile_or_layout_larger_than_the_memory_limit_is_an_error() {
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     assert!(err.contains("out of memory: a query profile needs 2.0 GB"), "{err}");
     // The same sequence as the database: its layout (a group of 64 slots, one of them
-    // 20 M residues long), made piece by piece on its way to the device, does not fit
-    // the device's buffer there (the CPU device's memory is this process's).
+    // 20 M residues long), made on the device, does not fit the device's buffer there
+    // (the CPU device's memory is this process's).
     let (code, out, err) = clsw_limited(1, &["scan", "-q", s(&db), "-d", s(&q), "--device", "cpu"]);
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     assert!(err.contains("out of memory: a buffer on") && err.contains("needs 1.3 GB"), "{err}");

@@ -671,6 +671,11 @@ fn a_search_planned_while_the_devices_open_equals_one_made_after() {
         let plan = SearchPlan::new(&two.backends(), &db, sc.clone(), SearchOptions::default()).unwrap();
         let e = plan.upload(&engine, Staged::default()).err().expect("a plan for other devices is refused").to_string();
         assert!(e.contains("planned for"), "{e}");
+        // Staged on another opening of the same device (another context): not used.
+        let plan = SearchPlan::new(&engine.backends(), &db, sc.clone(), SearchOptions::default()).unwrap();
+        let again = Engine::new(DeviceChoice::Index(index)).unwrap();
+        let staged = stage(&again, &db, &SearchOptions::default()).unwrap();
+        assert_same_results(&all_results(&plan.upload(&engine, staged).unwrap(), &queries), &want, "staged elsewhere");
         // Staged for two shares, uploaded for one: the share's own residues are written.
         let plan = SearchPlan::new(&engine.backends(), &db, sc.clone(), SearchOptions::default()).unwrap();
         let staged = stage(&two, &db, &SearchOptions::default()).unwrap();

@@ -247,6 +247,12 @@ impl ClDevice {
         if self.subgroup_shuffles() { format!("{options} (team: sub-group shuffles)") } else { options }
     }
 
+    /// The device's context, by its handle's value: buffers of one context are not
+    /// another's, even on the same device opened twice.
+    pub(crate) fn context_id(&self) -> usize {
+        self.context.get() as usize
+    }
+
     /// The device's queue, locked for the caller's sequence of commands.
     pub fn queue(&self) -> MutexGuard<'_, CommandQueue> {
         self.queue.lock().unwrap_or_else(|p| p.into_inner())
@@ -264,10 +270,13 @@ impl ClDevice {
     /// since OpenCL refuses empty buffers). One of [`WRITTEN_FROM`] bytes or more is
     /// created empty and written on queues of its own: on NVIDIA's OpenCL a
     /// database's 177 MB layout took 0.13-0.15 s as a `CL_MEM_COPY_HOST_PTR` buffer and
-    /// 0.022-0.029 s created, then written (H100); the side queues wait for nothing the
-    /// main queue holds. A large one is written in [`WRITERS`] parts at once, each from
-    /// a thread and queue of its own: one write of a 5 G-residue share moved 4-5 GB/s
-    /// (one H200; the driver copies pageable memory through its own staging).
+    /// 0.022-0.029 s created, then written (H100); the side queues hold no command of the
+    /// main queue's (NVIDIA's driver still ran a write after the kernels already on the
+    /// device, BENCHMARKS.md). A large one is written in [`WRITERS`] parts at once, each
+    /// from a thread and queue of its own, and waited for: one write of a 5 G-residue
+    /// share moved 4-5 GB/s (one H200; the driver copies pageable memory through its own
+    /// staging), four at once 0-5% faster. The parts are disjoint regions of one buffer,
+    /// which NVIDIA's OpenCL and PoCL write side by side.
     pub fn buffer_from<T: Copy + Default + Sync>(&self, data: &[T]) -> Result<Buffer<T>> {
         self.check_buffer::<T>(data.len())?;
         let bytes = std::mem::size_of_val(data);
@@ -304,16 +313,24 @@ impl ClDevice {
                                     std::ptr::null(),
                                 )
                             };
-                            // Released when dropped.
-                            cl("clEnqueueWriteBuffer", event.map(Event::new).map_err(ClError))?;
-                            Ok(())
+                            // Waited for (a blocking write frees its host pointer; the
+                            // event says the buffer holds the data, for other queues too),
+                            // then released when dropped.
+                            let event = cl("clEnqueueWriteBuffer", event.map(Event::new).map_err(ClError))?;
+                            cl("clWaitForEvents", event.wait())
                         })
                     })
                     .collect();
-                // The scope joins every writer, also after the first error.
-                writes.into_iter().try_for_each(|w| {
-                    w.join().unwrap_or_else(|_| Err(Error::Internal("a thread writing a buffer panicked".into())))
-                })
+                // Every writer joined; the first error is the one returned.
+                let mut first = Ok(());
+                for w in writes {
+                    let done =
+                        w.join().unwrap_or_else(|_| Err(Error::Internal("a thread writing a buffer panicked".into())));
+                    if first.is_ok() {
+                        first = done;
+                    }
+                }
+                first
             })?;
             return Ok(buffer);
         }

@@ -237,13 +237,10 @@ impl<'d> DeviceTile<'d> {
         }
         let lengths32: Vec<u32> = lengths.iter().map(|&n| n as u32).collect();
         let cells = *layout.group_cell.last().unwrap_or(&0);
-        let buffers = SubjectBuffers::new(
-            dev,
-            dev.buffer::<u32>(layout.words)?,
-            &layout.group_word,
-            &layout.lengths,
-            &layout.group_cell,
-        )?;
+        // The words are the shuffle kernel's, below.
+        let buffers = SubjectBuffers::new(dev, &layout.group_word, &layout.lengths, &layout.group_cell, |_, _| {
+            dev.buffer::<u32>(layout.words)
+        })?;
         let entries = layout.lengths.len() * queries_per_launch(kernel);
         let tile = DeviceTile {
             dev,

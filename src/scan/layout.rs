@@ -147,6 +147,9 @@ impl GroupLayout {
             cells += len as u64 * group_size as u64;
             n_words += l.group_words(l.group_len.len() - 1);
         }
+        // The words are counted in 32 bits (`cl/layout_words.cl`), to the last one.
+        u32::try_from(n_words)
+            .map_err(|_| Error::InvalidArgument("database batch over 16 G residues; split it".into()))?;
         l.word_count = n_words;
         l.group_cell.push(cells);
         Ok(l)

@@ -34,6 +34,28 @@ impl<'a> StoredResidues<'a> {
         StoredResidues { bytes: bytes.into(), starts }
     }
 
+    /// `subjects` as they lie in `bytes`, when each of them does (by address: a
+    /// database's range and subjects taken from it); `None` when one does not.
+    pub fn within(bytes: &'a [u8], subjects: &[&[u8]]) -> Option<StoredResidues<'a>> {
+        let (base, end) = (bytes.as_ptr() as usize, bytes.as_ptr() as usize + bytes.len());
+        let starts = subjects
+            .iter()
+            .map(|s| {
+                let at = s.as_ptr() as usize;
+                (at >= base && at + s.len() <= end).then_some((at - base) as u64)
+            })
+            .collect::<Option<Vec<u64>>>()?;
+        Some(StoredResidues { bytes: bytes.into(), starts })
+    }
+
+    /// The stored residues, when they are borrowed rather than a copy.
+    pub fn borrowed(&self) -> Option<&'a [u8]> {
+        match &self.bytes {
+            std::borrow::Cow::Borrowed(bytes) => Some(bytes),
+            std::borrow::Cow::Owned(_) => None,
+        }
+    }
+
     /// `subjects`, wherever they are, copied back to back (on the caller's pool).
     pub fn of_subjects(subjects: &[&[u8]]) -> Result<StoredResidues<'static>> {
         let total: usize = subjects.iter().map(|s| s.len()).sum();
@@ -51,10 +73,11 @@ impl<'a> StoredResidues<'a> {
         Ok(StoredResidues { bytes: bytes.into(), starts })
     }
 
-    /// Written to `dev` as they are, on this thread alone (no thread pool: a caller
-    /// may write on a thread of its own while the pools' workers wait for it).
+    /// Written to `dev` as they are, from this thread and threads of its own (no thread
+    /// pool: a caller may write on a thread of its own while the pools' workers wait
+    /// for it).
     pub fn write(self, dev: &ClDevice) -> Result<DeviceResidues> {
-        Ok(DeviceResidues { buffer: dev.buffer_from(&self.bytes)?, starts: self.starts })
+        Ok(DeviceResidues { buffer: dev.buffer_from(&self.bytes)?, starts: self.starts, context: dev.context_id() })
     }
 }
 
@@ -62,9 +85,17 @@ impl<'a> StoredResidues<'a> {
 pub struct DeviceResidues {
     buffer: Buffer<u8>,
     starts: Vec<u64>,
+    /// The context of the device written to ([`ClDevice::context_id`]).
+    context: usize,
 }
 
 impl DeviceResidues {
+    /// Whether these residues are on `dev` (the same opened device, not only the same
+    /// hardware).
+    pub fn is_on(&self, dev: &ClDevice) -> bool {
+        self.context == dev.context_id()
+    }
+
     /// How many subjects are here.
     pub fn subjects(&self) -> usize {
         self.starts.len()
@@ -112,4 +143,24 @@ pub fn make_words(
     let event = launch(&queue, &kernel, layout.groups() * WORK_GROUP, WORK_GROUP)?;
     cl("clWaitForEvents", event.wait())?;
     Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StoredResidues;
+
+    #[test]
+    fn subjects_lie_within_their_stored_residues_by_address() {
+        let bytes: Vec<u8> = (0..40).collect();
+        let subjects = [&bytes[5..9], &bytes[9..9], &bytes[0..3], &bytes[39..40]];
+        let within = StoredResidues::within(&bytes, &subjects).expect("all within");
+        assert_eq!(within.starts, vec![5, 9, 0, 39]);
+        assert_eq!(within.borrowed().map(<[u8]>::len), Some(40));
+        // One held elsewhere: none.
+        let apart = [1u8, 2];
+        assert!(StoredResidues::within(&bytes, &[&bytes[1..4], &apart[..]]).is_none());
+        assert!(StoredResidues::within(&bytes[..10], &[&bytes[8..12]]).is_none());
+        let copied = StoredResidues::of_subjects(&subjects).unwrap();
+        assert_eq!((&copied.starts[..], copied.borrowed()), (&[0, 4, 4, 7][..], None));
+    }
 }

@@ -179,7 +179,7 @@ impl ScanOutput {
 }
 
 /// Runs `work` (the host work on the devices' side, which threads of the library's
-/// own do: a device's self-test, a scanner made and its layout's words uploaded, a
+/// own do: a device's self-test, a scanner arranged and its words made, a
 /// landed query's outputs gathered into the caller's order and its saturated subjects
 /// recomputed, several devices' shares joined) on a pool of its own, as many threads as
 /// the global pool; where that pool cannot start, on the caller's thread (and its

@@ -227,18 +227,20 @@ impl Scratch {
 }
 
 impl SubjectBuffers {
-    /// `words` already on the device (uploaded, or to be written there by a kernel).
+    /// A layout's tables on `dev`, and its words as `words` makes them there from the
+    /// groups' first words and the lanes' lengths (on the device).
     pub(crate) fn new(
         dev: &ClDevice,
-        words: Buffer<u32>,
         group_word: &[u32],
         lengths: &[u32],
         group_cell: &[u64],
+        words: impl FnOnce(&Buffer<u32>, &Buffer<u32>) -> Result<Buffer<u32>>,
     ) -> Result<SubjectBuffers> {
+        let (group_word, lengths) = (dev.buffer_from(group_word)?, dev.buffer_from(lengths)?);
         Ok(SubjectBuffers {
-            words,
-            group_word: dev.buffer_from(group_word)?,
-            lengths: dev.buffer_from(lengths)?,
+            words: words(&group_word, &lengths)?,
+            group_word,
+            lengths,
             group_cell: dev.buffer_from(group_cell)?,
         })
     }
@@ -468,6 +470,10 @@ pub struct Scanner<'d> {
     position: Vec<(u32, u32)>,
     /// Queries a launch may scan at once (`scan_team` only; 1 for the others).
     slots: usize,
+    /// The stored residues the subjects lie in, where the caller's were written from
+    /// there (a database's range): a scanner for some of them writes them from there
+    /// rather than from a copy ([`Self::rescanner`]).
+    stored: Option<&'d [u8]>,
 }
 
 impl<'d> ScannerPlan<'d> {
@@ -676,9 +682,10 @@ impl<'d> Scanner<'d> {
     /// subjects' residues, are written to `dev` from another.
     pub fn arranged_beside(
         dev: &'d ClDevice,
-        stored: StoredResidues<'_>,
+        stored: StoredResidues<'d>,
         arrange: impl FnOnce() -> Result<ScannerPlan<'d>>,
     ) -> Result<Scanner<'d>> {
+        let kept = stored.borrowed();
         let (plan, residues) = std::thread::scope(|scope| {
             let written = scope.spawn(move || stored.write(dev));
             let plan = arrange();
@@ -687,7 +694,29 @@ impl<'d> Scanner<'d> {
                 .unwrap_or_else(|_| Err(Error::Internal("a thread writing residues to a device panicked".into())));
             (plan, residues)
         });
-        Scanner::upload(dev, plan?, &residues?)
+        Ok(Scanner::upload(dev, plan?, &residues?)?.kept_from(kept))
+    }
+
+    /// This scanner, its subjects' residues stored in `bytes` (if `Some`): a scanner for
+    /// some of them ([`Self::rescanner`]) writes them from there.
+    pub(crate) fn kept_from(mut self, bytes: Option<&'d [u8]>) -> Scanner<'d> {
+        self.stored = bytes;
+        self
+    }
+
+    /// A scanner of `kind` for `subjects` (this one's, or some of them) on its device:
+    /// their residues written from the stored residues they lie in, else from a copy
+    /// (a share's whole recompute at 32 bits copied 5 GB a device).
+    fn rescanner(&self, kind: ScanKernel, subjects: &[&'d [u8]], pad: u8) -> Result<Scanner<'d>> {
+        super::on_device_side_pool(|| {
+            let stored = match self.stored.and_then(|bytes| StoredResidues::within(bytes, subjects)) {
+                Some(stored) => stored,
+                None => StoredResidues::of_subjects(subjects)?,
+            };
+            Scanner::arranged_beside(self.dev, stored, || {
+                ScannerPlan::new(&self.dev.info, kind, self.tuning, subjects.to_vec(), pad, 1)
+            })
+        })
     }
 
     /// A plan's words made on `dev` from `residues` (its subjects', in its order);
@@ -701,9 +730,9 @@ impl<'d> Scanner<'d> {
                 dev.info.max_alloc_bytes
             )));
         }
-        if residues.subjects() != subjects.len() {
+        if residues.subjects() != subjects.len() || !residues.is_on(dev) {
             return Err(Error::Internal(format!(
-                "residues of {} subjects for a plan of {}",
+                "residues of {} subjects written to another device, or for a plan of {}",
                 residues.subjects(),
                 subjects.len()
             )));
@@ -726,21 +755,20 @@ impl<'d> Scanner<'d> {
                             (residues.start(subject) as i64 + start, (-start).max(0) as u32)
                         }
                     });
-                    let (group_word, lengths) =
-                        (dev.buffer_from(&layout.group_word)?, dev.buffer_from(&layout.lengths)?);
-                    let buffers = SubjectBuffers {
-                        words: make_words(dev, layout, residues, &sources, &group_word, &lengths)?,
-                        group_word,
-                        lengths,
-                        group_cell: dev.buffer_from(&layout.group_cell)?,
-                    };
+                    let buffers = SubjectBuffers::new(
+                        dev,
+                        &layout.group_word,
+                        &layout.lengths,
+                        &layout.group_cell,
+                        |group_word, lengths| make_words(dev, layout, residues, &sources, group_word, lengths),
+                    )?;
                     let scratch =
                         Scratch::new(dev, (laid.slot_cells * elem) as usize * slots, layout.lengths.len() * slots)?;
                     Ok(Part { laid, buffers, scratch })
                 })
                 .collect::<Result<Vec<_>>>()
         })?;
-        Ok(Scanner { dev, kind, tuning, parts, position, subjects, slots })
+        Ok(Scanner { dev, kind, tuning, parts, position, subjects, slots, stored: None })
     }
 
     /// Every subject's score and end; saturated subjects are recomputed at 32 bits.
@@ -773,7 +801,7 @@ impl<'d> Scanner<'d> {
     fn scan_with(&self, queries: &[&[u8]], scoring: &Scoring, ends: bool) -> Result<Vec<ScanOutput>> {
         let pad = scoring.matrix.size() as u8;
         if !super::fits_16_bits(scoring) && self.kind != ScanKernel::InterWide {
-            let wide = Scanner::new(self.dev, ScanKernel::InterWide, self.tuning, &self.subjects, pad)?;
+            let wide = self.rescanner(ScanKernel::InterWide, &self.subjects, pad)?;
             return queries.iter().map(|q| wide.scan_with(&[q], scoring, true).map(|mut o| o.remove(0))).collect();
         }
         let mut outs = self.run(queries, scoring, ends)?;
@@ -875,7 +903,7 @@ impl<'d> Scanner<'d> {
             })?
         } else {
             let pad = scoring.matrix.size() as u8;
-            let wide = Scanner::new(self.dev, ScanKernel::InterWide, self.tuning, &subset, pad)?;
+            let wide = self.rescanner(ScanKernel::InterWide, &subset, pad)?;
             wide.run(&[query], scoring, true)?.remove(0)
         };
         for (&k, r) in saturated.iter().zip(wide.scores) {

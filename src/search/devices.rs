@@ -319,7 +319,9 @@ impl Searcher<'_> {
             }
             return Ok(joined(parts));
         };
-        // Each batch is laid out and uploaded while the one before it is scanned.
+        // Each batch is laid out and uploaded while the one before it is scanned (where
+        // the driver lets the write pass the kernels before it: on one H200, NVIDIA's
+        // waited for them, BENCHMARKS.md).
         let tuning = self.options.tuning;
         let pad = sc.matrix.size() as u8;
         // A batch's residues go to the device as the database stores them, while the

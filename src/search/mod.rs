@@ -18,7 +18,9 @@
 //! That setup is host work and uploads: [`SearchPlan::new`] does the host work (the
 //! shares, each resident share's layout) from the devices' descriptions alone, so it can
 //! run while the devices open ([`crate::engine::Engine::open_in_background`], as `clsw
-//! scan` does), and [`SearchPlan::upload`] writes every share to its device at once.
+//! scan` does); [`stage`] writes each resident share's residues to its device beside
+//! it, once the devices are open, and [`SearchPlan::upload`] makes the layouts' words
+//! from them on every device at once.
 //!
 //! [`Searcher::search_all`] runs the device scans on one thread and, on the calling
 //! thread, the CPU work of the previous query: E-values, the choice of hits and their
@@ -287,11 +289,12 @@ impl<'a> SearchPlan<'a> {
                         let PlannedShare { range, batches, resident, .. } = share;
                         let resident = match (resident, worker) {
                             (Some(plan), WorkerRef::OpenCl(dev)) => {
-                                let residues = match residues {
+                                let residues = match residues.filter(|r| r.is_on(dev)) {
                                     Some(residues) => residues,
                                     None => plan::stored(db, range.clone()).write(dev)?,
                                 };
-                                Some(Scanner::upload(dev, plan, &residues)?)
+                                let stored = plan::stored_bytes(db, range.clone());
+                                Some(Scanner::upload(dev, plan, &residues)?.kept_from(Some(stored)))
                             }
                             _ => None,
                         };

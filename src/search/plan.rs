@@ -33,7 +33,7 @@ pub(super) struct Share<'a> {
 
 /// The most residues of a batch on `info`'s device: `requested`, else a quarter of the
 /// device (the next batch is laid out and uploaded while one is scanned, so two may be
-/// there at once) and half its largest allocation; at most what one layout holds (an
+/// there at once, and a batch's residues beside its words until they are made) and half its largest allocation; at most what one layout holds (an
 /// H200's half allocation, 17.5 GB, passed it: one batch of a 20 G-residue database was
 /// refused).
 pub(super) fn batch_budget(info: &DeviceInfo, requested: Option<u64>) -> u64 {
@@ -63,10 +63,14 @@ pub(super) fn share_batches(
 
 /// The residues of `db`'s subjects `range`, as it stores them (back to back).
 pub(super) fn stored(db: &Database, range: Range<usize>) -> StoredResidues<'_> {
-    let offsets = &db.offsets()[range.start..=range.end];
-    let base = offsets[0];
-    let bytes = &db.all_residues()[base as usize..offsets[offsets.len() - 1] as usize];
-    StoredResidues::stored(bytes, offsets[..offsets.len() - 1].iter().map(|&o| o - base).collect())
+    let base = db.offsets()[range.start];
+    let starts = db.offsets()[range.clone()].iter().map(|&o| o - base).collect();
+    StoredResidues::stored(stored_bytes(db, range), starts)
+}
+
+/// The bytes of [`stored`].
+pub(super) fn stored_bytes(db: &Database, range: Range<usize>) -> &[u8] {
+    &db.all_residues()[db.offsets()[range.start] as usize..db.offsets()[range.end] as usize]
 }
 
 /// The residues of each share that stays resident on its device, written there while

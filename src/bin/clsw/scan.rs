@@ -283,7 +283,9 @@ fn run_alone(args: &ScanArgs, inputs: Inputs, opening: Opening, process_start: I
         });
         let plan = selected.map(|backends| SearchPlan::new(&backends, &db, scoring.clone(), options.clone()));
         let layout_seconds = start.elapsed().as_secs_f64();
-        let opened = opened.join().unwrap_or_else(|_| Err(Error::Internal("opening the devices panicked".into())));
+        let opened = opened
+            .join()
+            .unwrap_or_else(|_| Err(Error::Internal("opening the devices or writing the residues panicked".into())));
         (plan, layout_seconds, opened)
     });
     let (engine, devices_seconds, staged, residues_seconds) = opened?;

@@ -402,7 +402,11 @@ impl Database {
     /// kernels take subjects, so that neighbouring work-items finish together. Sorted
     /// on the first call, on every core.
     pub fn order_by_length(&self) -> &[u32] {
-        self.order.get_or_init(|| length_order(&self.lengths))
+        // Sorted outside the cell: the sort's workers may call this again.
+        if self.order.get().is_none() {
+            let _ = self.order.set(length_order(&self.lengths));
+        }
+        self.order.get().map_or(&[], Vec::as_slice)
     }
 
     /// A copy of sequence `k` as a record.

@@ -6,8 +6,8 @@
 //!
 //! Each run is this executable's own `scan` command in a process of its own (output to
 //! a file, so writing it is timed too); its summary line on standard error gives the
-//! kernel seconds and the setup (database, devices, upload, programs), which the table shows
-//! beside the wall clock.
+//! kernel seconds and the setup (database, devices, upload beside the layout, words,
+//! programs), which the table shows beside the wall clock.
 
 use super::{median, print_row, timed};
 use crate::args::DeviceArgs;
@@ -56,6 +56,7 @@ struct Summary {
     database: Option<f64>,
     devices: Option<f64>,
     upload: Option<f64>,
+    words: Option<f64>,
     programs: Option<f64>,
     hits: Option<u64>,
 }
@@ -72,6 +73,7 @@ fn parse_summary(line: &str) -> Summary {
         database: figure(line, "(database "),
         devices: figure(line, ", devices "),
         upload: figure(line, ", upload "),
+        words: figure(line, ", words "),
         programs: figure(line, ", programs "),
         hits: line
             .rsplit_once(" hits;")
@@ -90,7 +92,7 @@ fn run_timed(command: &mut Command, what: &str) -> Result<(f64, String)> {
     Ok((seconds, stderr))
 }
 
-const LAYOUT: &str = "<12 >8 >9 >9 >9 >9 >9 >9 >10 >8";
+const LAYOUT: &str = "<12 >8 >9 >9 >9 >9 >9 >9 >9 >10 >8";
 
 pub fn run(args: &BenchSearchArgs) -> Result<()> {
     let exe = std::env::current_exe().map_err(|e| Error::io(Path::new("clsw"), e))?;
@@ -111,7 +113,19 @@ pub fn run(args: &BenchSearchArgs) -> Result<()> {
     println!("# whole process, wall clock (median of {}), beside the times in its summary line", args.repeat.max(1));
     print_row(
         LAYOUT,
-        &["run", "wall_s", "kernels_s", "host_s", "database", "devices", "upload", "programs", "x_kernels", "hits"],
+        &[
+            "run",
+            "wall_s",
+            "kernels_s",
+            "host_s",
+            "database",
+            "devices",
+            "upload",
+            "words",
+            "programs",
+            "x_kernels",
+            "hits",
+        ],
     );
     let mut default_wall = None;
     for name in &args.runs {
@@ -156,6 +170,7 @@ pub fn run(args: &BenchSearchArgs) -> Result<()> {
                 show(summary.database),
                 show(summary.devices),
                 show(summary.upload),
+                show(summary.words),
                 show(summary.programs),
                 show(summary.kernels.map(|k| wall / k)),
                 summary.hits.map_or("-".into(), |h| h.to_string()),
@@ -218,6 +233,7 @@ mod tests {
                 database: Some(0.20),
                 devices: Some(0.31),
                 upload: Some(0.12),
+                words: Some(0.01),
                 programs: Some(0.05),
                 hits: Some(1000)
             }
