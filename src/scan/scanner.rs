@@ -444,8 +444,8 @@ type PartMembers = (&'static str, usize, usize, Vec<u32>, Vec<u32>);
 const MAX_SLOTS: usize = 32;
 
 /// A scanner before its device: subjects arranged for a device of a given description,
-/// host work alone, which may run while the device opens; their words are made as they
-/// are uploaded ([`Scanner::upload`]).
+/// host work alone, which may run while the device opens (and the subjects' residues
+/// are written to it); their words are made on the device ([`Scanner::upload`]).
 pub struct ScannerPlan<'d> {
     kind: ScanKernel,
     tuning: Tuning,

@@ -346,7 +346,7 @@ impl<'a> Searcher<'a> {
         // The residues go to the devices while the shares are arranged.
         let (plan, staged) = std::thread::scope(|scope| {
             let staged = scope.spawn(|| stage(engine, db, &options));
-            let plan = SearchPlan::new(&engine.backends(), db, scoring.clone(), options.clone());
+            let plan = SearchPlan::new(&engine.backends(), db, scoring, options.clone());
             (plan, staged.join().unwrap_or_else(|_| Err(Error::Internal("writing the residues panicked".into()))))
         });
         plan?.upload(engine, staged?)

@@ -33,9 +33,9 @@ pub(super) struct Share<'a> {
 
 /// The most residues of a batch on `info`'s device: `requested`, else a quarter of the
 /// device (the next batch is laid out and uploaded while one is scanned, so two may be
-/// there at once, and a batch's residues beside its words until they are made) and half its largest allocation; at most what one layout holds (an
-/// H200's half allocation, 17.5 GB, passed it: one batch of a 20 G-residue database was
-/// refused).
+/// there at once, and a batch's residues beside its words until they are made) and
+/// half its largest allocation; at most what one layout holds (an H200's half
+/// allocation, 17.5 GB, passed it: one batch of a 20 G-residue database was refused).
 pub(super) fn batch_budget(info: &DeviceInfo, requested: Option<u64>) -> u64 {
     let auto = (info.max_alloc_bytes / 2).min(info.global_mem_bytes / 4).max(1 << 20);
     requested.unwrap_or(auto).min(MAX_LAYOUT_RESIDUES)
@@ -97,7 +97,7 @@ impl Staged {
 /// `engine` (the shares [`super::SearchPlan::new`] makes for the engine's devices) to
 /// that device as they are stored, every device at once; a search's
 /// [`super::SearchPlan`] arranges the shares meanwhile. Four H200s' 5 G-residue shares
-/// of a 20 G-residue database took 0.85 s to write.
+/// of a 20 G-residue database took 0.87-1.05 s to write (BENCHMARKS.md).
 pub fn stage(engine: &Engine, db: &Database, options: &SearchOptions) -> Result<Staged> {
     let workers = engine.workers();
     let ranges = share_ranges(db, workers.len());
