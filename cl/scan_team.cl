@@ -118,6 +118,24 @@ inline int team_left_edge(int R, int pad, int open, int extend) { return R - pad
  * (SPAN / 2 + TEAM + 2) words, at least this. */
 #define ROW_WORDS (((ROWS / 2) + 1) & ~1)
 #define STRIDE (TEAM * ROW_WORDS + 2)
+/* The slotted local profile (TEAM_SLOTTED), for the groups that are not long. A
+ * half-warp's 16 work-items take an LDS.64 in one pass over the 32 banks when no two
+ * of them read the same bank pair; in the packed profile a work-item's words lie where
+ * its letter puts them, so two teams of a half-warp reading different letters may
+ * collide. Here lane q of a half-warp (local id mod 16) owns banks 2q and 2q + 1: word
+ * e of chunk c (two words, four rows) of letter l, for the work-items on lane q, is word
+ * ((l CHUNKS + c) REGIONS + region) 32 + 2q + e, region t / 16. A team position's rows
+ * are stored once for each lane it takes (16 / TEAM copies for teams of up to 16), and
+ * a pass of an odd number of words loads its last as a pair. The host builds whichever
+ * profile ran faster for the shape (src/scan/team.rs: slotted) and sizes the buffer as
+ * letters x SLOT_STRIDE words at least. The long groups' STAGES profiles are packed: they
+ * would not fit local memory slotted. */
+#ifndef TEAM_SLOTTED
+#define TEAM_SLOTTED 1
+#endif
+#define CHUNKS (ROW_WORDS / 2)
+#define REGIONS (TEAM > 16 ? TEAM / 16 : 1)
+#define SLOT_STRIDE (CHUNKS * REGIONS * 32)
 
 /* The packed word `v` of the work-item above (the one with the next lower team
  * position): a warp shuffle; the team's first work-item gets its own back. */
@@ -335,13 +353,14 @@ inline void pass_start(team_t *st, lanes_t *h, lanes_t *e, lanes_t minus_oe, int
  * letters in the two lanes, `b` the first work-item's boundary cell of column k. */
 inline void team_column(team_t *st, const lanes_t *h_in, lanes_t *h_new, lanes_t *e, uint2 b, bool writes, int k, int t,
                         int n, int jG, int i0, uint la, uint lb, __global uint2 *bnd, __local const uint *my_profile,
-                        lanes_t minus_oe, lanes_t minus_ext, __local uint *scratch)
+                        bool slotted, lanes_t minus_oe, lanes_t minus_ext, __local uint *scratch)
 {
     const int j = k - t;
     lanes_t h_top, f_top;
     column_top(st, b, k, t, scratch, &h_top, &f_top);
-    __local const uint *pa = (__local const uint *)((__local const uchar *)my_profile + la * (STRIDE * 4));
-    __local const uint *pb = (__local const uint *)((__local const uchar *)my_profile + lb * (STRIDE * 4));
+    const int letter_bytes = (slotted ? SLOT_STRIDE : STRIDE) * 4;
+    __local const uint *pa = (__local const uint *)((__local const uchar *)my_profile + la * letter_bytes);
+    __local const uint *pb = (__local const uint *)((__local const uchar *)my_profile + lb * letter_bytes);
     lanes_t diag = st->diag_top, f = f_top;
     uint wa_next = 0, wb_next = 0;
 #if LOCAL_ENDS
@@ -353,15 +372,18 @@ inline void team_column(team_t *st, const lanes_t *h_in, lanes_t *h_new, lanes_t
     for (int r2 = 0; r2 < ROWS / 2; r2++) {
         /* Words r2 and r2 + 1 of both letters in two 8-byte loads. */
         uint wa, wb;
-        if (r2 % 2 == 0 && r2 + 1 < ROWS / 2) {
-            const uint2 a2 = *(__local const uint2 *)(pa + r2), b2 = *(__local const uint2 *)(pb + r2);
+        /* Words r2 and r2 + 1: next to each other, or in the slotted profile chunk
+         * r2 / 2, whose second word past the rows is padding. */
+        const int at = slotted ? r2 / 2 * (REGIONS * 32) : r2;
+        if (r2 % 2 == 0 && (slotted || r2 + 1 < ROWS / 2)) {
+            const uint2 a2 = *(__local const uint2 *)(pa + at), b2 = *(__local const uint2 *)(pb + at);
             wa = a2.x;
             wb = b2.x;
             wa_next = a2.y;
             wb_next = b2.y;
         } else if (r2 % 2 == 0) {
-            wa = pa[r2];
-            wb = pb[r2];
+            wa = pa[at];
+            wb = pb[at];
         } else {
             wa = wa_next;
             wb = wb_next;
@@ -435,7 +457,8 @@ inline walk_t walk_start(__global const uint *res, __global const uint2 *bnd, bo
  * that no register is copied to keep H(i-1, j-1) for the diagonal. */
 inline void team_walk(team_t *st, walk_t *w, lanes_t *ha, lanes_t *hb, lanes_t *e, int until, bool reads, bool writes, int t,
                       int n, int words, int G, uint pad_word, int i0, __global const uint *res, __global uint2 *bnd,
-                      __local const uint *my_profile, lanes_t minus_oe, lanes_t minus_ext, __local uint *scratch)
+                      __local const uint *my_profile, bool slotted, lanes_t minus_oe, lanes_t minus_ext,
+                      __local uint *scratch)
 {
     const uint shift = (t & 1) * 16;
     for (; w->k < until; w->k += 2, w->a++, w->kG += 2 * G, w->jG += 2 * G) {
@@ -444,9 +467,9 @@ inline void team_walk(team_t *st, walk_t *w, lanes_t *ha, lanes_t *hb, lanes_t *
         const uint2 b1_ahead = team_boundary(bnd, reads, w->k + 3, w->kG + 3 * G, n, minus_oe);
         const uint both = funnel_right(w->cur, w->next, shift);
         team_column(st, ha, hb, e, w->b0, writes, w->k, t, n, w->jG, i0, both & 0xffu, (both >> 8) & 0xffu, bnd,
-                    my_profile, minus_oe, minus_ext, scratch);
+                    my_profile, slotted, minus_oe, minus_ext, scratch);
         team_column(st, hb, ha, e, w->b1, writes, w->k + 1, t, n, w->jG + G, i0, (both >> 16) & 0xffu, both >> 24, bnd,
-                    my_profile, minus_oe, minus_ext, scratch);
+                    my_profile, slotted, minus_oe, minus_ext, scratch);
         w->cur = w->next;
         w->next = ahead;
         w->b0 = b0_ahead;
@@ -463,6 +486,21 @@ inline void load_span(__local uint *span_profile, __global const uint *profile, 
         const int w = k % HALF_SPAN;
         span_profile[(k / HALF_SPAN) * STRIDE + w / (ROWS / 2) * ROW_WORDS + w % (ROWS / 2)] =
             profile[(size_t)(k / HALF_SPAN) * (m_pad / 2) + p / 2 + w];
+    }
+}
+
+/* The pass profile of query rows p.. as load_span, into the slotted profile
+ * (SLOT_STRIDE words a letter). */
+inline void load_span_slotted(__local uint *span_profile, __global const uint *profile, int letters, int m_pad, int p,
+                              int index, int count)
+{
+    for (int k = index; k < letters * HALF_SPAN; k += count) {
+        const int w = k % HALF_SPAN, l = k / HALF_SPAN;
+        const int t = w / (ROWS / 2), r2 = w % (ROWS / 2);
+        const uint word = profile[(size_t)l * (m_pad / 2) + p / 2 + w];
+        __local uint *at = span_profile + ((l * CHUNKS + r2 / 2) * REGIONS + t / 16) * 32 + (r2 & 1);
+        for (int q = t % 16; q < 16; q += TEAM)
+            at[2 * q] = word;
     }
 }
 
@@ -498,7 +536,8 @@ __kernel void scan_team(
     const int gap_extend,
     const int sat_limit,               /* a best above this may have wrapped */
     const uint lane_up,                /* 65536 (clsw_common.h: low_half) */
-    __local uint2 *span_pairs,         /* [letter][STRIDE] words (declared in pairs: 8-byte aligned), STAGES of them */
+    __local uint2 *span_pairs,         /* [letter][SLOT_STRIDE] words, or with long groups [letter][STRIDE] words
+                                        * STAGES times (declared in pairs: 8-byte aligned) */
     __global int *out_score,           /* per team and lane; CLSW_SATURATED: recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end,
@@ -581,10 +620,13 @@ __kernel void scan_team(
     lanes_t ha[ROWS], hb[ROWS], e[ROWS];
     pass_start(&st, ha, e, minus_oe, t * ROWS, pad, gap_open, gap_extend);
     if (!long_group) {
-        __local const uint *my_profile = span_profile + t * ROW_WORDS;
+        __local const uint *my_profile = span_profile + (TEAM_SLOTTED ? t / 16 * 32 + 2 * (lid % 16) : t * ROW_WORDS);
         for (int p = 0; p < rows; p += SPAN) {
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-            load_span(span_profile, profile, letters, m_pad, p, lid, get_local_size(0));
+            if (TEAM_SLOTTED)
+                load_span_slotted(span_profile, profile, letters, m_pad, p, lid, get_local_size(0));
+            else
+                load_span(span_profile, profile, letters, m_pad, p, lid, get_local_size(0));
             barrier(CLK_LOCAL_MEM_FENCE);
             pass_start(&st, ha, e, minus_oe, p + t * ROWS, pad, gap_open, gap_extend);
 #if MODE
@@ -594,7 +636,7 @@ __kernel void scan_team(
             const bool writes = t == TEAM - 1 && p + SPAN < rows;
             walk_t w = walk_start(res, bnd, reads, t, n, words, G, pad_word, minus_oe);
             team_walk(&st, &w, ha, hb, e, steps, reads, writes, t, n, words, G, pad_word, p + t * ROWS, res, bnd,
-                      my_profile, minus_oe, minus_ext, scratch);
+                      my_profile, TEAM_SLOTTED, minus_oe, minus_ext, scratch);
         }
 #if LOCAL_ENDS
         pair0 = st.best0;
@@ -661,7 +703,7 @@ __kernel void scan_team(
                  * their next pass's start. */
                 const int until = w.k + BLOCK;
                 team_walk(&st, &w, ha, hb, e, until, reads && active, writes && active, t, n, words, G, pad_word,
-                          p + t * ROWS, res, bnd, my_profile, minus_oe, minus_ext, scratch);
+                          p + t * ROWS, res, bnd, my_profile, false, minus_oe, minus_ext, scratch);
                 if (!active) {
                     reads = writes = false;
                 }

@@ -144,7 +144,9 @@ fn real_proteins_from_uniprot() {
 fn team_in_every_shape() {
     // scan_team with every team size (1 to 32 work-items per pair), rows per work-item
     // that leave one pass, several passes and a partial last pass, work-groups of one
-    // and of several teams, scores alone and with end cells.
+    // and of several teams, scores alone and with end cells; the slotted local profile
+    // (an odd number of words a work-item: 10 and 22 rows) and the packed one (24 rows,
+    // src/scan/team.rs: slotted).
     use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
     let mut rng = Rng::new(12);
     let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
@@ -160,6 +162,9 @@ fn team_in_every_shape() {
             (300, 32, 2, 32),
             (500, 16, 0, 64),
             (90, 8, 0, 32),
+            (400, 8, 24, 128),
+            (190, 8, 22, 32),
+            (45, 4, 10, 16),
         ] {
             let query = rng.codes(qlen, 20);
             let subjects: Vec<Vec<u8>> = (0..23)

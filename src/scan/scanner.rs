@@ -133,6 +133,9 @@ impl ScanKernel {
                 ("ENDS", ((ends && self == ScanKernel::Team) as u8).to_string()),
             ],
         };
+        if self == ScanKernel::Team {
+            defines.push(("TEAM_SLOTTED", (team::slotted(mode, tuning.rows) as u8).to_string()));
+        }
         // The local build's options as before, so its cached programs stay valid.
         if mode != Mode::Local {
             defines.push(super::mode_define(mode));
@@ -264,8 +267,7 @@ impl SubjectBuffers {
     ) -> Result<&'a mut KernelArgs<'k>> {
         // Each band's local profile: letters x (span + 2) scores.
         let profile_bytes = match kind {
-            // scan_team: letters x (span / 2 + team + 2) words, at least its STRIDE.
-            ScanKernel::Team => profile.letters * (span / 2 + bands + 2) * 4 * profiles.max(1),
+            ScanKernel::Team => team::profile_bytes(profile.letters, bands, span / bands.max(1), profiles),
             // scan_team_pairs: letters x PAIR_STRIDE words (rows rounded up to four).
             ScanKernel::TeamPairs => profile.letters * (bands * (span / bands).next_multiple_of(4) + 4) * 4,
             _ => profile.letters * (span + 2) * kind.score_bytes() * bands,

@@ -12,22 +12,49 @@ use opencl3::kernel::Kernel;
 
 pub const SOURCE: KernelSource = KernelSource { name: "scan_team.cl", text: include_str!("../../cl/scan_team.cl") };
 
-/// `scan_team`: padded cells per second (GCUPS) of each even number of rows per
-/// work-item from 8 to 24 in teams of 8, score only, on an H100 and the MFO database
-/// (BENCHMARKS.md, "Rows per work-item"): each shape's median over the queries of
-/// 1,500 residues and more, counting the padded rows. What a pass of few rows pays
-/// for its steps' bookkeeping, and an odd number of profile words per work-item (rows
-/// 10, 14, 18, 22) for its unpaired loads. 26 to 30 rows run slower than 24, and 32
-/// pass 128 registers.
-const TEAM_ROWS_GCUPS: [(usize, u64); 9] =
-    [(8, 3449), (10, 3757), (12, 4113), (14, 3744), (16, 4159), (18, 4181), (20, 4472), (22, 4370), (24, 4619)];
+/// `scan_team`: each even number of rows per work-item from 8 to 24 in teams of 8:
+/// padded cells per second (GCUPS) and whether its build takes the slotted local
+/// profile (cl/scan_team.cl: TEAM_SLOTTED) or the packed one, whichever ran faster.
+/// Measured score only on an H200 and the MFO database (BENCHMARKS.md, "Rows per
+/// work-item"): each shape's cells over its time on the queries of 1,500 residues and
+/// more, counting the padded rows. What a pass of few rows pays for its steps'
+/// bookkeeping. The slotted profile was 2-13% faster at 10 to 22 rows; at 24, the
+/// fastest shape, 2% slower. 26 to 30 rows ran slower than 24 (packed, on an H100), and
+/// 32 pass 128 registers.
+const TEAM_ROWS_GCUPS: [(usize, u64, bool); 9] = [
+    (8, 3457, true),
+    (10, 3913, true),
+    (12, 4144, true),
+    (14, 4257, true),
+    (16, 4396, true),
+    (18, 4488, true),
+    (20, 4624, true),
+    (22, 4600, true),
+    (24, 4618, false),
+];
 
-/// The same in the global mode (queries of 4,061 and 5,478 residues, BENCHMARKS.md,
-/// "Global and glocal modes"), for both non-local modes (glocal's are 1-6% higher, in
-/// the same order but for 22 rows, 1% above 20). The last-row fold's registers make 24
-/// rows the slowest shape above 14 there.
-const TEAM_ROWS_GCUPS_MODES: [(usize, u64); 9] =
-    [(8, 3372), (10, 3707), (12, 3826), (14, 3846), (16, 4205), (18, 4080), (20, 4247), (22, 4168), (24, 3791)];
+/// The same in the global mode (queries of 4,061 and 5,478 residues), for both
+/// non-local modes (BENCHMARKS.md, "Global and glocal modes": glocal ran 1-6% faster
+/// in the same order). The last-row fold's registers make 24 rows slower than 20 and
+/// 22 here; the slotted profile ran faster but at 16 rows (1% slower).
+const TEAM_ROWS_GCUPS_MODES: [(usize, u64, bool); 9] = [
+    (8, 3409, true),
+    (10, 3714, true),
+    (12, 3912, true),
+    (14, 3968, true),
+    (16, 4204, false),
+    (18, 4219, true),
+    (20, 4371, true),
+    (22, 4410, true),
+    (24, 4163, true),
+];
+
+/// `scan_team` built for `rows` rows per work-item in `mode`: whether it takes the
+/// slotted local profile (the tables above; shapes outside them do).
+pub fn slotted(mode: Mode, rows: usize) -> bool {
+    let table = if mode == Mode::Local { &TEAM_ROWS_GCUPS } else { &TEAM_ROWS_GCUPS_MODES };
+    table.iter().find(|(r, _, _)| *r == rows).is_none_or(|&(_, _, slotted)| slotted)
+}
 
 impl Tuning {
     /// `scan_team`: true when a subject of `n` residues would set the length of a
@@ -91,16 +118,16 @@ impl Tuning {
         if self.rows > 0 {
             return self.rows;
         }
-        let time = |&(rows, gcups): &(usize, u64)| -> u64 {
+        let time = |&(rows, gcups, _): &(usize, u64, bool)| -> u64 {
             let padded: usize = lengths.iter().map(|&m| m.max(1).div_ceil(team * rows) * team * rows).sum();
             padded as u64 * 1_000_000 / gcups
         };
         let table = if mode == Mode::Local { &TEAM_ROWS_GCUPS } else { &TEAM_ROWS_GCUPS_MODES };
         table
             .iter()
-            .filter(|(r, _)| r * team <= max_span.max(8 * team))
+            .filter(|(r, _, _)| r * team <= max_span.max(8 * team))
             .min_by_key(|shape| time(shape))
-            .map_or(8, |&(rows, _)| rows)
+            .map_or(8, |&(rows, _, _)| rows)
     }
 }
 
@@ -196,12 +223,23 @@ pub(crate) fn scratch_bytes(dev: &ClDevice, kind: ScanKernel, work_group: usize)
     work_group * words * 4
 }
 
+/// `scan_team`: the bytes of local memory its profiles take for `letters` letters, teams
+/// of `team` and passes of `rows` rows a work-item, `profiles` packed ones (one per
+/// stage of a launch with long groups; cl/scan_team.cl: STRIDE), or the slotted one
+/// (SLOT_STRIDE), whichever is larger.
+pub(crate) fn profile_bytes(letters: usize, team: usize, rows: usize, profiles: usize) -> usize {
+    let packed = letters * (team * rows / 2 + team + 2) * 4 * profiles.max(1);
+    let chunks = ((rows / 2 + 1) & !1) / 2;
+    let slotted = letters * chunks * (team / 16).max(1) * 32 * 4;
+    packed.max(slotted)
+}
+
 /// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the most query rows a
 /// pass may hold on `dev` in work-groups of `work_group` work-items, teams of `team`
 /// and profiles of `letters` letters, `profiles` of them (a launch with long groups
-/// holds one per stage): its profile (see `SubjectBuffers::args`: letters x (span + 2
-/// team + 4) shorts, or as many words with 3 team in place of 2 team, two queries'
-/// scores per row) and the scratch ([`scratch_bytes`]) must fit local memory.
+/// holds one per stage): its profile ([`profile_bytes`]; scan_team_pairs: letters x
+/// (span + 3 team + 4) words, two queries' scores per row) and the scratch
+/// ([`scratch_bytes`]) must fit local memory.
 pub(crate) fn max_span(
     dev: &ClDevice,
     kind: ScanKernel,
@@ -211,11 +249,16 @@ pub(crate) fn max_span(
     profiles: usize,
 ) -> usize {
     let free = (dev.info.local_mem_bytes as usize).saturating_sub(scratch_bytes(dev, kind, work_group) + 1024);
-    let letters = letters * profiles.max(1);
     if kind == ScanKernel::TeamPairs {
         (free / (letters * 4)).saturating_sub(3 * team + 4)
     } else {
-        (free / (letters * 2)).saturating_sub(2 * team + 4)
+        // The most rows a work-item whose profiles fit; rows come in pairs.
+        let team = team.max(1);
+        let mut rows = 2;
+        while profile_bytes(letters, team, rows + 2, profiles) <= free {
+            rows += 2;
+        }
+        team * rows
     }
 }
 
@@ -293,11 +336,34 @@ mod tests {
         assert_eq!(t.rows_for(&[1000], 8, 4096, Mode::Local), 18);
         // Local memory caps a pass: 160 rows for teams of 8 allow 20 rows at most.
         assert!(t.rows_for(&[176, 3000], 8, 160, Mode::Local) <= 20);
-        // The other modes' table: 24 rows are slow there, so 192 rows take 8 x 12 x 2;
-        // 4,096 rows take 32 passes of 8 x 16 (no padding) over 26 of 8 x 20 (4,160).
-        assert_eq!(t.rows_for(&[192], 8, 4096, Mode::Global), 12);
-        assert_eq!(t.rows_for(&[4096], 8, 4096, Mode::Glocal), 16);
+        // The other modes' table: 192 rows take one pass of 8 x 24 over two of 8 x 12;
+        // 4,096 rows take 26 passes of 8 x 20 (4,160 rows) over 32 of 8 x 16 (no
+        // padding), 20 being the faster shape.
+        assert_eq!(t.rows_for(&[192], 8, 4096, Mode::Global), 24);
+        assert_eq!(t.rows_for(&[4096], 8, 4096, Mode::Glocal), 20);
         // Set rows are kept.
         assert_eq!(Tuning { rows: 12, ..t }.rows_for(&[176], 8, 4096, Mode::Global), 12);
+    }
+
+    #[test]
+    fn each_shape_builds_the_local_profile_that_ran_faster() {
+        use super::slotted;
+        assert!(slotted(Mode::Local, 22) && slotted(Mode::Local, 8) && !slotted(Mode::Local, 24));
+        assert!(slotted(Mode::Global, 24) && slotted(Mode::Glocal, 24) && !slotted(Mode::Glocal, 16));
+        // Shapes outside the tables are slotted.
+        assert!(slotted(Mode::Local, 26) && slotted(Mode::Global, 2));
+    }
+
+    #[test]
+    fn a_pass_fits_both_local_profiles() {
+        // 25 letters, teams of 8: the slotted profile of 24 rows a work-item is 6 chunks
+        // of 32 words a letter, more than one packed one (8 x 12 + 10 words), less than
+        // the four of a launch with long groups.
+        assert_eq!(super::profile_bytes(25, 8, 24, 1), 25 * 6 * 32 * 4);
+        assert_eq!(super::profile_bytes(25, 8, 24, 4), 25 * (96 + 10) * 4 * 4);
+        // Teams of 16 and 32 (two regions of 16 lanes) hold one copy of each
+        // work-item's rows slotted, a little less than packed.
+        assert_eq!(super::profile_bytes(25, 16, 16, 1), 25 * (128 + 18) * 4);
+        assert_eq!(super::profile_bytes(25, 32, 8, 1), 25 * (128 + 34) * 4);
     }
 }
