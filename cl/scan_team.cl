@@ -126,9 +126,10 @@ inline int team_left_edge(int R, int pad, int open, int extend) { return R - pad
  * e of chunk c (two words, four rows) of letter l, for the work-items on lane q, is word
  * ((l CHUNKS + c) REGIONS + region) 32 + 2q + e, region t / 16. A team position's rows
  * are stored once for each lane it takes (16 / TEAM copies for teams of up to 16), and
- * a pass of an odd number of words loads its last as a pair. The host builds whichever
- * profile ran faster for the shape (src/scan/team.rs: slotted) and sizes the buffer as
- * letters x SLOT_STRIDE words at least. The long groups' STAGES profiles are packed: they
+ * a pass of an odd number of words loads its last as a pair (the second word is
+ * padding, never written, its value unused). The host builds whichever profile ran
+ * faster for the shape (src/scan/team.rs: slotted) and sizes the buffer as letters x
+ * SLOT_STRIDE words at least. The long groups' STAGES profiles are packed: they
  * would not fit local memory slotted. */
 #ifndef TEAM_SLOTTED
 #define TEAM_SLOTTED 1
@@ -536,8 +537,8 @@ __kernel void scan_team(
     const int gap_extend,
     const int sat_limit,               /* a best above this may have wrapped */
     const uint lane_up,                /* 65536 (clsw_common.h: low_half) */
-    __local uint2 *span_pairs,         /* [letter][SLOT_STRIDE] words, or with long groups [letter][STRIDE] words
-                                        * STAGES times (declared in pairs: 8-byte aligned) */
+    __local uint2 *span_pairs,         /* [letter][SLOT_STRIDE] or [letter][STRIDE] words (TEAM_SLOTTED), with long
+                                        * groups at least STAGES packed ones (declared in pairs: 8-byte aligned) */
     __global int *out_score,           /* per team and lane; CLSW_SATURATED: recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end,

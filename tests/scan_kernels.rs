@@ -145,8 +145,8 @@ fn team_in_every_shape() {
     // scan_team with every team size (1 to 32 work-items per pair), rows per work-item
     // that leave one pass, several passes and a partial last pass, work-groups of one
     // and of several teams, scores alone and with end cells; the slotted local profile
-    // (an odd number of words a work-item: 10 and 22 rows) and the packed one (24 rows,
-    // src/scan/team.rs: slotted).
+    // (teams of 8 to 32; 22 rows, an odd number of words a work-item) and the packed one
+    // (24 rows; teams of 4 with 10 rows, src/scan/team.rs: slotted).
     use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
     let mut rng = Rng::new(12);
     let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());

@@ -127,16 +127,16 @@ impl ScanKernel {
                 let wide = (self == ScanKernel::InterWide) as u8;
                 vec![("BAND", tuning.band.to_string()), ("WIDE", wide.to_string())]
             }
+            // scan_team's local profile for the shape; scan_team_pairs, in the same
+            // source, takes the same define so that a score-only build serves both.
             ScanKernel::Team | ScanKernel::TeamPairs => vec![
                 ("TEAM", tuning.team.to_string()),
                 ("ROWS", tuning.rows.to_string()),
                 ("ENDS", ((ends && self == ScanKernel::Team) as u8).to_string()),
+                ("TEAM_SLOTTED", (team::slotted(mode, tuning.team, tuning.rows) as u8).to_string()),
             ],
         };
-        if self == ScanKernel::Team {
-            defines.push(("TEAM_SLOTTED", (team::slotted(mode, tuning.rows) as u8).to_string()));
-        }
-        // The local build's options as before, so its cached programs stay valid.
+        // The mode's define only outside the local mode.
         if mode != Mode::Local {
             defines.push(super::mode_define(mode));
         }

@@ -14,15 +14,15 @@ pub const SOURCE: KernelSource = KernelSource { name: "scan_team.cl", text: incl
 
 /// `scan_team`: each even number of rows per work-item from 8 to 24 in teams of 8:
 /// padded cells per second (GCUPS) and whether its build takes the slotted local
-/// profile (cl/scan_team.cl: TEAM_SLOTTED) or the packed one, whichever ran faster.
-/// Measured score only on an H200 and the MFO database (BENCHMARKS.md, "Rows per
-/// work-item"): each shape's cells over its time on the queries of 1,500 residues and
-/// more, counting the padded rows. What a pass of few rows pays for its steps'
-/// bookkeeping. The slotted profile was 2-13% faster at 10 to 22 rows; at 24, the
-/// fastest shape, 2% slower. 26 to 30 rows ran slower than 24 (packed, on an H100), and
-/// 32 pass 128 registers.
+/// profile (cl/scan_team.cl: TEAM_SLOTTED) or the packed one, whichever ran faster
+/// (the packed one on a tie: half the local memory). Measured score only on an H200
+/// and the MFO database (BENCHMARKS.md, "Rows per work-item"): each shape's cells over
+/// its time on the queries of 1,500 residues and more, counting the padded rows. What
+/// a pass of few rows pays for its steps' bookkeeping. The slotted profile was 1-14%
+/// faster at 10 to 22 rows; at 24, the fastest shape, 2% slower. 26 to 30 rows ran
+/// slower than 24 (packed, on an H100), and 32 pass 128 registers.
 const TEAM_ROWS_GCUPS: [(usize, u64, bool); 9] = [
-    (8, 3457, true),
+    (8, 3458, false),
     (10, 3913, true),
     (12, 4144, true),
     (14, 4257, true),
@@ -49,11 +49,13 @@ const TEAM_ROWS_GCUPS_MODES: [(usize, u64, bool); 9] = [
     (24, 4163, true),
 ];
 
-/// `scan_team` built for `rows` rows per work-item in `mode`: whether it takes the
-/// slotted local profile (the tables above; shapes outside them do).
-pub fn slotted(mode: Mode, rows: usize) -> bool {
+/// `scan_team` built for teams of `team` and `rows` rows per work-item in `mode`:
+/// whether it takes the slotted local profile. Teams of 8 or more (their slotted
+/// profile holds at most two copies of each work-item's rows, for a smaller team 16 /
+/// team), where the tables above say so; shapes outside them are slotted.
+pub fn slotted(mode: Mode, team: usize, rows: usize) -> bool {
     let table = if mode == Mode::Local { &TEAM_ROWS_GCUPS } else { &TEAM_ROWS_GCUPS_MODES };
-    table.iter().find(|(r, _, _)| *r == rows).is_none_or(|&(_, _, slotted)| slotted)
+    team >= 8 && table.iter().find(|(r, _, _)| *r == rows).is_none_or(|&(_, _, slotted)| slotted)
 }
 
 impl Tuning {
@@ -348,10 +350,11 @@ mod tests {
     #[test]
     fn each_shape_builds_the_local_profile_that_ran_faster() {
         use super::slotted;
-        assert!(slotted(Mode::Local, 22) && slotted(Mode::Local, 8) && !slotted(Mode::Local, 24));
-        assert!(slotted(Mode::Global, 24) && slotted(Mode::Glocal, 24) && !slotted(Mode::Glocal, 16));
-        // Shapes outside the tables are slotted.
-        assert!(slotted(Mode::Local, 26) && slotted(Mode::Global, 2));
+        assert!(slotted(Mode::Local, 8, 22) && !slotted(Mode::Local, 8, 8) && !slotted(Mode::Local, 8, 24));
+        assert!(slotted(Mode::Global, 8, 24) && slotted(Mode::Glocal, 8, 24) && !slotted(Mode::Glocal, 8, 16));
+        // Shapes outside the tables are slotted, in teams of 8 or more.
+        assert!(slotted(Mode::Local, 8, 26) && slotted(Mode::Global, 32, 2) && slotted(Mode::Local, 16, 14));
+        assert!(!slotted(Mode::Local, 4, 22) && !slotted(Mode::Local, 1, 26));
     }
 
     #[test]
