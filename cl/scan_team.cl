@@ -478,30 +478,23 @@ inline void team_walk(team_t *st, walk_t *w, lanes_t *ha, lanes_t *hb, lanes_t *
     }
 }
 
-/* The pass profile of query rows p.. into a team's local profile `span_profile` (letters
- * x STRIDE words), loaded by `count` work-items of which this is number `index`. */
+/* The pass profile of query rows p.. into a team's local profile `span_profile`
+ * (letters x STRIDE words, or `slotted` letters x SLOT_STRIDE), loaded by `count`
+ * work-items of which this is number `index`. */
 inline void load_span(__local uint *span_profile, __global const uint *profile, int letters, int m_pad, int p,
-                      int index, int count)
-{
-    for (int k = index; k < letters * HALF_SPAN; k += count) {
-        const int w = k % HALF_SPAN;
-        span_profile[(k / HALF_SPAN) * STRIDE + w / (ROWS / 2) * ROW_WORDS + w % (ROWS / 2)] =
-            profile[(size_t)(k / HALF_SPAN) * (m_pad / 2) + p / 2 + w];
-    }
-}
-
-/* The pass profile of query rows p.. as load_span, into the slotted profile
- * (SLOT_STRIDE words a letter). */
-inline void load_span_slotted(__local uint *span_profile, __global const uint *profile, int letters, int m_pad, int p,
-                              int index, int count)
+                      bool slotted, int index, int count)
 {
     for (int k = index; k < letters * HALF_SPAN; k += count) {
         const int w = k % HALF_SPAN, l = k / HALF_SPAN;
         const int t = w / (ROWS / 2), r2 = w % (ROWS / 2);
         const uint word = profile[(size_t)l * (m_pad / 2) + p / 2 + w];
-        __local uint *at = span_profile + ((l * CHUNKS + r2 / 2) * REGIONS + t / 16) * 32 + (r2 & 1);
-        for (int q = t % 16; q < 16; q += TEAM)
-            at[2 * q] = word;
+        if (slotted) {
+            __local uint *at = span_profile + ((l * CHUNKS + r2 / 2) * REGIONS + t / 16) * 32 + (r2 & 1);
+            for (int q = t % 16; q < 16; q += TEAM)
+                at[2 * q] = word;
+        } else {
+            span_profile[l * STRIDE + t * ROW_WORDS + r2] = word;
+        }
     }
 }
 
@@ -624,10 +617,7 @@ __kernel void scan_team(
         __local const uint *my_profile = span_profile + (TEAM_SLOTTED ? t / 16 * 32 + 2 * (lid % 16) : t * ROW_WORDS);
         for (int p = 0; p < rows; p += SPAN) {
             barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-            if (TEAM_SLOTTED)
-                load_span_slotted(span_profile, profile, letters, m_pad, p, lid, get_local_size(0));
-            else
-                load_span(span_profile, profile, letters, m_pad, p, lid, get_local_size(0));
+            load_span(span_profile, profile, letters, m_pad, p, TEAM_SLOTTED, lid, get_local_size(0));
             barrier(CLK_LOCAL_MEM_FENCE);
             pass_start(&st, ha, e, minus_oe, p + t * ROWS, pad, gap_open, gap_extend);
 #if MODE
@@ -679,7 +669,7 @@ __kernel void scan_team(
             const bool active = s < STAGES && v >= 0 && b < blocks && pass < passes;
             if (active && b == 0) {
                 p = pass * SPAN;
-                load_span(stage_profile, profile, letters, m_pad, p, t, TEAM);
+                load_span(stage_profile, profile, letters, m_pad, p, false, t, TEAM);
                 pass_start(&st, ha, e, minus_oe, p + t * ROWS, pad, gap_open, gap_extend);
 #if LOCAL_ENDS
                 st.best0 = (end_t){0, -1, -1};
