@@ -49,7 +49,7 @@
  * .RELU); the query sits at the end of its padded rows, so its last row is the last
  * work-item's last row in the last pass, which alone folds the mode's score: H at each
  * lane's last column (global), or the best of the lane's columns, the first on ties
- * (glocal). Each pass starts every row at its left edge, the first pass's boundary is
+ * (glocal; a score-only build folds the best alone: SCORE_ONLY_GLOCAL). Each pass starts every row at its left edge, the first pass's boundary is
  * the top edge, and the pipeline's fill columns (j < 0) take a letter of their own
  * whose profile row is the left edge's step from the row above (src/scan/profile.rs),
  * so that a fill column leaves every row at its left edge. The drain columns keep the
@@ -214,6 +214,15 @@ inline void write_score(__global int *out_score, __global int *out_query_end, __
 }
 #endif
 
+/* A score-only glocal build needs no end column: every work-item folds the last row's H
+ * of each column into a packed maximum without a branch, each lane's H where the
+ * column is one of the lane's and the work-item holds the query's last row (lim0,
+ * lim1), else the lowest 16-bit value. The holder's branch with the end column's tie
+ * rule (track_last, which the hit-reporting build keeps) made glocal 0.82x of local
+ * at 189 residues, one pass; a branch on the columns both lanes hold made some
+ * shapes' last pass about twice as slow (BENCHMARKS.md, issue 42). */
+#define SCORE_ONLY_GLOCAL (MODE == MODE_GLOCAL && !ENDS)
+
 /* What a work-item carries from column to column besides H and E. */
 typedef struct {
     lanes_t h_out, f_out;     /* last row's H and the F below it, at the last column */
@@ -228,6 +237,10 @@ typedef struct {
     end_t last0, last1;       /* the query's last row, each lane: H at the mode's end column */
     int n0, n1;               /* each lane's subject length */
     bool holds_last;          /* this work-item holds the query's last row in this pass */
+#endif
+#if SCORE_ONLY_GLOCAL
+    lanes_t last_both;        /* the last row's best, each lane */
+    uint lim0, lim1;          /* each lane's columns to fold: its length on the holder, else 0 */
 #endif
 } team_t;
 
@@ -244,6 +257,36 @@ inline void last_start(team_t *st, bool holds, int edge_m, int m)
     const end_t v = {holds && MODE == MODE_GLOCAL ? edge_m : NO_LAST, m - 1, -1};
     st->last0 = v;
     st->last1 = v;
+#if SCORE_ONLY_GLOCAL
+    st->last_both = PACK2(-32768);
+    st->lim0 = holds ? st->n0 : 0;
+    st->lim1 = holds ? st->n1 : 0;
+#endif
+}
+
+/* h's lanes where `keep_lo` / `keep_hi`, else -32768 (the lowest 16-bit value). */
+#if CLSW_NV
+inline lanes_t lanes_where(lanes_t h, bool keep_lo, bool keep_hi)
+{
+    const uint keep = (keep_lo ? 0xffffu : 0u) | (keep_hi ? 0xffff0000u : 0u);
+    return (h & keep) | (0x80008000u & ~keep);
+}
+#else
+inline lanes_t lanes_where(lanes_t h, bool keep_lo, bool keep_hi)
+{
+    return lanes2(keep_lo ? h.lo : -32768, keep_hi ? h.hi : -32768);
+}
+#endif
+
+/* The pass's last-row fold, complete (the holder's packed maximum merged). */
+inline void last_end(team_t *st)
+{
+#if SCORE_ONLY_GLOCAL
+    if (st->holds_last) {
+        st->last0.score = max(st->last0.score, LO(st->last_both));
+        st->last1.score = max(st->last1.score, HI(st->last_both));
+    }
+#endif
 }
 
 /* Folds the query's last row `h` at column j into each lane's `last`: the lane's last
@@ -418,7 +461,9 @@ inline void team_column(team_t *st, const lanes_t *h_in, lanes_t *h_new, lanes_t
 #else
     st->best = best;
 #endif
-#if MODE
+#if SCORE_ONLY_GLOCAL
+    st->last_both = vmax2(st->last_both, lanes_where(st->h_out, (uint)j < st->lim0, (uint)j < st->lim1));
+#elif MODE
     if (st->holds_last)
         track_last(st, st->h_out, j);
 #endif
@@ -636,6 +681,7 @@ __kernel void scan_team(
         pair = st.best;
 #endif
 #if MODE
+        last_end(&st);
         pair0 = st.last0;
         pair1 = st.last1;
 #endif
@@ -708,6 +754,7 @@ __kernel void scan_team(
 #endif
 #if MODE
                 if (st.holds_last) {
+                    last_end(&st);
                     pair0 = st.last0;
                     pair1 = st.last1;
                 }

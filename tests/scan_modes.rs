@@ -209,6 +209,19 @@ fn long_subjects_in_each_mode() {
                         for (k, s) in subjects.iter().enumerate() {
                             assert_eq!(got.scores[k], want[q][k], "{what}: query {q}, subject {k} ({})", s.len());
                         }
+                        // The score-only build (glocal's fold of its own) through the long groups.
+                        if !host_assist {
+                            let got = scanner.scores(query, &sc).unwrap();
+                            for (k, s) in subjects.iter().enumerate() {
+                                let score = got.scores[k].score;
+                                assert_eq!(
+                                    score,
+                                    want[q][k].score,
+                                    "{what}: scores only, query {q}, subject {k} ({})",
+                                    s.len()
+                                );
+                            }
+                        }
                     }
                     // BLOSUM62's pairs all keep 16 bits, up to 20,000 residues; the DNA
                     // scoring's pass them, and the device's long groups find them.
