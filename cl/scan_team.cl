@@ -49,10 +49,11 @@
  * .RELU); the query sits at the end of its padded rows, so its last row is the last
  * work-item's last row in the last pass, which alone folds the mode's score: H at each
  * lane's last column (global), or the best of the lane's columns, the first on ties
- * (glocal; a score-only build folds the best alone: SCORE_ONLY_GLOCAL). Each pass starts every row at its left edge, the first pass's boundary is
- * the top edge, and the pipeline's fill columns (j < 0) take a letter of their own
- * whose profile row is the left edge's step from the row above (src/scan/profile.rs),
- * so that a fill column leaves every row at its left edge. The drain columns keep the
+ * (glocal; a score-only build folds the best alone: SCORE_ONLY_GLOCAL). Each pass
+ * starts every row at its left edge, the first pass's boundary is the top edge, and
+ * the pipeline's fill columns (j < 0) take a letter of their own whose profile row is
+ * the left edge's step from the row above (src/scan/profile.rs), so that a fill
+ * column leaves every row at its left edge. The drain columns keep the
  * padding letter; the last row's fold skips them (j >= the lane's length). In glocal the
  * padding letter scores one more than a gap's first residue (src/scan/profile.rs:
  * drain_score) so that the drain's cells stay near the real ones, inside 16 bits. Every
