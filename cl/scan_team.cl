@@ -581,7 +581,7 @@ __kernel void scan_team(
     __global int *out_score,           /* per team and lane; CLSW_SATURATED: recompute wide */
     __global int *out_query_end,
     __global int *out_subject_end,
-    __local uint *scratch,             /* 8 words per work-item (6 with CLSW_NV) */
+    __local uint *scratch,             /* 8 words per work-item (CLSW_NV: 6, 1 score only and local) */
     __global const int *slot_rows,     /* per slot: its query's rows rounded up to whole passes */
     const int slots,
     const ulong slot_cells,            /* boundary elements per slot */

@@ -146,7 +146,8 @@ fn team_in_every_shape() {
     // that leave one pass, several passes and a partial last pass, work-groups of one
     // and of several teams, scores alone and with end cells; the slotted local profile
     // (teams of 8 to 32; 22 rows, an odd number of words a work-item) and the packed one
-    // (24 rows; teams of 4 with 10 rows, src/scan/team.rs: slotted).
+    // (24 rows; teams of 4 with 10 rows, src/scan/team.rs: slotted); 26 rows, the most
+    // a work-item holds.
     use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
     let mut rng = Rng::new(12);
     let sc = Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap());
@@ -163,6 +164,7 @@ fn team_in_every_shape() {
             (500, 16, 0, 64),
             (90, 8, 0, 32),
             (400, 8, 24, 128),
+            (600, 8, 26, 128),
             (190, 8, 22, 32),
             (45, 4, 10, 16),
         ] {

@@ -304,7 +304,8 @@ impl<'d> DeviceTile<'d> {
         // (as the scan's Scanner chooses them); the others' bands.
         let (tuning, span) = if is_team(self.kernel) {
             let letters = scoring.matrix.size() + 1;
-            let max_span = team::max_span(dev, self.kernel, group, letters, defaults.team, 1);
+            // psse's scan_team builds are score-only, local.
+            let max_span = team::max_span(dev, self.kernel, group, letters, defaults.team, 1, true);
             let rows = defaults.rows_for(&[longest], defaults.team, max_span, scoring.mode);
             (Tuning { rows, ..defaults }, defaults.team * rows)
         } else {
@@ -337,7 +338,7 @@ impl<'d> DeviceTile<'d> {
             .transpose()?;
         if let Some(rows) = &slot_rows {
             let cells = *self.layout.group_cell.last().unwrap_or(&0);
-            args.local(team::scratch_bytes(dev, self.kernel, group))?
+            args.local(team::scratch_bytes(dev, self.kernel, group, true))?
                 .arg(&rows.get())?
                 .arg(&1i32)?
                 .arg(&cells)?
@@ -348,7 +349,7 @@ impl<'d> DeviceTile<'d> {
                 .arg(&i32::MAX)?
                 .arg(&-1i32)?;
         } else if self.kernel == ScanKernel::TeamPairs {
-            args.local(team::scratch_bytes(dev, self.kernel, group))?;
+            args.local(team::scratch_bytes(dev, self.kernel, group, true))?;
         }
         let event = {
             let queue = dev.queue();

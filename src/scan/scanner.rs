@@ -372,6 +372,37 @@ impl PartLayout {
         (window_walk < long_walk).then_some(skip)
     }
 
+    /// How long the long groups of a launch of queries of `lengths` in teams of `team`
+    /// and `rows` rows a work-item walk (0 when it walks the windows, or the host takes
+    /// the long subjects): each query's passes in rounds of [`team::stages`] (one
+    /// round for a query of one pass), each round the longest long subject's columns
+    /// at [`team::long_step_seconds`] a step.
+    fn long_walk_seconds(
+        &self,
+        lengths: &[usize],
+        team: usize,
+        rows: usize,
+        scoring: &Scoring,
+        host_assist: bool,
+        subjects: &[&[u8]],
+    ) -> f64 {
+        let span = team * rows;
+        let walks = self.layout.first_long < self.layout.first_window
+            && self.window_skip(lengths, span, team, scoring).is_none()
+            && !(host_assist && self.host_takes_long(lengths, span, team, scoring, subjects));
+        if !walks {
+            return 0.0;
+        }
+        let longest = self.layout.group_len[self.layout.first_long..self.layout.first_window].iter().max();
+        let columns = longest.copied().unwrap_or(0) as f64;
+        let rounds = |m: usize| {
+            let passes = m.div_ceil(span.max(1));
+            passes.div_ceil(if passes > 1 { team::stages(team) } else { 1 })
+        };
+        let most = lengths.iter().map(|&m| rounds(m)).max().unwrap_or(0);
+        most as f64 * columns * team::long_step_seconds(rows)
+    }
+
     /// Whether the host (the native path, beside the launch) scores this part's long
     /// subjects against queries of `lengths` in passes of `span` rows and teams of
     /// `team`, in place of the long groups: in the global and glocal modes, which have
@@ -427,6 +458,9 @@ struct PartLayout {
     windows: Vec<(u32, i64, u32)>,
     /// Boundary elements of one slot: the largest launch's.
     slot_cells: u64,
+    /// The residues of the part's subjects (its members), which a query's launches
+    /// walk once.
+    residues: u64,
 }
 
 /// A part on its device.
@@ -613,7 +647,9 @@ impl<'d> ScannerPlan<'d> {
                 .chain(window_launches.iter().map(|&(a, b)| layout.launch_cells(a, b, true)))
                 .max()
                 .unwrap_or(1);
+            let residues = members.par_iter().map(|&k| subjects[k as usize].len() as u64).sum();
             parts.push(PartLayout {
+                residues,
                 kernel,
                 work_group,
                 launches,
@@ -916,18 +952,22 @@ impl<'d> Scanner<'d> {
         Ok(())
     }
 
-    /// The tuning of `part`'s launches for queries of `lengths` scanned together, and
-    /// its query rows per band or pass: scan_team's rows per work-item follow the
-    /// queries' lengths and the part's team size.
-    fn part_tuning(&self, part: &PartLayout, lengths: &[usize], scoring: &Scoring) -> (Tuning, usize) {
+    /// The tuning of `part`'s launches for queries of `lengths` scanned together, with
+    /// end cells or not (`ends`), and its query rows per band or pass: scan_team's rows
+    /// per work-item follow the queries' lengths, the part's team size, its long
+    /// groups' walk and the local memory the build leaves.
+    fn part_tuning(&self, part: &PartLayout, lengths: &[usize], scoring: &Scoring, ends: bool) -> (Tuning, usize) {
         if self.kind != ScanKernel::Team {
             return (self.tuning, self.tuning.band);
         }
         let team = part.work_group / part.layout.group_size;
         let profiles = part.profiles(team);
         let letters = super::profile::letters(scoring);
-        let max_span = team::max_span(self.dev, self.kind, part.work_group, letters, team, profiles);
-        let rows = self.tuning.rows_for(lengths, team, max_span, scoring.mode);
+        let score_only = !ends && scoring.mode == Mode::Local;
+        let max_span = team::max_span(self.dev, self.kind, part.work_group, letters, team, profiles, score_only);
+        let residues = part.residues as f64;
+        let walk = |rows| part.long_walk_seconds(lengths, team, rows, scoring, self.tuning.host_assist, &self.subjects);
+        let rows = self.tuning.rows_for_launch(lengths, team, max_span, scoring.mode, residues, walk);
         (Tuning { team, rows, ..self.tuning }, team * rows)
     }
 
@@ -945,7 +985,7 @@ impl<'d> Scanner<'d> {
         for &m in lengths.iter().filter(|&&m| m > 0) {
             for part in &self.parts {
                 // The build the launch takes (for team: with sub-group shuffles or not).
-                let tuning = self.part_tuning(&part.laid, &[m], scoring).0;
+                let tuning = self.part_tuning(&part.laid, &[m], scoring, false).0;
                 let (name, group) = (part.laid.kernel, part.laid.work_group);
                 self.kind.kernel(self.dev, name, &tuning, false, scoring.mode, group)?;
             }
@@ -970,7 +1010,7 @@ impl<'d> Scanner<'d> {
         let mut profiles: Vec<(usize, QueryProfile, Option<Buffer<i32>>)> = Vec::new();
         let mut host_long = Vec::with_capacity(self.parts.len());
         for part in &self.parts {
-            let (tuning, span) = self.part_tuning(&part.laid, &lengths, scoring);
+            let (tuning, span) = self.part_tuning(&part.laid, &lengths, scoring, ends);
             let takes = self.kind == ScanKernel::Team
                 && self.tuning.host_assist
                 && part.laid.host_takes_long(&lengths, span, tuning.team, scoring, &self.subjects);
@@ -1017,7 +1057,8 @@ impl<'d> Scanner<'d> {
                     ),
                 )?;
                 if let Some(slot_rows) = slot_rows {
-                    args.local(team::scratch_bytes(self.dev, self.kind, work_group))?
+                    let score_only = !ends && scoring.mode == Mode::Local;
+                    args.local(team::scratch_bytes(self.dev, self.kind, work_group, score_only))?
                         .arg(&slot_rows.get())?
                         .arg(&(queries.len() as i32))?
                         .arg(&part.laid.slot_cells)?

@@ -12,16 +12,17 @@ use opencl3::kernel::Kernel;
 
 pub const SOURCE: KernelSource = KernelSource { name: "scan_team.cl", text: include_str!("../../cl/scan_team.cl") };
 
-/// `scan_team`: each even number of rows per work-item from 8 to 24 in teams of 8:
+/// `scan_team`: each even number of rows per work-item from 8 to 26 in teams of 8:
 /// padded cells per second (GCUPS) and whether its build takes the slotted local
 /// profile (cl/scan_team.cl: TEAM_SLOTTED) or the packed one, whichever ran faster
 /// (the packed one on a tie: half the local memory). Measured score only on an H200
 /// and the MFO database (BENCHMARKS.md, "Rows per work-item"): each shape's cells over
 /// its time on the queries of 1,500 residues and more, counting the padded rows. What
 /// a pass of few rows pays for its steps' bookkeeping. The slotted profile was 1-14%
-/// faster at 10 to 22 rows; at 24, the fastest shape, 2% slower. 26 to 30 rows ran
-/// slower than 24 (packed, on an H100), and 32 pass 128 registers.
-const TEAM_ROWS_GCUPS: [(usize, u64, bool); 9] = [
+/// faster at 10 to 22 rows and at 26 (4,652 packed); at 24, 2% slower. 28 rows and
+/// more do not launch (CL_OUT_OF_RESOURCES). 26 rows walk a long group's step the
+/// slowest ([`long_step_seconds`]), which [`Tuning::rows_for_launch`] weighs.
+const TEAM_ROWS_GCUPS: [(usize, u64, bool); 10] = [
     (8, 3458, false),
     (10, 3913, true),
     (12, 4144, true),
@@ -31,7 +32,25 @@ const TEAM_ROWS_GCUPS: [(usize, u64, bool); 9] = [
     (20, 4624, true),
     (22, 4600, true),
     (24, 4618, false),
+    (26, 4759, true),
 ];
+
+/// A long group's column step while the rest of its launch runs beside it, each team
+/// of the stages on a pass ([`long_step_seconds`]): per row a work-item holds, and at
+/// least a floor. Score only, H200, MFO, two rounds of 35,213 columns (BENCHMARKS.md,
+/// "Rows per work-item"): 1,000 residues in five passes of 8 x 26 rows took 43.7 ms
+/// (0.62 us a step, 24 ns a row); 850 in five of 8 x 22 36.4 ms and in six of 8 x 18
+/// 36.1 (0.51-0.52 us: the floor, where 14 to 20 rows tie and 14 is taken, 35.7 ms).
+/// (A query of one pass walks a long group as one team, without the stages'
+/// barriers: the scanner's LONG_STEP_SECONDS.)
+pub const LONG_ROW_STEP_SECONDS: f64 = 23.5e-9;
+/// The floor of [`long_step_seconds`].
+pub const LONG_STEP_FLOOR_SECONDS: f64 = 0.51e-6;
+
+/// The seconds of a long group's column step with `rows` rows a work-item.
+pub fn long_step_seconds(rows: usize) -> f64 {
+    (rows as f64 * LONG_ROW_STEP_SECONDS).max(LONG_STEP_FLOOR_SECONDS)
+}
 
 /// The same in the global mode (queries of 4,061 and 5,478 residues), for both
 /// non-local modes (BENCHMARKS.md, "Global and glocal modes": glocal ran 1-6% faster
@@ -54,7 +73,7 @@ const TEAM_ROWS_GCUPS_MODES: [(usize, u64, bool); 9] = [
 /// profile holds at most two copies of each work-item's rows, for a smaller team 16 /
 /// team), where the tables above say so; shapes outside them are slotted.
 pub fn slotted(mode: Mode, team: usize, rows: usize) -> bool {
-    let table = if mode == Mode::Local { &TEAM_ROWS_GCUPS } else { &TEAM_ROWS_GCUPS_MODES };
+    let table = if mode == Mode::Local { &TEAM_ROWS_GCUPS[..] } else { &TEAM_ROWS_GCUPS_MODES[..] };
     team >= 8 && table.iter().find(|(r, _, _)| *r == rows).is_none_or(|&(_, _, slotted)| slotted)
 }
 
@@ -117,18 +136,35 @@ impl Tuning {
     /// (TEAM_ROWS_GCUPS, TEAM_ROWS_GCUPS_MODES) gives each shape, with a pass's profile
     /// within `max_span` rows (local memory).
     pub fn rows_for(&self, lengths: &[usize], team: usize, max_span: usize, mode: Mode) -> usize {
+        self.rows_for_launch(lengths, team, max_span, mode, 1.0, |_| 0.0)
+    }
+
+    /// [`rows_for`](Self::rows_for) of a launch over `residues` residues whose long
+    /// groups walk for `walk(rows)` seconds: a launch lasts at least its long groups'
+    /// walk, whose steps grow with the rows they hold ([`long_step_seconds`]). At 1,000
+    /// residues five passes of 8 x 26 rows walk two rounds that outlast their cells
+    /// (43.7 ms against the 38.2 of seven passes of 8 x 18).
+    pub fn rows_for_launch(
+        &self,
+        lengths: &[usize],
+        team: usize,
+        max_span: usize,
+        mode: Mode,
+        residues: f64,
+        walk: impl Fn(usize) -> f64,
+    ) -> usize {
         if self.rows > 0 {
             return self.rows;
         }
-        let time = |&(rows, gcups, _): &(usize, u64, bool)| -> u64 {
+        let time = |&(rows, gcups, _): &(usize, u64, bool)| -> f64 {
             let padded: usize = lengths.iter().map(|&m| m.max(1).div_ceil(team * rows) * team * rows).sum();
-            padded as u64 * 1_000_000 / gcups
+            (padded as f64 * residues / (gcups as f64 * 1e9)).max(walk(rows))
         };
-        let table = if mode == Mode::Local { &TEAM_ROWS_GCUPS } else { &TEAM_ROWS_GCUPS_MODES };
+        let table = if mode == Mode::Local { &TEAM_ROWS_GCUPS[..] } else { &TEAM_ROWS_GCUPS_MODES[..] };
         table
             .iter()
             .filter(|(r, _, _)| r * team <= max_span.max(8 * team))
-            .min_by_key(|shape| time(shape))
+            .min_by(|a, b| time(a).total_cmp(&time(b)))
             .map_or(8, |&(rows, _, _)| rows)
     }
 }
@@ -213,13 +249,15 @@ fn fits_kernel(kernel_max: usize, work_group: usize, tuning: &Tuning) -> Result<
 }
 
 /// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the kernel's local
-/// scratch on `dev` for `work_group` work-items: with the vendor's code 6 words a
-/// work-item for scan_team (a team's end cells) and 1 for scan_team_pairs (its best);
-/// portable, 8 for both (the hand-off's H and F of two steps, two lanes each).
-pub(crate) fn scratch_bytes(dev: &ClDevice, kind: ScanKernel, work_group: usize) -> usize {
+/// scratch on `dev` for `work_group` work-items: with the vendor's code one word a
+/// work-item for a score-only build of the local mode (`score_only`: its best) and for
+/// scan_team_pairs, 6 for scan_team's other builds (a team's end cells); portable, 8
+/// for all (the hand-off's H and F of two steps, two lanes each).
+pub(crate) fn scratch_bytes(dev: &ClDevice, kind: ScanKernel, work_group: usize, score_only: bool) -> usize {
     let words = match (dev.vendor_code(), kind) {
         (false, _) => 8,
         (true, ScanKernel::TeamPairs) => 1,
+        (true, _) if score_only => 1,
         (true, _) => 6,
     };
     work_group * words * 4
@@ -241,7 +279,9 @@ pub(crate) fn profile_bytes(letters: usize, team: usize, rows: usize, profiles: 
 /// and profiles of `letters` letters, `profiles` of them (a launch with long groups
 /// holds one per stage): its profile ([`profile_bytes`]; scan_team_pairs: letters x
 /// (span + 3 team + 4) words, two queries' scores per row) and the scratch
-/// ([`scratch_bytes`]) must fit local memory.
+/// ([`scratch_bytes`], of a `score_only` build or not) must fit local memory. The
+/// score-only build's smaller scratch leaves room for 26 rows a work-item beside four
+/// long-group profiles of 25 letters (45,600 bytes of 48 KB).
 pub(crate) fn max_span(
     dev: &ClDevice,
     kind: ScanKernel,
@@ -249,8 +289,10 @@ pub(crate) fn max_span(
     letters: usize,
     team: usize,
     profiles: usize,
+    score_only: bool,
 ) -> usize {
-    let free = (dev.info.local_mem_bytes as usize).saturating_sub(scratch_bytes(dev, kind, work_group) + 1024);
+    let scratch = scratch_bytes(dev, kind, work_group, score_only);
+    let free = (dev.info.local_mem_bytes as usize).saturating_sub(scratch + 1024);
     if kind == ScanKernel::TeamPairs {
         (free / (letters * 4)).saturating_sub(3 * team + 4)
     } else {
@@ -330,12 +372,13 @@ mod tests {
         assert_eq!(t.rows_for(&[192], 8, 4096, Mode::Local), 24);
         // 176 rows: one pass of 8 x 22 beats one of 8 x 24 (192 rows) at their speeds.
         assert_eq!(t.rows_for(&[176], 8, 4096, Mode::Local), 22);
-        // 208 rows: two passes of 8 x 14 (224 rows) beat two of 8 x 16 (256) and
-        // three of 8 x 10 (240) at their speeds.
-        assert_eq!(t.rows_for(&[208], 8, 4096, Mode::Local), 14);
-        // 1,000 rows: seven passes of 18 (1,008 rows) beat six of 24 (1,152), the
-        // fastest shape, at 24's speed.
-        assert_eq!(t.rows_for(&[1000], 8, 4096, Mode::Local), 18);
+        // 208 rows: one pass of 8 x 26. 220 rows: two passes of 8 x 14 (224 rows) beat
+        // two of 8 x 16 (256) and three of 8 x 10 (240) at their speeds.
+        assert_eq!(t.rows_for(&[208], 8, 4096, Mode::Local), 26);
+        assert_eq!(t.rows_for(&[220], 8, 4096, Mode::Local), 14);
+        // 1,000 rows: five passes of 26 (1,040 rows) beat seven of 18 (1,008) and six
+        // of 24 (1,152) at their speeds.
+        assert_eq!(t.rows_for(&[1000], 8, 4096, Mode::Local), 26);
         // Local memory caps a pass: 160 rows for teams of 8 allow 20 rows at most.
         assert!(t.rows_for(&[176, 3000], 8, 160, Mode::Local) <= 20);
         // The other modes' table: 192 rows take one pass of 8 x 24 over two of 8 x 12;
@@ -345,6 +388,28 @@ mod tests {
         assert_eq!(t.rows_for(&[4096], 8, 4096, Mode::Glocal), 20);
         // Set rows are kept.
         assert_eq!(Tuning { rows: 12, ..t }.rows_for(&[176], 8, 4096, Mode::Global), 12);
+    }
+
+    #[test]
+    fn rows_per_work_item_weigh_the_long_groups_walk() {
+        let t = Tuning::default();
+        // MFO's launches: 170 M residues, long groups of 35,213 columns walked in rounds
+        // of four passes (one for a query of one pass).
+        let walk = |m: usize| {
+            move |rows: usize| {
+                let passes = m.div_ceil(8 * rows);
+                let rounds = if passes > 1 { passes.div_ceil(super::stages(8)) } else { 1 };
+                rounds as f64 * 35_213.0 * super::long_step_seconds(rows)
+            }
+        };
+        let rows = |m: usize| t.rows_for_launch(&[m], 8, 4096, Mode::Local, 170e6, walk(m));
+        // 1,000 residues: five passes of 26 rows walk two rounds that outlast their
+        // cells; seven passes of 18 walk two rounds of shorter steps, within theirs.
+        assert_eq!(rows(1000), 18);
+        // 4,548 residues: 22 passes of 26 rows (4,576), six rounds, still bound by cells.
+        assert_eq!(rows(4548), 26);
+        // Without long groups the cells alone choose.
+        assert_eq!(t.rows_for_launch(&[850], 8, 4096, Mode::Local, 170e6, |_| 0.0), 22);
     }
 
     #[test]
