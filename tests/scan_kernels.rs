@@ -348,7 +348,8 @@ fn long_subjects_are_walked_by_several_teams_at_once_or_in_windows() {
     let no_windows = Windows { stride: 0, overlap: 0 };
     let tunings = [
         base,
-        Tuning { windows: Windows { stride: 700, overlap: 1_000 }, ..base },
+        // 26 rows a work-item, the most: beside the long groups' profiles.
+        Tuning { rows: 26, windows: Windows { stride: 700, overlap: 1_000 }, ..base },
         Tuning { rows: 8, windows: no_windows, ..from(300, 4) },
         Tuning { long_cover: 0, ..base },
         // Work-groups asked for fewer teams than a long group's stages get the stages.

@@ -373,31 +373,25 @@ impl PartLayout {
     }
 
     /// How long the long groups of a launch of queries of `lengths` in teams of `team`
-    /// and `rows` rows a work-item walk (0 when it walks the windows, or the host takes
-    /// the long subjects): each query's passes in rounds of [`team::stages`] (one
-    /// round for a query of one pass), each round the longest long subject's columns
-    /// at [`team::long_step_seconds`] a step.
-    fn long_walk_seconds(
-        &self,
-        lengths: &[usize],
-        team: usize,
-        rows: usize,
-        scoring: &Scoring,
-        host_assist: bool,
-        subjects: &[&[u8]],
-    ) -> f64 {
+    /// and `rows` rows a work-item walk their passes [`team::stages`] at once, in
+    /// rounds, each round the longest long subject's columns at
+    /// [`team::long_step_seconds`] a step: as measured, in the local mode. 0 when the
+    /// launch walks the windows, and for a query of one pass, whose long groups walk
+    /// as the other groups do (a pair a team, without the stages' barriers); the other
+    /// modes' rows are chosen as before.
+    fn long_walk_seconds(&self, lengths: &[usize], team: usize, rows: usize, scoring: &Scoring) -> f64 {
         let span = team * rows;
-        let walks = self.layout.first_long < self.layout.first_window
-            && self.window_skip(lengths, span, team, scoring).is_none()
-            && !(host_assist && self.host_takes_long(lengths, span, team, scoring, subjects));
+        let walks = scoring.mode == Mode::Local
+            && self.layout.first_long < self.layout.first_window
+            && self.window_skip(lengths, span, team, scoring).is_none();
         if !walks {
             return 0.0;
         }
         let longest = self.layout.group_len[self.layout.first_long..self.layout.first_window].iter().max();
         let columns = longest.copied().unwrap_or(0) as f64;
-        let rounds = |m: usize| {
-            let passes = m.div_ceil(span.max(1));
-            passes.div_ceil(if passes > 1 { team::stages(team) } else { 1 })
+        let rounds = |m: usize| match m.div_ceil(span.max(1)) {
+            0 | 1 => 0,
+            passes => passes.div_ceil(team::stages(team)),
         };
         let most = lengths.iter().map(|&m| rounds(m)).max().unwrap_or(0);
         most as f64 * columns * team::long_step_seconds(rows)
@@ -966,7 +960,7 @@ impl<'d> Scanner<'d> {
         let score_only = !ends && scoring.mode == Mode::Local;
         let max_span = team::max_span(self.dev, self.kind, part.work_group, letters, team, profiles, score_only);
         let residues = part.residues as f64;
-        let walk = |rows| part.long_walk_seconds(lengths, team, rows, scoring, self.tuning.host_assist, &self.subjects);
+        let walk = |rows| part.long_walk_seconds(lengths, team, rows, scoring);
         let rows = self.tuning.rows_for_launch(lengths, team, max_span, scoring.mode, residues, walk);
         (Tuning { team, rows, ..self.tuning }, team * rows)
     }

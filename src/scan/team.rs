@@ -39,10 +39,11 @@ const TEAM_ROWS_GCUPS: [(usize, u64, bool); 10] = [
 /// of the stages on a pass ([`long_step_seconds`]): per row a work-item holds, and at
 /// least a floor. Score only, H200, MFO, two rounds of 35,213 columns (BENCHMARKS.md,
 /// "Rows per work-item"): 1,000 residues in five passes of 8 x 26 rows took 43.7 ms
-/// (0.62 us a step, 24 ns a row); 850 in five of 8 x 22 36.4 ms and in six of 8 x 18
-/// 36.1 (0.51-0.52 us: the floor, where 14 to 20 rows tie and 14 is taken, 35.7 ms).
-/// (A query of one pass walks a long group as one team, without the stages'
-/// barriers: the scanner's LONG_STEP_SECONDS.)
+/// (0.62 us a step, 24 ns a row); 850 in five of 8 x 22 36.4 ms, in six of 8 x 18
+/// 36.1 and in eight of 8 x 14 35.7 (0.507-0.517 us: the floor). Where the walk is at
+/// the floor, shapes of as many rounds tie and the first of the table, the fewest
+/// rows, is taken (14 at 850 residues). (A query of one pass walks a long group as
+/// one team, without the stages' barriers: the scanner's LONG_STEP_SECONDS.)
 pub const LONG_ROW_STEP_SECONDS: f64 = 23.5e-9;
 /// The floor of [`long_step_seconds`].
 pub const LONG_STEP_FLOOR_SECONDS: f64 = 0.51e-6;
