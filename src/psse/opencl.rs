@@ -300,12 +300,14 @@ impl<'d> DeviceTile<'d> {
         let outputs = &self.scratch.outputs[set];
         let defaults = Tuning::default();
         let (_, group) = tile_shape(dev, self.kernel, &defaults)?;
+        // The same program as the scan's Scanner builds, so both share one cache entry;
+        // scan_team without end cells (psse needs the scores alone).
+        let (name, ends) = (self.kernel.kernel_name(), !is_team(self.kernel));
         // scan_team: rows per work-item for these queries, a pass within local memory
         // (as the scan's Scanner chooses them); the others' bands.
         let (tuning, span) = if is_team(self.kernel) {
             let letters = scoring.matrix.size() + 1;
-            // psse's scan_team builds are score-only, local.
-            let max_span = team::max_span(dev, self.kernel, group, letters, defaults.team, 1, true);
+            let max_span = team::max_span(dev, self.kernel, group, letters, defaults.team, 1, (ends, scoring.mode));
             let rows = defaults.rows_for(&[longest], defaults.team, max_span, scoring.mode);
             (Tuning { rows, ..defaults }, defaults.team * rows)
         } else {
@@ -316,9 +318,6 @@ impl<'d> DeviceTile<'d> {
         } else {
             QueryProfile::new(dev, self.kernel, queries[0], scoring, span)?
         };
-        // The same program as the scan's Scanner builds, so both share one cache entry;
-        // scan_team without end cells (psse needs the scores alone).
-        let (name, ends) = (self.kernel.kernel_name(), !is_team(self.kernel));
         let k = self.kernel.kernel(dev, name, &tuning, ends, scoring.mode, group)?;
         let mut args = KernelArgs::new(&k);
         let bands = if is_team(self.kernel) { tuning.team } else { 1 };
@@ -338,7 +337,7 @@ impl<'d> DeviceTile<'d> {
             .transpose()?;
         if let Some(rows) = &slot_rows {
             let cells = *self.layout.group_cell.last().unwrap_or(&0);
-            args.local(team::scratch_bytes(dev, self.kernel, group, true))?
+            args.local(team::scratch_bytes(dev, self.kernel, group, ends, scoring.mode))?
                 .arg(&rows.get())?
                 .arg(&1i32)?
                 .arg(&cells)?
@@ -349,7 +348,7 @@ impl<'d> DeviceTile<'d> {
                 .arg(&i32::MAX)?
                 .arg(&-1i32)?;
         } else if self.kernel == ScanKernel::TeamPairs {
-            args.local(team::scratch_bytes(dev, self.kernel, group, true))?;
+            args.local(team::scratch_bytes(dev, self.kernel, group, ends, scoring.mode))?;
         }
         let event = {
             let queue = dev.queue();

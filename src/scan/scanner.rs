@@ -957,8 +957,8 @@ impl<'d> Scanner<'d> {
         let team = part.work_group / part.layout.group_size;
         let profiles = part.profiles(team);
         let letters = super::profile::letters(scoring);
-        let score_only = !ends && scoring.mode == Mode::Local;
-        let max_span = team::max_span(self.dev, self.kind, part.work_group, letters, team, profiles, score_only);
+        let build = (ends, scoring.mode);
+        let max_span = team::max_span(self.dev, self.kind, part.work_group, letters, team, profiles, build);
         let residues = part.residues as f64;
         let walk = |rows| part.long_walk_seconds(lengths, team, rows, scoring);
         let rows = self.tuning.rows_for_launch(lengths, team, max_span, scoring.mode, residues, walk);
@@ -1051,8 +1051,7 @@ impl<'d> Scanner<'d> {
                     ),
                 )?;
                 if let Some(slot_rows) = slot_rows {
-                    let score_only = !ends && scoring.mode == Mode::Local;
-                    args.local(team::scratch_bytes(self.dev, self.kind, work_group, score_only))?
+                    args.local(team::scratch_bytes(self.dev, self.kind, work_group, ends, scoring.mode))?
                         .arg(&slot_rows.get())?
                         .arg(&(queries.len() as i32))?
                         .arg(&part.laid.slot_cells)?

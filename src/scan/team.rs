@@ -44,9 +44,9 @@ const TEAM_ROWS_GCUPS: [(usize, u64, bool); 10] = [
 /// the floor, shapes of as many rounds tie and the first of the table, the fewest
 /// rows, is taken (14 at 850 residues). (A query of one pass walks a long group as
 /// one team, without the stages' barriers: the scanner's LONG_STEP_SECONDS.)
-pub const LONG_ROW_STEP_SECONDS: f64 = 23.5e-9;
+const LONG_ROW_STEP_SECONDS: f64 = 23.5e-9;
 /// The floor of [`long_step_seconds`].
-pub const LONG_STEP_FLOOR_SECONDS: f64 = 0.51e-6;
+const LONG_STEP_FLOOR_SECONDS: f64 = 0.51e-6;
 
 /// The seconds of a long group's column step with `rows` rows a work-item.
 pub fn long_step_seconds(rows: usize) -> f64 {
@@ -250,15 +250,17 @@ fn fits_kernel(kernel_max: usize, work_group: usize, tuning: &Tuning) -> Result<
 }
 
 /// `scan_team` (`kind` Team) or `scan_team_pairs` (TeamPairs): the kernel's local
-/// scratch on `dev` for `work_group` work-items: with the vendor's code one word a
-/// work-item for a score-only build of the local mode (`score_only`: its best) and for
-/// scan_team_pairs, 6 for scan_team's other builds (a team's end cells); portable, 8
-/// for all (the hand-off's H and F of two steps, two lanes each).
-pub(crate) fn scratch_bytes(dev: &ClDevice, kind: ScanKernel, work_group: usize, score_only: bool) -> usize {
+/// scratch on `dev` for `work_group` work-items of the build with end cells or not
+/// (`ends`) in `mode`: with the vendor's code one word a work-item for scan_team_pairs
+/// and scan_team's score-only local build (its best), 6 for scan_team's others (a
+/// team's end cells, or the last row's in the other modes: `ENDS || MODE` in
+/// cl/scan_team.cl); portable, 8 for all (the hand-off's H and F of two steps, two
+/// lanes each).
+pub(crate) fn scratch_bytes(dev: &ClDevice, kind: ScanKernel, work_group: usize, ends: bool, mode: Mode) -> usize {
     let words = match (dev.vendor_code(), kind) {
         (false, _) => 8,
         (true, ScanKernel::TeamPairs) => 1,
-        (true, _) if score_only => 1,
+        (true, _) if !ends && mode == Mode::Local => 1,
         (true, _) => 6,
     };
     work_group * words * 4
@@ -280,9 +282,9 @@ pub(crate) fn profile_bytes(letters: usize, team: usize, rows: usize, profiles: 
 /// and profiles of `letters` letters, `profiles` of them (a launch with long groups
 /// holds one per stage): its profile ([`profile_bytes`]; scan_team_pairs: letters x
 /// (span + 3 team + 4) words, two queries' scores per row) and the scratch
-/// ([`scratch_bytes`], of a `score_only` build or not) must fit local memory. The
-/// score-only build's smaller scratch leaves room for 26 rows a work-item beside four
-/// long-group profiles of 25 letters (45,600 bytes of 48 KB).
+/// ([`scratch_bytes`] of the build: `ends`, `mode`) must fit local memory. The
+/// score-only local build's smaller scratch leaves room for 26 rows a work-item beside
+/// four long-group profiles of 25 letters (45,600 bytes of 48 KB).
 pub(crate) fn max_span(
     dev: &ClDevice,
     kind: ScanKernel,
@@ -290,9 +292,9 @@ pub(crate) fn max_span(
     letters: usize,
     team: usize,
     profiles: usize,
-    score_only: bool,
+    (ends, mode): (bool, Mode),
 ) -> usize {
-    let scratch = scratch_bytes(dev, kind, work_group, score_only);
+    let scratch = scratch_bytes(dev, kind, work_group, ends, mode);
     let free = (dev.info.local_mem_bytes as usize).saturating_sub(scratch + 1024);
     if kind == ScanKernel::TeamPairs {
         (free / (letters * 4)).saturating_sub(3 * team + 4)
@@ -395,11 +397,11 @@ mod tests {
     fn rows_per_work_item_weigh_the_long_groups_walk() {
         let t = Tuning::default();
         // MFO's launches: 170 M residues, long groups of 35,213 columns walked in rounds
-        // of four passes (one for a query of one pass).
+        // of four passes (as the scanner counts them: none for a query of one pass).
         let walk = |m: usize| {
             move |rows: usize| {
                 let passes = m.div_ceil(8 * rows);
-                let rounds = if passes > 1 { passes.div_ceil(super::stages(8)) } else { 1 };
+                let rounds = if passes > 1 { passes.div_ceil(super::stages(8)) } else { 0 };
                 rounds as f64 * 35_213.0 * super::long_step_seconds(rows)
             }
         };
