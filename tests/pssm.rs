@@ -128,10 +128,13 @@ fn random_profiles_on_every_path_equal_the_reference() {
 
 #[test]
 fn psiblast_profiles_on_every_path_equal_the_reference() {
+    // Profiles of 80 and 1,009 positions (one pass of scan_team and several); the
+    // longest, 1,491, only against parasail below (on PoCL it took 22 s of CI here, and
+    // a_profile_of_5000_positions walks more passes).
     let subjects: Vec<Vec<u8>> =
         read_fasta("uniprot300.fasta", Alphabet::Protein).into_iter().map(|s| s.residues).collect();
     let devices = sweep_devices();
-    for name in ["queries10_2.pssm", "queries10_8.pssm", "queries10_10.pssm"] {
+    for name in ["queries10_2.pssm", "queries10_8.pssm"] {
         let pssm = real_pssm(name);
         let query = pssm.query().to_vec();
         let sc = blosum62(11, 1).with_pssm(pssm).unwrap();

@@ -152,13 +152,13 @@ fn every_length_1_to_70_affine() {
 }
 
 #[test]
-fn random_unequal_triples_up_to_300() {
+fn random_unequal_triples_up_to_200() {
     let mut rng = Rng::new(33);
     let proteins = read_fasta("uniprot300.fasta", Alphabet::Protein);
     let cases: Vec<(Scoring, usize, usize)> = vec![
-        (seed(), 8, 300),
-        (Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::linear(2).unwrap()), 20, 300),
-        (Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 2, -3).unwrap(), Gaps::linear(2).unwrap()), 4, 300),
+        (seed(), 8, 200),
+        (Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::linear(2).unwrap()), 20, 200),
+        (Scoring::new(Matrix::match_mismatch(Alphabet::Dna, 2, -3).unwrap(), Gaps::linear(2).unwrap()), 4, 200),
         (blosum_affine(), 20, 160),
         (dna_affine_cheap(), 4, 160),
     ];
