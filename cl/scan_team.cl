@@ -94,6 +94,16 @@
 #ifndef ENDS
 #define ENDS 1
 #endif
+/* PAIRS 1 builds scan_team_pairs alone (psse's query pairs: score only, local), 0
+ * scan_team alone: a program holds the one kernel it launches. Both in every score-only
+ * local program took a third of a PoCL build's time (a team search on PoCL with nothing
+ * cached, 116 s against 78). */
+#ifndef PAIRS
+#define PAIRS 0
+#endif
+#if PAIRS && (ENDS || MODE != MODE_LOCAL)
+#error "scan_team_pairs is score only, in the local mode"
+#endif
 #define SPAN (TEAM * ROWS)
 /* Whether work-items track the local end cell (ENDS in the local mode); the other
  * modes know their end row and fold the last row only. */
@@ -561,6 +571,7 @@ inline void load_span(__local uint *span_profile, __global const uint *profile, 
 #define STAGES (TEAM < 32 ? 32 / TEAM : 1)
 #define BLOCK 256
 
+#if !PAIRS
 __kernel void scan_team(
     __global const uint *profile,      /* per slot, [letter][m_pad/2]: rows 2k, 2k+1 of S(q, letter) as two shorts */
     const int m_pad,                   /* the profiles' rows: the slots' longest query rounded up to whole passes */
@@ -826,7 +837,9 @@ __kernel void scan_team(
 #endif
 }
 
-#if !ENDS && MODE == MODE_LOCAL
+#endif
+
+#if PAIRS
 /* scan_team_pairs: scan_team with its two 16-bit lanes holding two queries, a and b,
  * against one subject per team, score only. psse aligns every query with the same
  * shuffles, so it can pair its queries. One letter x per column: the scores of a row

@@ -127,12 +127,12 @@ impl ScanKernel {
                 let wide = (self == ScanKernel::InterWide) as u8;
                 vec![("BAND", tuning.band.to_string()), ("WIDE", wide.to_string())]
             }
-            // scan_team's local profile for the shape; scan_team_pairs, in the same
-            // source, takes the same define so that a score-only build serves both.
+            // One kernel a program (cl/scan_team.cl: PAIRS).
             ScanKernel::Team | ScanKernel::TeamPairs => vec![
                 ("TEAM", tuning.team.to_string()),
                 ("ROWS", tuning.rows.to_string()),
                 ("ENDS", ((ends && self == ScanKernel::Team) as u8).to_string()),
+                ("PAIRS", ((self == ScanKernel::TeamPairs) as u8).to_string()),
                 ("TEAM_SLOTTED", (team::slotted(mode, tuning.team, tuning.rows) as u8).to_string()),
             ],
         };
