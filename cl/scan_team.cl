@@ -97,7 +97,7 @@
 /* PAIRS 1 builds scan_team_pairs alone (psse's query pairs: score only, local), 0
  * scan_team alone: a program holds the one kernel it launches. Both in every score-only
  * local program took a third of a PoCL build's time (a team search on PoCL with nothing
- * cached, 116 s against 78). */
+ * cached, 116 s against 78-89). */
 #ifndef PAIRS
 #define PAIRS 0
 #endif

@@ -129,7 +129,7 @@ fn random_profiles_on_every_path_equal_the_reference() {
 #[test]
 fn psiblast_profiles_on_every_path_equal_the_reference() {
     // Profiles of 80 and 1,009 positions (one pass of scan_team and several); the
-    // longest, 1,491, only against parasail below (on PoCL it took 22 s of CI here, and
+    // longest, 1,491, only against parasail below (on PoCL it took 22 s on 2 cores, and
     // a_profile_of_5000_positions walks more passes).
     let subjects: Vec<Vec<u8>> =
         read_fasta("uniprot300.fasta", Alphabet::Protein).into_iter().map(|s| s.residues).collect();

@@ -128,13 +128,20 @@ impl ScanKernel {
                 vec![("BAND", tuning.band.to_string()), ("WIDE", wide.to_string())]
             }
             // One kernel a program (cl/scan_team.cl: PAIRS).
-            ScanKernel::Team | ScanKernel::TeamPairs => vec![
-                ("TEAM", tuning.team.to_string()),
-                ("ROWS", tuning.rows.to_string()),
-                ("ENDS", ((ends && self == ScanKernel::Team) as u8).to_string()),
-                ("PAIRS", ((self == ScanKernel::TeamPairs) as u8).to_string()),
-                ("TEAM_SLOTTED", (team::slotted(mode, tuning.team, tuning.rows) as u8).to_string()),
-            ],
+            ScanKernel::Team | ScanKernel::TeamPairs => {
+                let scan = self == ScanKernel::Team;
+                let mut d = vec![
+                    ("TEAM", tuning.team.to_string()),
+                    ("ROWS", tuning.rows.to_string()),
+                    ("ENDS", ((ends && scan) as u8).to_string()),
+                    ("PAIRS", (!scan as u8).to_string()),
+                ];
+                // scan_team's local profile for the shape (scan_team_pairs has its own).
+                if scan {
+                    d.push(("TEAM_SLOTTED", (team::slotted(mode, tuning.team, tuning.rows) as u8).to_string()));
+                }
+                d
+            }
         };
         // The mode's define only outside the local mode.
         if mode != Mode::Local {
