@@ -486,13 +486,15 @@ fn query_longer_than_65535() {
 #[test]
 fn team_refuses_a_subject_past_its_32_bit_boundary_count() {
     // scan_team counts a group's boundary elements (longest subject x teams per group)
-    // in 32 bits: with teams of one in work-groups of 1,024, a subject of 2^31 / 1,024 + 1
-    // residues is refused before anything is laid out (one residue less would lay out
-    // 4 GiB of residue words for its group of 1,024 slots).
+    // in 32 bits: with teams of one in work-groups of 1,024 (32 on a CPU device:
+    // team::max_work_group), a subject of 2^31 / 1,024 + 1 residues is refused before
+    // anything is laid out (one residue less would lay out 4 GiB of residue words for
+    // its group of 1,024 slots).
     use clsw::scan::scanner::{ScanKernel, Scanner, Tuning};
     let tuning = Tuning { team: 1, min_team: 1, team_group: 1024, long_cover: 0, ..Tuning::default() };
-    let limit = i32::MAX as usize / 1024;
     for dev in sweep_devices() {
+        let (teams, _) = tuning.team_work_group(1, clsw::scan::team::max_work_group(&dev.info)).unwrap();
+        let limit = i32::MAX as usize / teams;
         let long = vec![1u8; limit + 1];
         let err = Scanner::new(&dev, ScanKernel::Team, tuning, &[long.as_slice()], 21).err().expect("refused");
         assert!(err.to_string().contains(&format!("a subject of {} residues is too long", limit + 1)), "{err}");

@@ -69,7 +69,6 @@ use crate::device::ClDevice;
 use crate::engine::{Engine, WorkerRef, split_by_weights};
 use crate::error::{Error, Result};
 use crate::memory;
-use crate::reference::score;
 use crate::scan::native;
 use crate::scan::scanner::RETIRE_EVERY;
 use crate::scoring::{DefaultMatrices, Scoring, ScoringRequest};
@@ -452,8 +451,9 @@ struct Share {
 }
 
 /// Fits one pair from its entry scores (the shuffles in order, then the real score);
-/// entries the device reported as saturated (negative: CLSW_SATURATED) are recomputed here. Returns the
-/// outcome and the number recomputed.
+/// entries the device reported as saturated (negative: CLSW_SATURATED) are recomputed
+/// here, on the native path's 32-bit lanes. Returns the outcome and the number
+/// recomputed.
 fn pair_result(
     q: usize,
     s: usize,
@@ -464,17 +464,20 @@ fn pair_result(
     opts: &PsseOptions,
 ) -> (Result<PsseResult>, usize) {
     let mut scores = entries.to_vec();
-    let mut recomputed = recomputed_before;
     let n = opts.shuffles;
-    for (i, v) in scores.iter_mut().enumerate() {
-        if *v < 0 {
-            recomputed += 1;
-            *v = if i == n {
-                score(query, subject, &opts.scoring).score
-            } else {
-                let sh = shuffle::shuffled(subject, opts.seed, s as u32, i as u32, opts.window);
-                score(query, &sh, &opts.scoring).score
-            };
+    let saturated: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] < 0).collect();
+    let recomputed = recomputed_before + saturated.len();
+    if !saturated.is_empty() {
+        let sequences: Vec<Vec<u8>> = saturated
+            .iter()
+            .map(|&i| match i == n {
+                true => subject.to_vec(),
+                false => shuffle::shuffled(subject, opts.seed, s as u32, i as u32, opts.window),
+            })
+            .collect();
+        match native::scores(query, &sequences, &opts.scoring, native::Report::Scores) {
+            Ok(wide) => saturated.iter().zip(wide.scores).for_each(|(&i, r)| scores[i] = r.score),
+            Err(e) => return (Err(e), recomputed),
         }
     }
     let score = scores.pop().unwrap_or(0);

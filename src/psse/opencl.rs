@@ -57,7 +57,7 @@ const PAIRS_COST: f64 = 1.78;
 /// `team_group` (within what `dev`'s work-groups hold), the others' `group` work-items.
 fn tile_shape(dev: &ClDevice, kernel: ScanKernel, tuning: &Tuning) -> Result<(usize, usize)> {
     if is_team(kernel) {
-        tuning.team_work_group(tuning.team, dev.info.max_work_group_size)
+        tuning.team_work_group(tuning.team, crate::scan::team::max_work_group(&dev.info))
     } else {
         Ok((tuning.group, tuning.group))
     }

@@ -573,7 +573,7 @@ impl<'d> ScannerPlan<'d> {
                         (team, of_team(false), of_team(true))
                     })
                     .map(|(team, members, long)| {
-                        let (teams, work_group) = tuning.team_work_group(team, info.max_work_group_size)?;
+                        let (teams, work_group) = tuning.team_work_group(team, super::team::max_work_group(info))?;
                         Ok((kind.kernel_name(), teams, work_group, members, long))
                     })
                     .collect::<Result<_>>()?

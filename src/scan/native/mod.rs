@@ -11,11 +11,14 @@
 //!    homologs of a long query, typically) each run on all lanes of the striped kernel
 //!    ([`striped::score`]), subjects in parallel: in a lane each they would
 //!    keep a few threads busy long after the others are done.
-//! 3. The 32-bit reference for the subjects whose 16-bit lanes may have saturated
-//!    (counted in [`ScanOutput::recomputed`]).
+//! 3. 32-bit lanes ([`modes`]) for the subjects whose 16-bit lanes may have saturated,
+//!    or all of them when the scoring does not fit words (counted in
+//!    [`ScanOutput::recomputed`]). The scalar reference took about 12 ns a cell here,
+//!    which left a search of a long query's saturated relatives, or of a scoring past
+//!    16 bits, minutes on the CPU.
 //!
 //! The global and glocal modes take none of these: every subject goes through the
-//! 32-bit kernel of [`modes`], in one pass. The byte and word kernels' unsigned lanes
+//! 32-bit kernels of [`modes`], in one pass. The byte and word kernels' unsigned lanes
 //! rely on the local recurrence's floor at 0 (it is what makes their saturating
 //! arithmetic exact), which those modes do not have: their H can be negative.
 //!
@@ -37,7 +40,7 @@ mod vectors;
 
 use super::ScanOutput;
 use crate::error::Result;
-use crate::reference::{self, LocalScore};
+use crate::reference::LocalScore;
 use crate::scoring::{Mode, Scoring};
 use lanes::LANES;
 use rayon::prelude::*;
@@ -273,49 +276,64 @@ fn scan_with<S: AsRef<[u8]> + Sync>(
     if passes == Passes::Bytes {
         return Ok((out, pending));
     }
-    // 2. Words, 3. the reference: the subjects longer than `alone` each on all lanes
-    // of the striped kernel, the others in batches, all of them longest first.
+    // 2. Words: the subjects longer than `alone` each on all lanes of the striped
+    // kernel, the others in batches, all of them longest first. Without words (a
+    // scoring past 16 bits) every pending subject goes to the 32 bits below.
     let word_lanes = level.lanes() / Width::Words.bytes();
     let alone = pending.iter().map(|&k| len(k)).sum::<u64>() / (2 * word_lanes * rayon::current_num_threads()) as u64;
-    let words = tables.as_ref().filter(|t| t.fits(Width::Words.top()));
-    let split = if words.is_some() { pending.partition_point(|&k| len(k) <= alone) } else { 0 };
-    let tasks: Vec<Words<'_>> = pending[..split]
-        .chunks(word_lanes)
-        .map(Words::Batch)
-        .chain(pending[split..].iter().map(|&k| Words::Alone(k)))
-        .collect();
+    let (mut wide, tasks): (Vec<usize>, Vec<Words<'_>>) = match tables.as_ref().filter(|t| t.fits(Width::Words.top())) {
+        Some(_) => {
+            let split = pending.partition_point(|&k| len(k) <= alone);
+            let tasks = pending[..split]
+                .chunks(word_lanes)
+                .map(Words::Batch)
+                .chain(pending[split..].iter().map(|&k| Words::Alone(k)));
+            (Vec::new(), tasks.collect())
+        }
+        None => (pending, Vec::new()),
+    };
     // In column steps of one vector: a batch takes one per row and column of its
     // longest subject, a subject alone one per 16 rows (the striped kernel's lanes).
     let cost = |task: &Words<'_>| match task {
         Words::Batch(b) => b.last().map_or(0, |&k| len(k)) * LANES as u64,
         Words::Alone(k) => len(*k),
     };
-    // The reference where 16 bits may have saturated; `true` for those.
-    let exact = |k: usize, r: Option<LocalScore>| match r {
-        Some(r) => (k, r, false),
-        None => (k, reference::score(query, subjects[k].as_ref(), scoring), true),
-    };
     // The striped profile, built once for every subject alone.
-    let profile = if split < pending.len() { Some(striped::Profile::new(query, scoring)?) } else { None };
+    let profile = match tasks.iter().any(|t| matches!(t, Words::Alone(_))) {
+        true => Some(striped::Profile::new(query, scoring)?),
+        false => None,
+    };
     let found = schedule::longest_first(&tasks, cost, |task| match *task {
         Words::Batch(batch) => {
             let residues: Vec<&[u8]> = batch.iter().map(|&k| subjects[k].as_ref()).collect();
-            let t = words.expect("batches only when words fit");
+            let t = tables.as_ref().expect("batches only when words fit");
             // SAFETY: `level` was capped above, and Level::capped gives a supported level;
             // query codes are below the matrix's size (asserted above).
             let found = unsafe { pass(level, report, Width::Words, query, &residues, t) }?;
-            Ok(batch.iter().zip(found).map(|(&k, r)| exact(k, r)).collect())
+            Ok(batch.iter().copied().zip(found).collect::<Vec<_>>())
         }
         Words::Alone(k) => {
             let profile = profile.as_ref().expect("built when a subject is alone");
-            Ok(vec![exact(k, striped::score(profile, subjects[k].as_ref(), scoring)?)])
+            Ok(vec![(k, striped::score(profile, subjects[k].as_ref(), scoring)?)])
         }
     });
     for found in found {
-        for (k, r, wide) in found? {
-            out.scores[k] = r;
-            out.recomputed += wide as usize;
+        for (k, r) in found? {
+            match r {
+                Some(r) => out.scores[k] = r,
+                None => wide.push(k),
+            }
         }
+    }
+    // 3. 32 bits where 16 may have saturated ([`modes`]: batches, or one pair on all
+    // the lanes when they are few).
+    if !wide.is_empty() {
+        let residues: Vec<&[u8]> = wide.iter().map(|&k| subjects[k].as_ref()).collect();
+        let found = modes::scan(level, query, &residues, scoring);
+        for (&k, r) in wide.iter().zip(found.scores) {
+            out.scores[k] = r;
+        }
+        out.recomputed += wide.len();
     }
     Ok((out, Vec::new()))
 }
@@ -469,6 +487,7 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reference;
     use crate::reference::testing::{blosum62 as blosum, generator};
     use crate::scoring::{Gaps, Matrix};
     use crate::seq::Alphabet;

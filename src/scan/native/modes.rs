@@ -1,15 +1,17 @@
-//! The native scan in the global and glocal modes ([`Mode`]; the recurrences are
-//! [`crate::reference`]'s): one subject per 32-bit lane, walked column by column as
-//! [`super::swipe`] walks them (column j holds residue j of every lane's subject, the
-//! query's rows run down it), the subjects sorted by length and batched so that the
-//! lanes of a batch end together, the batches run longest first ([`super::schedule`]).
+//! The native scan at 32 bits: the global and glocal modes ([`Mode`]; the recurrences
+//! are [`crate::reference`]'s), and the local mode's subjects that 16 bits cannot hold
+//! (its scorings past 16 bits, the pairs whose word lanes saturated: [`super`]). One
+//! subject per 32-bit lane, walked column by column as [`super::swipe`] walks them
+//! (column j holds residue j of every lane's subject, the query's rows run down it),
+//! the subjects sorted by length and batched so that the lanes of a batch end together,
+//! the batches run longest first ([`super::schedule`]).
 //!
-//! Why not the byte and word kernels: their lanes are unsigned and floored at 0, which
-//! is the local recurrence itself, while here H has no floor, the edges charge end
-//! gaps and scores are often negative. 32 bits hold every cell exactly (the callers'
-//! [`Scoring::check_lengths`] bounds the sums, [`NEG_INF`] stands for minus infinity,
-//! and the arithmetic is the reference's, operation for operation), so there is one
-//! pass and nothing to recompute.
+//! Why not the byte and word kernels in the global and glocal modes: their lanes are
+//! unsigned and floored at 0, which is the local recurrence itself, while here H has no
+//! floor, the edges charge end gaps and scores are often negative. 32 bits hold every
+//! cell exactly (the callers' [`Scoring::check_lengths`] bounds the sums, [`NEG_INF`]
+//! stands for minus infinity, and the arithmetic is the reference's, operation for
+//! operation), so there is one pass and nothing to recompute.
 //!
 //! A batch is two vectors of the level's 32-bit lanes (two dependency chains down the
 //! rows: 32 subjects with AVX-512, 16 with AVX2, 8 with SSE4.1; 16 portable lanes
@@ -21,13 +23,15 @@
 //! read where its subject ends: global, the last row's H at the lane's last column;
 //! glocal, the last row's H folded over the lane's own columns only (strictly higher
 //! replaces, so the smallest column wins), from H(m, 0). The end costs nothing extra
-//! (the last row, at a known column), so both [`super::Report`]s get it.
+//! (the last row, at a known column), so both [`super::Report`]s get it. The local mode
+//! folds every cell (its end can be anywhere), at two more operations a cell.
 //!
 //! Fewer subjects than a batch's lanes (the few pairs a device scan saturated, which
 //! it recomputes here) go one pair at a time on all the lanes instead ([`align_pair`]):
 //! Farrar's striped layout, the query's rows dealt to the lanes in stripes, as
-//! [`super::striped`] does for the local mode, in the same 32-bit lanes. One subject
-//! alone in a batch used one lane of 16 to 32 (a 4,548-residue global pair took 0.15 s).
+//! [`super::striped`] does for the local mode's 16-bit pass, in 32-bit lanes. One
+//! subject alone in a batch used one lane of 16 to 32 (a 4,548-residue global pair took
+//! 0.15 s).
 
 use super::{Level, schedule};
 use crate::reference::{LocalScore, NEG_INF};
@@ -49,6 +53,8 @@ trait Lanes: Copy {
     unsafe fn add(self, o: Self) -> Self;
     unsafe fn sub(self, o: Self) -> Self;
     unsafe fn max(self, o: Self) -> Self;
+    /// `a` in the lanes where `self > o`, `b` in the others.
+    unsafe fn select_gt(self, o: Self, a: Self, b: Self) -> Self;
     /// The first `LANES` values of `v`.
     unsafe fn load(v: &[i32; MAX_LANES]) -> Self;
     /// The lanes' values, in the first `LANES` places.
@@ -78,6 +84,10 @@ impl Lanes for Portable {
         Portable(std::array::from_fn(|l| self.0[l].max(o.0[l])))
     }
     #[inline(always)]
+    unsafe fn select_gt(self, o: Self, a: Self, b: Self) -> Self {
+        Portable(std::array::from_fn(|l| if self.0[l] > o.0[l] { a.0[l] } else { b.0[l] }))
+    }
+    #[inline(always)]
     unsafe fn load(v: &[i32; MAX_LANES]) -> Self {
         Portable(std::array::from_fn(|l| v[l]))
     }
@@ -98,7 +108,8 @@ mod x86 {
 
     macro_rules! pair {
         ($name:ident, $feature:literal, $entry:ident: 2 x $width:literal lanes of $reg:ty, $set1:ident,
-         $add:ident, $sub:ident, $max:ident, $load:ident, $store:ident) => {
+         $add:ident, $sub:ident, $max:ident, $load:ident, $store:ident,
+         select |$x:ident, $y:ident, $a:ident, $b:ident| $select:expr) => {
             #[derive(Clone, Copy)]
             pub(super) struct $name([$reg; 2]);
 
@@ -125,6 +136,15 @@ mod x86 {
                 unsafe fn max(self, o: Self) -> Self {
                     // SAFETY: the level (see above).
                     unsafe { $name([$max(self.0[0], o.0[0]), $max(self.0[1], o.0[1])]) }
+                }
+                #[inline(always)]
+                unsafe fn select_gt(self, o: Self, a: Self, b: Self) -> Self {
+                    let half = |k: usize| {
+                        let ($x, $y, $a, $b) = (self.0[k], o.0[k], a.0[k], b.0[k]);
+                        // SAFETY: the level (see above).
+                        unsafe { $select }
+                    };
+                    $name([half(0), half(1)])
                 }
                 #[inline(always)]
                 unsafe fn load(v: &[i32; MAX_LANES]) -> Self {
@@ -156,11 +176,14 @@ mod x86 {
     }
 
     pair! { Avx512, "avx512f", avx512: 2 x 16 lanes of __m512i,
-    _mm512_set1_epi32, _mm512_add_epi32, _mm512_sub_epi32, _mm512_max_epi32, _mm512_loadu_si512, _mm512_storeu_si512 }
+    _mm512_set1_epi32, _mm512_add_epi32, _mm512_sub_epi32, _mm512_max_epi32, _mm512_loadu_si512, _mm512_storeu_si512,
+    select |x, y, a, b| _mm512_mask_blend_epi32(_mm512_cmpgt_epi32_mask(x, y), b, a) }
     pair! { Avx2, "avx2", avx2: 2 x 8 lanes of __m256i,
-    _mm256_set1_epi32, _mm256_add_epi32, _mm256_sub_epi32, _mm256_max_epi32, _mm256_loadu_si256, _mm256_storeu_si256 }
+    _mm256_set1_epi32, _mm256_add_epi32, _mm256_sub_epi32, _mm256_max_epi32, _mm256_loadu_si256, _mm256_storeu_si256,
+    select |x, y, a, b| _mm256_blendv_epi8(b, a, _mm256_cmpgt_epi32(x, y)) }
     pair! { Sse41, "sse4.1", sse41: 2 x 4 lanes of __m128i,
-    _mm_set1_epi32, _mm_add_epi32, _mm_sub_epi32, _mm_max_epi32, _mm_loadu_si128, _mm_storeu_si128 }
+    _mm_set1_epi32, _mm_add_epi32, _mm_sub_epi32, _mm_max_epi32, _mm_loadu_si128, _mm_storeu_si128,
+    select |x, y, a, b| _mm_blendv_epi8(b, a, _mm_cmpgt_epi32(x, y)) }
 }
 
 /// A scoring and query as the kernel reads them, built once per scan.
@@ -201,11 +224,11 @@ impl<'a> Tables<'a> {
     }
 }
 
-/// Every subject's score and end against `query` in the scoring's mode (global or
-/// glocal), at `level` (a supported level). Query codes are below the matrix's size
-/// (the caller asserts it), subject codes too (the callers' code checks).
+/// Every subject's score and end against `query` in the scoring's mode, at `level` (a
+/// supported level). Query codes are below the matrix's size (the caller asserts it),
+/// subject codes too (the callers' code checks).
 pub(super) fn scan<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: &[S], sc: &Scoring) -> ScanOutput {
-    debug_assert!(sc.mode != Mode::Local && level.supported());
+    debug_assert!(level.supported());
     if subjects.len() < lanes(level) && !query.is_empty() {
         // Too few for a batch.
         return pairs(level, query, subjects, sc);
@@ -231,12 +254,11 @@ pub(super) fn scan<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: 
     out
 }
 
-/// Every subject's score and end against a non-empty `query` in the scoring's mode
-/// (global or glocal), each pair on all of `level`'s lanes ([`align_pair`]), the
-/// longest first on the thread pool: for a few subjects, or long ones beside a short
-/// query.
+/// Every subject's score and end against a non-empty `query` in the scoring's mode,
+/// each pair on all of `level`'s lanes ([`align_pair`]), the longest first on the
+/// thread pool: for a few subjects, or long ones beside a short query.
 pub(super) fn pairs<S: AsRef<[u8]> + Sync>(level: Level, query: &[u8], subjects: &[S], sc: &Scoring) -> ScanOutput {
-    debug_assert!(sc.mode != Mode::Local && level.supported() && !query.is_empty());
+    debug_assert!(level.supported() && !query.is_empty());
     let len = |k: usize| subjects[k].as_ref().len();
     let t = Tables::new(query, (0..subjects.len()).map(len).max().unwrap_or(0), sc);
     let tasks: Vec<usize> = (0..subjects.len()).collect();
@@ -296,32 +318,44 @@ fn run(level: Level, query: &[u8], work: Work, t: &Tables) -> Vec<LocalScore> {
 unsafe fn align<V: Lanes>(query: &[u8], work: Work, t: &Tables) -> Vec<LocalScore> {
     // SAFETY: the processor has V's level (this function's contract).
     unsafe {
-        match work {
-            Work::Batch(batch) => align_batch::<V>(query, batch, t),
-            Work::Pair(subject) => vec![align_pair::<V>(query, subject, t)],
+        match (work, t.mode == Mode::Local) {
+            (Work::Batch(batch), true) => align_batch::<V, true>(query, batch, t),
+            (Work::Batch(batch), false) => align_batch::<V, false>(query, batch, t),
+            (Work::Pair(subject), true) => vec![align_pair::<V, true>(query, subject, t)],
+            (Work::Pair(subject), false) => vec![align_pair::<V, false>(query, subject, t)],
         }
     }
 }
 
 /// Up to `V::LANES` subjects against `query`, one per lane: each one's score and end.
 ///
+/// In the local mode H has its floor of 0, and every cell is folded: a cell that beats
+/// its lane's best (strictly: the walk is column by column, rows down each, so the
+/// first of equal cells is the reference's end) records its row, and the column its
+/// lane beat the best in ends the lane's alignment there. A lane past its subject's end
+/// scores [`NEG_INF`] a cell, so its cells only fall from there (H - gap costs, or 0).
+///
 /// # Safety
 /// The processor has `V`'s instruction-set level.
 #[inline(always)]
-unsafe fn align_batch<V: Lanes>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<LocalScore> {
-    debug_assert!(batch.len() <= V::LANES && V::LANES <= MAX_LANES);
+unsafe fn align_batch<V: Lanes, const LOCAL: bool>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Vec<LocalScore> {
+    debug_assert!(batch.len() <= V::LANES && V::LANES <= MAX_LANES && LOCAL == (t.mode == Mode::Local));
     let m = query.len();
     let n = batch.iter().map(|s| s.len()).max().unwrap_or(0);
     let mut lengths = [0; MAX_LANES];
     for (l, s) in batch.iter().enumerate() {
         lengths[l] = s.len();
     }
-    // H(m, 0): an empty subject's score in both modes, the glocal fold's first.
+    // H(m, 0): an empty subject's score in both modes, the glocal fold's first (0 in
+    // the local mode, whose best starts there).
     let mut best = [LocalScore { score: t.left[m], end: None }; MAX_LANES];
     // SAFETY: every method of V runs on a processor with V's level (this function's
     // contract); the rest is safe code.
     unsafe {
         let (oe, ext, neg_inf) = (V::splat(t.open_extend), V::splat(t.extend), V::splat(NEG_INF));
+        let (zero, none, one) = (V::splat(0), V::splat(-1), V::splat(1));
+        // The local mode's best of each lane so far.
+        let mut top = V::splat(0);
         // H(i, j - 1) and E(i, j - 1) for i = 1..=m: column 0 to start.
         let mut h_col: Vec<V> = t.left[1..].iter().map(|&h| V::splat(h)).collect();
         let mut e_col = vec![neg_inf; m];
@@ -329,25 +363,47 @@ unsafe fn align_batch<V: Lanes>(query: &[u8], batch: &[&[u8]], t: &Tables) -> Ve
         let mut column = vec![V::splat(0); t.scores.len() / t.letters.max(1)];
         let mut corner = V::splat(0); // H(0, j - 1)
         for j in 0..n {
-            // Code 0 past a subject's end: the lane's result is read already.
-            let mut residues = [0; MAX_LANES];
+            // Code 0 past a subject's end (the lane's result is read already), or in the
+            // local mode minus infinity.
+            let mut residues = [None; MAX_LANES];
             for (l, s) in batch.iter().enumerate() {
-                residues[l] = s.get(j).map_or(0, |&c| c as usize);
+                residues[l] = s.get(j).map(|&c| c as usize);
             }
             for &a in &t.used {
                 let row = &t.scores[a as usize * t.letters..][..t.letters];
-                column[a as usize] = V::load(&std::array::from_fn(|l| row[residues[l]]));
+                column[a as usize] = V::load(&std::array::from_fn(|l| match residues[l] {
+                    Some(c) => row[c],
+                    None if LOCAL => NEG_INF,
+                    None => row[0],
+                }));
             }
             // The rows below H(0, j): `diag` H(i - 1, j - 1), `up` H(i - 1, j), `f` F(i - 1, j).
             let (mut diag, mut up, mut f) = (corner, V::splat(t.top[j + 1]), neg_inf);
             corner = up;
+            // The local mode's row, 0-based, of each lane's new best in this column; -1.
+            let (mut beat, mut i) = (none, V::splat(0));
             for ((h, e), &q) in h_col.iter_mut().zip(&mut e_col).zip(&t.keys) {
                 let left = *h;
                 *e = left.sub(oe).max(e.sub(ext));
                 f = up.sub(oe).max(f.sub(ext));
                 *h = diag.add(column[q as usize]).max(*e).max(f);
+                if LOCAL {
+                    *h = h.max(zero);
+                    beat = h.select_gt(top, i, beat);
+                    top = top.max(*h);
+                    i = i.add(one);
+                }
                 diag = left;
                 up = *h;
+            }
+            if LOCAL {
+                let (beat, top) = (beat.values(), top.values());
+                for (l, b) in best[..batch.len()].iter_mut().enumerate() {
+                    if beat[l] >= 0 {
+                        *b = LocalScore { score: top[l], end: Some((beat[l] as usize, j)) };
+                    }
+                }
+                continue;
             }
             // `up` is H(m, j + 1), the end (m - 1, j).
             let (last, end) = (up.values(), (m > 0).then_some((m - 1, j)));
@@ -392,11 +448,16 @@ unsafe fn shift_in<V: Lanes>(v: V, first: i32) -> V {
 /// from column to column, computed at the next column from this one's H, so the
 /// carry's raises reach it.
 ///
+/// In the local mode (H floored at 0) each column's finished H is folded: per lane its
+/// highest cell and the first stripe holding it, then the lowest lane holding the
+/// column's highest, whose rows come first. Rows past `m` never beat the best: each
+/// is a real cell's H of an earlier column, or less.
+///
 /// # Safety
 /// The processor has `V`'s instruction-set level.
 #[inline(always)]
-unsafe fn align_pair<V: Lanes>(query: &[u8], subject: &[u8], t: &Tables) -> LocalScore {
-    debug_assert!(!query.is_empty() && V::LANES <= MAX_LANES);
+unsafe fn align_pair<V: Lanes, const LOCAL: bool>(query: &[u8], subject: &[u8], t: &Tables) -> LocalScore {
+    debug_assert!(!query.is_empty() && V::LANES <= MAX_LANES && LOCAL == (t.mode == Mode::Local));
     let (m, n) = (query.len(), subject.len());
     let seg = m.div_ceil(V::LANES);
     let row = |lane: usize, s: usize| lane * seg + s;
@@ -425,6 +486,7 @@ unsafe fn align_pair<V: Lanes>(query: &[u8], subject: &[u8], t: &Tables) -> Loca
             .collect();
         let mut h_cur = h_prev.clone();
         let mut e_col = vec![neg_inf; seg];
+        let (zero, none, one) = (V::splat(0), V::splat(-1), V::splat(1));
         for j in 1..=n {
             let column = &profile[subject[j - 1] as usize * seg..][..seg];
             // H(i - 1, j - 1) for each lane's first row: the previous stripe end's, and
@@ -437,7 +499,10 @@ unsafe fn align_pair<V: Lanes>(query: &[u8], subject: &[u8], t: &Tables) -> Loca
                 let left = h_prev[s];
                 let e = left.sub(oe).max(e_col[s].sub(ext));
                 e_col[s] = e;
-                let h = diag.add(column[s]).max(e).max(f);
+                let mut h = diag.add(column[s]).max(e).max(f);
+                if LOCAL {
+                    h = h.max(zero);
+                }
                 h_cur[s] = h;
                 f = h.sub(oe).max(f.sub(ext));
                 diag = left;
@@ -454,6 +519,23 @@ unsafe fn align_pair<V: Lanes>(query: &[u8], subject: &[u8], t: &Tables) -> Loca
                     carry = carry.sub(ext);
                 }
                 carry = shift_in(carry, NEG_INF);
+            }
+            if LOCAL {
+                // Each lane's highest cell of the column and its first stripe.
+                let (mut high, mut first, mut s_v) = (zero, none, zero);
+                for h in &h_cur {
+                    first = h.select_gt(high, s_v, first);
+                    high = high.max(*h);
+                    s_v = s_v.add(one);
+                }
+                let (high, first) = (high.values(), first.values());
+                let top = high[..V::LANES].iter().copied().max().unwrap_or(0);
+                if top > best.score {
+                    let lane = (0..V::LANES).find(|&l| high[l] == top).expect("a lane holds the column's highest");
+                    best = LocalScore { score: top, end: Some((row(lane, first[lane] as usize), j - 1)) };
+                }
+                std::mem::swap(&mut h_prev, &mut h_cur);
+                continue;
             }
             let last = h_cur[last_s].values()[last_lane];
             let read = match t.mode {
@@ -569,7 +651,7 @@ mod tests {
     /// One pair on all the lanes (`align_pair`, what a scan of fewer subjects than a
     /// batch's lanes runs) at every supported level: queries shorter than the lanes, a
     /// whole number of stripes and one row past, subjects from 1 residue to 900, DNA
-    /// scores past 16 bits both ways, equal to the reference in both modes.
+    /// scores past 16 bits both ways, equal to the reference in every mode.
     #[test]
     fn one_pair_on_all_lanes_equals_the_reference() {
         let mut rng = generator(2718);
@@ -590,7 +672,7 @@ mod tests {
             (Scoring::new(Matrix::builtin("BLOSUM50").unwrap(), Gaps::linear(3).unwrap()), 24),
             (big, 4),
         ] {
-            for mode in [Mode::Global, Mode::Glocal] {
+            for mode in [Mode::Global, Mode::Glocal, Mode::Local] {
                 let sc = local.clone().in_mode(mode);
                 let set = if letters == 4 { &dna } else { &queries };
                 for query in set {
@@ -607,6 +689,51 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The local mode at 32 bits, in batches at every supported level: scores and end
+    /// cells equal to the reference's, ties included (repeats of a motif, whose first
+    /// copy in the subject and then in the query is the end), lanes ending at every
+    /// column, scores past 16 bits; and through [`scores`], which sends the subjects
+    /// past 16 bits here (counted as recomputed).
+    #[test]
+    fn local_batches_at_32_bits_equal_the_reference() {
+        let mut rng = generator(31337);
+        let motif: Vec<u8> = (0..12).map(|_| rng(20) as u8).collect();
+        let query: Vec<u8> =
+            [&motif[..], &[5, 6][..], &motif[..], &(0..120).map(|_| rng(20) as u8).collect::<Vec<_>>()].concat();
+        let mut subjects = sequences(&mut rng, 70, 20);
+        subjects.push([&motif[..], &[1][..], &motif[..]].concat());
+        subjects.push([&query[30..], &query[..]].concat());
+        subjects.push(query.clone());
+        let dna: Vec<Vec<u8>> = subjects.iter().map(|s| s.iter().map(|&c| c % 4).collect()).collect();
+        let dna_query: Vec<u8> = query.iter().map(|&c| c % 4).collect();
+        for (sc, query, subjects) in [
+            (Scoring::new(Matrix::builtin("BLOSUM62").unwrap(), Gaps::affine(11, 1).unwrap()), &query, &subjects),
+            (Scoring::new(Matrix::builtin("BLOSUM50").unwrap(), Gaps::affine(0, 1).unwrap()), &query, &subjects),
+            (
+                Scoring::new(
+                    Matrix::match_mismatch(Alphabet::Dna, 5_000, -4_000).unwrap(),
+                    Gaps::affine(9_000, 300).unwrap(),
+                ),
+                &dna_query,
+                &dna,
+            ),
+        ] {
+            let want: Vec<_> = subjects.iter().map(|s| reference::score(query, s, &sc)).collect();
+            let what = sc.matrix.name();
+            for level in super::Level::ALL.into_iter().filter(|l| l.supported()) {
+                let got = super::scan(level, query, subjects, &sc);
+                assert_eq!(got.scores, want, "{what}, {level}");
+                let got = super::scan(level, &query[..1], &subjects[..3], &sc);
+                let one: Vec<_> = subjects[..3].iter().map(|s| reference::score(&query[..1], s, &sc)).collect();
+                assert_eq!(got.scores, one, "{what}, {level}, a query of one residue, in pairs");
+            }
+            let out = scores(query, subjects, &sc, Report::Ends).unwrap();
+            assert_eq!(out.scores, want, "{what}, through the passes");
+            let wide = want.iter().filter(|r| r.score > i16::MAX as i32 - 20).count();
+            assert!(out.recomputed >= wide, "{what}: {} recomputed, {wide} past 16 bits", out.recomputed);
         }
     }
 
