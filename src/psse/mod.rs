@@ -467,8 +467,9 @@ fn pair_result(
     let n = opts.shuffles;
     let saturated: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] < 0).collect();
     let recomputed = recomputed_before + saturated.len();
-    if !saturated.is_empty() {
-        let sequences: Vec<Vec<u8>> = saturated
+    // A chunk of shuffles at a time, as the native path makes them.
+    for chunk in saturated.chunks(NATIVE_SHUFFLE_CHUNK as usize) {
+        let sequences: Vec<Vec<u8>> = chunk
             .iter()
             .map(|&i| match i == n {
                 true => subject.to_vec(),
@@ -476,7 +477,7 @@ fn pair_result(
             })
             .collect();
         match native::scores(query, &sequences, &opts.scoring, native::Report::Scores) {
-            Ok(wide) => saturated.iter().zip(wide.scores).for_each(|(&i, r)| scores[i] = r.score),
+            Ok(wide) => chunk.iter().zip(wide.scores).for_each(|(&i, r)| scores[i] = r.score),
             Err(e) => return (Err(e), recomputed),
         }
     }

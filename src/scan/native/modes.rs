@@ -516,7 +516,9 @@ unsafe fn align_pair<V: Lanes, const LOCAL: bool>(query: &[u8], subject: &[u8], 
                         break 'lazy;
                     }
                     *h = h.max(carry);
-                    carry = carry.sub(ext);
+                    // Floored: a lane's carry falls by `ext` a row for up to m rows,
+                    // past i32's end in the local mode (no bound on m x extend there).
+                    carry = carry.sub(ext).max(neg_inf);
                 }
                 carry = shift_in(carry, NEG_INF);
             }
@@ -734,6 +736,25 @@ mod tests {
             assert_eq!(out.scores, want, "{what}, through the passes");
             let wide = want.iter().filter(|r| r.score > i16::MAX as i32 - 20).count();
             assert!(out.recomputed >= wide, "{what}: {} recomputed, {wide} past 16 bits", out.recomputed);
+        }
+    }
+
+    /// A pair whose lazy-F carry walks more rows than minus infinity has room for at
+    /// this gap extension (1,800 rows x 1,000,000): the local mode's scores must not
+    /// wrap (it has no bound on m x extend; the other modes have).
+    #[test]
+    fn a_long_carry_of_costly_gaps_does_not_wrap() {
+        let sc = Scoring::new(
+            Matrix::match_mismatch(Alphabet::Dna, 1_000_000, -1_000_000).unwrap(),
+            Gaps::linear(1_000_000).unwrap(),
+        );
+        let query: Vec<u8> = [vec![0u8; 1_800], vec![1u8; 1_800]].concat();
+        let subject = vec![0u8; 1_800];
+        let want = reference::score(&query, &subject, &sc);
+        let t = super::Tables::new(&query, subject.len(), &sc);
+        for level in super::Level::ALL.into_iter().filter(|l| l.supported()) {
+            let got = super::run(level, &query, super::Work::Pair(&subject), &t)[0];
+            assert_eq!(got, want, "{level}");
         }
     }
 

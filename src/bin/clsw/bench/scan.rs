@@ -86,7 +86,8 @@ pub struct BenchScanArgs {
     /// `inter`: query rows per band.
     #[arg(long)]
     band: Option<usize>,
-    /// Work-items per work-group (`inter` and `team`).
+    /// Work-items per work-group (`inter` and `team`; `team` takes at most 32 on CPU
+    /// devices: `scan::team::max_work_group`).
     #[arg(long)]
     group: Option<usize>,
     /// `team`: work-items per pair of subjects (1 to 32, a power of two); a list
