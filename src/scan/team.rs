@@ -178,7 +178,7 @@ impl Tuning {
 /// tests/data/uniprot300.fasta).
 pub fn max_work_group(info: &DeviceInfo) -> usize {
     match info.kind {
-        DeviceKind::Cpu => info.max_work_group_size.min(32),
+        DeviceKind::Cpu => info.max_work_group_size.min(stages(1)),
         _ => info.max_work_group_size,
     }
 }

@@ -13,7 +13,7 @@
 //!    keep a few threads busy long after the others are done.
 //! 3. 32-bit lanes ([`modes`]) for the subjects whose 16-bit lanes may have saturated,
 //!    or all of them when the scoring does not fit words (counted in
-//!    [`ScanOutput::recomputed`]). The scalar reference took about 12 ns a cell here,
+//!    [`ScanOutput::recomputed`]). The scalar reference took about 13 ns a cell a thread,
 //!    which left a search of a long query's saturated relatives, or of a scoring past
 //!    16 bits, minutes on the CPU.
 //!
